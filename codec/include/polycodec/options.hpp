@@ -1,0 +1,55 @@
+#pragma once
+/// Options of decode and encode: the query parameters of DESIGN section 4 and the CLI flags of
+/// section 7 in one struct each, so HTTP, TCP and the CLI mean the same thing.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "polycodec/document.hpp"
+
+namespace polycodec {
+
+namespace postcard {
+struct schema;  // formats/postcard.hpp
+}
+
+/// One fallback an encoder took under lossy=allow, e.g. {"/a/0", "nan_to_null"}.
+struct lossy_event {
+    std::string path;    ///< JSON Pointer of the value
+    std::string_view kind;  ///< a fixed name from the encoder ("nan_to_null"), a metric label
+    std::string detail;  ///< "NaN written as null"
+};
+
+/// Everything lossy=allow changed during one encode.
+using lossy_report = std::vector<lossy_event>;
+
+/// Shared by decode and encode.
+struct common_options {
+    bool canonical = false;  ///< canonical=true: deterministic encodings, strict decoding
+    /// CSV: the first row is a header (header=present, the default) or not (header=absent).
+    bool csv_header = true;
+    char csv_delimiter = 0;  ///< 0 = the format's default (',' or '\t' for TSV)
+    bool csv_tab = false;    ///< text/tab-separated-values
+    /// postcard: the schema chosen by schema=NAME, resolved by the caller.
+    std::shared_ptr<const postcard::schema> schema;
+    std::string schema_name;  ///< as given, for messages
+};
+
+struct decode_options : common_options {
+    build_limits limits;  ///< depth and size budget
+    bool multi = false;   ///< YAML: a stream of several documents decodes to an array
+    bool infer = false;   ///< CSV: type numbers, booleans and empty fields
+    bool unflatten = false;  ///< CSV: dotted column names become nested maps
+};
+
+struct encode_options : common_options {
+    bool pretty = false;  ///< indentation for text formats
+    bool lossy = false;   ///< lossy=allow: take documented fallbacks instead of failing
+    /// Where fallbacks are recorded when `lossy` is set; may be null.
+    lossy_report* report = nullptr;
+};
+
+}  // namespace polycodec

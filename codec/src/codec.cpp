@@ -1,0 +1,106 @@
+#include "polycodec/codec.hpp"
+
+#include <string>
+
+#include "detail/locate.hpp"
+#include "formats/formats.hpp"
+
+namespace polycodec {
+namespace {
+
+// The codec of each format, in id order (format.hpp). Listed explicitly: in a static library
+// a self-registering object file that nothing references would be dropped.
+const detail::codec_functions* const codecs[format_count] = {
+    &detail::json_codec,    &detail::json5_codec,   &detail::hjson_codec,
+    &detail::yaml_codec,    &detail::ron_codec,     &detail::sexpr_codec,
+    &detail::cbor_codec,    &detail::msgpack_codec, &detail::pickle_codec,
+    &detail::toml_codec,    &detail::bson_codec,    &detail::bencode_codec,
+    &detail::postcard_codec, &detail::csv_codec,
+};
+
+const detail::codec_functions* codec_of(format_id f) noexcept {
+    auto n = static_cast<std::size_t>(f);
+    if (n == 0 || n > format_count) {
+        return nullptr;
+    }
+    return codecs[n - 1];
+}
+
+error unsupported(format_id f) {
+    auto e = make_error(errc::unsupported_format,
+                        "format number " + std::to_string(static_cast<int>(f)) + " is unknown");
+    return e;
+}
+
+error not_implemented(format_id f, const char* what) {
+    auto e = make_error(errc::not_implemented,
+                        std::string(to_string(f)) + " " + what + " is not implemented yet");
+    e.format = f;
+    return e;
+}
+
+}  // namespace
+
+bool is_implemented(format_id format) noexcept {
+    const auto* c = codec_of(format);
+    return c != nullptr && c->decode != nullptr && c->encode != nullptr;
+}
+
+result<void> decode(format_id format, std::string_view input, document& out,
+                    const decode_options& opt) {
+    const auto* c = codec_of(format);
+    if (c == nullptr) {
+        return fail(unsupported(format));
+    }
+    if (c->decode == nullptr) {
+        return fail(not_implemented(format, "decoding"));
+    }
+    builder b(out, opt.limits);
+    result<void> r = c->decode(input, b, opt);
+    if (r && !b.ok()) {
+        r = fail(make_error(b.status(), input.size(),
+                            b.status() == errc::depth_exceeded
+                                ? "nesting deeper than " + std::to_string(opt.limits.max_depth)
+                                : "document larger than its budget of " +
+                                      std::to_string(opt.limits.max_bytes) + " bytes"));
+    }
+    if (r && b.depth() != 0) {
+        r = fail(make_error(errc::unexpected_eof, input.size(), "unclosed container"));
+    }
+    if (!r) {
+        error& e = r.error();
+        e.format = format;
+        if (!e.has_path) {
+            e.path = b.current_path();
+            e.has_path = true;
+        }
+        if (e.has_offset && find_format(format)->caps.text && e.line == 0) {
+            auto pos = detail::locate(input, e.offset);
+            e.line = pos.line;
+            e.column = pos.column;
+        }
+        out.clear();
+    }
+    return r;
+}
+
+result<void> encode(format_id format, const document& doc, output_buffer& out,
+                    const encode_options& opt) {
+    const auto* c = codec_of(format);
+    if (c == nullptr) {
+        return fail(unsupported(format));
+    }
+    if (c->encode == nullptr) {
+        return fail(not_implemented(format, "encoding"));
+    }
+    if (doc.empty()) {
+        return fail(make_error(errc::invalid_option, "cannot encode an empty document"));
+    }
+    result<void> r = c->encode(doc, out, opt);
+    if (!r) {
+        r.error().format = format;
+    }
+    return r;
+}
+
+}  // namespace polycodec

@@ -1,0 +1,140 @@
+#include "polycodec/format.hpp"
+
+#include <array>
+
+#include "detail/ascii.hpp"
+
+namespace polycodec {
+namespace {
+
+using sv = std::string_view;
+
+constexpr sv json_types[] = {"application/json", "text/json"};
+constexpr sv json_ext[] = {".json"};
+constexpr sv json5_types[] = {"application/json5"};
+constexpr sv json5_ext[] = {".json5"};
+constexpr sv hjson_types[] = {"application/hjson", "text/hjson"};
+constexpr sv hjson_ext[] = {".hjson"};
+constexpr sv yaml_types[] = {"application/yaml", "application/x-yaml", "text/yaml",
+                             "text/x-yaml"};
+constexpr sv yaml_ext[] = {".yaml", ".yml"};
+constexpr sv ron_types[] = {"application/ron", "text/ron", "application/x-ron"};
+constexpr sv ron_ext[] = {".ron"};
+constexpr sv sexpr_types[] = {"text/x-sexpr", "application/x-sexpr"};
+constexpr sv sexpr_ext[] = {".sexp", ".sexpr"};
+constexpr sv cbor_types[] = {"application/cbor"};
+constexpr sv cbor_ext[] = {".cbor"};
+constexpr sv msgpack_types[] = {"application/vnd.msgpack", "application/msgpack",
+                                "application/x-msgpack"};
+constexpr sv msgpack_ext[] = {".msgpack", ".mpk"};
+constexpr sv pickle_types[] = {"application/x-python-pickle", "application/x-python-serialize",
+                               "application/python-pickle"};
+constexpr sv pickle_ext[] = {".pickle", ".pkl"};
+constexpr sv toml_types[] = {"application/toml"};
+constexpr sv toml_ext[] = {".toml"};
+constexpr sv bson_types[] = {"application/bson", "application/x-bson"};
+constexpr sv bson_ext[] = {".bson"};
+constexpr sv bencode_types[] = {"application/x-bencode", "application/x-bittorrent"};
+constexpr sv bencode_ext[] = {".bencode", ".torrent"};
+constexpr sv postcard_types[] = {"application/postcard", "application/x-postcard"};
+constexpr sv postcard_ext[] = {".postcard"};
+constexpr sv csv_types[] = {"text/csv", "application/csv", "text/tab-separated-values"};
+constexpr sv csv_ext[] = {".csv", ".tsv"};
+
+// Capabilities: text, null, boolean, floats, bytes, any_keys, map_root_only, tabular, schema.
+constexpr format_caps text_json{true, true, true, true, false, false, false, false, false};
+constexpr format_caps text_any_keys{true, true, true, true, true, true, false, false, false};
+constexpr format_caps binary_any_keys{false, true, true, true, true, true, false, false, false};
+
+constexpr std::array<format_info, format_count> table{{
+    {format_id::json, "json", json_types, json_ext, text_json},
+    {format_id::json5, "json5", json5_types, json5_ext, text_json},
+    {format_id::hjson, "hjson", hjson_types, hjson_ext, text_json},
+    {format_id::yaml, "yaml", yaml_types, yaml_ext, text_any_keys},
+    {format_id::ron, "ron", ron_types, ron_ext, text_any_keys},
+    {format_id::sexpr, "sexpr", sexpr_types, sexpr_ext, text_any_keys},
+    {format_id::cbor, "cbor", cbor_types, cbor_ext, binary_any_keys},
+    {format_id::msgpack, "msgpack", msgpack_types, msgpack_ext, binary_any_keys},
+    {format_id::pickle, "pickle", pickle_types, pickle_ext, binary_any_keys},
+    {format_id::toml, "toml", toml_types, toml_ext,
+     {true, false, true, true, false, false, true, false, false}},
+    {format_id::bson, "bson", bson_types, bson_ext,
+     {false, true, true, true, true, false, true, false, false}},
+    {format_id::bencode, "bencode", bencode_types, bencode_ext,
+     {false, false, false, false, true, false, false, false, false}},
+    {format_id::postcard, "postcard", postcard_types, postcard_ext,
+     {false, true, true, true, true, true, false, false, true}},
+    {format_id::csv, "csv", csv_types, csv_ext,
+     {true, false, false, false, false, false, false, true, false}},
+}};
+
+}  // namespace
+
+std::span<const format_info> formats() noexcept { return table; }
+
+const format_info* find_format(format_id id) noexcept {
+    return find_format_by_number(static_cast<std::uint8_t>(id));
+}
+
+const format_info* find_format_by_number(std::uint8_t number) noexcept {
+    if (number == 0 || number > table.size()) {
+        return nullptr;
+    }
+    return &table[number - 1];
+}
+
+const format_info* find_format_by_name(std::string_view name) noexcept {
+    for (const auto& f : table) {
+        if (detail::iequals(f.name, name)) {
+            return &f;
+        }
+    }
+    return nullptr;
+}
+
+const format_info* find_format_by_extension(std::string_view ext) noexcept {
+    if (!ext.empty() && ext.front() == '.') {
+        ext.remove_prefix(1);
+    }
+    for (const auto& f : table) {
+        for (sv e : f.extensions) {
+            if (detail::iequals(e.substr(1), ext)) {
+                return &f;
+            }
+        }
+    }
+    return nullptr;
+}
+
+const format_info* find_format_by_media_type(std::string_view type) noexcept {
+    for (const auto& f : table) {
+        for (sv t : f.media_types) {
+            if (detail::iequals(t, type)) {
+                return &f;
+            }
+        }
+    }
+    // RFC 6839: any structured-syntax "+json" type is JSON.
+    if (type.size() > 5 && detail::iequals(type.substr(type.size() - 5), "+json") &&
+        type.find('/') != sv::npos) {
+        return &table[0];
+    }
+    return nullptr;
+}
+
+const format_info* find_format_by_path(std::string_view path) noexcept {
+    auto slash = path.find_last_of('/');
+    sv base = slash == sv::npos ? path : path.substr(slash + 1);
+    auto dot = base.find_last_of('.');
+    if (dot == sv::npos || dot == 0) {
+        return nullptr;
+    }
+    return find_format_by_extension(base.substr(dot));
+}
+
+std::string_view to_string(format_id id) noexcept {
+    const format_info* f = find_format(id);
+    return f ? f->name : "unknown";
+}
+
+}  // namespace polycodec

@@ -1,0 +1,43 @@
+#pragma once
+// The per-format entry points. Each codec/src/formats/<fmt>.cpp defines its `<fmt>_codec`;
+// registry.cpp ties them to the format table. A format whose functions are null is "not
+// implemented yet".
+
+#include <string_view>
+
+#include "polycodec/buffer.hpp"
+#include "polycodec/document.hpp"
+#include "polycodec/options.hpp"
+#include "polycodec/result.hpp"
+
+namespace polycodec::detail {
+
+/// Decodes `in` into `b` (already reset). Errors carry code, offset and message; the caller
+/// adds format, line, column and path.
+using decode_fn = result<void> (*)(std::string_view in, builder& b, const decode_options& opt);
+/// Appends the encoding of `doc` to `out`. Errors carry code, message and path (use
+/// document::pointer_to on the offending index).
+using encode_fn = result<void> (*)(const document& doc, output_buffer& out,
+                                   const encode_options& opt);
+
+struct codec_functions {
+    decode_fn decode = nullptr;
+    encode_fn encode = nullptr;
+};
+
+extern const codec_functions json_codec;
+extern const codec_functions json5_codec;
+extern const codec_functions hjson_codec;
+extern const codec_functions yaml_codec;
+extern const codec_functions ron_codec;
+extern const codec_functions sexpr_codec;
+extern const codec_functions cbor_codec;
+extern const codec_functions msgpack_codec;
+extern const codec_functions pickle_codec;
+extern const codec_functions toml_codec;
+extern const codec_functions bson_codec;
+extern const codec_functions bencode_codec;
+extern const codec_functions postcard_codec;
+extern const codec_functions csv_codec;
+
+}  // namespace polycodec::detail

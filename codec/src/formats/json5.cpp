@@ -1,0 +1,8 @@
+// json5: not implemented yet (the registry answers errc::not_implemented).
+#include "formats.hpp"
+
+namespace polycodec::detail {
+
+const codec_functions json5_codec{};
+
+}  // namespace polycodec::detail

@@ -1,0 +1,8 @@
+// toml: not implemented yet (the registry answers errc::not_implemented).
+#include "formats.hpp"
+
+namespace polycodec::detail {
+
+const codec_functions toml_codec{};
+
+}  // namespace polycodec::detail

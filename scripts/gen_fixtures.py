@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Deterministic generator of the JSON fixtures (DESIGN section 11).
+
+Writes fixtures/records.json (256 mixed records) and fixtures/bench.json (the reference
+benchmark's 128-record dataset, defined in shared/corpus/nextjson-bench/README.md), plus the
+variants of that dataset the reference uses for bencode, postcard and csv. The forms of the
+fixtures in the other formats are written by scripts/gen-fixture-forms (our encoders).
+
+Run again after a change: the output is the same byte for byte.
+"""
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "fixtures")
+
+CITIES = ["Zürich", "São Paulo", "Kraków", "東京", "Москва", "Αθήνα", "القاهرة",
+          "Reykjavík", "Montréal", "Lisboa"]
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+
+
+def lcg(seed):
+    """A 64-bit linear congruential generator (Knuth MMIX constants)."""
+    state = seed
+    while True:
+        state = (state * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        yield state >> 11
+
+
+def records():
+    rnd = lcg(20261130)
+    out = []
+    for i in range(256):
+        r = next(rnd)
+        minute = i * 37
+        out.append({
+            "id": i,
+            "big": 9007199254740993 + i * 1000000007,   # above 2^53: exact only as int64
+            "score": round((r % 100000) / 128.0 - 250.0, 7),
+            "ratio": (r % 997) / 997.0,
+            "active": (r >> 7) % 2 == 0,
+            "name": "user-%04d" % i,
+            "city": CITIES[(r >> 13) % len(CITIES)],
+            "nested": {"x": (r >> 17) % 1000 - 500, "y": ((r >> 3) % 1000) / 8.0,
+                       "label": WORDS[i % len(WORDS)]},
+            "tags": [WORDS[(r >> (5 * k)) % len(WORDS)] for k in range(i % 4)],
+            "created": "2026-%02d-%02dT%02d:%02d:%02dZ" % (
+                1 + i % 12, 1 + i % 28, (minute // 60) % 24, minute % 60, i % 60),
+            "note": None,
+        })
+    return out
+
+
+def bench():
+    return [{
+        "id": i,
+        "active": i % 3 != 0,
+        "score": i * 1.25 - 17.5,
+        "name": "record-%04d" % i,
+        "tags": ["json", "zero-copy", "group-%d" % (i % 8)],
+        "samples": [i * 31 - k for k in range(16)],
+    } for i in range(128)]
+
+
+def write(name, value):
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    with open(os.path.join(OUT, name), "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    write("records.json", records())
+    write("bench.json", bench())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+// The format table (DESIGN section 1) and the not-implemented answer of the registry.
+#include "polycodec/format.hpp"
+
+#include <set>
+
+#include "support/support.hpp"
+
+namespace polycodec {
+namespace {
+
+TEST(Format, TableHasTheFourteenFormatsInIdOrder) {
+    const char* names[] = {"json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor",
+                           "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv"};
+    auto all = formats();
+    ASSERT_EQ(all.size(), 14u);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        EXPECT_EQ(static_cast<std::size_t>(all[i].id), i + 1);
+        EXPECT_EQ(all[i].name, names[i]);
+        EXPECT_FALSE(all[i].media_types.empty());
+        EXPECT_FALSE(all[i].extensions.empty());
+    }
+}
+
+TEST(Format, MediaTypesAndExtensionsAreUnique) {
+    std::set<std::string_view> types;
+    std::set<std::string_view> exts;
+    for (const auto& f : formats()) {
+        for (auto t : f.media_types) {
+            EXPECT_TRUE(types.insert(t).second) << t;
+        }
+        for (auto e : f.extensions) {
+            EXPECT_EQ(e.front(), '.');
+            EXPECT_TRUE(exts.insert(e).second) << e;
+        }
+    }
+}
+
+TEST(Format, LookupsByNameTypeExtensionAndPath) {
+    EXPECT_EQ(find_format_by_name("YAML")->id, format_id::yaml);
+    EXPECT_EQ(find_format_by_media_type("application/vnd.msgpack")->id, format_id::msgpack);
+    EXPECT_EQ(find_format_by_media_type("Application/X-MsgPack")->id, format_id::msgpack);
+    EXPECT_EQ(find_format_by_media_type("application/problem+json")->id, format_id::json);
+    EXPECT_EQ(find_format_by_media_type("text/tab-separated-values")->id, format_id::csv);
+    EXPECT_EQ(find_format_by_media_type("application/octet-stream"), nullptr);
+    EXPECT_EQ(find_format_by_extension(".yml")->id, format_id::yaml);
+    EXPECT_EQ(find_format_by_extension("torrent")->id, format_id::bencode);
+    EXPECT_EQ(find_format_by_path("dir.x/in.PKL")->id, format_id::pickle);
+    EXPECT_EQ(find_format_by_path("Makefile"), nullptr);
+    EXPECT_EQ(find_format_by_number(0), nullptr);
+    EXPECT_EQ(find_format_by_number(15), nullptr);
+    EXPECT_EQ(to_string(format_id::postcard), "postcard");
+}
+
+TEST(Format, UnimplementedFormatsAnswerClearly) {
+    for (const auto& f : formats()) {
+        if (is_implemented(f.id)) {
+            continue;
+        }
+        document d;
+        auto r = decode(f.id, "x", d);
+        ASSERT_FALSE(r);
+        EXPECT_EQ(r.error().code, errc::not_implemented);
+        EXPECT_EQ(r.error().message, std::string(f.name) + " decoding is not implemented yet");
+    }
+}
+
+}  // namespace
+}  // namespace polycodec
