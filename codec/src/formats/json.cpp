@@ -1,8 +1,630 @@
-// json: not implemented yet (the registry answers errc::not_implemented).
+// JSON (RFC 8259). A first, portable recursive-descent reader and the writer.
+// TODO(#2): the simdjson-based decoder replaces the reader on the hot path.
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "detail/base64.hpp"
+#include "detail/lossy.hpp"
+#include "detail/number.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions json_codec{};
+// ---- reader ----
+
+class json_reader {
+public:
+    json_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+
+    result<void> run() {
+        skip_ws();
+        if (auto r = parse_value(); !r) {
+            return r;
+        }
+        skip_ws();
+        if (pos_ != in_.size()) {
+            return fail(make_error(errc::trailing_content, pos_,
+                                   "expected end of input, saw " + describe_at(pos_)));
+        }
+        return {};
+    }
+
+private:
+    std::string describe_at(std::size_t p) const {
+        if (p >= in_.size()) {
+            return "end of input";
+        }
+        unsigned char c = static_cast<unsigned char>(in_[p]);
+        if (c >= 0x20 && c < 0x7f) {
+            return std::string("'") + static_cast<char>(c) + "'";
+        }
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
+        return buf;
+    }
+    error unexpected(const char* expected) const {
+        return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
+                          std::string("expected ") + expected + ", saw " + describe_at(pos_));
+    }
+
+    void skip_ws() {
+        while (pos_ < in_.size()) {
+            char c = in_[pos_];
+            if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                ++pos_;
+            } else {
+                break;
+            }
+        }
+    }
+
+    bool literal(std::string_view word) {
+        if (in_.substr(pos_, word.size()) == word) {
+            pos_ += word.size();
+            return true;
+        }
+        return false;
+    }
+
+    result<void> parse_value() {
+        if (pos_ >= in_.size()) {
+            return fail(unexpected("a value"));
+        }
+        switch (in_[pos_]) {
+            case '{':
+                return parse_object();
+            case '[':
+                return parse_array();
+            case '"':
+                return parse_string();
+            case 't':
+                if (literal("true")) {
+                    b_.add_bool(true);
+                    return {};
+                }
+                break;
+            case 'f':
+                if (literal("false")) {
+                    b_.add_bool(false);
+                    return {};
+                }
+                break;
+            case 'n':
+                if (literal("null")) {
+                    b_.add_null();
+                    return {};
+                }
+                break;
+            default:
+                if (in_[pos_] == '-' || (in_[pos_] >= '0' && in_[pos_] <= '9')) {
+                    return parse_number();
+                }
+        }
+        return fail(unexpected("a value"));
+    }
+
+    result<void> container_limit() {
+        return fail(make_error(b_.status(), pos_,
+                               b_.status() == errc::depth_exceeded
+                                   ? "nesting deeper than " +
+                                         std::to_string(b_.limits().max_depth)
+                                   : std::string("document larger than its size budget")));
+    }
+
+    result<void> parse_array() {
+        if (!b_.begin_array()) {
+            return container_limit();
+        }
+        ++pos_;
+        skip_ws();
+        if (pos_ < in_.size() && in_[pos_] == ']') {
+            ++pos_;
+            b_.end_array();
+            return {};
+        }
+        for (;;) {
+            skip_ws();
+            if (auto r = parse_value(); !r) {
+                return r;
+            }
+            skip_ws();
+            if (pos_ < in_.size() && in_[pos_] == ',') {
+                ++pos_;
+                continue;
+            }
+            if (pos_ < in_.size() && in_[pos_] == ']') {
+                ++pos_;
+                b_.end_array();
+                return {};
+            }
+            return fail(unexpected("',' or ']'"));
+        }
+    }
+
+    result<void> parse_object() {
+        if (!b_.begin_map()) {
+            return container_limit();
+        }
+        ++pos_;
+        skip_ws();
+        if (pos_ < in_.size() && in_[pos_] == '}') {
+            ++pos_;
+            b_.end_map();
+            return {};
+        }
+        for (;;) {
+            skip_ws();
+            if (pos_ >= in_.size() || in_[pos_] != '"') {
+                return fail(unexpected("a string key"));
+            }
+            if (auto r = parse_string(); !r) {
+                return r;
+            }
+            skip_ws();
+            if (pos_ >= in_.size() || in_[pos_] != ':') {
+                return fail(unexpected("':' after object key"));
+            }
+            ++pos_;
+            skip_ws();
+            if (auto r = parse_value(); !r) {
+                return r;
+            }
+            skip_ws();
+            if (pos_ < in_.size() && in_[pos_] == ',') {
+                ++pos_;
+                continue;
+            }
+            if (pos_ < in_.size() && in_[pos_] == '}') {
+                ++pos_;
+                b_.end_map();
+                return {};
+            }
+            return fail(unexpected("',' or '}'"));
+        }
+    }
+
+    int hex4(std::size_t p) const {
+        if (p + 4 > in_.size()) {
+            return -1;
+        }
+        int v = 0;
+        for (std::size_t i = p; i < p + 4; ++i) {
+            char c = in_[i];
+            v <<= 4;
+            if (c >= '0' && c <= '9') {
+                v |= c - '0';
+            } else if (c >= 'a' && c <= 'f') {
+                v |= c - 'a' + 10;
+            } else if (c >= 'A' && c <= 'F') {
+                v |= c - 'A' + 10;
+            } else {
+                return -1;
+            }
+        }
+        return v;
+    }
+
+    result<void> parse_string() {
+        std::size_t start = ++pos_;
+        // Fast scan: no escapes, no control characters.
+        std::size_t p = start;
+        while (p < in_.size()) {
+            unsigned char c = static_cast<unsigned char>(in_[p]);
+            if (c == '"' || c == '\\' || c < 0x20) {
+                break;
+            }
+            ++p;
+        }
+        if (p < in_.size() && in_[p] == '"') {
+            std::string_view s = in_.substr(start, p - start);
+            std::size_t valid = utf8_valid_prefix(s);
+            if (valid != s.size()) {
+                return fail(make_error(errc::invalid_utf8, start + valid,
+                                       "invalid UTF-8 in string"));
+            }
+            b_.add_string(s);
+            pos_ = p + 1;
+            return {};
+        }
+        // Slow path: unescape into the builder's buffer (never longer than the source).
+        std::size_t end_guess = in_.size() - start;
+        char* out = b_.begin_string(end_guess);
+        char* w = out;
+        p = start;
+        for (;;) {
+            if (p >= in_.size()) {
+                pos_ = p;
+                b_.end_string(w);
+                return fail(make_error(errc::unexpected_eof, p, "unterminated string"));
+            }
+            unsigned char c = static_cast<unsigned char>(in_[p]);
+            if (c == '"') {
+                break;
+            }
+            if (c < 0x20) {
+                b_.end_string(w);
+                return fail(make_error(errc::invalid_string, p,
+                                       "control character in string (escape it as \\u00XX)"));
+            }
+            if (c != '\\') {
+                *w++ = static_cast<char>(c);
+                ++p;
+                continue;
+            }
+            if (p + 1 >= in_.size()) {
+                b_.end_string(w);
+                return fail(make_error(errc::unexpected_eof, p + 1, "unterminated escape"));
+            }
+            char e = in_[p + 1];
+            p += 2;
+            switch (e) {
+                case '"': *w++ = '"'; break;
+                case '\\': *w++ = '\\'; break;
+                case '/': *w++ = '/'; break;
+                case 'b': *w++ = '\b'; break;
+                case 'f': *w++ = '\f'; break;
+                case 'n': *w++ = '\n'; break;
+                case 'r': *w++ = '\r'; break;
+                case 't': *w++ = '\t'; break;
+                case 'u': {
+                    int u = hex4(p);
+                    if (u < 0) {
+                        b_.end_string(w);
+                        return fail(make_error(errc::invalid_string, p - 2,
+                                               "expected 4 hex digits after \\u"));
+                    }
+                    p += 4;
+                    std::uint32_t cp = static_cast<std::uint32_t>(u);
+                    if (cp >= 0xD800 && cp <= 0xDBFF) {
+                        int lo = (p + 1 < in_.size() && in_[p] == '\\' && in_[p + 1] == 'u')
+                                     ? hex4(p + 2)
+                                     : -1;
+                        if (lo < 0xDC00 || lo > 0xDFFF) {
+                            b_.end_string(w);
+                            return fail(make_error(errc::invalid_string, p - 6,
+                                                   "unpaired UTF-16 surrogate in \\u escape"));
+                        }
+                        p += 6;
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<std::uint32_t>(lo) - 0xDC00);
+                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                        b_.end_string(w);
+                        return fail(make_error(errc::invalid_string, p - 6,
+                                               "unpaired UTF-16 surrogate in \\u escape"));
+                    }
+                    w += utf8_encode(cp, w);
+                    break;
+                }
+                default:
+                    b_.end_string(w);
+                    return fail(make_error(errc::invalid_string, p - 2,
+                                           std::string("invalid escape \\") + e));
+            }
+        }
+        std::string_view written(out, static_cast<std::size_t>(w - out));
+        std::size_t valid = utf8_valid_prefix(written);
+        if (valid != written.size()) {
+            b_.end_string(w);
+            // Report the first invalid byte's offset in the source.
+            std::size_t q = start;
+            std::size_t src_valid = utf8_valid_prefix(in_.substr(start, p - start));
+            q += src_valid;
+            return fail(make_error(errc::invalid_utf8, q, "invalid UTF-8 in string"));
+        }
+        b_.end_string(w);
+        pos_ = p + 1;
+        return {};
+    }
+
+    result<void> parse_number() {
+        std::size_t start = pos_;
+        std::size_t p = pos_;
+        bool neg = false;
+        if (in_[p] == '-') {
+            neg = true;
+            ++p;
+        }
+        if (p >= in_.size() || !(in_[p] >= '0' && in_[p] <= '9')) {
+            pos_ = p;
+            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number,
+                                   p, "expected a digit, saw " + describe_at(p)));
+        }
+        if (in_[p] == '0') {
+            ++p;
+            if (p < in_.size() && in_[p] >= '0' && in_[p] <= '9') {
+                return fail(make_error(errc::invalid_number, p, "leading zeros are not allowed"));
+            }
+        } else {
+            while (p < in_.size() && in_[p] >= '0' && in_[p] <= '9') {
+                ++p;
+            }
+        }
+        bool is_float = false;
+        if (p < in_.size() && in_[p] == '.') {
+            is_float = true;
+            ++p;
+            if (p >= in_.size() || !(in_[p] >= '0' && in_[p] <= '9')) {
+                return fail(make_error(errc::invalid_number, p,
+                                       "expected a digit after '.', saw " + describe_at(p)));
+            }
+            while (p < in_.size() && in_[p] >= '0' && in_[p] <= '9') {
+                ++p;
+            }
+        }
+        if (p < in_.size() && (in_[p] == 'e' || in_[p] == 'E')) {
+            is_float = true;
+            ++p;
+            if (p < in_.size() && (in_[p] == '+' || in_[p] == '-')) {
+                ++p;
+            }
+            if (p >= in_.size() || !(in_[p] >= '0' && in_[p] <= '9')) {
+                return fail(make_error(errc::invalid_number, p,
+                                       "expected a digit in the exponent, saw " + describe_at(p)));
+            }
+            while (p < in_.size() && in_[p] >= '0' && in_[p] <= '9') {
+                ++p;
+            }
+        }
+        const char* first = in_.data() + start;
+        const char* last = in_.data() + p;
+        pos_ = p;
+        if (is_float) {
+            double d = 0;
+            auto r = std::from_chars(first, last, d);
+            if (r.ec == std::errc::result_out_of_range) {
+                // Overflow to infinity is not a JSON value; underflow reads as zero.
+                bool huge = false;
+                for (const char* q = first; q < last; ++q) {
+                    if (*q == 'e' || *q == 'E') {
+                        huge = q + 1 < last && q[1] != '-';
+                        break;
+                    }
+                }
+                if (huge) {
+                    return fail(make_error(errc::invalid_number, start,
+                                           "number too large for a double"));
+                }
+                d = neg ? -0.0 : 0.0;
+            } else if (r.ec != std::errc()) {
+                return fail(make_error(errc::invalid_number, start, "invalid number"));
+            }
+            b_.add_double(d);
+            return {};
+        }
+        if (neg) {
+            std::int64_t v = 0;
+            auto r = std::from_chars(first, last, v);
+            if (r.ec == std::errc()) {
+                b_.add_int(v);
+                return {};
+            }
+        } else {
+            std::uint64_t v = 0;
+            auto r = std::from_chars(first, last, v);
+            if (r.ec == std::errc()) {
+                b_.add_uint(v);
+                return {};
+            }
+        }
+        // Outside 64 bits: keep the exact digits.
+        b_.add_bignum(in_.substr(start, p - start));
+        return {};
+    }
+
+    std::string_view in_;
+    builder& b_;
+    std::size_t pos_ = 0;
+};
+
+result<void> decode_json(std::string_view in, builder& b, const decode_options&) {
+    if (in.size() >= 3 && in.substr(0, 3) == "\xEF\xBB\xBF") {
+        return fail(make_error(errc::unexpected_char, 0,
+                               "a byte order mark is not allowed before JSON text"));
+    }
+    json_reader r(in, b);
+    return r.run();
+}
+
+// ---- writer ----
+
+constexpr char hex_digits[] = "0123456789abcdef";
+
+void write_string(output_buffer& out, std::string_view s) {
+    out.push_back('"');
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            continue;
+        }
+        out.append(s.data() + run, i - run);
+        run = i + 1;
+        switch (c) {
+            case '"': out.append("\\\""); break;
+            case '\\': out.append("\\\\"); break;
+            case '\n': out.append("\\n"); break;
+            case '\r': out.append("\\r"); break;
+            case '\t': out.append("\\t"); break;
+            case '\b': out.append("\\b"); break;
+            case '\f': out.append("\\f"); break;
+            default: {
+                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
+                out.append(buf, 6);
+            }
+        }
+    }
+    out.append(s.data() + run, s.size() - run);
+    out.push_back('"');
+}
+
+class json_writer {
+public:
+    json_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> write(value v, int depth) {
+        switch (v.kind()) {
+            case kind::null:
+                out_.append("null");
+                return {};
+            case kind::boolean_false:
+                out_.append("false");
+                return {};
+            case kind::boolean_true:
+                out_.append("true");
+                return {};
+            case kind::int64:
+                write_int(out_, v.get_int());
+                return {};
+            case kind::uint64:
+                write_uint(out_, v.get_uint());
+                return {};
+            case kind::bignum:
+                out_.append(v.get_string());
+                return {};
+            case kind::float64: {
+                double d = v.get_double();
+                if (std::isfinite(d)) {
+                    write_double(out_, d);
+                    return {};
+                }
+                const char* what = std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+                if (!allow_lossy(opt_, v, "nonfinite_to_null",
+                                 std::string(what) + " written as null")) {
+                    return fail(unrepresentable(v, std::string(what) +
+                                                       " is not representable in json"));
+                }
+                out_.append("null");
+                return {};
+            }
+            case kind::string:
+            case kind::timestamp:
+                write_string(out_, v.get_string());
+                return {};
+            case kind::bytes: {
+                // RFC 8949 section 6.1 style: bytes become base64url text.
+                out_.push_back('"');
+                base64_encode(out_, v.get_string(), true);
+                out_.push_back('"');
+                return {};
+            }
+            case kind::tagged:
+                // TODO(#2): a documented lossless form for tags (Extended JSON for BSON).
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in json"));
+                }
+                return write(v.tagged_value(), depth);
+            case kind::array: {
+                out_.push_back('[');
+                bool first = true;
+                for (value c : v.items()) {
+                    if (!first) {
+                        out_.push_back(',');
+                    }
+                    first = false;
+                    newline(depth + 1);
+                    if (auto r = write(c, depth + 1); !r) {
+                        return r;
+                    }
+                }
+                if (!first) {
+                    newline(depth);
+                }
+                out_.push_back(']');
+                return {};
+            }
+            case kind::map: {
+                out_.push_back('{');
+                bool first = true;
+                for (auto [k, val] : v.entries()) {
+                    if (!first) {
+                        out_.push_back(',');
+                    }
+                    first = false;
+                    newline(depth + 1);
+                    if (auto r = write_key(k); !r) {
+                        return r;
+                    }
+                    out_.push_back(':');
+                    if (opt_.pretty) {
+                        out_.push_back(' ');
+                    }
+                    if (auto r = write(val, depth + 1); !r) {
+                        return r;
+                    }
+                }
+                if (!first) {
+                    newline(depth);
+                }
+                out_.push_back('}');
+                return {};
+            }
+        }
+        return {};
+    }
+
+private:
+    result<void> write_key(value k) {
+        switch (k.kind()) {
+            case kind::string:
+            case kind::timestamp:
+                write_string(out_, k.get_string());
+                return {};
+            case kind::int64:
+            case kind::uint64:
+            case kind::bignum: {
+                // Integer keys become their decimal text (DESIGN section 3: not lossy).
+                out_.push_back('"');
+                if (k.kind() == kind::int64) {
+                    write_int(out_, k.get_int());
+                } else if (k.kind() == kind::uint64) {
+                    write_uint(out_, k.get_uint());
+                } else {
+                    out_.append(k.get_string());
+                }
+                out_.push_back('"');
+                return {};
+            }
+            default: {
+                std::string text = to_debug_string(k);
+                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                    return fail(unrepresentable(
+                        k, "map key " + text + " is not representable in json"));
+                }
+                write_string(out_, text);
+                return {};
+            }
+        }
+    }
+
+    void newline(int depth) {
+        if (!opt_.pretty) {
+            return;
+        }
+        out_.push_back('\n');
+        for (int i = 0; i < depth; ++i) {
+            out_.append("  ");
+        }
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+};
+
+result<void> encode_json(const document& doc, output_buffer& out, const encode_options& opt) {
+    json_writer w(out, opt);
+    auto r = w.write(doc.root(), 0);
+    if (r && opt.pretty) {
+        out.push_back('\n');
+    }
+    return r;
+}
+
+}  // namespace
+
+const codec_functions json_codec{decode_json, encode_json};
 
 }  // namespace polycodec::detail
