@@ -33,8 +33,7 @@ error unsupported(format_id f) {
 }
 
 error not_implemented(format_id f, const char* what) {
-    auto e = make_error(errc::not_implemented,
-                        std::string(to_string(f)) + " " + what + " is not implemented yet");
+    auto e = make_error(errc::not_implemented, std::string(what) + " is not implemented yet");
     e.format = f;
     return e;
 }

@@ -60,7 +60,8 @@ TEST(Format, UnimplementedFormatsAnswerClearly) {
         auto r = decode(f.id, "x", d);
         ASSERT_FALSE(r);
         EXPECT_EQ(r.error().code, errc::not_implemented);
-        EXPECT_EQ(r.error().message, std::string(f.name) + " decoding is not implemented yet");
+        EXPECT_EQ(r.error().message, "decoding is not implemented yet");
+        EXPECT_EQ(describe(r.error()), std::string(f.name) + ": decoding is not implemented yet");
     }
 }
 

@@ -1,0 +1,51 @@
+"""The fixtures (DESIGN section 11): reproducible, and bench.json is the reference dataset."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import common
+
+
+class Fixtures(unittest.TestCase):
+    def test_bench_json_equals_the_reference_dataset(self):
+        ref = common.corpus("nextjson-bench", "format_comparison_fixture.json")
+        with open(ref, "rb") as f:
+            expected = f.read()
+        ours = common.fixture("bench.json")
+        common.same_value(self, json.loads(ours), json.loads(expected))
+        self.assertEqual(len(json.loads(ours)), 128)
+        self.assertEqual(ours, expected)  # byte for byte, too
+
+    def test_generator_is_deterministic_and_matches_the_committed_files(self):
+        gen = os.path.join(common.SOURCE_DIR, "scripts", "gen_fixtures.py")
+        with tempfile.TemporaryDirectory() as d:
+            src = open(gen).read().replace('OUT = os.path.join(ROOT, "fixtures")',
+                                           "OUT = %r" % d)
+            script = os.path.join(d, "gen.py")
+            with open(script, "w") as f:
+                f.write(src)
+            subprocess.run([sys.executable, script], check=True)
+            for name in ("records.json", "bench.json"):
+                with open(os.path.join(d, name), "rb") as f:
+                    self.assertEqual(f.read(), common.fixture(name), name)
+
+    def test_records_have_the_promised_mix(self):
+        recs = common.load_json_fixture("records.json")
+        self.assertEqual(len(recs), 256)
+        r = recs[5]
+        self.assertIsInstance(r["id"], int)
+        self.assertGreater(r["big"], 2 ** 53)
+        self.assertIsInstance(r["score"], float)
+        self.assertIsInstance(r["active"], bool)
+        self.assertIsNone(r["note"])
+        self.assertIsInstance(r["nested"], dict)
+        self.assertTrue(any(any(ord(c) > 127 for c in x["city"]) for x in recs))
+        self.assertTrue(all(isinstance(t, str) for x in recs for t in x["tags"]))
+        self.assertRegex(r["created"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+
+
+if __name__ == "__main__":
+    unittest.main()
