@@ -1,0 +1,322 @@
+#include "bench.hpp"
+
+#include <sched.h>
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "alloc_counter.hpp"
+#include "polycodec/polycodec.hpp"
+
+namespace polycodec::loadtest {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+struct options {
+    std::vector<std::string> data;
+    int ms = 2000;
+    bool stats = false;
+    int pin = -1;
+    std::vector<std::string> only;
+};
+
+// Per-row timing summary, nanoseconds per operation.
+struct summary {
+    double ops_per_s = 0;  ///< median window's rate
+    double median = 0, mean = 0, stddev = 0, p99 = 0, min = 0, max = 0;
+};
+
+// Runs `op` in `windows` windows of `window_ms` each and summarises time per operation. Each
+// sample is one batch of operations sized to take about 1 ms, so timer overhead stays small.
+template <class Op>
+summary measure(Op&& op, int total_ms) {
+    // Warm-up: 10% of the budget, at least 20 ms, and calibrate the batch size.
+    auto warm_until = clock_type::now() + std::chrono::milliseconds(std::max(20, total_ms / 10));
+    std::size_t warm_ops = 0;
+    auto warm_start = clock_type::now();
+    while (clock_type::now() < warm_until) {
+        op();
+        ++warm_ops;
+    }
+    double per_op_ns =
+        std::chrono::duration<double, std::nano>(clock_type::now() - warm_start).count() /
+        static_cast<double>(std::max<std::size_t>(warm_ops, 1));
+    std::size_t batch = std::max<std::size_t>(1, static_cast<std::size_t>(1e6 / per_op_ns));
+
+    const int windows = 5;
+    int window_ms = std::max(1, total_ms / windows);
+    std::vector<double> samples;  // ns per op of each batch
+    std::vector<double> window_rates;
+    for (int w = 0; w < windows; ++w) {
+        auto start = clock_type::now();
+        auto until = start + std::chrono::milliseconds(window_ms);
+        std::size_t n = 0;
+        auto now = start;
+        do {
+            auto t0 = clock_type::now();
+            for (std::size_t i = 0; i < batch; ++i) {
+                op();
+            }
+            now = clock_type::now();
+            samples.push_back(std::chrono::duration<double, std::nano>(now - t0).count() /
+                              static_cast<double>(batch));
+            n += batch;
+        } while (now < until);
+        double secs = std::chrono::duration<double>(now - start).count();
+        window_rates.push_back(static_cast<double>(n) / secs);
+    }
+    summary s;
+    std::sort(window_rates.begin(), window_rates.end());
+    s.ops_per_s = window_rates[window_rates.size() / 2];
+    std::sort(samples.begin(), samples.end());
+    s.min = samples.front();
+    s.max = samples.back();
+    s.median = samples[samples.size() / 2];
+    s.p99 = samples[std::min(samples.size() - 1, samples.size() * 99 / 100)];
+    s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) /
+             static_cast<double>(samples.size());
+    double var = 0;
+    for (double x : samples) {
+        var += (x - s.mean) * (x - s.mean);
+    }
+    s.stddev = std::sqrt(var / static_cast<double>(samples.size()));
+    return s;
+}
+
+std::string read_file(const std::string& path, bool& ok) {
+    std::ifstream f(path, std::ios::binary);
+    ok = static_cast<bool>(f);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+std::string cpu_model() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            auto c = line.find(':');
+            return c == std::string::npos ? line : line.substr(c + 2);
+        }
+    }
+    return "unknown";
+}
+
+struct row {
+    std::string format;
+    std::size_t size = 0;
+    summary enc, dec;
+    double doc_ratio = 0;
+    double enc_allocs = 0, dec_allocs = 0;
+};
+
+void print_header(const options& opt) {
+    utsname u{};
+    uname(&u);
+    std::printf("# polycodec-loadtest bench\n");
+    std::printf("# cpu: %s (%ld online)\n", cpu_model().c_str(), sysconf(_SC_NPROCESSORS_ONLN));
+    std::printf("# os: %s %s %s\n", u.sysname, u.release, u.machine);
+    std::printf("# compiler: %s\n", POLYCODEC_COMPILER);
+    std::printf("# flags: %s\n", POLYCODEC_CXX_FLAGS);
+    std::printf("# commit: %s\n", POLYCODEC_COMMIT);
+    std::printf("# window: %d ms per measurement (5 windows, median), pin: %s\n", opt.ms,
+                opt.pin >= 0 ? std::to_string(opt.pin).c_str() : "none");
+}
+
+int bench_file(const std::string& path, const options& opt) {
+    bool ok = false;
+    std::string json = read_file(path, ok);
+    if (!ok) {
+        std::fprintf(stderr, "polycodec-loadtest: cannot read %s\n", path.c_str());
+        return 2;
+    }
+    document src;
+    if (auto r = decode(format_id::json, json, src); !r) {
+        std::fprintf(stderr, "polycodec-loadtest: %s: %s\n", path.c_str(),
+                     describe(r.error()).c_str());
+        return 2;
+    }
+    // {"records": [...]} for formats whose root must be a map (TOML, BSON), as the reference.
+    document wrapped;
+    {
+        builder b(wrapped);
+        b.begin_map();
+        b.add_string("records");
+        b.add_copy(src.root());
+        b.end_map();
+    }
+    std::printf("# data: %s (%zu bytes of JSON)\n", path.c_str(), json.size());
+    std::vector<row> rows;
+    for (const format_info& f : formats()) {
+        if (!opt.only.empty() &&
+            std::find(opt.only.begin(), opt.only.end(), std::string(f.name)) == opt.only.end()) {
+            continue;
+        }
+        if (!is_implemented(f.id)) {
+            std::printf("# %s: skipped (not implemented yet)\n", std::string(f.name).c_str());
+            continue;
+        }
+        const document& in = f.caps.map_root_only ? wrapped : src;
+        encode_options eo;
+        decode_options dopt;
+        output_buffer out;
+        if (auto r = encode(f.id, in, out, eo); !r) {
+            std::printf("# %s: skipped (%s)\n", std::string(f.name).c_str(),
+                        describe(r.error()).c_str());
+            continue;
+        }
+        std::string encoded(out.view());
+        document back;
+        if (auto r = decode(f.id, encoded, back, dopt); !r) {
+            std::printf("# %s: skipped (%s)\n", std::string(f.name).c_str(),
+                        describe(r.error()).c_str());
+            continue;
+        }
+        if (!equal(in, back)) {
+            std::printf("# %s: round trip changed the data; not timed\n",
+                        std::string(f.name).c_str());
+            continue;
+        }
+        row rw;
+        rw.format = std::string(f.name);
+        rw.size = encoded.size();
+        rw.doc_ratio = static_cast<double>(back.content_size()) / static_cast<double>(encoded.size());
+        // Steady-state allocations: after the warm-up above, buffers are at their size.
+        {
+            out.clear();
+            (void)encode(f.id, in, out, eo);
+            auto before = alloc_count();
+            const int n = 20;
+            for (int i = 0; i < n; ++i) {
+                out.clear();
+                (void)encode(f.id, in, out, eo);
+            }
+            rw.enc_allocs = static_cast<double>(alloc_count() - before) / n;
+            (void)decode(f.id, encoded, back, dopt);
+            before = alloc_count();
+            for (int i = 0; i < n; ++i) {
+                (void)decode(f.id, encoded, back, dopt);
+            }
+            rw.dec_allocs = static_cast<double>(alloc_count() - before) / n;
+        }
+        rw.enc = measure([&] {
+            out.clear();
+            (void)encode(f.id, in, out, eo);
+        }, opt.ms);
+        rw.dec = measure([&] { (void)decode(f.id, encoded, back, dopt); }, opt.ms);
+        rows.push_back(rw);
+        std::fprintf(stderr, "bench: %s done\n", rw.format.c_str());
+    }
+    double best_enc = 0;
+    double best_dec = 0;
+    for (const row& r : rows) {
+        best_enc = std::max(best_enc, r.enc.ops_per_s * static_cast<double>(r.size));
+        best_dec = std::max(best_dec, r.dec.ops_per_s * static_cast<double>(r.size));
+    }
+    std::printf("format,size_bytes,encode_ops,encode_MBps,decode_ops,decode_MBps");
+    if (opt.stats) {
+        for (const char* p : {"encode", "decode"}) {
+            std::printf(",%s_median_ns,%s_mean_ns,%s_stddev_ns,%s_p99_ns,%s_min_ns,%s_max_ns,"
+                        "%s_vs_fastest",
+                        p, p, p, p, p, p, p);
+        }
+        std::printf(",doc_bytes_per_byte,encode_allocs_per_op,decode_allocs_per_op");
+    }
+    std::printf("\n");
+    for (const row& r : rows) {
+        double enc_mbps = r.enc.ops_per_s * static_cast<double>(r.size) / 1e6;
+        double dec_mbps = r.dec.ops_per_s * static_cast<double>(r.size) / 1e6;
+        std::printf("%s,%zu,%.0f,%.1f,%.0f,%.1f", r.format.c_str(), r.size, r.enc.ops_per_s,
+                    enc_mbps, r.dec.ops_per_s, dec_mbps);
+        if (opt.stats) {
+            for (const auto* s : {&r.enc, &r.dec}) {
+                double mbps = s->ops_per_s * static_cast<double>(r.size);
+                double best = s == &r.enc ? best_enc : best_dec;
+                double factor = mbps > 0 ? best / mbps : 0.0;
+                std::printf(",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,", s->median, s->mean, s->stddev,
+                            s->p99, s->min, s->max);
+                if (factor < 1.005) {
+                    std::printf("fastest");
+                } else {
+                    std::printf("%.2fx slower", factor);
+                }
+            }
+            std::printf(",%.2f,%.2f,%.2f", r.doc_ratio, r.enc_allocs, r.dec_allocs);
+        }
+        std::printf("\n");
+    }
+    std::fflush(stdout);
+    return 0;
+}
+
+}  // namespace
+
+int run_bench(int argc, char** argv) {
+    options opt;
+    for (int i = 0; i < argc; ++i) {
+        std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "polycodec-loadtest: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--data") {
+            opt.data.push_back(value());
+        } else if (a == "--ms") {
+            opt.ms = std::max(1, std::atoi(value().c_str()));
+        } else if (a == "--stats") {
+            opt.stats = true;
+        } else if (a == "--pin") {
+            opt.pin = std::atoi(value().c_str());
+        } else if (a == "--formats") {
+            std::string list = value();
+            if (list != "all") {
+                std::size_t p = 0;
+                while (p <= list.size()) {
+                    auto c = list.find(',', p);
+                    opt.only.push_back(list.substr(p, c - p));
+                    if (c == std::string::npos) {
+                        break;
+                    }
+                    p = c + 1;
+                }
+            }
+        } else {
+            std::fprintf(stderr, "polycodec-loadtest bench: unknown argument %s\n", a.c_str());
+            return 2;
+        }
+    }
+    if (opt.data.empty()) {
+        opt.data = {std::string(POLYCODEC_FIXTURES_DIR) + "/bench.json",
+                    std::string(POLYCODEC_FIXTURES_DIR) + "/records.json"};
+    }
+    if (opt.pin >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(opt.pin, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0) {
+            std::perror("polycodec-loadtest: sched_setaffinity");
+            return 2;
+        }
+    }
+    print_header(opt);
+    for (const auto& d : opt.data) {
+        if (int rc = bench_file(d, opt); rc != 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+}  // namespace polycodec::loadtest

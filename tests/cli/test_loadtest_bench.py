@@ -1,0 +1,44 @@
+"""`polycodec-loadtest bench --ms 50` as a smoke test: one row per implemented format, the
+CSV columns of DESIGN section 8, and no allocation in steady state. No speed threshold."""
+import csv
+import io
+import os
+import subprocess
+import unittest
+
+
+class BenchSmoke(unittest.TestCase):
+    def test_table_has_a_row_per_format_and_allocates_nothing(self):
+        lt = os.environ.get("POLYCODEC_LOADTEST_BIN")
+        pc = os.environ.get("POLYCODEC_BIN")
+        if not lt or not pc:
+            raise unittest.SkipTest("run through ctest")
+        ready = [l.split()[1] for l in subprocess.run([pc, "formats"], capture_output=True,
+                                                      text=True).stdout.splitlines()[1:]
+                 if " ready " in l]
+        p = subprocess.run([lt, "bench", "--ms", "50", "--stats"], capture_output=True,
+                           text=True, timeout=500)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        tables = [t for t in p.stdout.split("# data: ")[1:]]
+        self.assertEqual(len(tables), 2)  # bench.json and records.json
+        for t in tables:
+            body = "\n".join(l for l in t.splitlines()[1:] if not l.startswith("#"))
+            rows = list(csv.DictReader(io.StringIO(body)))
+            self.assertEqual(list(rows[0].keys())[:6],
+                             ["format", "size_bytes", "encode_ops", "encode_MBps", "decode_ops",
+                              "decode_MBps"])
+            names = [r["format"] for r in rows]
+            skipped = [l for l in t.splitlines() if l.startswith("# ") and "skipped" in l]
+            for name in ready:
+                self.assertTrue(name in names or any(l.startswith("# %s:" % name)
+                                                     for l in skipped), name)
+            self.assertIn("json", names)
+            for r in rows:
+                self.assertGreater(float(r["encode_ops"]), 0)
+                self.assertGreater(float(r["decode_MBps"]), 0)
+                self.assertEqual(float(r["decode_allocs_per_op"]), 0.0, r["format"])
+                self.assertEqual(float(r["encode_allocs_per_op"]), 0.0, r["format"])
+
+
+if __name__ == "__main__":
+    unittest.main()
