@@ -15,3 +15,7 @@ if(POLYCODEC_SANITIZE)
                            -fno-omit-frame-pointer -fno-sanitize-recover=all)
     target_link_options(polycodec_flags INTERFACE -fsanitize=${POLYCODEC_SANITIZE})
 endif()
+if(POLYCODEC_FUZZ)
+    # Coverage instrumentation for libFuzzer in every library the targets link.
+    target_compile_options(polycodec_flags INTERFACE -fsanitize=fuzzer-no-link)
+endif()
