@@ -4,18 +4,30 @@
 #include <string_view>
 
 #include "bench.hpp"
+#include "peers.hpp"
 
 namespace {
 const char* usage =
     "usage:\n"
     "  polycodec-loadtest bench [--data FILE.json]... [--ms 2000] [--stats] [--pin CPU]\n"
-    "                           [--formats all|json,cbor,...]\n";
+    "                           [--formats all|json,cbor,...]\n"
+    "  polycodec-loadtest peers [--data FILE.json]... [--ms 1000]\n";
 }
 
 int main(int argc, char** argv) {
     std::string_view cmd = argc > 1 ? argv[1] : "";
     if (cmd == "bench") {
         return polycodec::loadtest::run_bench(argc - 2, argv + 2);
+    }
+    if (cmd == "peers") {
+#ifdef POLYCODEC_HAVE_PEERS
+        return polycodec::loadtest::run_peers(argc - 2, argv + 2);
+#else
+        std::fputs("polycodec-loadtest: peers was not built (its libraries were missing at "
+                   "configure time; scripts/deps.sh installs them)\n",
+                   stderr);
+        return 2;
+#endif
     }
     if (cmd == "--help" || cmd == "help") {
         std::fputs(usage, stdout);

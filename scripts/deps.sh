@@ -11,6 +11,7 @@ build_pkgs=(
     libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
     libgtest-dev libgmock-dev
+    rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(
     python3 python3-yaml nodejs npm curl prometheus
