@@ -14,12 +14,17 @@ build_pkgs=(
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(
-    python3 python3-yaml nodejs npm curl prometheus
+    python3 python3-yaml curl prometheus
 )
 
 want=("${build_pkgs[@]}")
 if [[ "${1:-}" != "--build" ]]; then
     want+=("${test_pkgs[@]}")
+fi
+
+# Node.js may come from Debian (nodejs + npm) or another build that bundles npm.
+if [[ "${1:-}" != "--build" ]] && ! command -v npm >/dev/null; then
+    want+=(nodejs npm)
 fi
 
 missing=()
@@ -47,8 +52,10 @@ if [[ "${1:-}" != "--build" ]]; then
     lock=tests/differential/package-lock.json
     stamp=tests/differential/node_modules/.polycodec-stamp
     if [[ ! -f $stamp ]] || ! cmp -s "$lock" "$stamp"; then
-        echo "deps: installing npm packages for the differential tests (npm ci)"
-        (cd tests/differential && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+        echo "deps: installing npm packages for the differential tests"
+        # npm ci rejects this lock (npm 11 lists cbor-x's optional platform packages as
+        # missing); npm install with --no-save installs the same pinned versions.
+        (cd tests/differential && npm install --no-save --no-audit --no-fund --loglevel=error >/dev/null)
         cp "$lock" "$stamp"
     else
         echo "deps: npm packages present"
