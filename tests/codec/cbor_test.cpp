@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "support/support.hpp"
@@ -210,6 +211,37 @@ TEST(CborDecode, DepthLimit) {
     EXPECT_EQ(test::decode_error(format_id::cbor, tags).code, errc::depth_exceeded);
 }
 
+TEST(CborDecode, CanonicalIsStrict) {
+    // canonical=true accepts only the deterministic encoding of RFC 8949 section 4.2.1.
+    decode_options strict;
+    strict.canonical = true;
+    const error_case cases[] = {
+        {"18 17", errc::malformed, 0},                 // 23 in two bytes
+        {"82 01 19 00 ff", errc::malformed, 2},        // 255 in three bytes
+        {"5f ff", errc::malformed, 0},                 // indefinite length
+        {"9f ff", errc::malformed, 0},
+        {"a2 61 62 01 61 61 02", errc::malformed, 4},  // "b" before "a"
+        {"a2 61 61 01 61 61 02", errc::duplicate_key, 4},
+        {"a2 18 64 01 0a 02", errc::malformed, 4},     // 100 before 10
+        {"fa 3f c0 00 00", errc::malformed, 0},        // 1.5 fits in a half
+        {"fb 3f f8 00 00 00 00 00 00", errc::malformed, 0},
+        {"f9 7e 01", errc::malformed, 0},              // NaN other than f97e00
+        {"c2 41 01", errc::malformed, 0},              // bignum within 64 bits
+        {"c2 4a 00 01 00 00 00 00 00 00 00 00", errc::malformed, 0},  // leading zero
+    };
+    for (const auto& c : cases) {
+        EXPECT_TRUE(decode(format_id::cbor, hex(c.hex), *std::make_unique<document>()))
+            << c.hex << " is well-formed without canonical";
+        error e = test::decode_error(format_id::cbor, hex(c.hex), strict);
+        EXPECT_EQ(e.code, c.code) << c.hex << ": " << describe(e);
+        EXPECT_EQ(e.offset, c.offset) << c.hex << ": " << describe(e);
+    }
+    for (const char* ok : {"a3 0a 01 18 64 02 20 03", "f9 7e 00", "fa 47 c3 50 00",
+                           "c2 49 01 00 00 00 00 00 00 00 00", "1b 00 00 00 01 00 00 00 00"}) {
+        EXPECT_TRUE(decode(format_id::cbor, hex(ok), *std::make_unique<document>(), strict)) << ok;
+    }
+}
+
 // ---- encoding ----
 
 std::string enc(const document& d, const encode_options& opt = {}) {
@@ -320,6 +352,12 @@ TEST(CborEncode, CanonicalSortsKeysByEncodedBytes) {
     b.end_map();
     b.end_map();
     EXPECT_EQ(enc(d, opt), "a6 0a a2 61 61 02 61 62 01 18 64 02 20 03 61 7a 04 62 61 61 05 f4 08");
+    decode_options strict;
+    strict.canonical = true;
+    // The deterministic form passes the strict reader and writes back unchanged.
+    std::string canonical = test::must_encode(format_id::cbor, d, opt);
+    document back = test::must_decode(format_id::cbor, canonical, strict);
+    EXPECT_EQ(to_hex(test::must_encode(format_id::cbor, back)), to_hex(canonical));
     EXPECT_EQ(enc(d), "a6 f4 08 62 61 61 05 20 03 18 64 02 61 7a 04 0a a2 61 62 01 61 61 02");
 }
 

@@ -86,11 +86,22 @@ bool double_to_half(double d, std::uint16_t& h) noexcept {
     return false;
 }
 
+// The additional information (25, 26, 27) of the shortest float that holds `d` exactly.
+int shortest_float_ai(double d) noexcept {
+    std::uint16_t h;
+    if (std::isnan(d) || double_to_half(d, h)) {
+        return 25;
+    }
+    return static_cast<double>(static_cast<float>(d)) == d ? 26 : 27;
+}
+
 // ---- reader ----
 
 class cbor_reader {
 public:
-    cbor_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+    // strict: accept only the deterministic encoding of RFC 8949 section 4.2.1
+    // (canonical=true).
+    cbor_reader(std::string_view in, builder& b, bool strict) : in_(in), b_(b), strict_(strict) {}
 
     result<void> run() {
         if (auto r = read_item(false); !r) {
@@ -152,6 +163,10 @@ private:
                                        std::string("indefinite length is not allowed for ") +
                                            major_name(h.major)));
             }
+            if (strict_ && h.major != 7) {
+                return fail(make_error(errc::malformed, p,
+                                       "indefinite length is not allowed in deterministic CBOR"));
+            }
             h.next = p + 1;
             return {};
         }
@@ -165,6 +180,13 @@ private:
             h.arg = (h.arg << 8) | at(p + 1)[i];
         }
         h.next = p + 1 + n;
+        if (strict_ && h.major != 7 &&
+            h.arg < (h.ai == 24 ? 24 : std::uint64_t{1} << (8 * (n / 2)) ) ) {
+            return fail(make_error(errc::malformed, p,
+                                   "argument " + std::to_string(h.arg) + " in " +
+                                       std::to_string(n) +
+                                       " bytes is not the shortest form (deterministic CBOR)"));
+        }
         return {};
     }
 
@@ -364,9 +386,22 @@ private:
                 }
             }
         } else {
+            std::string_view prev;
             for (std::uint64_t i = 0; i < h.arg; ++i) {
+                const std::size_t key_start = pos_;
                 if (auto r = read_item(true); !r) {
                     return r;
+                }
+                if (strict_) {
+                    // RFC 8949 section 4.2.1: keys in the bytewise order of their encodings.
+                    std::string_view key = in_.substr(key_start, pos_ - key_start);
+                    if (i != 0 && !(prev < key)) {
+                        return fail(make_error(
+                            prev == key ? errc::duplicate_key : errc::malformed, key_start,
+                            prev == key ? std::string("duplicate map key")
+                                        : std::string("map keys out of deterministic order")));
+                    }
+                    prev = key;
                 }
                 if (auto r = read_item(false); !r) {
                     return r;
@@ -462,6 +497,11 @@ private:
                     bigint_limbs a = bigint_from_bytes(s);
                     std::uint64_t v;
                     bool neg = h.arg == tag_neg_bignum;
+                    if (strict_ && (bigint_to_u64(a, v) || s[0] == 0)) {
+                        return fail(make_error(errc::malformed, h.start,
+                                               "a bignum with leading zeros or within 64 bits "
+                                               "is not deterministic CBOR"));
+                    }
                     if (bigint_to_u64(a, v)) {
                         // Fits in 64 bits: an ordinary integer.
                         if (!neg) {
@@ -518,9 +558,19 @@ private:
                 return {};
             case 25:
             case 26:
-            case 27:
-                b_.add_double(float_value(h));
+            case 27: {
+                const double d = float_value(h);
+                if (strict_ && shortest_float_ai(d) != h.ai) {
+                    return fail(make_error(errc::malformed, h.start,
+                                           "float not in its shortest form (deterministic CBOR)"));
+                }
+                if (strict_ && std::isnan(d) && h.arg != 0x7e00) {
+                    return fail(make_error(errc::malformed, h.start,
+                                           "NaN must be written as f97e00 (deterministic CBOR)"));
+                }
+                b_.add_double(d);
                 return {};
+            }
             case 31:
                 return fail(make_error(errc::malformed, h.start,
                                        "break (0xff) outside an indefinite-length item"));
@@ -545,11 +595,12 @@ private:
 
     std::string_view in_;
     builder& b_;
+    bool strict_;
     std::size_t pos_ = 0;
 };
 
-result<void> decode_cbor(std::string_view in, builder& b, const decode_options&) {
-    cbor_reader r(in, b);
+result<void> decode_cbor(std::string_view in, builder& b, const decode_options& opt) {
+    cbor_reader r(in, b, opt.canonical);
     return r.run();
 }
 
