@@ -1,0 +1,166 @@
+"""Differential tests of MessagePack: the polycodec binary against @msgpack/msgpack (node,
+tests/differential/ref_msgpack.mjs) and Python's json module, in both directions."""
+import base64
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+from binary_values import (Ext, Pairs, Timestamp, assert_same, loads_pairs,  # noqa: E402
+                           normalize, to_typed)
+
+FIXTURES = ["records.json", "bench.json"]
+JSON_BENCH = ["twitter.json", "citm_catalog.json", "canada.json"]
+
+# JSON-model edge values (ours -> node, compared strictly where JavaScript can tell).
+EDGE_JSON = b"""{"pos":[0,127,128,255,256,65535,65536,4294967295,4294967296,9007199254740993,
+9223372036854775807,9223372036854775808,18446744073709551615],
+"neg":[-1,-32,-33,-128,-129,-32768,-32769,-2147483648,-2147483649,-9223372036854775808],
+"floats":[0.1,-2.5,1e300,5e-324,-0.0,3.4028234663852886e38,0.5],
+"nested":[[[{"a":[1,{"b":null}],"c":{}}]],[]],
+"unicode":["h\\u00e9llo","\\u65e5\\u672c\\u8a9e","\\ud83d\\ude00","a\\u0000b","\\u0000"],
+"empty":"","t":true,"f":false,"n":null}"""
+
+# Values beyond JSON (node -> ours -> node).
+EDGE_VALUES = Pairs([
+    ("bytes", b"\x00\x01\xfe\xff"),
+    ("empty_bytes", b""),
+    ("bin16", bytes(range(256)) * 2),
+    ("bin32", b"\xab" * 70000),
+    ("str16", "\u00e9" * 200),
+    ("str32", "x" * 70000),
+    ("u64max", 2**64 - 1),
+    ("i64min", -2**63),
+    ("ints", [0, -1, 127, 128, -32, -33, 2**31, -2**31 - 1, 2**53 + 1, -2**53 - 1]),
+    ("floats", [0.1, -2.5, 1e300, 5e-324, float("nan"), float("inf"), float("-inf")]),
+    ("nested", [[[Pairs([("a", [1, Pairs([("b", None)])])])]]]),
+    ("unicode", ["h\u00e9llo", "\u65e5\u672c\u8a9e", "\U0001f600", "a\x00b"]),
+    ("timestamps", [Timestamp(0), Timestamp(1514862245, 678901234), Timestamp(2**32 - 1),
+                    Timestamp(2**32), Timestamp(2**34, 1), Timestamp(-1, 999999999),
+                    Timestamp(253402300799, 999999999), Timestamp(-2208988800)]),
+    ("ext", [Ext(5, b"abc"), Ext(-128, b""), Ext(127, b"x" * 16), Ext(1, b"y" * 300)]),
+    ("array16", list(range(20))),
+    ("map16", Pairs([("k%02d" % i, i) for i in range(20)])),
+    ("flags", [True, False, None]),
+])
+
+
+def to_msgpack(data, *extra):
+    return common.convert(["--from", "json", "--to", "msgpack", *extra], data)[1]
+
+
+def from_msgpack(data, to="json"):
+    return common.convert(["--from", "msgpack", "--to", to], data)[1]
+
+
+def node_decode(data):
+    return json.loads(common.node("ref_msgpack.mjs", ["decode"], data))
+
+
+def node_encode(value):
+    return common.node("ref_msgpack.mjs", ["encode"], json.dumps(to_typed(value)).encode())
+
+
+class ConvertRoundTrip(unittest.TestCase):
+    """json -> msgpack -> json with polycodec alone: identical values, int and float apart."""
+
+    def check(self, data, name):
+        packed = to_msgpack(data)
+        back = from_msgpack(packed)
+        common.same_value(self, json.loads(back), json.loads(data), name)
+        self.assertEqual(normalize(loads_pairs(back)), normalize(loads_pairs(data)), name)
+
+    def test_fixtures(self):
+        for name in FIXTURES:
+            with self.subTest(name):
+                self.check(common.fixture(name), name)
+
+    def test_json_bench(self):
+        for name in JSON_BENCH:
+            with self.subTest(name):
+                with open(common.corpus("json-bench", name), "rb") as f:
+                    self.check(f.read(), name)
+
+    def test_edge_json(self):
+        self.check(EDGE_JSON, "edge")
+
+
+class NodeDecodesOurs(unittest.TestCase):
+    def test_fixtures(self):
+        for name in FIXTURES:
+            with self.subTest(name):
+                data = common.fixture(name)
+                assert_same(self, normalize(node_decode(to_msgpack(data))),
+                            normalize(loads_pairs(data)), name)
+
+    def test_edge_json(self):
+        got = node_decode(to_msgpack(EDGE_JSON))
+        assert_same(self, normalize(got), normalize(loads_pairs(EDGE_JSON)), "edge")
+        # JavaScript keeps these apart: floats stay floats, big integers are BigInt.
+        floats = dict(got["$map"])["floats"]
+        self.assertEqual(floats[4], {"$float": "-0.0"})
+        self.assertEqual(dict(got["$map"])["pos"][-1], {"$int": "18446744073709551615"})
+
+
+class WeDecodeNodes(unittest.TestCase):
+    def test_fixtures(self):
+        for name in FIXTURES:
+            with self.subTest(name):
+                data = common.fixture(name)
+                back = from_msgpack(node_encode(loads_pairs(data)))
+                assert_same(self, normalize(loads_pairs(back)), normalize(loads_pairs(data)), name)
+
+    def test_edge_values_both_ways(self):
+        theirs = node_encode(EDGE_VALUES)
+        # We decode theirs and write it again; they decode ours.
+        ours = from_msgpack(theirs, "msgpack")
+        assert_same(self, normalize(node_decode(ours)), normalize(EDGE_VALUES), "edge")
+        # Bytes as base64url text and timestamps as RFC 3339 text in JSON (DESIGN section 3).
+        # (NaN and ext have no JSON form: left out here, see test_malformed for exit 3.)
+        plain = Pairs([(k, v) for k, v in EDGE_VALUES if k not in ("floats", "ext")])
+        as_json = json.loads(from_msgpack(node_encode(plain)))
+        self.assertEqual(as_json["bytes"], base64.urlsafe_b64encode(b"\x00\x01\xfe\xff")
+                         .decode().rstrip("="))
+        self.assertEqual(as_json["timestamps"], [t.text() for t in dict(EDGE_VALUES)["timestamps"]])
+        self.assertEqual(as_json["u64max"], 2**64 - 1)
+
+    def test_byte_exact_against_reference(self):
+        # Where the reference writes the smallest forms too (no doubles that are integral),
+        # our encoding of its output is the same bytes.
+        value = Pairs([(k, v) for k, v in EDGE_VALUES if k not in ("floats",)])
+        theirs = node_encode(value)
+        self.assertEqual(from_msgpack(theirs, "msgpack").hex(), theirs.hex())
+
+
+class Malformed(unittest.TestCase):
+    def test_exit_2_with_offset(self):
+        cases = [
+            (b"\x92\x01\xc1", "byte 2"),                   # reserved 0xc1
+            (b"\xdd\xff\xff\xff\xff\x01\x02", "byte 0"),   # 2^32-1 elements in 7 bytes
+            (b"\x81\xa1a\xcd\x01", "byte 5"),              # truncated uint 16
+            (b"\xa2\xc3\x28", "byte 1"),                   # invalid UTF-8
+        ]
+        for data, where in cases:
+            with self.subTest(data.hex()):
+                rc, out, err = common.convert(["--from", "msgpack", "--to", "json"], data,
+                                              check=False)
+                self.assertEqual(rc, 2, err)
+                self.assertIn(where, err)
+                self.assertEqual(out, b"")
+
+    def test_bignum_exit_3_names_path(self):
+        data = b'{"a":[1,123456789012345678901234567890]}'
+        rc, _, err = common.convert(["--from", "json", "--to", "msgpack"], data, check=False)
+        self.assertEqual(rc, 3, err)
+        self.assertIn("/a/1", err)
+        rc, out, err = common.convert(["--from", "json", "--to", "msgpack", "--lossy"], data,
+                                      check=False)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(normalize(node_decode(out)),
+                         normalize(Pairs([("a", [1, "123456789012345678901234567890"])])))
+
+
+if __name__ == "__main__":
+    unittest.main()
