@@ -203,7 +203,9 @@ result<void> decode_toml(std::string_view in, builder& b, const decode_options&)
             c = (c >= 'A' && c <= 'Z') ? char(c + 32) : c;
         }
         errc code = errc::unexpected_char;
-        if (lower.find("redefinition") != std::string::npos ||
+        if (lower.find("nested value depth") != std::string::npos) {
+            code = errc::depth_exceeded;
+        } else if (lower.find("redefinition") != std::string::npos ||
             lower.find("redefine") != std::string::npos ||
             lower.find("already defined") != std::string::npos) {
             code = errc::duplicate_key;
