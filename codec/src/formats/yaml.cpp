@@ -816,8 +816,7 @@ bool looks_typed(std::string_view s) {
     if (!t.empty() && (t[0] == '-' || t[0] == '+')) {
         t.remove_prefix(1);
     }
-    if (iequals(t, ".inf") || iequals(t, ".nan") || iequals(t, "inf") || iequals(t, "nan") ||
-        iequals(t, "infinity")) {
+    if (iequals(t, ".inf") || iequals(t, ".nan")) {
         return true;
     }
     if (t.empty()) {
