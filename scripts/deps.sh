@@ -14,6 +14,7 @@ build_pkgs=(
 )
 test_pkgs=(
     python3 nodejs npm curl
+    python3-yaml
 )
 
 want=("${build_pkgs[@]}")

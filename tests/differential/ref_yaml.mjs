@@ -38,6 +38,7 @@ function fromTagged(v) {
         if ("$float" in v) {
             const f = { nan: NaN, inf: Infinity, "-inf": -Infinity, "-0": -0 }[v.$float];
             const s = new YAML.Scalar(f);
+            s.minFractionDigits = 1;
             return s;
         }
         if ("$map" in v) return new Map(v.$map.map(([k, x]) => [fromTagged(k), fromTagged(x)]));
