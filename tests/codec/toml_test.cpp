@@ -222,6 +222,14 @@ TEST(TomlEncode, UnrepresentableUnlessLossy) {
     }
 }
 
+TEST(TomlEncode, CanonicalSortsKeys) {
+    encode_options opt;
+    opt.canonical = true;
+    EXPECT_EQ(toml_of(R"({"b":1,"a":{"z":1,"c":[{"y":1,"x":2}]},"0":{"q":{"s":1,"r":2}}})", opt),
+              "b = 1\n\n[0]\n\n[0.q]\nr = 2\ns = 1\n\n[a]\nz = 1\n\n[[a.c]]\nx = 2\ny = 1\n");
+    EXPECT_EQ(toml_of(R"({"m":[{"b":1,"a":2}, 1]})", opt), "m = [{ a = 2, b = 1 }, 1]\n");
+}
+
 TEST(TomlEncode, DuplicateKeysAreUnrepresentable) {
     document d;
     builder b(d);

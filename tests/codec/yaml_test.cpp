@@ -301,6 +301,17 @@ TEST(YamlEncode, LongKeysUseTheExplicitForm) {
     EXPECT_TRUE(equal(d, must_decode(format_id::yaml, yaml)));
 }
 
+TEST(YamlEncode, CanonicalSortsKeys) {
+    encode_options opt;
+    opt.canonical = true;
+    EXPECT_EQ(must_encode(format_id::yaml, from_json(R"({"b":1,"a":{"z":1,"c":[{"y":1,"x":2}]}})"), opt),
+              "a:\n  c:\n    - x: 2\n      'y': 1\n  z: 1\nb: 1\n");
+    // pretty changes nothing: block style is already indented.
+    encode_options pretty;
+    pretty.pretty = true;
+    EXPECT_EQ(must_encode(format_id::yaml, from_json(R"({"b":[1]})"), pretty), "b:\n  - 1\n");
+}
+
 TEST(YamlEncode, RecordsRoundTrip) {
     document d = must_decode(format_id::json,
                              test::read_file(test::fixtures_dir() / "records.json"));

@@ -434,6 +434,29 @@ private:
         path += tmp.view();
     }
 
+    // The entries of map `m` in writing order: the source order, or sorted by key text
+    // under canonical=true.
+    std::vector<std::size_t> writing_order(const std::vector<std::string>& keys) const {
+        std::vector<std::size_t> order(keys.size());
+        for (std::size_t j = 0; j < order.size(); ++j) {
+            order[j] = j;
+        }
+        if (opt_.canonical) {
+            std::stable_sort(order.begin(), order.end(),
+                             [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+        }
+        return order;
+    }
+
+    static std::vector<entry> entries_of(value m) {
+        std::vector<entry> ents;
+        ents.reserve(m.size());
+        for (entry e : m.entries()) {
+            ents.push_back(e);
+        }
+        return ents;
+    }
+
     // The entries of a table: simple keys first, then sub-tables and arrays of tables.
     result<void> table_body(value m, const std::string& path) {
         std::vector<std::string> keys;
@@ -441,13 +464,14 @@ private:
         if (auto r = prepare_keys(m, keys, skip); !r) {
             return r;
         }
-        std::vector<slot> slots(keys.size());
-        std::size_t i = 0;
-        for (auto [k, v] : m.entries()) {
+        std::vector<entry> ents = entries_of(m);
+        std::vector<std::size_t> order = writing_order(keys);
+        std::vector<slot> slots(keys.size(), slot::drop);
+        for (std::size_t i : order) {
             if (skip[i]) {
-                slots[i++] = slot::drop;
                 continue;
             }
+            value v = ents[i].val;
             auto s = classify(v);
             if (!s) {
                 return fail(s.error());
@@ -461,11 +485,10 @@ private:
                 }
                 out_.push_back('\n');
             }
-            ++i;
         }
-        i = 0;
-        for (auto [k, v] : m.entries()) {
+        for (std::size_t i : order) {
             slot s = slots[i];
+            value v = ents[i].val;
             if (s == slot::table || s == slot::table_array) {
                 std::string sub = path;
                 append_path(sub, keys[i]);
@@ -483,7 +506,6 @@ private:
                     return r;
                 }
             }
-            ++i;
         }
         return {};
     }
@@ -577,11 +599,11 @@ private:
                 if (auto r = prepare_keys(v, keys, skip); !r) {
                     return r;
                 }
+                std::vector<entry> ents = entries_of(v);
                 out_.push_back('{');
                 bool first = true;
-                std::size_t i = 0;
-                for (auto [k, e] : v.entries()) {
-                    std::size_t n = i++;
+                for (std::size_t n : writing_order(keys)) {
+                    value e = ents[n].val;
                     if (skip[n]) {
                         continue;
                     }

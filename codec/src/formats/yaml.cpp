@@ -8,6 +8,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -998,6 +999,10 @@ const char* tag_prefix(tag_space s) {
     }
 }
 
+std::string sort_text(value k) {
+    return k.kind() == kind::string ? std::string(k.get_string()) : to_debug_string(k);
+}
+
 class yaml_writer {
 public:
     yaml_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
@@ -1117,7 +1122,22 @@ private:
             }
             return {};
         }
-        for (auto [key, val] : v.entries()) {
+        std::vector<entry> sorted;
+        if (opt_.canonical) {
+            // canonical=true: entries sorted by key (strings by their bytes, other keys by
+            // their debug text), duplicates in source order.
+            for (entry e : v.entries()) {
+                sorted.push_back(e);
+            }
+            std::stable_sort(sorted.begin(), sorted.end(), [](const entry& a, const entry& b) {
+                return sort_text(a.key) < sort_text(b.key);
+            });
+        }
+        auto next = v.entries().begin();
+        for (std::size_t n = 0; n < v.size(); ++n) {
+            entry e = opt_.canonical ? sorted[n] : *next++;
+            value key = e.key;
+            value val = e.val;
             if (!(first && first_inline)) {
                 pad(indent);
             }
