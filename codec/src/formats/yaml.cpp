@@ -379,7 +379,6 @@ struct open_node {
     std::string anchor;       // "" when none
     bool is_map;
     bool expect_key;          // maps: the next element is a key
-    int tags;                 // tagged wrappers to close after the container
 };
 
 class yaml_reader {
@@ -393,7 +392,9 @@ public:
         if (has_event_) {
             yaml_event_delete(&ev_);
         }
-        yaml_parser_delete(&parser_);
+        if (initialized_) {
+            yaml_parser_delete(&parser_);
+        }
     }
     yaml_reader(const yaml_reader&) = delete;
     yaml_reader& operator=(const yaml_reader&) = delete;
@@ -406,6 +407,7 @@ public:
         if (yaml_parser_initialize(&parser_) == 0) {
             throw std::bad_alloc();
         }
+        initialized_ = true;
         yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(in_.data()),
                                      in_.size());
         yaml_parser_set_encoding(&parser_, YAML_UTF8_ENCODING);
@@ -592,7 +594,7 @@ private:
                 remember_anchor(anchor, start);
                 stack_.push_back({start, bytes_start,
                                   anchor != nullptr ? reinterpret_cast<const char*>(anchor) : "",
-                                  is_map, true, *tags});
+                                  is_map, true});
                 return {};
             }
             case YAML_SEQUENCE_END_EVENT:
@@ -681,10 +683,8 @@ private:
             b_.add_string(text);
             return {};
         }
-        if (!tag.empty() && tag != "?") {
-            // Unknown (local or global) tag on a plain scalar: the value is resolved as if
-            // untagged, see docs/formats/yaml.md.
-        }
+        // An unknown (local or global) tag on a plain scalar is dropped: the value resolves
+        // as if untagged (docs/formats/yaml.md).
         resolve_plain(text);
         return {};
     }
@@ -768,15 +768,13 @@ private:
         return {};
     }
 
-    // Closes the tags opened for elements that are now complete. Tagged wrappers of scalars
-    // close themselves in the builder; containers close theirs in end_container.
-
     std::string_view in_;
     builder& b_;
     const decode_options& opt_;
     yaml_parser_t parser_{};
     yaml_event_t ev_{};
     bool has_event_ = false;
+    bool initialized_ = false;
     std::vector<open_node> stack_;
     std::unordered_map<std::string, anchor_info> anchors_;
     std::size_t budget_;
