@@ -129,11 +129,13 @@ const encode_case encode_cases[] = {
     {"{}", ""},
     {R"({"a":1,"b":"x","c":true,"d":1.5,"e":-0.0,"f":1e300,"g":2.0})",
      "a = 1\nb = \"x\"\nc = true\nd = 1.5\ne = -0.0\nf = 1e+300\ng = 2.0\n"},
-    // Simple keys come before tables; tables get [headers] with quoted dotted paths.
-    {R"({"t":{"x":1},"s":2,"u v":{"w.z":{"k":[]}}})",
+    // Simple keys come before tables; tables get [headers] with quoted dotted paths. A table
+    // that comes before a simple key is written inline, which keeps the order of the map.
+    {R"({"s":2,"t":{"x":1},"u v":{"w.z":{"k":[]}}})",
      "s = 2\n\n[t]\nx = 1\n\n[\"u v\"]\n\n[\"u v\".\"w.z\"]\nk = []\n"},
-    // Arrays of tables; inline tables only inside arrays that are not all tables.
-    {R"({"p":[{"n":1,"q":{"r":3}},{"n":2}],"m":[1,{"a":1},[{"b":2}]],"e":[{}]})",
+    {R"({"t":{"x":1},"s":2,"p":[{"n":1}],"q":true})", "t = { x = 1 }\ns = 2\np = [{ n = 1 }]\nq = true\n"},
+    // Arrays of tables; inline tables inside arrays that are not all tables.
+    {R"({"m":[1,{"a":1},[{"b":2}]],"p":[{"n":1,"q":{"r":3}},{"n":2}],"e":[{}]})",
      "m = [1, { a = 1 }, [{ b = 2 }]]\n\n[[p]]\nn = 1\n\n[p.q]\nr = 3\n\n[[p]]\nn = 2\n\n[[e]]\n"},
     // Key quoting: bare keys are A-Za-z0-9_- only.
     {R"({"bare-key_1":1,"":2,"a.b":3,"\u00e9":4,"q\"":5})",
@@ -225,8 +227,8 @@ TEST(TomlEncode, UnrepresentableUnlessLossy) {
 TEST(TomlEncode, CanonicalSortsKeys) {
     encode_options opt;
     opt.canonical = true;
-    EXPECT_EQ(toml_of(R"({"b":1,"a":{"z":1,"c":[{"y":1,"x":2}]},"0":{"q":{"s":1,"r":2}}})", opt),
-              "b = 1\n\n[0]\n\n[0.q]\nr = 2\ns = 1\n\n[a]\nz = 1\n\n[[a.c]]\nx = 2\ny = 1\n");
+    EXPECT_EQ(toml_of(R"({"c":[{"y":1,"x":2}],"b":{"q":1,"p":2},"a":1})", opt),
+              "a = 1\n\n[b]\np = 2\nq = 1\n\n[[c]]\nx = 2\ny = 1\n");
     EXPECT_EQ(toml_of(R"({"m":[{"b":1,"a":2}, 1]})", opt), "m = [{ a = 2, b = 1 }, 1]\n");
 }
 
@@ -260,10 +262,20 @@ TEST(TomlEncode, RecordsRoundTripThroughWrapping) {
     value arr = back.root().find("records");
     ASSERT_EQ(arr.kind(), kind::array);
     ASSERT_EQ(arr.size(), records.root().size());
-    // Every non-null member survives with its value (tables move after simple keys).
+    // Every non-null member survives with its value, in order.
     auto it = arr.items().begin();
     for (value rec : records.root().items()) {
         value got = *it++;
+        std::string want_keys, got_keys;
+        for (auto [k, v] : rec.entries()) {
+            if (!v.is_null()) {
+                want_keys += std::string(k.get_string()) + ",";
+            }
+        }
+        for (auto [k, v] : got.entries()) {
+            got_keys += std::string(k.get_string()) + ",";
+        }
+        EXPECT_EQ(got_keys, want_keys);
         for (auto [k, v] : rec.entries()) {
             value g = got.find(k.get_string());
             if (v.is_null()) {

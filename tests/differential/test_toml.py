@@ -4,8 +4,9 @@ Both directions: the references read what polycodec writes, polycodec reads what
 writes (tomllib has no writer); values are compared with types kept. TOML needs a table at
 the root, so arrays are wrapped as {"records": [...]}, and it has no null, so fixtures with
 nulls are written with --lossy (nulls dropped, reported on stderr) and compared with the nulls
-removed. Our encoder moves sub-tables after the simple keys of a table (TOML requires it), so
-maps are compared without their key order.
+removed. Maps are compared without their key order against the references (JavaScript
+objects move integer-like keys first); our own round trips keep the order and are compared
+with it.
 """
 import datetime
 import json
@@ -201,12 +202,12 @@ class TomlDifferential(unittest.TestCase):
         toml_bytes = common.convert(["--from", "json", "--to", "toml", "--lossy"],
                                     json.dumps({"records": records}).encode())[1]
         back = ours_toml_to_json(toml_bytes)
-        same(self, back, {"records": drop_nulls(records)}, "records: ")
+        common.same_value(self, back, {"records": drop_nulls(records)}, "records: ")
         # Without nulls nothing is lost and nothing needs --lossy.
         clean = drop_nulls(records)
         toml_bytes = common.convert(["--from", "json", "--to", "toml"],
                                     json.dumps({"records": clean}).encode())[1]
-        same(self, ours_toml_to_json(toml_bytes), {"records": clean}, "records: ")
+        common.same_value(self, ours_toml_to_json(toml_bytes), {"records": clean}, "records: ")
 
     def test_unrepresentable_exit_3_with_path(self):
         cases = [

@@ -467,17 +467,33 @@ private:
         std::vector<entry> ents = entries_of(m);
         std::vector<std::size_t> order = writing_order(keys);
         std::vector<slot> slots(keys.size(), slot::drop);
-        for (std::size_t i : order) {
+        std::size_t last_simple = 0;  // position in `order` just past the last simple entry
+        for (std::size_t n = 0; n < order.size(); ++n) {
+            std::size_t i = order[n];
             if (skip[i]) {
                 continue;
             }
-            value v = ents[i].val;
-            auto s = classify(v);
+            auto s = classify(ents[i].val);
             if (!s) {
                 return fail(s.error());
             }
             slots[i] = *s;
             if (*s == slot::simple) {
+                last_simple = n + 1;
+            }
+        }
+        // TOML puts a table's simple keys before its sub-tables. To keep the order of the
+        // map, a table or array of tables that comes before a simple key is written inline;
+        // only those after the last simple key get [headers].
+        for (std::size_t n = 0; n < last_simple; ++n) {
+            std::size_t i = order[n];
+            if (slots[i] == slot::table || slots[i] == slot::table_array) {
+                slots[i] = slot::simple;
+            }
+        }
+        for (std::size_t i : order) {
+            value v = ents[i].val;
+            if (slots[i] == slot::simple) {
                 write_key_text(out_, keys[i]);
                 out_.append(" = ");
                 if (auto r = inline_value(v); !r) {
