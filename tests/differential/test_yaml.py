@@ -85,7 +85,7 @@ TRICKY_STRINGS = [
     " lead", "trail ", "  ", "tab\there", "line\nbreak", "cr\rlf", "nul\x00", "bell\x07",
     "esc\x1b", "del\x7f", "nel\x85", "nbsp\xa0", "ls\u2028ps\u2029", "bom\ufeff", "\ufffe",
     "emoji \U0001F600", "Ελληνικά", "東京", "it's", 'say "hi"', "back\\slash", "a:b", "a#b",
-    "---", "...", "--- x", "... x", "x:", "k: ", "plain text", "-", "?", ":",
+    "---", "...", "--- x", "... x", "x:", "k: ", "plain text", "-", "?", ":", "._5", ".", "._",
 ]
 
 EDGE = {

@@ -821,7 +821,8 @@ bool looks_typed(std::string_view s) {
     if (t.empty()) {
         return false;
     }
-    if (is_digit(t[0]) || (t[0] == '.' && t.size() > 1 && is_digit(t[1]))) {
+    // (YAML 1.1 also reads "._5" as a float.)
+    if (is_digit(t[0]) || (t[0] == '.' && t.size() > 1 && (is_digit(t[1]) || t[1] == '_'))) {
         // Anything made only of number characters is quoted (1_000, 0x1F, 1:20, 1e3, 1.2.3).
         bool numeric = true;
         for (char c : t) {
