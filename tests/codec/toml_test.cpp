@@ -9,8 +9,8 @@
 namespace polycodec {
 namespace {
 
-using test::decode_error;
 using test::dbg;
+using test::decode_error;
 using test::must_decode;
 using test::must_encode;
 
@@ -35,7 +35,8 @@ const decode_case decode_cases[] = {
     {"a = 1.5\nb = -0.0\nc = inf\nd = -inf\ne = nan\nf = 6.626e-34\ng = 1e6",
      R"({"a":1.5,"b":-0.0,"c":Infinity,"d":-Infinity,"e":NaN,"f":6.626e-34,"g":1e+06})"},
     {"a = true\nb = false", R"({"a":true,"b":false})"},
-    {R"(a = "tab\there \u00e9 \U0001F600")", "{\"a\":\"tab\\u0009here \xC3\xA9 \xF0\x9F\x98\x80\"}"},
+    {R"(a = "tab\there \u00e9 \U0001F600")",
+     "{\"a\":\"tab\\u0009here \xC3\xA9 \xF0\x9F\x98\x80\"}"},
     {"a = 'C:\\path'\nb = '''\nline1\nline2'''", R"({"a":"C:\\path","b":"line1\u000aline2"})"},
     // "Offset Date-Time", "Local Date-Time", "Local Date", "Local Time".
     {"odt1 = 1979-05-27T07:32:00Z\nodt2 = 1979-05-27T00:32:00-07:00\n"
@@ -48,8 +49,7 @@ const decode_case decode_cases[] = {
     {"zeta = 1\nalpha = 2\n[m]\ny = 1\nb = 2", R"({"zeta":1,"alpha":2,"m":{"y":1,"b":2}})"},
     {"[t.y]\nq = 1\n[t]\np = 2", R"({"t":{"y":{"q":1},"p":2}})"},
     {"a.b.c = 1\na.d = 2", R"({"a":{"b":{"c":1},"d":2}})"},
-    {"[[p]]\nn = 1\n[[p]]\nn = 2\n[p.q]\nr = 3",
-     R"({"p":[{"n":1},{"n":2,"q":{"r":3}}]})"},
+    {"[[p]]\nn = 1\n[[p]]\nn = 2\n[p.q]\nr = 3", R"({"p":[{"n":1},{"n":2,"q":{"r":3}}]})"},
     {"x = [1, \"a\", {b = 2}, [3]]", R"({"x":[1,"a",{"b":2},[3]]})"},
     {"\"quoted key\" = 1\n'lit' = 2\n\"\" = 3", R"({"quoted key":1,"lit":2,"":3})"},
 };
@@ -133,7 +133,8 @@ const encode_case encode_cases[] = {
     // that comes before a simple key is written inline, which keeps the order of the map.
     {R"({"s":2,"t":{"x":1},"u v":{"w.z":{"k":[]}}})",
      "s = 2\n\n[t]\nx = 1\n\n[\"u v\"]\n\n[\"u v\".\"w.z\"]\nk = []\n"},
-    {R"({"t":{"x":1},"s":2,"p":[{"n":1}],"q":true})", "t = { x = 1 }\ns = 2\np = [{ n = 1 }]\nq = true\n"},
+    {R"({"t":{"x":1},"s":2,"p":[{"n":1}],"q":true})",
+     "t = { x = 1 }\ns = 2\np = [{ n = 1 }]\nq = true\n"},
     // Arrays of tables; inline tables inside arrays that are not all tables.
     {R"({"m":[1,{"a":1},[{"b":2}]],"p":[{"n":1,"q":{"r":3}},{"n":2}],"e":[{}]})",
      "m = [1, { a = 1 }, [{ b = 2 }]]\n\n[[p]]\nn = 1\n\n[p.q]\nr = 3\n\n[[p]]\nn = 2\n\n[[e]]\n"},
@@ -195,8 +196,7 @@ const unrep_case unrep_cases[] = {
     {R"({"a":{"b":null,"c":1}})", "/a/b", "[a]\nc = 1\n", "null_dropped"},
     {R"([1,2])", "", "root = [1, 2]\n", "root_wrapped"},
     {R"([{"a":1}])", "", "[[root]]\na = 1\n", "root_wrapped"},
-    {R"({"u":18446744073709551615})", "/u", "u = \"18446744073709551615\"\n",
-     "integer_to_string"},
+    {R"({"u":18446744073709551615})", "/u", "u = \"18446744073709551615\"\n", "integer_to_string"},
     {R"({"b":123456789012345678901234567890})", "/b", "b = \"123456789012345678901234567890\"\n",
      "integer_to_string"},
 };
@@ -360,8 +360,8 @@ std::string normalize_datetime(std::string_view s) {
     for (char c : s) {
         out += c == ' ' ? 'T' : (c >= 'a' && c <= 'z') ? char(c - 32) : c;
     }
-    if (out.size() >= 6 && (out.substr(out.size() - 6) == "+00:00" ||
-                            out.substr(out.size() - 6) == "-00:00")) {
+    if (out.size() >= 6 &&
+        (out.substr(out.size() - 6) == "+00:00" || out.substr(out.size() - 6) == "-00:00")) {
         out.replace(out.size() - 6, 6, "Z");
     }
     std::size_t dot = out.find('.');
@@ -422,8 +422,8 @@ bool same(value a, value b, std::string& why, const std::string& path = "") {
         }
         case kind::map: {
             if (a.size() != b.size()) {
-                why = path + ": map sizes differ " + to_debug_string(a) + " vs " +
-                      to_debug_string(b);
+                why =
+                    path + ": map sizes differ " + to_debug_string(a) + " vs " + to_debug_string(b);
                 return false;
             }
             for (auto [k, v] : a.entries()) {
@@ -491,8 +491,7 @@ TEST(TomlConformance, TomlTest100) {
                 if (!er) {
                     failure = "encode failed: " + describe(er.error());
                 } else if (auto br = decode(format_id::toml, out.view(), back); !br) {
-                    failure = "encoded output rejected: " + describe(br.error()) + "\n" +
-                              out.str();
+                    failure = "encoded output rejected: " + describe(br.error()) + "\n" + out.str();
                 } else if (!same(back.root(), expected.root(), why)) {
                     failure = "encoded output decodes differently: " + why;
                 } else {
@@ -515,9 +514,10 @@ TEST(TomlConformance, TomlTest100) {
             }
         }
     }
-    std::printf("toml-test 1.0.0: valid %d/%d decode equal, %d/%d encode round trip; "
-                "invalid %d/%d rejected; %d known exceptions\n",
-                valid_ok, valid, encode_ok, valid, invalid_ok, invalid, known);
+    std::printf(
+        "toml-test 1.0.0: valid %d/%d decode equal, %d/%d encode round trip; "
+        "invalid %d/%d rejected; %d known exceptions\n",
+        valid_ok, valid, encode_ok, valid, invalid_ok, invalid, known);
     EXPECT_EQ(valid, 210);
     EXPECT_EQ(invalid, 499);
     for (const auto& u : unexpected) {

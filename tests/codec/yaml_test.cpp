@@ -8,8 +8,8 @@
 namespace polycodec {
 namespace {
 
-using test::decode_error;
 using test::dbg;
+using test::decode_error;
 using test::must_decode;
 using test::must_encode;
 
@@ -43,7 +43,8 @@ const decode_case decode_cases[] = {
     // Explicit tags.
     {"[!!str 1, !!int '2', !!float 3, !!bool true, !!null '', ! 12]",
      R"(["1",2,3.0,true,null,"12"])"},
-    {"a: !!binary aGVsbG8=\nb: !!binary |\n  aGVs\n  bG8=\n", R"({"a":b64"aGVsbG8=","b":b64"aGVsbG8="})"},
+    {"a: !!binary aGVsbG8=\nb: !!binary |\n  aGVs\n  bG8=\n",
+     R"({"a":b64"aGVsbG8=","b":b64"aGVsbG8="})"},
     {"- !!timestamp 2001-12-14t21:59:43.10-05:00\n- !!timestamp 2001-12-14 21:59:43.10 -5\n"
      "- !!timestamp 2001-12-15T02:59:43.1Z\n- !!timestamp 2002-12-14\n"
      "- !!timestamp 1979-05-27T07:32:00\n- !!timestamp 07:32:00.5",
@@ -53,14 +54,17 @@ const decode_case decode_cases[] = {
     {"[!foo 12, !foo 'x', !<tag:example.com,2000:app/foo> bar, !cbor/32 'http://a']",
      R"([12,"x","bar",tag(32, "http://a")])"},
     // Anchors and aliases.
-    {"a: &x {k: [1, 2]}\nb: *x\nc: &s str\nd: *s", R"({"a":{"k":[1,2]},"b":{"k":[1,2]},"c":"str","d":"str"})"},
+    {"a: &x {k: [1, 2]}\nb: *x\nc: &s str\nd: *s",
+     R"({"a":{"k":[1,2]},"b":{"k":[1,2]},"c":"str","d":"str"})"},
     {"- &a 1\n- &a 2\n- *a", "[1,2,2]"},
     // Non-string keys keep their kind; duplicates are kept.
     {"1: a\ntrue: b\nnull: c\n1.5: d\n1: e", R"({1:"a",true:"b",null:"c",1.5:"d",1:"e"})"},
     {"", "null"},
     {"# only a comment\n", "null"},
     {"--- 42\n...\n", "42"},
-    {"\xEF\xBB\xBFkey: \"\xC3\xA9\\u00e9\\x41\\t\"", "{\"key\":\"\xC3\xA9\xC3\xA9" "A\\u0009\"}"},
+    {"\xEF\xBB\xBFkey: \"\xC3\xA9\\u00e9\\x41\\t\"",
+     "{\"key\":\"\xC3\xA9\xC3\xA9"
+     "A\\u0009\"}"},
     {"literal: |\n  a\n  b\nfolded: >\n  a\n  b\n",
      R"({"literal":"a\u000ab\u000a","folded":"a b\u000a"})"},
     {"<<: {a: 1}", R"({"<<":{"a":1}})"},
@@ -162,9 +166,9 @@ TEST(YamlDecode, BillionLaughsFailsFast) {
     auto t0 = std::chrono::steady_clock::now();
     document d;
     auto r = decode(format_id::yaml, doc, d);
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                  std::chrono::steady_clock::now() - t0)
-                  .count();
+    auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, errc::size_exceeded);
     EXPECT_EQ(r.error().line, 5u);  // the first alias past the budget
@@ -211,7 +215,8 @@ const encode_case encode_cases[] = {
     {R"(["a\nb","tab\there","nul\u0000","esc\u001b","del\u007f","nel\u0085","ls\u2028","q\"\\"])",
      "- \"a\\nb\"\n- \"tab\\there\"\n- \"nul\\0\"\n- \"esc\\e\"\n- \"del\\x7F\"\n- \"nel\\u0085\"\n"
      "- \"ls\\L\"\n- q\"\\\n"},
-    {R"({"1":"int-like key","true":1,"":2,"a b":3})", "'1': int-like key\n'true': 1\n'': 2\na b: 3\n"},
+    {R"({"1":"int-like key","true":1,"":2,"a b":3})",
+     "'1': int-like key\n'true': 1\n'': 2\na b: 3\n"},
 };
 
 TEST(YamlEncode, ExactOutput) {
@@ -304,8 +309,9 @@ TEST(YamlEncode, LongKeysUseTheExplicitForm) {
 TEST(YamlEncode, CanonicalSortsKeys) {
     encode_options opt;
     opt.canonical = true;
-    EXPECT_EQ(must_encode(format_id::yaml, from_json(R"({"b":1,"a":{"z":1,"c":[{"y":1,"x":2}]}})"), opt),
-              "a:\n  c:\n    - x: 2\n      'y': 1\n  z: 1\nb: 1\n");
+    EXPECT_EQ(
+        must_encode(format_id::yaml, from_json(R"({"b":1,"a":{"z":1,"c":[{"y":1,"x":2}]}})"), opt),
+        "a:\n  c:\n    - x: 2\n      'y': 1\n  z: 1\nb: 1\n");
     // pretty changes nothing: block style is already indented.
     encode_options pretty;
     pretty.pretty = true;
@@ -313,8 +319,8 @@ TEST(YamlEncode, CanonicalSortsKeys) {
 }
 
 TEST(YamlEncode, RecordsRoundTrip) {
-    document d = must_decode(format_id::json,
-                             test::read_file(test::fixtures_dir() / "records.json"));
+    document d =
+        must_decode(format_id::json, test::read_file(test::fixtures_dir() / "records.json"));
     document back = must_decode(format_id::yaml, must_encode(format_id::yaml, d));
     EXPECT_TRUE(equal(d, back));
 }
@@ -391,10 +397,17 @@ bool base64_equal(std::string_view raw, std::string_view text) {
 bool same(value a, value b) {
     auto num = [](value v, double& d) {
         switch (v.kind()) {
-            case kind::int64: d = static_cast<double>(v.get_int()); return true;
-            case kind::uint64: d = static_cast<double>(v.get_uint()); return true;
-            case kind::float64: d = v.get_double(); return true;
-            default: return false;
+            case kind::int64:
+                d = static_cast<double>(v.get_int());
+                return true;
+            case kind::uint64:
+                d = static_cast<double>(v.get_uint());
+                return true;
+            case kind::float64:
+                d = v.get_double();
+                return true;
+            default:
+                return false;
         }
     };
     double x, y;
@@ -539,10 +552,11 @@ TEST(YamlConformance, YamlTestSuite) {
             unexpected.push_back(name + ": " + failure);
         }
     }
-    std::printf("yaml-test-suite: %d/%d cases pass (%d error cases rejected of %d, %d values "
-                "equal in.json of %d, %d decoded streams re-encoded and read back equal); "
-                "%d complex-key cases refused as unrepresentable; %d known failures\n",
-                passed, cases, errors_ok, errors, values_ok, values, reencoded, unsupported, known);
+    std::printf(
+        "yaml-test-suite: %d/%d cases pass (%d error cases rejected of %d, %d values "
+        "equal in.json of %d, %d decoded streams re-encoded and read back equal); "
+        "%d complex-key cases refused as unrepresentable; %d known failures\n",
+        passed, cases, errors_ok, errors, values_ok, values, reencoded, unsupported, known);
     for (const auto& u : unexpected) {
         ADD_FAILURE() << u;
     }

@@ -206,8 +206,8 @@ result<void> decode_toml(std::string_view in, builder& b, const decode_options&)
         if (lower.find("nested value depth") != std::string::npos) {
             code = errc::depth_exceeded;
         } else if (lower.find("redefinition") != std::string::npos ||
-            lower.find("redefine") != std::string::npos ||
-            lower.find("already defined") != std::string::npos) {
+                   lower.find("redefine") != std::string::npos ||
+                   lower.find("already defined") != std::string::npos) {
             code = errc::duplicate_key;
         } else if (lower.find("end-of-file") != std::string::npos ||
                    lower.find("end of file") != std::string::npos || off >= in.size()) {
@@ -243,13 +243,27 @@ void write_basic_string(output_buffer& out, std::string_view s) {
         out.append(s.data() + run, i - run);
         run = i + 1;
         switch (c) {
-            case '"': out.append("\\\""); break;
-            case '\\': out.append("\\\\"); break;
-            case '\b': out.append("\\b"); break;
-            case '\t': out.append("\\t"); break;
-            case '\n': out.append("\\n"); break;
-            case '\f': out.append("\\f"); break;
-            case '\r': out.append("\\r"); break;
+            case '"':
+                out.append("\\\"");
+                break;
+            case '\\':
+                out.append("\\\\");
+                break;
+            case '\b':
+                out.append("\\b");
+                break;
+            case '\t':
+                out.append("\\t");
+                break;
+            case '\n':
+                out.append("\\n");
+                break;
+            case '\f':
+                out.append("\\f");
+                break;
+            case '\r':
+                out.append("\\r");
+                break;
             default: {
                 char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
                 out.append(buf, 6);
@@ -304,7 +318,8 @@ public:
             std::string path;
             return table_body(root, path);
         }
-        if (!allow_lossy(opt_, root, "root_wrapped", "non-table root written as the key \"root\"")) {
+        if (!allow_lossy(opt_, root, "root_wrapped",
+                         "non-table root written as the key \"root\"")) {
             return fail(unrepresentable(root, "a non-table root is not representable in toml"));
         }
         // As if the root were {"root": value}.
@@ -377,7 +392,8 @@ private:
             default: {
                 std::string dbg = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(k, "map key " + dbg + " is not representable in toml"));
+                    return fail(
+                        unrepresentable(k, "map key " + dbg + " is not representable in toml"));
                 }
                 text = std::move(dbg);
                 return {};
@@ -416,8 +432,8 @@ private:
                 }
                 value key = (*it).key;
                 if (!allow_lossy(opt_, key, "duplicate_key_dropped", "duplicate key dropped")) {
-                    return fail(unrepresentable(key, "duplicate key \"" + keys[n] +
-                                                         "\" is not representable in toml"));
+                    return fail(unrepresentable(
+                        key, "duplicate key \"" + keys[n] + "\" is not representable in toml"));
                 }
                 skip[n] = true;
             }

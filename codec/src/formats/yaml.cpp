@@ -3,12 +3,12 @@
 // See docs/formats/yaml.md for every decision (tags, timestamps, quoting).
 #include <yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <new>
 #include <string>
-#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -38,9 +38,7 @@ bool all_of(std::string_view s, bool (*pred)(char)) {
     return true;
 }
 bool is_oct(char c) { return c >= '0' && c <= '7'; }
-bool is_hex(char c) {
-    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool is_dig(char c) { return is_digit(c); }
 
 bool core_null(std::string_view s) {
@@ -190,7 +188,8 @@ bool add_core_float(builder& b, std::string_view s) {
         bool huge = false;
         for (char c : t) {
             if (c == 'e' || c == 'E') {
-                huge = t.find('-', static_cast<std::size_t>(&c - t.data())) == std::string_view::npos;
+                huge =
+                    t.find('-', static_cast<std::size_t>(&c - t.data())) == std::string_view::npos;
                 break;
             }
         }
@@ -349,7 +348,8 @@ std::size_t mark_to_offset(std::string_view in, const yaml_mark_t& m) {
         } else if (c == '\r') {
             ++line;
             i += (i + 1 < in.size() && in[i + 1] == '\n') ? 2 : 1;
-        } else if (c == 0xC2 && i + 1 < in.size() && static_cast<unsigned char>(in[i + 1]) == 0x85) {
+        } else if (c == 0xC2 && i + 1 < in.size() &&
+                   static_cast<unsigned char>(in[i + 1]) == 0x85) {
             ++line;
             i += 2;
         } else if (c == 0xE2 && in.substr(i, 3) >= "\xE2\x80\xA8" &&
@@ -368,8 +368,8 @@ std::size_t mark_to_offset(std::string_view in, const yaml_mark_t& m) {
 }
 
 struct anchor_info {
-    std::size_t index = 0;     // tape index of the anchored element
-    std::size_t size = 0;      // its words * 8 + payload bytes, once complete
+    std::size_t index = 0;  // tape index of the anchored element
+    std::size_t size = 0;   // its words * 8 + payload bytes, once complete
     bool complete = false;
 };
 
@@ -378,7 +378,7 @@ struct open_node {
     std::size_t bytes_start;  // payload buffer size when it started
     std::string anchor;       // "" when none
     bool is_map;
-    bool expect_key;          // maps: the next element is a key
+    bool expect_key;  // maps: the next element is a key
 };
 
 class yaml_reader {
@@ -561,7 +561,8 @@ private:
         auto it = anchors_.find(name);
         if (it != anchors_.end() && it->second.index == index) {
             it->second.complete = true;
-            it->second.size = (b_.next_index() - index) * 8 + (b_.doc().bytes().size() - bytes_start);
+            it->second.size =
+                (b_.next_index() - index) * 8 + (b_.doc().bytes().size() - bytes_start);
         }
     }
 
@@ -625,8 +626,8 @@ private:
         std::string name = reinterpret_cast<const char*>(ev_.data.alias.anchor);
         auto it = anchors_.find(name);
         if (it == anchors_.end()) {
-            return fail(make_error(errc::unexpected_char, at,
-                                   "alias *" + name + " refers to no anchor"));
+            return fail(
+                make_error(errc::unexpected_char, at, "alias *" + name + " refers to no anchor"));
         }
         if (!it->second.complete) {
             return fail(make_error(errc::unexpected_char, at,
@@ -644,7 +645,8 @@ private:
         }
         budget_ -= it->second.size;
         if (!b_.add_copy(src)) {
-            return fail(make_error(errc::size_exceeded, at, "document larger than its size budget"));
+            return fail(
+                make_error(errc::size_exceeded, at, "document larger than its size budget"));
         }
         return {};
     }
@@ -790,9 +792,25 @@ result<void> decode_yaml(std::string_view in, builder& b, const decode_options& 
 
 bool yaml_indicator(char c) {
     switch (c) {
-        case '-': case '?': case ':': case ',': case '[': case ']': case '{': case '}':
-        case '#': case '&': case '*': case '!': case '|': case '>': case '\'': case '"':
-        case '%': case '@': case '`':
+        case '-':
+        case '?':
+        case ':':
+        case ',':
+        case '[':
+        case ']':
+        case '{':
+        case '}':
+        case '#':
+        case '&':
+        case '*':
+        case '!':
+        case '|':
+        case '>':
+        case '\'':
+        case '"':
+        case '%':
+        case '@':
+        case '`':
             return true;
         default:
             return false;
@@ -904,15 +922,33 @@ void write_double_quoted(output_buffer& out, std::string_view s) {
         } else if (c < 0x20 || c == 0x7f) {
             flush(i, 1);
             switch (c) {
-                case 0: out.append("\\0"); break;
-                case '\a': out.append("\\a"); break;
-                case '\b': out.append("\\b"); break;
-                case '\t': out.append("\\t"); break;
-                case '\n': out.append("\\n"); break;
-                case '\v': out.append("\\v"); break;
-                case '\f': out.append("\\f"); break;
-                case '\r': out.append("\\r"); break;
-                case 0x1b: out.append("\\e"); break;
+                case 0:
+                    out.append("\\0");
+                    break;
+                case '\a':
+                    out.append("\\a");
+                    break;
+                case '\b':
+                    out.append("\\b");
+                    break;
+                case '\t':
+                    out.append("\\t");
+                    break;
+                case '\n':
+                    out.append("\\n");
+                    break;
+                case '\v':
+                    out.append("\\v");
+                    break;
+                case '\f':
+                    out.append("\\f");
+                    break;
+                case '\r':
+                    out.append("\\r");
+                    break;
+                case 0x1b:
+                    out.append("\\e");
+                    break;
                 default: {
                     char buf[4] = {'\\', 'x', hex_digits[c >> 4], hex_digits[c & 15]};
                     out.append(buf, 4);
@@ -991,10 +1027,14 @@ void write_float(output_buffer& out, double d) {
 
 const char* tag_prefix(tag_space s) {
     switch (s) {
-        case tag_space::cbor: return "!cbor/";
-        case tag_space::msgpack_ext: return "!msgpack/";
-        case tag_space::bson: return "!bson/";
-        default: return "!tag/";
+        case tag_space::cbor:
+            return "!cbor/";
+        case tag_space::msgpack_ext:
+            return "!msgpack/";
+        case tag_space::bson:
+            return "!bson/";
+        default:
+            return "!tag/";
     }
 }
 
@@ -1171,7 +1211,8 @@ private:
         if (inner.is_container()) {
             std::string text = to_debug_string(k);
             if (!allow_lossy(opt_, k, "key_to_string", "complex key written as its text")) {
-                return fail(unrepresentable(k, "map key " + text + " is not representable in yaml"));
+                return fail(
+                    unrepresentable(k, "map key " + text + " is not representable in yaml"));
             }
             write_string(out_, text);
             return {};
