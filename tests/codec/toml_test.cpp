@@ -1,2 +1,529 @@
-// Tests of the toml codec: spec examples, error positions, exact encodings.
+// Tests of the toml codec: spec examples, error positions, exact encodings, toml-test.
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
 #include "support/support.hpp"
+
+namespace polycodec {
+namespace {
+
+using test::dbg;
+using test::decode_error;
+using test::must_decode;
+using test::must_encode;
+
+document from_json(std::string_view json) { return must_decode(format_id::json, json); }
+
+std::string toml_of(std::string_view json, const encode_options& opt = {}) {
+    return must_encode(format_id::toml, from_json(json), opt);
+}
+
+// ---- decoding ----
+
+struct decode_case {
+    const char* toml;
+    const char* expected;  // to_debug_string of the decoded document
+};
+
+// TOML 1.0.0: "Keys are on the left of the equals sign and values are on the right."
+const decode_case decode_cases[] = {
+    {"", "{}"},
+    {"a = 1\nb = -2\nc = 0x1F\nd = 0o17\ne = 0b101\nf = 1_000",
+     R"({"a":1,"b":-2,"c":31,"d":15,"e":5,"f":1000})"},
+    {"a = 1.5\nb = -0.0\nc = inf\nd = -inf\ne = nan\nf = 6.626e-34\ng = 1e6",
+     R"({"a":1.5,"b":-0.0,"c":Infinity,"d":-Infinity,"e":NaN,"f":6.626e-34,"g":1e+06})"},
+    {"a = true\nb = false", R"({"a":true,"b":false})"},
+    {R"(a = "tab\there \u00e9 \U0001F600")",
+     "{\"a\":\"tab\\u0009here \xC3\xA9 \xF0\x9F\x98\x80\"}"},
+    {"a = 'C:\\path'\nb = '''\nline1\nline2'''", R"({"a":"C:\\path","b":"line1\u000aline2"})"},
+    // "Offset Date-Time", "Local Date-Time", "Local Date", "Local Time".
+    {"odt1 = 1979-05-27T07:32:00Z\nodt2 = 1979-05-27T00:32:00-07:00\n"
+     "odt3 = 1979-05-27T00:32:00.999999-07:00\nodt4 = 1979-05-27 07:32:00Z",
+     R"({"odt1":t"1979-05-27T07:32:00Z","odt2":t"1979-05-27T00:32:00-07:00",)"
+     R"("odt3":t"1979-05-27T00:32:00.999999-07:00","odt4":t"1979-05-27T07:32:00Z"})"},
+    {"ldt = 1979-05-27T07:32:00\nld = 1979-05-27\nlt = 00:32:00.500",
+     R"({"ldt":t"1979-05-27T07:32:00","ld":t"1979-05-27","lt":t"00:32:00.5"})"},
+    // Keys keep the order of the source (toml++ itself sorts them).
+    {"zeta = 1\nalpha = 2\n[m]\ny = 1\nb = 2", R"({"zeta":1,"alpha":2,"m":{"y":1,"b":2}})"},
+    {"[t.y]\nq = 1\n[t]\np = 2", R"({"t":{"y":{"q":1},"p":2}})"},
+    {"a.b.c = 1\na.d = 2", R"({"a":{"b":{"c":1},"d":2}})"},
+    {"[[p]]\nn = 1\n[[p]]\nn = 2\n[p.q]\nr = 3", R"({"p":[{"n":1},{"n":2,"q":{"r":3}}]})"},
+    {"x = [1, \"a\", {b = 2}, [3]]", R"({"x":[1,"a",{"b":2},[3]]})"},
+    {"\"quoted key\" = 1\n'lit' = 2\n\"\" = 3", R"({"quoted key":1,"lit":2,"":3})"},
+};
+
+TEST(TomlDecode, SpecExamples) {
+    for (const auto& c : decode_cases) {
+        document d = must_decode(format_id::toml, c.toml);
+        EXPECT_EQ(dbg(d), c.expected) << c.toml;
+    }
+}
+
+TEST(TomlDecode, TimestampKinds) {
+    document d = must_decode(format_id::toml,
+                             "a = 1979-05-27T07:32:00Z\nb = 1979-05-27T07:32:00\n"
+                             "c = 1979-05-27\nd = 07:32:00");
+    const timestamp_kind kinds[] = {timestamp_kind::offset_date_time,
+                                    timestamp_kind::local_date_time, timestamp_kind::local_date,
+                                    timestamp_kind::local_time};
+    int i = 0;
+    for (auto [k, v] : d.root().entries()) {
+        ASSERT_EQ(v.kind(), kind::timestamp);
+        EXPECT_EQ(v.get_timestamp_kind(), kinds[i++]) << k.get_string();
+    }
+}
+
+struct error_case {
+    const char* toml;
+    errc code;
+    std::uint64_t offset;
+    std::uint32_t line, column;
+};
+
+const error_case error_cases[] = {
+    // "Unspecified values are invalid."
+    {"a = ", errc::unexpected_eof, 4, 1, 5},
+    {"a = 1\nb = [1, 2\n", errc::unexpected_eof, 16, 3, 1},
+    // "Defining a key multiple times is invalid."
+    {"a = 1\na = 2\n", errc::duplicate_key, 10, 2, 5},
+    {"[t]\nx = 1\n[t]\n", errc::duplicate_key, 10, 3, 1},
+    {"a = \"bad \\q escape\"\n", errc::invalid_string, 10, 1, 11},
+    {"a = 01\n", errc::invalid_number, 6, 1, 7},
+    {"a = 1\n= 2\n", errc::unexpected_char, 6, 2, 1},
+    {"x = 1 y = 2", errc::unexpected_char, 6, 1, 7},
+    {"a = \"\xff\"", errc::invalid_utf8, 5, 1, 6},
+    {"k = \"\xCE\xB1\" z", errc::unexpected_char, 9, 1, 9},
+};
+
+TEST(TomlDecode, ErrorsCarryPositions) {
+    for (const auto& c : error_cases) {
+        error e = decode_error(format_id::toml, c.toml);
+        EXPECT_EQ(e.code, c.code) << c.toml << ": " << describe(e);
+        EXPECT_EQ(e.offset, c.offset) << c.toml << ": " << describe(e);
+        EXPECT_EQ(e.line, c.line) << c.toml << ": " << describe(e);
+        EXPECT_EQ(e.column, c.column) << c.toml << ": " << describe(e);
+        EXPECT_EQ(e.format, format_id::toml);
+        EXPECT_FALSE(e.message.empty());
+        EXPECT_NE(e.message.front(), 'E') << e.message;
+    }
+}
+
+TEST(TomlDecode, DepthLimit) {
+    std::string deep = "a = " + std::string(300, '[') + std::string(300, ']');
+    decode_options opt;
+    opt.limits.max_depth = 100;
+    error e = decode_error(format_id::toml, deep, opt);
+    EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
+}
+
+// ---- encoding ----
+
+struct encode_case {
+    const char* json;
+    const char* toml;
+};
+
+const encode_case encode_cases[] = {
+    {"{}", ""},
+    {R"({"a":1,"b":"x","c":true,"d":1.5,"e":-0.0,"f":1e300,"g":2.0})",
+     "a = 1\nb = \"x\"\nc = true\nd = 1.5\ne = -0.0\nf = 1e+300\ng = 2.0\n"},
+    // Simple keys come before tables; tables get [headers] with quoted dotted paths. A table
+    // that comes before a simple key is written inline, which keeps the order of the map.
+    {R"({"s":2,"t":{"x":1},"u v":{"w.z":{"k":[]}}})",
+     "s = 2\n\n[t]\nx = 1\n\n[\"u v\"]\n\n[\"u v\".\"w.z\"]\nk = []\n"},
+    {R"({"t":{"x":1},"s":2,"p":[{"n":1}],"q":true})",
+     "t = { x = 1 }\ns = 2\np = [{ n = 1 }]\nq = true\n"},
+    // Arrays of tables; inline tables inside arrays that are not all tables.
+    {R"({"m":[1,{"a":1},[{"b":2}]],"p":[{"n":1,"q":{"r":3}},{"n":2}],"e":[{}]})",
+     "m = [1, { a = 1 }, [{ b = 2 }]]\n\n[[p]]\nn = 1\n\n[p.q]\nr = 3\n\n[[p]]\nn = 2\n\n[[e]]\n"},
+    // Key quoting: bare keys are A-Za-z0-9_- only.
+    {R"({"bare-key_1":1,"":2,"a.b":3,"\u00e9":4,"q\"":5})",
+     "bare-key_1 = 1\n\"\" = 2\n\"a.b\" = 3\n\"\xC3\xA9\" = 4\n\"q\\\"\" = 5\n"},
+    // Basic strings escape controls, DEL, quotes and backslashes.
+    {R"({"s":"a\"b\\c\n\t\u0001\u007f\u00e9"})",
+     "s = \"a\\\"b\\\\c\\n\\t\\u0001\\u007F\xC3\xA9\"\n"},
+    {R"({"i":-9223372036854775808,"j":9223372036854775807})",
+     "i = -9223372036854775808\nj = 9223372036854775807\n"},
+};
+
+TEST(TomlEncode, ExactOutput) {
+    for (const auto& c : encode_cases) {
+        EXPECT_EQ(toml_of(c.json), c.toml) << c.json;
+    }
+}
+
+TEST(TomlEncode, FloatsAndTimestampsAndBytes) {
+    document d;
+    builder b(d);
+    b.begin_map();
+    b.add_string("inf");
+    b.add_double(HUGE_VAL);
+    b.add_string("ninf");
+    b.add_double(-HUGE_VAL);
+    b.add_string("nan");
+    b.add_double(std::nan(""));
+    b.add_string("odt");
+    b.add_timestamp("1979-05-27T07:32:00Z", timestamp_kind::offset_date_time);
+    b.add_string("lt");
+    b.add_timestamp("07:32:00.5", timestamp_kind::local_time);
+    b.add_string("bin");
+    b.add_bytes("\x01\xff");
+    b.add_int(7);  // integer key
+    b.add_int(8);
+    b.end_map();
+    EXPECT_EQ(must_encode(format_id::toml, d),
+              "inf = inf\nninf = -inf\nnan = nan\nodt = 1979-05-27T07:32:00Z\nlt = 07:32:00.5\n"
+              "bin = \"Af8\"\n7 = 8\n");
+    document back = must_decode(format_id::toml, must_encode(format_id::toml, d));
+    value odt = back.root().find("odt");
+    ASSERT_EQ(odt.kind(), kind::timestamp);
+    EXPECT_EQ(odt.get_timestamp_kind(), timestamp_kind::offset_date_time);
+    EXPECT_EQ(back.root().find("lt").get_timestamp_kind(), timestamp_kind::local_time);
+}
+
+struct unrep_case {
+    const char* json;
+    const char* path;
+    const char* lossy_toml;  // output under lossy=allow
+    const char* lossy_kind;
+};
+
+const unrep_case unrep_cases[] = {
+    {R"({"a":1,"n":null})", "/n", "a = 1\n", "null_dropped"},
+    {R"({"a":[1,null,2]})", "/a/1", "a = [1, 2]\n", "null_dropped"},
+    {R"({"a":{"b":null,"c":1}})", "/a/b", "[a]\nc = 1\n", "null_dropped"},
+    {R"([1,2])", "", "root = [1, 2]\n", "root_wrapped"},
+    {R"([{"a":1}])", "", "[[root]]\na = 1\n", "root_wrapped"},
+    {R"({"u":18446744073709551615})", "/u", "u = \"18446744073709551615\"\n", "integer_to_string"},
+    {R"({"b":123456789012345678901234567890})", "/b", "b = \"123456789012345678901234567890\"\n",
+     "integer_to_string"},
+};
+
+TEST(TomlEncode, UnrepresentableUnlessLossy) {
+    for (const auto& c : unrep_cases) {
+        document d = from_json(c.json);
+        output_buffer out;
+        auto r = encode(format_id::toml, d, out);
+        ASSERT_FALSE(r) << c.json << " -> " << out.str();
+        EXPECT_EQ(r.error().code, errc::unrepresentable);
+        EXPECT_EQ(r.error().path, c.path) << c.json;
+        EXPECT_EQ(r.error().format, format_id::toml);
+
+        lossy_report report;
+        encode_options opt;
+        opt.lossy = true;
+        opt.report = &report;
+        out.clear();
+        ASSERT_TRUE(encode(format_id::toml, d, out, opt)) << c.json;
+        EXPECT_EQ(out.str(), c.lossy_toml) << c.json;
+        ASSERT_FALSE(report.empty()) << c.json;
+        EXPECT_EQ(report[0].kind, c.lossy_kind) << c.json;
+        EXPECT_EQ(report[0].path, c.path) << c.json;
+    }
+}
+
+TEST(TomlEncode, CanonicalSortsKeys) {
+    encode_options opt;
+    opt.canonical = true;
+    EXPECT_EQ(toml_of(R"({"c":[{"y":1,"x":2}],"b":{"q":1,"p":2},"a":1})", opt),
+              "a = 1\n\n[b]\np = 2\nq = 1\n\n[[c]]\nx = 2\ny = 1\n");
+    EXPECT_EQ(toml_of(R"({"m":[{"b":1,"a":2}, 1]})", opt), "m = [{ a = 2, b = 1 }, 1]\n");
+}
+
+TEST(TomlEncode, DuplicateKeysAreUnrepresentable) {
+    document d;
+    builder b(d);
+    b.begin_map();
+    b.add_string("1");
+    b.add_int(1);
+    b.add_int(1);  // integer key with the same text
+    b.add_int(2);
+    b.end_map();
+    output_buffer out;
+    auto r = encode(format_id::toml, d, out);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::unrepresentable);
+    encode_options opt;
+    opt.lossy = true;
+    EXPECT_EQ(must_encode(format_id::toml, d, opt), "1 = 1\n");
+}
+
+TEST(TomlEncode, RecordsRoundTripThroughWrapping) {
+    std::string json = test::read_file(test::fixtures_dir() / "records.json");
+    document records = must_decode(format_id::json, json);
+    std::string wrapped = "{\"records\":" + json + "}";
+    document d = must_decode(format_id::json, wrapped);
+    encode_options opt;
+    opt.lossy = true;  // records.json has nulls ("note"), which TOML drops
+    std::string toml = must_encode(format_id::toml, d, opt);
+    document back = must_decode(format_id::toml, toml);
+    value arr = back.root().find("records");
+    ASSERT_EQ(arr.kind(), kind::array);
+    ASSERT_EQ(arr.size(), records.root().size());
+    // Every non-null member survives with its value, in order.
+    auto it = arr.items().begin();
+    for (value rec : records.root().items()) {
+        value got = *it++;
+        std::string want_keys, got_keys;
+        for (auto [k, v] : rec.entries()) {
+            if (!v.is_null()) {
+                want_keys += std::string(k.get_string()) + ",";
+            }
+        }
+        for (auto [k, v] : got.entries()) {
+            got_keys += std::string(k.get_string()) + ",";
+        }
+        EXPECT_EQ(got_keys, want_keys);
+        for (auto [k, v] : rec.entries()) {
+            value g = got.find(k.get_string());
+            if (v.is_null()) {
+                EXPECT_EQ(g.doc(), nullptr);
+                continue;
+            }
+            ASSERT_NE(g.doc(), nullptr) << k.get_string();
+            EXPECT_TRUE(equal(v, g)) << to_debug_string(v) << " vs " << to_debug_string(g);
+        }
+    }
+}
+
+// ---- toml-test (TOML 1.0.0 file list) ----
+
+// Builds a document from toml-test's tagged JSON: {"type": T, "value": "text"} is a scalar.
+bool tagged_to_doc(value j, builder& b, std::string& why) {
+    if (j.kind() == kind::array) {
+        b.begin_array();
+        for (value e : j.items()) {
+            if (!tagged_to_doc(e, b, why)) {
+                return false;
+            }
+        }
+        b.end_array();
+        return true;
+    }
+    if (j.kind() != kind::map) {
+        why = "unexpected JSON " + to_debug_string(j);
+        return false;
+    }
+    value type = j.find("type");
+    value val = j.find("value");
+    if (j.size() == 2 && type.doc() != nullptr && type.kind() == kind::string &&
+        val.doc() != nullptr && val.kind() == kind::string) {
+        std::string t(type.get_string());
+        std::string s(val.get_string());
+        if (t == "string") {
+            b.add_string(s);
+        } else if (t == "integer") {
+            b.add_int(std::strtoll(s.c_str(), nullptr, 10));
+        } else if (t == "float") {
+            std::string x = s;
+            if (x == "nan" || x == "+nan" || x == "-nan") {
+                b.add_double(std::nan(""));
+            } else if (x == "inf" || x == "+inf") {
+                b.add_double(HUGE_VAL);
+            } else if (x == "-inf") {
+                b.add_double(-HUGE_VAL);
+            } else {
+                b.add_double(std::strtod(x.c_str(), nullptr));
+            }
+        } else if (t == "bool") {
+            b.add_bool(s == "true");
+        } else if (t == "datetime") {
+            b.add_timestamp(s, timestamp_kind::offset_date_time);
+        } else if (t == "datetime-local") {
+            b.add_timestamp(s, timestamp_kind::local_date_time);
+        } else if (t == "date-local") {
+            b.add_timestamp(s, timestamp_kind::local_date);
+        } else if (t == "time-local") {
+            b.add_timestamp(s, timestamp_kind::local_time);
+        } else {
+            why = "unknown type " + t;
+            return false;
+        }
+        return true;
+    }
+    b.begin_map();
+    for (auto [k, v] : j.entries()) {
+        b.add_string(k.get_string());
+        if (!tagged_to_doc(v, b, why)) {
+            return false;
+        }
+    }
+    b.end_map();
+    return true;
+}
+
+// Date-times compared at millisecond precision: 'T', 'Z' and "+00:00" spellings unified.
+std::string normalize_datetime(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        out += c == ' ' ? 'T' : (c >= 'a' && c <= 'z') ? char(c - 32) : c;
+    }
+    if (out.size() >= 6 &&
+        (out.substr(out.size() - 6) == "+00:00" || out.substr(out.size() - 6) == "-00:00")) {
+        out.replace(out.size() - 6, 6, "Z");
+    }
+    std::size_t dot = out.find('.');
+    if (dot != std::string::npos) {
+        std::size_t end = dot + 1;
+        while (end < out.size() && out[end] >= '0' && out[end] <= '9') {
+            ++end;
+        }
+        std::string frac = out.substr(dot + 1, end - dot - 1);
+        frac.resize(3, '0');
+        out = out.substr(0, dot) + "." + frac + out.substr(end);
+    } else {
+        // No fraction: insert .000 after the seconds for comparison.
+        std::size_t colon = out.find(':');
+        if (colon != std::string::npos && colon + 6 <= out.size()) {
+            out.insert(colon + 6, ".000");
+        }
+    }
+    return out;
+}
+
+// Semantic equality of a decoded document and the expectation: maps by key (any order),
+// floats by value, date-times at millisecond precision.
+bool same(value a, value b, std::string& why, const std::string& path = "") {
+    if (a.kind() != b.kind()) {
+        why = path + ": " + to_debug_string(a) + " vs " + to_debug_string(b);
+        return false;
+    }
+    switch (a.kind()) {
+        case kind::float64: {
+            double x = a.get_double(), y = b.get_double();
+            if ((std::isnan(x) && std::isnan(y)) || x == y) {
+                return true;
+            }
+            why = path + ": " + to_debug_string(a) + " vs " + to_debug_string(b);
+            return false;
+        }
+        case kind::timestamp:
+            if (a.get_timestamp_kind() == b.get_timestamp_kind() &&
+                normalize_datetime(a.get_string()) == normalize_datetime(b.get_string())) {
+                return true;
+            }
+            why = path + ": " + to_debug_string(a) + " vs " + to_debug_string(b);
+            return false;
+        case kind::array: {
+            if (a.size() != b.size()) {
+                why = path + ": array sizes differ";
+                return false;
+            }
+            auto ib = b.items().begin();
+            std::size_t i = 0;
+            for (value x : a.items()) {
+                if (!same(x, *ib++, why, path + "/" + std::to_string(i++))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        case kind::map: {
+            if (a.size() != b.size()) {
+                why =
+                    path + ": map sizes differ " + to_debug_string(a) + " vs " + to_debug_string(b);
+                return false;
+            }
+            for (auto [k, v] : a.entries()) {
+                value w = b.find(k.get_string());
+                if (w.doc() == nullptr) {
+                    why = path + ": key " + std::string(k.get_string()) + " missing";
+                    return false;
+                }
+                if (!same(v, w, why, path + "/" + std::string(k.get_string()))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        default:
+            if (equal(a, b)) {
+                return true;
+            }
+            why = path + ": " + to_debug_string(a) + " vs " + to_debug_string(b);
+            return false;
+    }
+}
+
+// Exceptions of toml++ 3.3 against toml-test (TOML 1.0.0 list), each explained in
+// docs/formats/toml.md. Any other failure fails the test.
+const std::map<std::string, std::string> known_toml_test_failures = {
+#include "toml_known_failures.inc"
+};
+
+TEST(TomlConformance, TomlTest100) {
+    POLYCODEC_REQUIRE_CORPUS("toml/tests", dir);
+    std::ifstream list(dir / "files-toml-1.0.0");
+    ASSERT_TRUE(list) << "files-toml-1.0.0 missing";
+    std::string rel;
+    int valid = 0, valid_ok = 0, invalid = 0, invalid_ok = 0, encode_ok = 0, known = 0;
+    std::vector<std::string> unexpected;
+    while (std::getline(list, rel)) {
+        if (rel.size() < 5 || rel.substr(rel.size() - 5) != ".toml") {
+            continue;
+        }
+        std::string input = test::read_file(dir / rel);
+        document d;
+        auto r = decode(format_id::toml, input, d);
+        std::string failure;
+        if (rel.rfind("valid/", 0) == 0) {
+            ++valid;
+            std::string json_path = rel.substr(0, rel.size() - 5) + ".json";
+            document expected_json;
+            auto jr = decode(format_id::json, test::read_file(dir / json_path), expected_json);
+            ASSERT_TRUE(jr) << json_path;
+            document expected;
+            builder eb(expected);
+            std::string why;
+            ASSERT_TRUE(tagged_to_doc(expected_json.root(), eb, why)) << json_path << ": " << why;
+            if (!r) {
+                failure = "valid case rejected: " + describe(r.error());
+            } else if (!same(d.root(), expected.root(), why)) {
+                failure = "valid case decoded differently: " + why;
+            } else {
+                ++valid_ok;
+                // Our encoder's output of the expectation decodes back equal.
+                output_buffer out;
+                auto er = encode(format_id::toml, expected, out);
+                document back;
+                if (!er) {
+                    failure = "encode failed: " + describe(er.error());
+                } else if (auto br = decode(format_id::toml, out.view(), back); !br) {
+                    failure = "encoded output rejected: " + describe(br.error()) + "\n" + out.str();
+                } else if (!same(back.root(), expected.root(), why)) {
+                    failure = "encoded output decodes differently: " + why;
+                } else {
+                    ++encode_ok;
+                }
+            }
+        } else {
+            ++invalid;
+            if (r) {
+                failure = "invalid case accepted: " + dbg(d);
+            } else {
+                ++invalid_ok;
+            }
+        }
+        if (!failure.empty()) {
+            if (known_toml_test_failures.count(rel) != 0) {
+                ++known;
+            } else {
+                unexpected.push_back(rel + ": " + failure);
+            }
+        }
+    }
+    std::printf(
+        "toml-test 1.0.0: valid %d/%d decode equal, %d/%d encode round trip; "
+        "invalid %d/%d rejected; %d known exceptions\n",
+        valid_ok, valid, encode_ok, valid, invalid_ok, invalid, known);
+    EXPECT_EQ(valid, 210);
+    EXPECT_EQ(invalid, 499);
+    for (const auto& u : unexpected) {
+        ADD_FAILURE() << u;
+    }
+}
+
+}  // namespace
+}  // namespace polycodec

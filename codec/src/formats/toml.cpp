@@ -1,8 +1,676 @@
-// toml: not implemented yet (the registry answers errc::not_implemented).
+// TOML 1.0. Decoding uses toml++ (the Debian shared library, built with exceptions: its
+// parse_error is caught here at the boundary); keys come back in source order. The encoder is
+// our own. See docs/formats/toml.md.
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "detail/base64.hpp"
+#include "detail/lossy.hpp"
+#include "detail/number.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions toml_codec{};
+// ---- reader ----
+
+// toml++ reports 1-based lines (LF-terminated) and columns in code points.
+std::size_t position_to_offset(std::string_view in, std::uint32_t line, std::uint32_t column) {
+    std::size_t i = 0;
+    for (std::uint32_t l = 1; l < line && i < in.size(); ++i) {
+        if (in[i] == '\n') {
+            ++l;
+        }
+    }
+    for (std::uint32_t c = 1; c < column && i < in.size(); ++c) {
+        unsigned char b = static_cast<unsigned char>(in[i]);
+        i += b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    }
+    return std::min(i, in.size());
+}
+
+void append_2(std::string& out, unsigned v) {
+    out += static_cast<char>('0' + v / 10 % 10);
+    out += static_cast<char>('0' + v % 10);
+}
+
+void append_date(std::string& out, const toml::date& d) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%04u-", static_cast<unsigned>(d.year));
+    out += buf;
+    append_2(out, d.month);
+    out += '-';
+    append_2(out, d.day);
+}
+
+// HH:MM:SS with the fraction's trailing zeros trimmed (toml++ keeps nanoseconds).
+void append_time(std::string& out, const toml::time& t) {
+    append_2(out, t.hour);
+    out += ':';
+    append_2(out, t.minute);
+    out += ':';
+    append_2(out, t.second);
+    if (t.nanosecond != 0) {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, ".%09u", static_cast<unsigned>(t.nanosecond));
+        std::string_view f(buf);
+        while (f.back() == '0') {
+            f.remove_suffix(1);
+        }
+        out += f;
+    }
+}
+
+class toml_reader {
+public:
+    toml_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+
+    result<void> table(const toml::table& t) {
+        if (!b_.begin_map()) {
+            return limit(t);
+        }
+        // toml++ keeps a table's keys sorted; restore the order of the source.
+        std::vector<std::pair<const toml::key*, const toml::node*>> entries;
+        entries.reserve(t.size());
+        for (auto&& [k, v] : t) {
+            entries.emplace_back(&k, &v);
+        }
+        std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+            const auto& pa = a.first->source().begin;
+            const auto& pb = b.first->source().begin;
+            return pa.line != pb.line ? pa.line < pb.line : pa.column < pb.column;
+        });
+        for (const auto& [k, v] : entries) {
+            b_.add_string(k->str());
+            if (auto r = node(*v); !r) {
+                return r;
+            }
+        }
+        b_.end_map();
+        return {};
+    }
+
+private:
+    result<void> limit(const toml::node& n) {
+        const auto& p = n.source().begin;
+        return fail(make_error(b_.status(), position_to_offset(in_, p.line, p.column),
+                               b_.status() == errc::depth_exceeded
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                                   : std::string("document larger than its size budget")));
+    }
+
+    result<void> node(const toml::node& n) {
+        switch (n.type()) {
+            case toml::node_type::table:
+                return table(*n.as_table());
+            case toml::node_type::array: {
+                const toml::array& a = *n.as_array();
+                if (!b_.begin_array()) {
+                    return limit(n);
+                }
+                for (const toml::node& e : a) {
+                    if (auto r = node(e); !r) {
+                        return r;
+                    }
+                }
+                b_.end_array();
+                return {};
+            }
+            case toml::node_type::string:
+                b_.add_string(n.as_string()->get());
+                return {};
+            case toml::node_type::integer:
+                b_.add_int(n.as_integer()->get());
+                return {};
+            case toml::node_type::floating_point:
+                b_.add_double(n.as_floating_point()->get());
+                return {};
+            case toml::node_type::boolean:
+                b_.add_bool(n.as_boolean()->get());
+                return {};
+            case toml::node_type::date:
+                text_.clear();
+                append_date(text_, n.as_date()->get());
+                b_.add_timestamp(text_, timestamp_kind::local_date);
+                return {};
+            case toml::node_type::time:
+                text_.clear();
+                append_time(text_, n.as_time()->get());
+                b_.add_timestamp(text_, timestamp_kind::local_time);
+                return {};
+            case toml::node_type::date_time: {
+                const toml::date_time& dt = n.as_date_time()->get();
+                text_.clear();
+                append_date(text_, dt.date);
+                text_ += 'T';
+                append_time(text_, dt.time);
+                if (dt.offset) {
+                    int m = dt.offset->minutes;
+                    if (m == 0) {
+                        text_ += 'Z';
+                    } else {
+                        text_ += m < 0 ? '-' : '+';
+                        m = m < 0 ? -m : m;
+                        append_2(text_, static_cast<unsigned>(m / 60));
+                        text_ += ':';
+                        append_2(text_, static_cast<unsigned>(m % 60));
+                    }
+                }
+                b_.add_timestamp(text_, dt.offset ? timestamp_kind::offset_date_time
+                                                  : timestamp_kind::local_date_time);
+                return {};
+            }
+            default:
+                return {};
+        }
+    }
+
+    std::string_view in_;
+    builder& b_;
+    std::string text_;
+};
+
+result<void> decode_toml(std::string_view in, builder& b, const decode_options&) {
+    std::size_t valid = utf8_valid_prefix(in);
+    if (valid != in.size()) {
+        return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
+    }
+    toml::table root;
+    try {
+        root = toml::parse(in);
+    } catch (const toml::parse_error& e) {
+        const auto& p = e.source().begin;
+        std::size_t off = position_to_offset(in, p.line, p.column);
+        std::string msg(e.description());
+        if (!msg.empty() && msg.back() == '.') {
+            msg.pop_back();
+        }
+        // toml++ says "Error while parsing X: ..."; house style is lowercase.
+        if (msg.rfind("Error while", 0) == 0) {
+            msg.erase(0, 6);
+        }
+        if (!msg.empty() && msg[0] >= 'A' && msg[0] <= 'Z') {
+            msg[0] = static_cast<char>(msg[0] + 32);
+        }
+        std::string lower = msg;
+        for (char& c : lower) {
+            c = (c >= 'A' && c <= 'Z') ? char(c + 32) : c;
+        }
+        errc code = errc::unexpected_char;
+        if (lower.find("nested value depth") != std::string::npos) {
+            code = errc::depth_exceeded;
+        } else if (lower.find("redefinition") != std::string::npos ||
+                   lower.find("redefine") != std::string::npos ||
+                   lower.find("already defined") != std::string::npos) {
+            code = errc::duplicate_key;
+        } else if (lower.find("end-of-file") != std::string::npos ||
+                   lower.find("end of file") != std::string::npos || off >= in.size()) {
+            code = errc::unexpected_eof;
+        } else if (lower.find("escape") != std::string::npos ||
+                   lower.find("string") != std::string::npos) {
+            code = errc::invalid_string;
+        } else if (lower.find("integer") != std::string::npos ||
+                   lower.find("float") != std::string::npos ||
+                   lower.find("number") != std::string::npos) {
+            code = errc::invalid_number;
+        }
+        return fail(make_error(code, off, std::move(msg)));
+    }
+    toml_reader r(in, b);
+    return r.table(root);
+}
+
+// ---- writer ----
+
+constexpr char hex_digits[] = "0123456789ABCDEF";
+
+// A basic string: TOML 1.0 forbids control characters other than tab in it, so they (and
+// DEL) are escaped; \uXXXX for those without a short escape.
+void write_basic_string(output_buffer& out, std::string_view s) {
+    out.push_back('"');
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
+            continue;
+        }
+        out.append(s.data() + run, i - run);
+        run = i + 1;
+        switch (c) {
+            case '"':
+                out.append("\\\"");
+                break;
+            case '\\':
+                out.append("\\\\");
+                break;
+            case '\b':
+                out.append("\\b");
+                break;
+            case '\t':
+                out.append("\\t");
+                break;
+            case '\n':
+                out.append("\\n");
+                break;
+            case '\f':
+                out.append("\\f");
+                break;
+            case '\r':
+                out.append("\\r");
+                break;
+            default: {
+                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
+                out.append(buf, 6);
+            }
+        }
+    }
+    out.append(s.data() + run, s.size() - run);
+    out.push_back('"');
+}
+
+bool bare_key(std::string_view s) {
+    if (s.empty()) {
+        return false;
+    }
+    for (char c : s) {
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-')) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void write_key_text(output_buffer& out, std::string_view s) {
+    if (bare_key(s)) {
+        out.append(s);
+    } else {
+        write_basic_string(out, s);
+    }
+}
+
+// TOML floats: inf, -inf, nan; finite values in the shortest round-trip form with ".0" on
+// integral values ("1e+300" is a valid TOML float as it is).
+void write_float(output_buffer& out, double d) {
+    if (std::isnan(d)) {
+        out.append("nan");
+    } else if (std::isinf(d)) {
+        out.append(d > 0 ? "inf" : "-inf");
+    } else {
+        write_double(out, d);
+    }
+}
+
+enum class slot { drop, simple, table, table_array };
+
+class toml_writer {
+public:
+    toml_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> write_root(value root) {
+        if (root.kind() == kind::map) {
+            std::string path;
+            return table_body(root, path);
+        }
+        if (!allow_lossy(opt_, root, "root_wrapped",
+                         "non-table root written as the key \"root\"")) {
+            return fail(unrepresentable(root, "a non-table root is not representable in toml"));
+        }
+        // As if the root were {"root": value}.
+        std::string path = "root";
+        auto s = classify(root);
+        if (!s) {
+            return fail(s.error());
+        }
+        if (*s == slot::table_array) {
+            return table_array(root, path);
+        }
+        if (*s == slot::table) {
+            out_.append("[root]\n");
+            return table_body(root, path);
+        }
+        if (*s == slot::simple) {
+            out_.append("root = ");
+            if (auto r = inline_value(root); !r) {
+                return r;
+            }
+            out_.push_back('\n');
+        }
+        return {};
+    }
+
+private:
+    // How the value of a table entry is written: as `key = value`, as a [table], as an
+    // array of tables [[table]], or not at all (null under lossy).
+    result<slot> classify(value v) {
+        switch (v.kind()) {
+            case kind::null:
+                if (!allow_lossy(opt_, v, "null_dropped", "null dropped")) {
+                    return fail(unrepresentable(v, "null is not representable in toml"));
+                }
+                return slot::drop;
+            case kind::map:
+                return slot::table;
+            case kind::array: {
+                if (v.size() == 0) {
+                    return slot::simple;
+                }
+                for (value e : v.items()) {
+                    if (e.kind() != kind::map) {
+                        return slot::simple;
+                    }
+                }
+                return slot::table_array;
+            }
+            default:
+                return slot::simple;
+        }
+    }
+
+    // The text of a map key: strings as they are, integers as decimal text, timestamps as
+    // their RFC 3339 text; anything else only under lossy (its debug text).
+    result<void> key_text(value k, std::string& text) {
+        text.clear();
+        switch (k.kind()) {
+            case kind::string:
+            case kind::timestamp:
+            case kind::bignum:
+                text.assign(k.get_string());
+                return {};
+            case kind::int64:
+                text = std::to_string(k.get_int());
+                return {};
+            case kind::uint64:
+                text = std::to_string(k.get_uint());
+                return {};
+            default: {
+                std::string dbg = to_debug_string(k);
+                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                    return fail(
+                        unrepresentable(k, "map key " + dbg + " is not representable in toml"));
+                }
+                text = std::move(dbg);
+                return {};
+            }
+        }
+    }
+
+    // Key texts of map `m` and which entries to skip: duplicate keys (after the first) are
+    // unrepresentable, dropped under lossy.
+    result<void> prepare_keys(value m, std::vector<std::string>& keys, std::vector<bool>& skip) {
+        keys.clear();
+        keys.resize(m.size());
+        skip.assign(m.size(), false);
+        std::size_t i = 0;
+        for (auto [k, v] : m.entries()) {
+            if (auto r = key_text(k, keys[i]); !r) {
+                return r;
+            }
+            ++i;
+        }
+        if (keys.size() < 2) {
+            return {};
+        }
+        std::vector<std::size_t> idx(keys.size());
+        for (std::size_t j = 0; j < idx.size(); ++j) {
+            idx[j] = j;
+        }
+        std::stable_sort(idx.begin(), idx.end(),
+                         [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+        for (std::size_t j = 1; j < idx.size(); ++j) {
+            if (keys[idx[j]] == keys[idx[j - 1]]) {
+                std::size_t n = idx[j];
+                auto it = m.entries().begin();
+                for (std::size_t q = 0; q < n; ++q) {
+                    ++it;
+                }
+                value key = (*it).key;
+                if (!allow_lossy(opt_, key, "duplicate_key_dropped", "duplicate key dropped")) {
+                    return fail(unrepresentable(
+                        key, "duplicate key \"" + keys[n] + "\" is not representable in toml"));
+                }
+                skip[n] = true;
+            }
+        }
+        return {};
+    }
+
+    static void append_path(std::string& path, std::string_view key) {
+        output_buffer tmp;
+        write_key_text(tmp, key);
+        if (!path.empty()) {
+            path += '.';
+        }
+        path += tmp.view();
+    }
+
+    // The entries of map `m` in writing order: the source order, or sorted by key text
+    // under canonical=true.
+    std::vector<std::size_t> writing_order(const std::vector<std::string>& keys) const {
+        std::vector<std::size_t> order(keys.size());
+        for (std::size_t j = 0; j < order.size(); ++j) {
+            order[j] = j;
+        }
+        if (opt_.canonical) {
+            std::stable_sort(order.begin(), order.end(),
+                             [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+        }
+        return order;
+    }
+
+    static std::vector<entry> entries_of(value m) {
+        std::vector<entry> ents;
+        ents.reserve(m.size());
+        for (entry e : m.entries()) {
+            ents.push_back(e);
+        }
+        return ents;
+    }
+
+    // The entries of a table: simple keys first, then sub-tables and arrays of tables.
+    result<void> table_body(value m, const std::string& path) {
+        std::vector<std::string> keys;
+        std::vector<bool> skip;
+        if (auto r = prepare_keys(m, keys, skip); !r) {
+            return r;
+        }
+        std::vector<entry> ents = entries_of(m);
+        std::vector<std::size_t> order = writing_order(keys);
+        std::vector<slot> slots(keys.size(), slot::drop);
+        std::size_t last_simple = 0;  // position in `order` just past the last simple entry
+        for (std::size_t n = 0; n < order.size(); ++n) {
+            std::size_t i = order[n];
+            if (skip[i]) {
+                continue;
+            }
+            auto s = classify(ents[i].val);
+            if (!s) {
+                return fail(s.error());
+            }
+            slots[i] = *s;
+            if (*s == slot::simple) {
+                last_simple = n + 1;
+            }
+        }
+        // TOML puts a table's simple keys before its sub-tables. To keep the order of the
+        // map, a table or array of tables that comes before a simple key is written inline;
+        // only those after the last simple key get [headers].
+        for (std::size_t n = 0; n < last_simple; ++n) {
+            std::size_t i = order[n];
+            if (slots[i] == slot::table || slots[i] == slot::table_array) {
+                slots[i] = slot::simple;
+            }
+        }
+        for (std::size_t i : order) {
+            value v = ents[i].val;
+            if (slots[i] == slot::simple) {
+                write_key_text(out_, keys[i]);
+                out_.append(" = ");
+                if (auto r = inline_value(v); !r) {
+                    return r;
+                }
+                out_.push_back('\n');
+            }
+        }
+        for (std::size_t i : order) {
+            slot s = slots[i];
+            value v = ents[i].val;
+            if (s == slot::table || s == slot::table_array) {
+                std::string sub = path;
+                append_path(sub, keys[i]);
+                if (s == slot::table) {
+                    if (out_.size() != 0) {
+                        out_.push_back('\n');
+                    }
+                    out_.push_back('[');
+                    out_.append(sub);
+                    out_.append("]\n");
+                    if (auto r = table_body(v, sub); !r) {
+                        return r;
+                    }
+                } else if (auto r = table_array(v, sub); !r) {
+                    return r;
+                }
+            }
+        }
+        return {};
+    }
+
+    result<void> table_array(value a, const std::string& path) {
+        for (value e : a.items()) {
+            if (out_.size() != 0) {
+                out_.push_back('\n');
+            }
+            out_.append("[[");
+            out_.append(path);
+            out_.append("]]\n");
+            if (auto r = table_body(e, path); !r) {
+                return r;
+            }
+        }
+        return {};
+    }
+
+    result<void> inline_value(value v) {
+        switch (v.kind()) {
+            case kind::null:
+                // Only reached inside arrays and inline tables (entries are dropped earlier).
+                return fail(unrepresentable(v, "null is not representable in toml"));
+            case kind::boolean_false:
+                out_.append("false");
+                return {};
+            case kind::boolean_true:
+                out_.append("true");
+                return {};
+            case kind::int64:
+                write_int(out_, v.get_int());
+                return {};
+            case kind::uint64:
+            case kind::bignum: {
+                std::string digits = v.kind() == kind::uint64 ? std::to_string(v.get_uint())
+                                                              : std::string(v.get_string());
+                if (!allow_lossy(opt_, v, "integer_to_string",
+                                 "integer outside 64 bits written as a string")) {
+                    return fail(unrepresentable(
+                        v, "integer " + digits + " is outside the 64-bit range of toml"));
+                }
+                write_basic_string(out_, digits);
+                return {};
+            }
+            case kind::float64:
+                write_float(out_, v.get_double());
+                return {};
+            case kind::string:
+                write_basic_string(out_, v.get_string());
+                return {};
+            case kind::timestamp:
+                out_.append(v.get_string());
+                return {};
+            case kind::bytes:
+                // DESIGN section 3: bytes become base64 text (RFC 8949 section 6.1 style).
+                out_.push_back('"');
+                base64_encode(out_, v.get_string(), true);
+                out_.push_back('"');
+                return {};
+            case kind::tagged:
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in toml"));
+                }
+                return inline_value(v.tagged_value());
+            case kind::array: {
+                out_.push_back('[');
+                bool first = true;
+                for (value e : v.items()) {
+                    if (e.is_null()) {
+                        if (!allow_lossy(opt_, e, "null_dropped", "null dropped")) {
+                            return fail(unrepresentable(e, "null is not representable in toml"));
+                        }
+                        continue;
+                    }
+                    if (!first) {
+                        out_.append(", ");
+                    }
+                    first = false;
+                    if (auto r = inline_value(e); !r) {
+                        return r;
+                    }
+                }
+                out_.push_back(']');
+                return {};
+            }
+            case kind::map: {
+                std::vector<std::string> keys;
+                std::vector<bool> skip;
+                if (auto r = prepare_keys(v, keys, skip); !r) {
+                    return r;
+                }
+                std::vector<entry> ents = entries_of(v);
+                out_.push_back('{');
+                bool first = true;
+                for (std::size_t n : writing_order(keys)) {
+                    value e = ents[n].val;
+                    if (skip[n]) {
+                        continue;
+                    }
+                    if (e.is_null()) {
+                        if (!allow_lossy(opt_, e, "null_dropped", "null dropped")) {
+                            return fail(unrepresentable(e, "null is not representable in toml"));
+                        }
+                        continue;
+                    }
+                    out_.append(first ? " " : ", ");
+                    first = false;
+                    write_key_text(out_, keys[n]);
+                    out_.append(" = ");
+                    if (auto r = inline_value(e); !r) {
+                        return r;
+                    }
+                }
+                out_.append(first ? "}" : " }");
+                return {};
+            }
+        }
+        return {};
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+};
+
+result<void> encode_toml(const document& doc, output_buffer& out, const encode_options& opt) {
+    toml_writer w(out, opt);
+    return w.write_root(doc.root());
+}
+
+}  // namespace
+
+const codec_functions toml_codec{decode_toml, encode_toml};
 
 }  // namespace polycodec::detail
