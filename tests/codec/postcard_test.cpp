@@ -211,6 +211,7 @@ TEST(PostcardDecode, Errors) {
         std::uint64_t offset;
     } cases[] = {
         // A varint longer than 10 bytes.
+        {prim("U64"), "80 80 80 80 80 80 80 80 80 80 00", errc::invalid_number, 0},
         {prim("U64"), "ff ff ff ff ff ff ff ff ff ff 01", errc::invalid_number, 0},
         // The 10th byte of a u64 holds one bit.
         {prim("U64"), "ff ff ff ff ff ff ff ff ff 02", errc::invalid_number, 0},
