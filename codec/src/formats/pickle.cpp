@@ -682,6 +682,14 @@ private:
                                                " bytes beyond the limit of " +
                                                std::to_string(max_long_bytes)));
                 }
+                if (*len <= 8) {
+                    // The common case fits an int64: sign-extend without a big integer.
+                    std::uint64_t u = read_le(*len);
+                    if (*len > 0 && *len < 8 && (u >> (8 * *len - 1)) != 0) {
+                        u |= ~std::uint64_t{0} << (8 * *len);
+                    }
+                    return push(int_node(static_cast<std::int64_t>(u), op_at_));
+                }
                 big_integer v = from_twos_complement_le(in_.substr(pos_, *len));
                 pos_ += *len;
                 return push(big_node(v, op_at_));
@@ -1102,12 +1110,24 @@ private:
             out_.push_back(static_cast<char>(op::binint));
             put_le(static_cast<std::uint64_t>(v), 4);
         } else {
-            big_integer b;
-            b.neg = v < 0;
-            std::uint64_t m = b.neg ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
-            b.mag = {static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(m >> 32)};
-            b.trim();
-            write_long(b);
+            // LONG1 with the shortest two's complement, as CPython's encode_long.
+            char buf[10] = {static_cast<char>(op::long1), 0};
+            auto u = static_cast<std::uint64_t>(v);
+            int n = 8;
+            while (n > 1) {
+                unsigned top = (u >> (8 * (n - 1))) & 0xffu;
+                unsigned next = (u >> (8 * (n - 2))) & 0x80u;
+                if ((top == 0x00 && next == 0) || (top == 0xff && next != 0)) {
+                    --n;
+                } else {
+                    break;
+                }
+            }
+            buf[1] = static_cast<char>(n);
+            for (int i = 0; i < n; ++i) {
+                buf[2 + i] = static_cast<char>((u >> (8 * i)) & 0xff);
+            }
+            out_.append(buf, static_cast<std::size_t>(2 + n));
         }
     }
     void write_long(const big_integer& b) {
