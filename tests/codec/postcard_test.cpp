@@ -410,3 +410,44 @@ TEST(PostcardEncode, WithoutSchemaLikeSerdeJsonValue) {
 
 }  // namespace
 }  // namespace polycodec
+
+namespace polycodec {
+namespace {
+
+// Deterministic mutations of the fixtures' postcard bytes: a value or a clean error, never a
+// crash or a sanitizer report.
+TEST(PostcardDecode, MutatedInputsFailCleanly) {
+    auto s = schema_of(test::read_file(test::fixtures_dir() / "schemas" / "records.json"));
+    document d = test::must_decode(format_id::json,
+                                   test::read_file(test::fixtures_dir() / "records.json"));
+    std::string seed = test::must_encode(format_id::postcard, d, enc_with(s)).substr(0, 2000);
+    // Claim 5 records instead of 256 (one count byte): the first five decode, the rest trails.
+    seed[0] = 0x05;
+    seed.erase(1, 1);
+    std::uint64_t state = 0x243f6a8885a308d3ull;
+    auto next = [&state]() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+    };
+    for (int i = 0; i < 20000; ++i) {
+        std::string p = seed;
+        int edits = 1 + static_cast<int>(next() % 4);
+        for (int k = 0; k < edits && !p.empty(); ++k) {
+            std::size_t at = next() % p.size();
+            switch (next() % 4) {
+                case 0: p[at] = static_cast<char>(next()); break;
+                case 1: p.erase(at, 1 + next() % 8); break;
+                case 2: p.insert(at, 1, static_cast<char>(next())); break;
+                default: p.resize(at); break;
+            }
+        }
+        document out;
+        (void)decode(format_id::postcard, p, out, with(s));
+    }
+    SUCCEED();
+}
+
+}  // namespace
+}  // namespace polycodec
