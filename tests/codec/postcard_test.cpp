@@ -420,11 +420,21 @@ TEST(PostcardDecode, MutatedInputsFailCleanly) {
     auto s = schema_of(test::read_file(test::fixtures_dir() / "schemas" / "records.json"));
     document d = test::must_decode(format_id::json,
                                    test::read_file(test::fixtures_dir() / "records.json"));
-    std::string seed = test::must_encode(format_id::postcard, d, enc_with(s)).substr(0, 2000);
-    // Claim 5 records instead of 256 (one count byte): the first five decode, the rest trails.
-    seed[0] = 0x05;
-    seed.erase(1, 1);
+    // The first five records.
+    document five;
+    builder fb(five);
+    fb.begin_array();
+    int n = 0;
+    for (value r : d.root().items()) {
+        if (n++ < 5) {
+            fb.add_copy(r);
+        }
+    }
+    fb.end_array();
+    std::string seed = test::must_encode(format_id::postcard, five, enc_with(s));
+    ASSERT_TRUE(equal(test::must_decode(format_id::postcard, seed, with(s)), five));
     std::uint64_t state = 0x243f6a8885a308d3ull;
+    int decoded = 0;
     auto next = [&state]() {
         state ^= state << 13;
         state ^= state >> 7;
@@ -444,9 +454,11 @@ TEST(PostcardDecode, MutatedInputsFailCleanly) {
             }
         }
         document out;
-        (void)decode(format_id::postcard, p, out, with(s));
+        if (decode(format_id::postcard, p, out, with(s))) {
+            ++decoded;
+        }
     }
-    SUCCEED();
+    EXPECT_GT(decoded, 0);
 }
 
 }  // namespace
