@@ -321,6 +321,18 @@ TEST(PostcardEncode, SchemaMismatchNamesThePath) {
     EXPECT_EQ(r.error().path, "/0/extra");
 }
 
+TEST(PostcardEncode, ByteArrayFromBase64Text) {
+    // JSON carries bytes as base64url text (DESIGN section 3); a ByteArray takes it back.
+    EXPECT_EQ(encode_hex(prim("ByteArray"), "\"AQID\""), "03 01 02 03");
+    EXPECT_EQ(encode_hex(prim("ByteArray"), "\"_-8\""), "02 ff ef");
+    auto s = schema_of(prim("ByteArray"));
+    document d = test::must_decode(format_id::json, "\"not base64!\"");
+    output_buffer out;
+    auto r = encode(format_id::postcard, d, out, enc_with(s));
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::unrepresentable);
+}
+
 TEST(PostcardEncode, IntegerKeysFromText) {
     std::string schema = R"({"name":"M","ty":{"Map":{"key":)" + prim("U32") + R"(,"val":)" +
                          prim("Bool") + "}}}";

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "detail/base64.hpp"
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -1046,6 +1047,17 @@ public:
                 put_bytes(out_, v.get_string());
                 return {};
             case type_kind::byte_array:
+                if (v.kind() == kind::string) {
+                    // Bytes that came through a text format as base64 text (DESIGN section 3).
+                    std::string raw;
+                    if (!base64_decode(v.get_string(), raw)) {
+                        return fail(unrepresentable(
+                            v, "a string that is not base64 is not representable as postcard " +
+                                   t.name));
+                    }
+                    put_bytes(out_, raw);
+                    return {};
+                }
                 if (v.kind() != kind::bytes) {
                     return mismatch(v, t);
                 }
