@@ -28,14 +28,11 @@ const decode_case decode_cases[] = {
     {"-1 p5 BININT in a frame", "80059506000000000000004affffffff2e", "-1"},
     {"2**31 p0 LONG", "4c323134373438333634384c0a2e", "2147483648"},
     {"2**31 p2 LONG1", "80028a0500000080002e", "2147483648"},
-    {"2**64 p0 LONG", "4c31383434363734343037333730393535313631364c0a2e",
-     "18446744073709551616n"},
-    {"2**64 p5 LONG1", "8005950c000000000000008a090000000000000000012e",
-     "18446744073709551616n"},
+    {"2**64 p0 LONG", "4c31383434363734343037333730393535313631364c0a2e", "18446744073709551616n"},
+    {"2**64 p5 LONG1", "8005950c000000000000008a090000000000000000012e", "18446744073709551616n"},
     {"2**63 p3 LONG1", "80038a090000000000000080002e", "9223372036854775808u"},
     {"-2**63 p4 LONG1", "8004950b000000000000008a0800000000000000802e", "-9223372036854775808"},
-    {"-2**63 p0 LONG", "4c2d393232333337323033363835343737353830384c0a2e",
-     "-9223372036854775808"},
+    {"-2**63 p0 LONG", "4c2d393232333337323033363835343737353830384c0a2e", "-9223372036854775808"},
     {"1.5 p0 FLOAT", "46312e350a2e", "1.5"},
     {"1.5 p1 BINFLOAT", "473ff80000000000002e", "1.5"},
     // 'h\xe9\\u\U0001f600\n': protocol 0 writes raw-unicode-escape with \u005c for '\'.
@@ -56,9 +53,10 @@ const decode_case decode_cases[] = {
     {"bytes p3 SHORT_BINBYTES", "800343036162ff71002e", "b64\"YWL/\""},
     {"empty bytes p1 __builtin__.bytes", "635f5f6275696c74696e5f5f0a62797465730a7100295271012e",
      "b64\"\""},
-    {"bytearray p0", "635f5f6275696c74696e5f5f0a6279746561727261790a70300a28635f636f646563730a"
-                     "656e636f64650a70310a2856780a70320a566c6174696e310a70330a7470340a5270350a74"
-                     "70360a5270370a2e",
+    {"bytearray p0",
+     "635f5f6275696c74696e5f5f0a6279746561727261790a70300a28635f636f646563730a"
+     "656e636f64650a70310a2856780a70320a566c6174696e310a70330a7470340a5270350a74"
+     "70360a5270370a2e",
      "b64\"eA==\""},
     {"bytearray p3 builtins.bytearray",
      "8003636275696c74696e730a6279746561727261790a710043017871018571025271032e", "b64\"eA==\""},
@@ -73,16 +71,16 @@ const decode_case decode_cases[] = {
     {"tuple p0", "2849310a49320a7470300a2e", "[1,2]"},
     {"tuple p2 TUPLE2", "80024b014b028671002e", "[1,2]"},
     {"dict p0", "286470300a56610a70310a49310a7349320a4e732e", "{\"a\":1,2:null}"},
-    {"dict p5 SETITEMS", "8005950e000000000000007d94288c0161944b014b024e752e",
-     "{\"a\":1,2:null}"},
+    {"dict p5 SETITEMS", "8005950e000000000000007d94288c0161944b014b024e752e", "{\"a\":1,2:null}"},
     {"set p0 __builtin__.set",
      "635f5f6275696c74696e5f5f0a7365740a70300a28286c70310a49310a6149320a617470320a5270330a2e",
      "[1,2]"},
     {"set p3 builtins.set", "8003636275696c74696e730a7365740a71005d7101284b014b02658571025271032e",
      "[1,2]"},
     {"set p5 ADDITEMS", "80059509000000000000008f94284b014b02902e", "[1,2]"},
-    {"frozenset p2", "8002635f5f6275696c74696e5f5f0a66726f7a656e7365740a71005d71014b0361857102527"
-                     "1032e",
+    {"frozenset p2",
+     "8002635f5f6275696c74696e5f5f0a66726f7a656e7365740a71005d71014b0361857102527"
+     "1032e",
      "[3]"},
     {"frozenset p5 FROZENSET", "8005950600000000000000284b0391942e", "[3]"},
     {"empty set p5", "80058f942e", "[]"},
@@ -105,7 +103,8 @@ TEST(PickleDecode, MemoReferenceSeesLaterAppends) {
     // ( ] BINPUT 0, BINGET 0, TUPLE: a tuple holding one list twice; then BINGET 0, K 1,
     // APPEND fills the list after both references were taken, POP drops it. Python loads
     // ([1], [1]).
-    document d = test::must_decode(format_id::pickle, hex("8005 28 5d 7100 6800 74 6800 4b01 61 30 2e"));
+    document d =
+        test::must_decode(format_id::pickle, hex("8005 28 5d 7100 6800 74 6800 4b01 61 30 2e"));
     EXPECT_EQ(dbg(d), "[[1],[1]]");
 }
 
@@ -175,23 +174,23 @@ TEST(PickleDecode, Errors) {
         errc code;
         std::uint64_t offset;
     } cases[] = {
-        {"", errc::unexpected_eof, 0},                       // no STOP
-        {"8005", errc::unexpected_eof, 2},                   // no STOP
-        {"80054b", errc::unexpected_eof, 3},                 // BININT1 without its byte
-        {"8005 58 ffffffff 61", errc::size_exceeded, 2},     // BINUNICODE claims 4 GiB
+        {"", errc::unexpected_eof, 0},                            // no STOP
+        {"8005", errc::unexpected_eof, 2},                        // no STOP
+        {"80054b", errc::unexpected_eof, 3},                      // BININT1 without its byte
+        {"8005 58 ffffffff 61", errc::size_exceeded, 2},          // BINUNICODE claims 4 GiB
         {"8005 8d ffffffffffffff7f 2e", errc::size_exceeded, 2},  // BINUNICODE8
-        {"8005 8b ffffff7f 2e", errc::size_exceeded, 2},     // LONG4 past the input
-        {"8005 8c 02 c328 2e", errc::invalid_utf8, 4},       // bad UTF-8 in a str
-        {"8005 68 05 2e", errc::malformed, 2},               // BINGET of an empty memo
-        {"8005 61 2e", errc::malformed, 2},                  // APPEND on an empty stack
-        {"8005 652e", errc::malformed, 2},                   // APPENDS without a MARK
-        {"8005 4e 4e 2e", errc::malformed, 4},               // two values at STOP
-        {"8005 4e 2e 4e", errc::trailing_content, 4},        // bytes after STOP
-        {"8006 4e 2e", errc::malformed, 1},                  // protocol 6
-        {"8005 ff", errc::malformed, 2},                     // unknown opcode
-        {"8005 72 00001000 2e", errc::malformed, 2},          // LONG_BINPUT on an empty stack
-        {"8005 4e 72 ffffff7f 2e", errc::size_exceeded, 3},  // memo index beyond the limit
-        {"49 31 32 61 0a 2e", errc::invalid_number, 1},      // INT text with junk
+        {"8005 8b ffffff7f 2e", errc::size_exceeded, 2},          // LONG4 past the input
+        {"8005 8c 02 c328 2e", errc::invalid_utf8, 4},            // bad UTF-8 in a str
+        {"8005 68 05 2e", errc::malformed, 2},                    // BINGET of an empty memo
+        {"8005 61 2e", errc::malformed, 2},                       // APPEND on an empty stack
+        {"8005 652e", errc::malformed, 2},                        // APPENDS without a MARK
+        {"8005 4e 4e 2e", errc::malformed, 4},                    // two values at STOP
+        {"8005 4e 2e 4e", errc::trailing_content, 4},             // bytes after STOP
+        {"8006 4e 2e", errc::malformed, 1},                       // protocol 6
+        {"8005 ff", errc::malformed, 2},                          // unknown opcode
+        {"8005 72 00001000 2e", errc::malformed, 2},              // LONG_BINPUT on an empty stack
+        {"8005 4e 72 ffffff7f 2e", errc::size_exceeded, 3},       // memo index beyond the limit
+        {"49 31 32 61 0a 2e", errc::invalid_number, 1},           // INT text with junk
     };
     for (const auto& c : cases) {
         auto e = test::decode_error(format_id::pickle, hex(c.hex));
@@ -223,13 +222,15 @@ TEST(PickleDecode, MemoBombIsBounded) {
         p += static_cast<char>((n >> (8 * i)) & 0xff);
     }
     p += std::string(n, 'x');
-    p += "\x94" "0";  // MEMOIZE -> 0, POP
+    p += "\x94"
+         "0";  // MEMOIZE -> 0, POP
     for (int i = 0; i < 40; ++i) {
         p += "(h";
         p += static_cast<char>(i);
         p += "h";
         p += static_cast<char>(i);
-        p += "l\x94" "0";  // LIST, MEMOIZE -> i + 1, POP
+        p += "l\x94"
+             "0";  // LIST, MEMOIZE -> i + 1, POP
     }
     p.back() = '.';  // the last list stays: STOP
     auto e = test::decode_error(format_id::pickle, p);
@@ -243,7 +244,7 @@ TEST(PickleEncode, ExactBytes) {
         const char* json;
         const char* pickle_hex;
     } cases[] = {
-        {"null", "80054e2e"},                         // frame under 4 bytes: no FRAME
+        {"null", "80054e2e"},  // frame under 4 bytes: no FRAME
         {"true", "8005882e"},
         {"255", "80054bff2e"},
         {"65535", "8005 95 0400000000000000 4dffff 2e"},
@@ -384,10 +385,18 @@ TEST(PickleDecode, MutatedInputsFailCleanly) {
         for (int k = 0; k < edits && !p.empty(); ++k) {
             std::size_t at = next() % p.size();
             switch (next() % 4) {
-                case 0: p[at] = static_cast<char>(next()); break;
-                case 1: p.erase(at, 1 + next() % 8); break;
-                case 2: p.insert(at, 1, static_cast<char>(next())); break;
-                default: p.resize(at); break;
+                case 0:
+                    p[at] = static_cast<char>(next());
+                    break;
+                case 1:
+                    p.erase(at, 1 + next() % 8);
+                    break;
+                case 2:
+                    p.insert(at, 1, static_cast<char>(next()));
+                    break;
+                default:
+                    p.resize(at);
+                    break;
             }
         }
         document out;

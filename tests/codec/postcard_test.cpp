@@ -1,9 +1,10 @@
 // Tests of the postcard codec: the vectors of the postcard wire-format specification
 // (../shared/corpus/postcard/UPSTREAM_SPEC_wire-format.md), schema parsing, fixtures' bytes
 // worked out by hand, hostile inputs, exact encodings with and without a schema.
+#include "polycodec/formats/postcard.hpp"
+
 #include <string>
 
-#include "polycodec/formats/postcard.hpp"
 #include "support/support.hpp"
 
 namespace polycodec {
@@ -52,8 +53,8 @@ struct vector_case {
 
 // Spec, "Unsigned Integer Encoding": the 16-bit unsigned numbers table.
 TEST(PostcardSpec, UnsignedVarint) {
-    const vector_case cases[] = {{"0", "00"},        {"127", "7f"},        {"128", "80 01"},
-                                 {"16383", "ff 7f"}, {"16384", "80 80 01"}, {"16385", "81 80 01"},
+    const vector_case cases[] = {{"0", "00"},          {"127", "7f"},         {"128", "80 01"},
+                                 {"16383", "ff 7f"},   {"16384", "80 80 01"}, {"16385", "81 80 01"},
                                  {"65535", "ff ff 03"}};
     for (const auto& c : cases) {
         EXPECT_EQ(decode_dbg(prim("U16"), hex(c.bytes)), c.value);
@@ -63,8 +64,8 @@ TEST(PostcardSpec, UnsignedVarint) {
 
 // Spec, "Signed Integer Encoding": the 16-bit signed numbers table (zigzag).
 TEST(PostcardSpec, SignedZigzagVarint) {
-    const vector_case cases[] = {{"0", "00"},     {"-1", "01"},         {"1", "02"},
-                                 {"63", "7e"},    {"-64", "7f"},        {"64", "80 01"},
+    const vector_case cases[] = {{"0", "00"},      {"-1", "01"},          {"1", "02"},
+                                 {"63", "7e"},     {"-64", "7f"},         {"64", "80 01"},
                                  {"-65", "81 01"}, {"32767", "fe ff 03"}, {"-32768", "ff ff 03"}};
     for (const auto& c : cases) {
         EXPECT_EQ(decode_dbg(prim("I16"), hex(c.bytes)), c.value);
@@ -140,10 +141,10 @@ TEST(PostcardSpec, EveryDataModelType) {
         {prim("UnitStruct"), "", "null"},
         {R"({"name":"Meters","ty":{"NewtypeStruct":)" + prim("U32") + "}}", "2a", "42"},
         {R"({"name":"Vec<u16>","ty":{"Seq":)" + prim("U16") + "}}", "02 01 80 01", "[1,128]"},
-        {R"({"name":"Tuple2","ty":{"Tuple":[)" + prim("U8") + "," + prim("Bool") + "]}}",
-         "07 01", "[7,true]"},
-        {R"({"name":"Pair","ty":{"TupleStruct":[)" + prim("U8") + "," + prim("U8") + "]}}",
-         "01 02", "[1,2]"},
+        {R"({"name":"Tuple2","ty":{"Tuple":[)" + prim("U8") + "," + prim("Bool") + "]}}", "07 01",
+         "[7,true]"},
+        {R"({"name":"Pair","ty":{"TupleStruct":[)" + prim("U8") + "," + prim("U8") + "]}}", "01 02",
+         "[1,2]"},
         {R"({"name":"Map","ty":{"Map":{"key":)" + prim("String") + R"(,"val":)" + prim("U8") +
              "}}}",
          "02 01 61 01 01 62 02", "{\"a\":1,\"b\":2}"},
@@ -297,8 +298,9 @@ TEST(PostcardEncode, SchemaMismatchNamesThePath) {
     EXPECT_EQ(r.error().path, "/0/samples/1");
     EXPECT_EQ(r.error().message, "a string is not representable as postcard i64");
 
-    d = test::must_decode(format_id::json,
-                          R"([{"id":-1,"active":true,"score":1.5,"name":"a","tags":[],"samples":[]}])");
+    d = test::must_decode(
+        format_id::json,
+        R"([{"id":-1,"active":true,"score":1.5,"name":"a","tags":[],"samples":[]}])");
     out.clear();
     r = encode(format_id::postcard, d, out, enc_with(s));
     ASSERT_FALSE(r);
@@ -334,8 +336,8 @@ TEST(PostcardEncode, ByteArrayFromBase64Text) {
 }
 
 TEST(PostcardEncode, IntegerKeysFromText) {
-    std::string schema = R"({"name":"M","ty":{"Map":{"key":)" + prim("U32") + R"(,"val":)" +
-                         prim("Bool") + "}}}";
+    std::string schema =
+        R"({"name":"M","ty":{"Map":{"key":)" + prim("U32") + R"(,"val":)" + prim("Bool") + "}}}";
     EXPECT_EQ(encode_hex(schema, R"({"1":true,"300":false})"), "02 01 01 ac 02 00");
 }
 
@@ -343,20 +345,20 @@ TEST(PostcardEncode, IntegerKeysFromText) {
 
 TEST(PostcardFixtures, BenchRecordZeroByHand) {
     auto s = schema_of(test::read_file(test::fixtures_dir() / "schemas" / "bench.json"));
-    document d = test::must_decode(format_id::json,
-                                   test::read_file(test::fixtures_dir() / "bench.json"));
+    document d =
+        test::must_decode(format_id::json, test::read_file(test::fixtures_dir() / "bench.json"));
     std::string bytes = test::must_encode(format_id::postcard, d, enc_with(s));
     // seq of 128: varint 80 01. Record 0: id 0 -> 00; active false -> 00; score -17.5 ->
     // 0xc031800000000000 little-endian; name "record-0000" (11 bytes); tags: 3 strings;
     // samples: 16 zigzag varints 0, -1 .. -15 -> 00 01 03 .. 1d.
-    std::string expected = hex(
-        "80 01"
-        "00"
-        "00"
-        "00 00 00 00 00 80 31 c0"
-        "0b 72 65 63 6f 72 64 2d 30 30 30 30"
-        "03 04 6a 73 6f 6e 09 7a 65 72 6f 2d 63 6f 70 79 07 67 72 6f 75 70 2d 30"
-        "10 00 01 03 05 07 09 0b 0d 0f 11 13 15 17 19 1b 1d");
+    std::string expected =
+        hex("80 01"
+            "00"
+            "00"
+            "00 00 00 00 00 80 31 c0"
+            "0b 72 65 63 6f 72 64 2d 30 30 30 30"
+            "03 04 6a 73 6f 6e 09 7a 65 72 6f 2d 63 6f 70 79 07 67 72 6f 75 70 2d 30"
+            "10 00 01 03 05 07 09 0b 0d 0f 11 13 15 17 19 1b 1d");
     EXPECT_EQ(to_hex(bytes.substr(0, expected.size())), to_hex(expected));
     document back = test::must_decode(format_id::postcard, bytes, with(s));
     EXPECT_TRUE(equal(d, back));
@@ -364,28 +366,28 @@ TEST(PostcardFixtures, BenchRecordZeroByHand) {
 
 TEST(PostcardFixtures, RecordsRecordZeroByHand) {
     auto s = schema_of(test::read_file(test::fixtures_dir() / "schemas" / "records.json"));
-    document d = test::must_decode(format_id::json,
-                                   test::read_file(test::fixtures_dir() / "records.json"));
+    document d =
+        test::must_decode(format_id::json, test::read_file(test::fixtures_dir() / "records.json"));
     std::string bytes = test::must_encode(format_id::postcard, d, enc_with(s));
     // seq of 256: 80 02. id 0: 00. big 9007199254740993 = 2^53 + 1, zigzag 2^54 + 2:
     // 82 80 80 80 80 80 80 20. score -215.8359375, ratio 0.9047141424272819 (f64 LE).
     // active false: 00. name "user-0000", city "Lisboa". nested: x 242 -> zigzag 484 ->
     // e4 03; y 5.75; label "alpha". tags []: 00. created (20 bytes). note None: 00.
-    std::string expected = hex(
-        "80 02"
-        "00"
-        "82 80 80 80 80 80 80 20"
-        "00 00 00 00 c0 fa 6a c0"
-        "09 86 be 12 6b f3 ec 3f"
-        "00"
-        "09 75 73 65 72 2d 30 30 30 30"
-        "06 4c 69 73 62 6f 61"
-        "e4 03"
-        "00 00 00 00 00 00 17 40"
-        "05 61 6c 70 68 61"
-        "00"
-        "14 32 30 32 36 2d 30 31 2d 30 31 54 30 30 3a 30 30 3a 30 30 5a"
-        "00");
+    std::string expected =
+        hex("80 02"
+            "00"
+            "82 80 80 80 80 80 80 20"
+            "00 00 00 00 c0 fa 6a c0"
+            "09 86 be 12 6b f3 ec 3f"
+            "00"
+            "09 75 73 65 72 2d 30 30 30 30"
+            "06 4c 69 73 62 6f 61"
+            "e4 03"
+            "00 00 00 00 00 00 17 40"
+            "05 61 6c 70 68 61"
+            "00"
+            "14 32 30 32 36 2d 30 31 2d 30 31 54 30 30 3a 30 30 3a 30 30 5a"
+            "00");
     EXPECT_EQ(to_hex(bytes.substr(0, expected.size())), to_hex(expected));
     document back = test::must_decode(format_id::postcard, bytes, with(s));
     EXPECT_TRUE(equal(d, back));
@@ -398,10 +400,10 @@ TEST(PostcardEncode, WithoutSchemaLikeSerdeJsonValue) {
         const char* json;
         const char* bytes;
     } cases[] = {
-        {"null", ""},                        // serialize_unit: nothing
+        {"null", ""},  // serialize_unit: nothing
         {"true", "01"},
-        {"300", "ac 02"},                    // PosInt: serialize_u64, plain varint
-        {"-1", "01"},                        // NegInt: serialize_i64, zigzag
+        {"300", "ac 02"},  // PosInt: serialize_u64, plain varint
+        {"-1", "01"},      // NegInt: serialize_i64, zigzag
         {"18446744073709551615", "ff ff ff ff ff ff ff ff ff 01"},
         {"1.5", "00 00 00 00 00 00 f8 3f"},  // serialize_f64
         {"\"hi\"", "02 68 69"},
@@ -430,8 +432,8 @@ namespace {
 // crash or a sanitizer report.
 TEST(PostcardDecode, MutatedInputsFailCleanly) {
     auto s = schema_of(test::read_file(test::fixtures_dir() / "schemas" / "records.json"));
-    document d = test::must_decode(format_id::json,
-                                   test::read_file(test::fixtures_dir() / "records.json"));
+    document d =
+        test::must_decode(format_id::json, test::read_file(test::fixtures_dir() / "records.json"));
     // The first five records.
     document five;
     builder fb(five);
@@ -459,10 +461,18 @@ TEST(PostcardDecode, MutatedInputsFailCleanly) {
         for (int k = 0; k < edits && !p.empty(); ++k) {
             std::size_t at = next() % p.size();
             switch (next() % 4) {
-                case 0: p[at] = static_cast<char>(next()); break;
-                case 1: p.erase(at, 1 + next() % 8); break;
-                case 2: p.insert(at, 1, static_cast<char>(next())); break;
-                default: p.resize(at); break;
+                case 0:
+                    p[at] = static_cast<char>(next());
+                    break;
+                case 1:
+                    p.erase(at, 1 + next() % 8);
+                    break;
+                case 2:
+                    p.insert(at, 1, static_cast<char>(next()));
+                    break;
+                default:
+                    p.resize(at);
+                    break;
             }
         }
         document out;

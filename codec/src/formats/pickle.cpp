@@ -11,8 +11,8 @@
 // the builder; a memo object met a second time is copied with builder::add_copy.
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -107,7 +107,19 @@ constexpr std::size_t max_long_bytes = 1 << 16;          // LONG4 length, text L
 // ---- the arena ----
 
 enum class pk : std::uint8_t {
-    none, false_, true_, int_, bignum, float_, str, bytes, list, tuple, dict, set, frozenset,
+    none,
+    false_,
+    true_,
+    int_,
+    bignum,
+    float_,
+    str,
+    bytes,
+    list,
+    tuple,
+    dict,
+    set,
+    frozenset,
     global,
 };
 
@@ -118,15 +130,15 @@ constexpr std::uint32_t no_link = 0xffffffffu;
 
 struct pnode {
     pk kind = pk::none;
-    bool scratch = false;          // payload in scratch_ (else in the input)
-    known_global global{};         // for pk::global
-    std::uint8_t state = 0;        // emission: 0 not yet, 1 in progress, 2 done
-    std::uint32_t height = 0;      // nesting height once emitted
-    std::uint64_t a = 0;           // int bits, double bits, payload offset, first link
-    std::uint64_t b = 0;           // payload length, last link
-    std::uint64_t count = 0;       // children of a container
-    std::uint64_t offset = 0;      // source offset of the opcode that made it
-    std::size_t tape = 0;          // tape index once emitted
+    bool scratch = false;      // payload in scratch_ (else in the input)
+    known_global global{};     // for pk::global
+    std::uint8_t state = 0;    // emission: 0 not yet, 1 in progress, 2 done
+    std::uint32_t height = 0;  // nesting height once emitted
+    std::uint64_t a = 0;       // int bits, double bits, payload offset, first link
+    std::uint64_t b = 0;       // payload length, last link
+    std::uint64_t count = 0;   // children of a container
+    std::uint64_t offset = 0;  // source offset of the opcode that made it
+    std::size_t tape = 0;      // tape index once emitted
 };
 
 struct plink {
@@ -136,27 +148,41 @@ struct plink {
 
 const char* refused_name(unsigned char c) {
     switch (c) {
-        case op::global: return "GLOBAL";
-        case op::stack_global: return "STACK_GLOBAL";
-        case op::reduce: return "REDUCE";
-        case op::inst: return "INST";
-        case op::obj: return "OBJ";
-        case op::newobj: return "NEWOBJ";
-        case op::newobj_ex: return "NEWOBJ_EX";
-        case op::build: return "BUILD";
-        case op::ext1: return "EXT1";
-        case op::ext2: return "EXT2";
-        case op::ext4: return "EXT4";
-        case op::persid: return "PERSID";
-        case op::binpersid: return "BINPERSID";
-        default: return nullptr;
+        case op::global:
+            return "GLOBAL";
+        case op::stack_global:
+            return "STACK_GLOBAL";
+        case op::reduce:
+            return "REDUCE";
+        case op::inst:
+            return "INST";
+        case op::obj:
+            return "OBJ";
+        case op::newobj:
+            return "NEWOBJ";
+        case op::newobj_ex:
+            return "NEWOBJ_EX";
+        case op::build:
+            return "BUILD";
+        case op::ext1:
+            return "EXT1";
+        case op::ext2:
+            return "EXT2";
+        case op::ext4:
+            return "EXT4";
+        case op::persid:
+            return "PERSID";
+        case op::binpersid:
+            return "BINPERSID";
+        default:
+            return nullptr;
     }
 }
 
 error refused(unsigned char c, std::size_t at) {
-    return make_error(errc::forbidden, at,
-                      std::string("pickle opcode ") + refused_name(c) +
-                          " refused: it would import or call code");
+    return make_error(
+        errc::forbidden, at,
+        std::string("pickle opcode ") + refused_name(c) + " refused: it would import or call code");
 }
 
 class pickle_reader {
@@ -358,8 +384,7 @@ private:
         }
         big_integer v;
         if (!parse_decimal(s, v)) {
-            return fail(make_error(errc::invalid_number, op_at_ + 1,
-                                   "expected a decimal integer"));
+            return fail(make_error(errc::invalid_number, op_at_ + 1, "expected a decimal integer"));
         }
         return big_node(v, op_at_);
     }
@@ -382,7 +407,8 @@ private:
                 ++run;
             }
             std::size_t after = i + run;
-            bool escape = (run % 2) == 1 && after < s.size() && (s[after] == 'u' || s[after] == 'U');
+            bool escape =
+                (run % 2) == 1 && after < s.size() && (s[after] == 'u' || s[after] == 'U');
             out.append(escape ? run - 1 : run, '\\');
             i = after;
             if (!escape) {
@@ -457,8 +483,8 @@ private:
                                                 (static_cast<unsigned char>(text[i + 1]) & 0x3F)));
                 i += 2;
             } else {
-                return fail(make_error(errc::malformed, op_at_,
-                                       "_codecs.encode text is not Latin-1"));
+                return fail(
+                    make_error(errc::malformed, op_at_, "_codecs.encode text is not Latin-1"));
             }
         }
         return scratch_node(pk::bytes, op_at_, out);
@@ -612,12 +638,13 @@ private:
                 auto len = length(8);
                 return len ? result<void>{} : fail(len.error());
             }
-            case op::stop: return {};
+            case op::stop:
+                return {};
             case op::mark:
                 if (marks_.size() >= opt_.limits.max_depth) {
-                    return fail(make_error(errc::depth_exceeded, op_at_,
-                                           "more than " + std::to_string(opt_.limits.max_depth) +
-                                               " open MARKs"));
+                    return fail(make_error(
+                        errc::depth_exceeded, op_at_,
+                        "more than " + std::to_string(opt_.limits.max_depth) + " open MARKs"));
                 }
                 marks_.push_back(stack_.size());
                 return {};
@@ -644,9 +671,12 @@ private:
                     return fail(underflow());
                 }
                 return push(stack_.back());
-            case op::none: return push(new_node(pk::none, op_at_));
-            case op::newtrue: return push(new_node(pk::true_, op_at_));
-            case op::newfalse: return push(new_node(pk::false_, op_at_));
+            case op::none:
+                return push(new_node(pk::none, op_at_));
+            case op::newtrue:
+                return push(new_node(pk::true_, op_at_));
+            case op::newfalse:
+                return push(new_node(pk::false_, op_at_));
             case op::binint:
                 if (!have(4)) {
                     return fail(eof(4));
@@ -750,8 +780,8 @@ private:
                     return fail(len.error());
                 }
                 std::string_view s = in_.substr(pos_, *len);
-                std::uint32_t n = payload_node(utf8_valid(s) ? pk::str : pk::bytes, op_at_, pos_,
-                                               *len, false);
+                std::uint32_t n =
+                    payload_node(utf8_valid(s) ? pk::str : pk::bytes, op_at_, pos_, *len, false);
                 pos_ += *len;
                 return push(n);
             }
@@ -772,15 +802,19 @@ private:
             }
             case op::next_buffer:
             case op::readonly_buffer:
-                return fail(make_error(errc::malformed, op_at_,
-                                       std::string("pickle opcode ") +
-                                           (c == op::next_buffer ? "NEXT_BUFFER"
-                                                                 : "READONLY_BUFFER") +
-                                           " refused: out-of-band buffers are not supported"));
-            case op::empty_list: return push(new_container(pk::list, op_at_));
-            case op::empty_tuple: return push(new_container(pk::tuple, op_at_));
-            case op::empty_dict: return push(new_container(pk::dict, op_at_));
-            case op::empty_set: return push(new_container(pk::set, op_at_));
+                return fail(
+                    make_error(errc::malformed, op_at_,
+                               std::string("pickle opcode ") +
+                                   (c == op::next_buffer ? "NEXT_BUFFER" : "READONLY_BUFFER") +
+                                   " refused: out-of-band buffers are not supported"));
+            case op::empty_list:
+                return push(new_container(pk::list, op_at_));
+            case op::empty_tuple:
+                return push(new_container(pk::tuple, op_at_));
+            case op::empty_dict:
+                return push(new_container(pk::dict, op_at_));
+            case op::empty_set:
+                return push(new_container(pk::set, op_at_));
             case op::tuple1:
             case op::tuple2:
             case op::tuple3: {
@@ -799,9 +833,10 @@ private:
                 if (!m) {
                     return fail(m.error());
                 }
-                std::uint32_t t = new_container(
-                    c == op::tuple ? pk::tuple : c == op::list ? pk::list : pk::frozenset,
-                    op_at_);
+                std::uint32_t t = new_container(c == op::tuple  ? pk::tuple
+                                                : c == op::list ? pk::list
+                                                                : pk::frozenset,
+                                                op_at_);
                 collect(t, *m);
                 return push(t);
             }
@@ -811,8 +846,8 @@ private:
                     return fail(m.error());
                 }
                 if ((stack_.size() - *m) % 2 != 0) {
-                    return fail(make_error(errc::malformed, op_at_,
-                                           "DICT with an odd number of items"));
+                    return fail(
+                        make_error(errc::malformed, op_at_, "DICT with an odd number of items"));
                 }
                 std::uint32_t d = new_container(pk::dict, op_at_);
                 collect(d, *m);
@@ -871,7 +906,8 @@ private:
                 }
                 return memo_put(read_le(w));
             }
-            case op::memoize: return memo_put(memo_entries_);
+            case op::memoize:
+                return memo_put(memo_entries_);
             case op::get: {
                 auto idx = decimal_arg();
                 return idx ? memo_get(*idx) : fail(idx.error());
@@ -927,12 +963,11 @@ private:
     // ---- emission into the builder ----
 
     result<void> container_limit(const pnode& n) {
-        return fail(make_error(b_.status() == errc::ok ? errc::depth_exceeded : b_.status(),
-                               n.offset,
-                               b_.status() == errc::size_exceeded
-                                   ? std::string("document larger than its size budget")
-                                   : "nesting deeper than " +
-                                         std::to_string(opt_.limits.max_depth)));
+        return fail(
+            make_error(b_.status() == errc::ok ? errc::depth_exceeded : b_.status(), n.offset,
+                       b_.status() == errc::size_exceeded
+                           ? std::string("document larger than its size budget")
+                           : "nesting deeper than " + std::to_string(opt_.limits.max_depth)));
     }
 
     result<void> emit(std::uint32_t idx, std::uint32_t depth) {
@@ -944,9 +979,9 @@ private:
         if (n.state == 2) {
             // A memo object met again: copy what was emitted the first time.
             if (depth + n.height > opt_.limits.max_depth) {
-                return fail(make_error(errc::depth_exceeded, n.offset,
-                                       "nesting deeper than " +
-                                           std::to_string(opt_.limits.max_depth)));
+                return fail(
+                    make_error(errc::depth_exceeded, n.offset,
+                               "nesting deeper than " + std::to_string(opt_.limits.max_depth)));
             }
             if (b_.doc().content_size() > expand_budget_ ||
                 !b_.add_copy(value(&b_.doc(), n.tape))) {
@@ -957,10 +992,18 @@ private:
         }
         n.tape = b_.next_index();
         switch (n.kind) {
-            case pk::none: b_.add_null(); break;
-            case pk::false_: b_.add_bool(false); break;
-            case pk::true_: b_.add_bool(true); break;
-            case pk::int_: b_.add_int(static_cast<std::int64_t>(n.a)); break;
+            case pk::none:
+                b_.add_null();
+                break;
+            case pk::false_:
+                b_.add_bool(false);
+                break;
+            case pk::true_:
+                b_.add_bool(true);
+                break;
+            case pk::int_:
+                b_.add_int(static_cast<std::int64_t>(n.a));
+                break;
             case pk::float_: {
                 double d;
                 std::memcpy(&d, &n.a, 8);
@@ -980,8 +1023,12 @@ private:
                 b_.add_bignum(text);
                 break;
             }
-            case pk::str: b_.add_string(payload(n)); break;
-            case pk::bytes: b_.add_bytes(payload(n)); break;
+            case pk::str:
+                b_.add_string(payload(n));
+                break;
+            case pk::bytes:
+                b_.add_bytes(payload(n));
+                break;
             case pk::global:
                 return fail(refused(static_cast<unsigned char>(n.a), n.offset));
             case pk::list:
@@ -1158,7 +1205,8 @@ private:
         } else {
             hdr[0] = static_cast<char>(text ? op::binunicode8 : op::binbytes8);
             for (int i = 0; i < 8; ++i) {
-                hdr[1 + i] = static_cast<char>((static_cast<std::uint64_t>(s.size()) >> (8 * i)) & 0xff);
+                hdr[1 + i] =
+                    static_cast<char>((static_cast<std::uint64_t>(s.size()) >> (8 * i)) & 0xff);
             }
             hn = 9;
         }
@@ -1176,10 +1224,18 @@ private:
     result<void> write(value v) {
         maybe_commit();
         switch (v.kind()) {
-            case kind::null: out_.push_back(static_cast<char>(op::none)); return {};
-            case kind::boolean_false: out_.push_back(static_cast<char>(op::newfalse)); return {};
-            case kind::boolean_true: out_.push_back(static_cast<char>(op::newtrue)); return {};
-            case kind::int64: write_int(v.get_int()); return {};
+            case kind::null:
+                out_.push_back(static_cast<char>(op::none));
+                return {};
+            case kind::boolean_false:
+                out_.push_back(static_cast<char>(op::newfalse));
+                return {};
+            case kind::boolean_true:
+                out_.push_back(static_cast<char>(op::newtrue));
+                return {};
+            case kind::int64:
+                write_int(v.get_int());
+                return {};
             case kind::uint64: {
                 big_integer b;
                 std::uint64_t m = v.get_uint();
@@ -1280,8 +1336,9 @@ private:
         if (k.is_container()) {
             // A Python dict key must be hashable: a list or dict is not.
             if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                return fail(unrepresentable(k, "a container map key is not representable in "
-                                               "pickle"));
+                return fail(unrepresentable(k,
+                                            "a container map key is not representable in "
+                                            "pickle"));
             }
             write_payload(to_debug_string(k), true);
             return {};

@@ -31,16 +31,16 @@ struct primitive {
 };
 
 constexpr primitive primitives[] = {
-    {"Bool", type_kind::bool_, 1},     {"I8", type_kind::i8, 1},
-    {"U8", type_kind::u8, 1},          {"I16", type_kind::i16, 1},
-    {"I32", type_kind::i32, 1},        {"I64", type_kind::i64, 1},
-    {"I128", type_kind::i128, 1},      {"U16", type_kind::u16, 1},
-    {"U32", type_kind::u32, 1},        {"U64", type_kind::u64, 1},
-    {"U128", type_kind::u128, 1},      {"Usize", type_kind::usize, 1},
-    {"Isize", type_kind::isize, 1},    {"F32", type_kind::f32, 4},
-    {"F64", type_kind::f64, 8},        {"Char", type_kind::char_, 2},
-    {"String", type_kind::string, 1},  {"ByteArray", type_kind::byte_array, 1},
-    {"Unit", type_kind::unit, 0},      {"UnitStruct", type_kind::unit_struct, 0},
+    {"Bool", type_kind::bool_, 1},    {"I8", type_kind::i8, 1},
+    {"U8", type_kind::u8, 1},         {"I16", type_kind::i16, 1},
+    {"I32", type_kind::i32, 1},       {"I64", type_kind::i64, 1},
+    {"I128", type_kind::i128, 1},     {"U16", type_kind::u16, 1},
+    {"U32", type_kind::u32, 1},       {"U64", type_kind::u64, 1},
+    {"U128", type_kind::u128, 1},     {"Usize", type_kind::usize, 1},
+    {"Isize", type_kind::isize, 1},   {"F32", type_kind::f32, 4},
+    {"F64", type_kind::f64, 8},       {"Char", type_kind::char_, 2},
+    {"String", type_kind::string, 1}, {"ByteArray", type_kind::byte_array, 1},
+    {"Unit", type_kind::unit, 0},     {"UnitStruct", type_kind::unit_struct, 0},
 };
 
 class schema_parser {
@@ -67,9 +67,9 @@ public:
 
 private:
     error bad(const std::string& path, std::string what) const {
-        return make_error(errc::invalid_option,
-                          "postcard schema at " + (path.empty() ? std::string("/") : path) +
-                              ": " + what);
+        return make_error(
+            errc::invalid_option,
+            "postcard schema at " + (path.empty() ? std::string("/") : path) + ": " + what);
     }
     tl::unexpected<error> fail_bad(const std::string& path, std::string what) const {
         return fail(bad(path, std::move(what)));
@@ -149,8 +149,9 @@ private:
             return fail_bad(path, "unknown type \"" + std::string(tag) + "\"");
         }
         if (ty.kind() != kind::map || ty.size() != 1) {
-            return fail_bad(path, "expected a type name or a one-member object such as "
-                             "{\"Seq\": NamedType}");
+            return fail_bad(path,
+                            "expected a type name or a one-member object such as "
+                            "{\"Seq\": NamedType}");
         }
         entry e = *ty.entries().begin();
         if (e.key.kind() != kind::string) {
@@ -256,9 +257,9 @@ private:
                     child = *t;
                 } else if (vtag == "TupleVariant" || vtag == "StructVariant") {
                     vk = vtag == "TupleVariant" ? variant_kind::tuple : variant_kind::struct_;
-                    auto t = new_node(vk == variant_kind::tuple ? type_kind::tuple
-                                                                : type_kind::struct_,
-                                      std::string(vname.get_string()));
+                    auto t =
+                        new_node(vk == variant_kind::tuple ? type_kind::tuple : type_kind::struct_,
+                                 std::string(vname.get_string()));
                     if (!t) {
                         return t;
                     }
@@ -269,12 +270,14 @@ private:
                     }
                     child = *t;
                 } else {
-                    return fail_bad(vp + "/ty", "expected \"UnitVariant\", NewtypeVariant, "
-                                           "TupleVariant or StructVariant");
+                    return fail_bad(vp + "/ty",
+                                    "expected \"UnitVariant\", NewtypeVariant, "
+                                    "TupleVariant or StructVariant");
                 }
             } else {
-                return fail_bad(vp + "/ty", "expected \"UnitVariant\", NewtypeVariant, "
-                                       "TupleVariant or StructVariant");
+                return fail_bad(vp + "/ty",
+                                "expected \"UnitVariant\", NewtypeVariant, "
+                                "TupleVariant or StructVariant");
             }
             s_.nodes[*n].children.push_back(child);
             s_.nodes[*n].names.emplace_back(vname.get_string());
@@ -320,19 +323,29 @@ constexpr std::uint64_t max_zero_size_items = 1 << 20;
 
 const char* kind_name(kind k) {
     switch (k) {
-        case kind::null: return "null";
+        case kind::null:
+            return "null";
         case kind::boolean_false:
-        case kind::boolean_true: return "a bool";
+        case kind::boolean_true:
+            return "a bool";
         case kind::int64:
         case kind::uint64:
-        case kind::bignum: return "an integer";
-        case kind::float64: return "a float";
-        case kind::string: return "a string";
-        case kind::bytes: return "bytes";
-        case kind::timestamp: return "a timestamp";
-        case kind::tagged: return "a tagged value";
-        case kind::array: return "an array";
-        case kind::map: return "a map";
+        case kind::bignum:
+            return "an integer";
+        case kind::float64:
+            return "a float";
+        case kind::string:
+            return "a string";
+        case kind::bytes:
+            return "bytes";
+        case kind::timestamp:
+            return "a timestamp";
+        case kind::tagged:
+            return "a tagged value";
+        case kind::array:
+            return "an array";
+        case kind::map:
+            return "a map";
     }
     return "a value";
 }
@@ -437,9 +450,9 @@ private:
             return fail(len.error());
         }
         if (*len > in_.size() - pos_) {
-            return fail(make_error(errc::size_exceeded, at,
-                                   "length " + std::to_string(*len) + " of " + what +
-                                       " beyond the input"));
+            return fail(
+                make_error(errc::size_exceeded, at,
+                           "length " + std::to_string(*len) + " of " + what + " beyond the input"));
         }
         std::string_view s = in_.substr(pos_, *len);
         pos_ += *len;
@@ -475,9 +488,9 @@ private:
         bool too_many = min_item_size == 0 ? *n > max_zero_size_items
                                            : *n > (in_.size() - pos_) / min_item_size;
         if (too_many) {
-            return fail(make_error(errc::size_exceeded, at,
-                                   "length " + std::to_string(*n) + " of " + what +
-                                       " beyond the input"));
+            return fail(
+                make_error(errc::size_exceeded, at,
+                           "length " + std::to_string(*n) + " of " + what + " beyond the input"));
         }
         return n;
     }
@@ -517,9 +530,9 @@ private:
                 }
                 auto c = static_cast<unsigned char>(in_[pos_]);
                 if (c > 1) {
-                    return fail(make_error(errc::malformed, pos_,
-                                           "expected a bool (0x00 or 0x01), saw byte " +
-                                               std::to_string(c)));
+                    return fail(make_error(
+                        errc::malformed, pos_,
+                        "expected a bool (0x00 or 0x01), saw byte " + std::to_string(c)));
                 }
                 ++pos_;
                 b_.add_bool(c == 1);
@@ -613,11 +626,11 @@ private:
                 }
                 // Exactly one scalar value: the first sequence's length equals the size.
                 auto lead = s->empty() ? 0u : static_cast<unsigned char>((*s)[0]);
-                std::size_t want = s->empty()      ? 0
-                                   : lead < 0x80   ? 1
-                                   : lead < 0xE0   ? 2
-                                   : lead < 0xF0   ? 3
-                                                   : 4;
+                std::size_t want = s->empty()    ? 0
+                                   : lead < 0x80 ? 1
+                                   : lead < 0xE0 ? 2
+                                   : lead < 0xF0 ? 3
+                                                 : 4;
                 if (s->empty() || want != s->size()) {
                     return fail(make_error(errc::malformed, at,
                                            "expected exactly one character for a char"));
@@ -647,9 +660,9 @@ private:
                 }
                 auto c = static_cast<unsigned char>(in_[pos_]);
                 if (c > 1) {
-                    return fail(make_error(errc::malformed, pos_,
-                                           "expected an option tag (0x00 or 0x01), saw byte " +
-                                               std::to_string(c)));
+                    return fail(make_error(
+                        errc::malformed, pos_,
+                        "expected an option tag (0x00 or 0x01), saw byte " + std::to_string(c)));
                 }
                 ++pos_;
                 if (c == 0) {
@@ -692,8 +705,8 @@ private:
                 return {};
             }
             case type_kind::map: {
-                auto n = count_of(s_.nodes[t.children[0]].min_size + s_.nodes[t.children[1]].min_size,
-                                  "a map");
+                auto n = count_of(
+                    s_.nodes[t.children[0]].min_size + s_.nodes[t.children[1]].min_size, "a map");
                 if (!n) {
                     return fail(n.error());
                 }
@@ -720,9 +733,9 @@ private:
                     return fail(d.error());
                 }
                 if (*d >= t.variants.size()) {
-                    return fail(make_error(errc::malformed, at,
-                                           "enum " + t.name + " has no variant " +
-                                               std::to_string(*d)));
+                    return fail(
+                        make_error(errc::malformed, at,
+                                   "enum " + t.name + " has no variant " + std::to_string(*d)));
                 }
                 const std::string& name = t.names[*d];
                 if (t.variants[*d] == variant_kind::unit) {
@@ -799,33 +812,45 @@ public:
 
     result<void> write_value(value v) {
         switch (v.kind()) {
-            case kind::null: return {};  // serialize_unit: nothing on the wire
-            case kind::boolean_false: out_.push_back(0); return {};
-            case kind::boolean_true: out_.push_back(1); return {};
+            case kind::null:
+                return {};  // serialize_unit: nothing on the wire
+            case kind::boolean_false:
+                out_.push_back(0);
+                return {};
+            case kind::boolean_true:
+                out_.push_back(1);
+                return {};
             case kind::int64: {
                 std::int64_t i = v.get_int();
                 // serde_json::Number: PosInt -> serialize_u64, NegInt -> serialize_i64.
                 put_varint(out_, i >= 0 ? static_cast<std::uint64_t>(i) : zigzag(i));
                 return {};
             }
-            case kind::uint64: put_varint(out_, v.get_uint()); return {};
+            case kind::uint64:
+                put_varint(out_, v.get_uint());
+                return {};
             case kind::bignum: {
                 if (!allow_lossy(opt_, v, "bignum_to_float", "bignum written as an f64")) {
-                    return fail(unrepresentable(v, "an integer outside 64 bits is not "
-                                                   "representable in postcard without a schema"));
+                    return fail(unrepresentable(v,
+                                                "an integer outside 64 bits is not "
+                                                "representable in postcard without a schema"));
                 }
                 double d = std::strtod(std::string(v.get_string()).c_str(), nullptr);
                 put_f64(out_, d);
                 return {};
             }
-            case kind::float64: put_f64(out_, v.get_double()); return {};
+            case kind::float64:
+                put_f64(out_, v.get_double());
+                return {};
             case kind::string:
             case kind::timestamp:
-            case kind::bytes: put_bytes(out_, v.get_string()); return {};
+            case kind::bytes:
+                put_bytes(out_, v.get_string());
+                return {};
             case kind::tagged:
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(v, "tag " + std::to_string(v.tag()) +
-                                                       " is not representable in postcard"));
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in postcard"));
                 }
                 return write_value(v.tagged_value());
             case kind::array:
@@ -857,8 +882,8 @@ public:
         const type_node& t = s.nodes[ti];
         if (v.kind() == kind::tagged && t.kind != type_kind::option) {
             if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                return fail(unrepresentable(v, "tag " + std::to_string(v.tag()) +
-                                                   " is not representable in postcard"));
+                return fail(unrepresentable(
+                    v, "tag " + std::to_string(v.tag()) + " is not representable in postcard"));
             }
             return write_typed(s, ti, v.tagged_value());
         }
@@ -934,8 +959,8 @@ public:
                 if (v.kind() == kind::int64) {
                     std::int64_t i = v.get_int();
                     b.neg = i < 0;
-                    std::uint64_t m = b.neg ? 0 - static_cast<std::uint64_t>(i)
-                                            : static_cast<std::uint64_t>(i);
+                    std::uint64_t m =
+                        b.neg ? 0 - static_cast<std::uint64_t>(i) : static_cast<std::uint64_t>(i);
                     b.mag = {static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(m >> 32)};
                 } else if (v.kind() == kind::uint64) {
                     std::uint64_t m = v.get_uint();
@@ -1000,9 +1025,9 @@ public:
                     d = v.kind() == kind::int64 ? static_cast<double>(v.get_int())
                                                 : static_cast<double>(v.get_uint());
                     if (!allow_lossy(opt_, v, "int_to_float", "integer written as a float")) {
-                        return fail(unrepresentable(
-                            v, "an integer is not representable as postcard " + t.name +
-                                   " (a float; lossy allows it)"));
+                        return fail(
+                            unrepresentable(v, "an integer is not representable as postcard " +
+                                                   t.name + " (a float; lossy allows it)"));
                     }
                 } else {
                     return mismatch(v, t);
@@ -1101,9 +1126,9 @@ public:
                     return mismatch(v, t);
                 }
                 if (v.size() != t.children.size()) {
-                    return fail(unrepresentable(
-                        v, "expected " + std::to_string(t.children.size()) + " items for " +
-                               t.name + ", saw " + std::to_string(v.size())));
+                    return fail(unrepresentable(v, "expected " + std::to_string(t.children.size()) +
+                                                       " items for " + t.name + ", saw " +
+                                                       std::to_string(v.size())));
                 }
                 std::size_t i = 0;
                 for (value c : v.items()) {
@@ -1138,8 +1163,8 @@ public:
 
 private:
     error mismatch_error(value v, const type_node& t) {
-        return unrepresentable(v, std::string(kind_name(v.kind())) +
-                                      " is not representable as postcard " + t.name);
+        return unrepresentable(
+            v, std::string(kind_name(v.kind())) + " is not representable as postcard " + t.name);
     }
     result<void> mismatch(value v, const type_node& t) { return fail(mismatch_error(v, t)); }
     result<void> out_of_range(value v, const type_node& t) {
@@ -1178,12 +1203,11 @@ private:
     // A map key: integer key types also take decimal text (keys from string-keyed formats).
     result<void> write_key(const postcard::schema& s, std::uint32_t kt, value k) {
         const type_node& t = s.nodes[kt];
-        bool integer = t.kind == type_kind::u8 || t.kind == type_kind::u16 ||
-                       t.kind == type_kind::u32 || t.kind == type_kind::u64 ||
-                       t.kind == type_kind::usize || t.kind == type_kind::i8 ||
-                       t.kind == type_kind::i16 || t.kind == type_kind::i32 ||
-                       t.kind == type_kind::i64 || t.kind == type_kind::isize ||
-                       t.kind == type_kind::u128 || t.kind == type_kind::i128;
+        bool integer =
+            t.kind == type_kind::u8 || t.kind == type_kind::u16 || t.kind == type_kind::u32 ||
+            t.kind == type_kind::u64 || t.kind == type_kind::usize || t.kind == type_kind::i8 ||
+            t.kind == type_kind::i16 || t.kind == type_kind::i32 || t.kind == type_kind::i64 ||
+            t.kind == type_kind::isize || t.kind == type_kind::u128 || t.kind == type_kind::i128;
         if (integer && k.kind() == kind::string) {
             document tmp;
             if (decode(format_id::json, k.get_string(), tmp) &&
@@ -1211,8 +1235,8 @@ private:
                     out_.push_back(0);  // an absent optional field is None
                     continue;
                 }
-                return fail(unrepresentable(v, "missing field \"" + t.names[i] + "\" of " +
-                                                   t.name));
+                return fail(
+                    unrepresentable(v, "missing field \"" + t.names[i] + "\" of " + t.name));
             }
             ++found;
             if (auto r = write_typed(s, t.children[i], f); !r) {
@@ -1229,7 +1253,8 @@ private:
                     }
                 }
                 if (!known) {
-                    if (!allow_lossy(opt_, val, "field_dropped", "field not in the schema dropped")) {
+                    if (!allow_lossy(opt_, val, "field_dropped",
+                                     "field not in the schema dropped")) {
                         return fail(unrepresentable(
                             val, "field " + to_debug_string(k) + " is not in " + t.name));
                     }
@@ -1265,8 +1290,8 @@ private:
             switch (t.variants[i]) {
                 case variant_kind::unit:
                     if (data.doc() != nullptr && !data.is_null()) {
-                        return fail(unrepresentable(data, "variant " + t.names[i] + " of " +
-                                                              t.name + " carries no data"));
+                        return fail(unrepresentable(
+                            data, "variant " + t.names[i] + " of " + t.name + " carries no data"));
                     }
                     return {};
                 case variant_kind::struct_:
@@ -1283,8 +1308,8 @@ private:
                     return write_typed(s, t.children[i], data);
             }
         }
-        return fail(unrepresentable(v, "enum " + t.name + " has no variant \"" +
-                                           std::string(name) + "\""));
+        return fail(
+            unrepresentable(v, "enum " + t.name + " has no variant \"" + std::string(name) + "\""));
     }
 
     output_buffer& out_;

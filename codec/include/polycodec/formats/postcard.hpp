@@ -8,7 +8,9 @@
 ///       R"({"name":"Point","ty":{"Struct":[{"name":"x","ty":{"name":"i32","ty":"I32"}},
 ///                                          {"name":"y","ty":{"name":"i32","ty":"I32"}}]}})");
 ///   polycodec::decode_options opt;
-///   if (s) { opt.schema = *s; }   // decode(format_id::postcard, "\x02\x04", doc, opt) -> {"x":1,"y":2}
+///   if (s) {
+///       opt.schema = *s;  // decode(format_id::postcard, "\x02\x04", doc, opt): {"x":1,"y":2}
+///   }
 
 #include <memory>
 #include <string_view>
