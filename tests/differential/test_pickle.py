@@ -80,6 +80,47 @@ class PickleReadsCPython(unittest.TestCase):
                     _, out, _ = common.convert(["--from", "pickle", "--to", "pickle"], data)
                     self.assertEqual(pickle.loads(out), as_loaded(v))
 
+    def test_random_nested_values(self):
+        import random
+        rnd = random.Random(20261130)
+
+        def gen(depth):
+            k = rnd.randrange(12 if depth < 4 else 7)
+            if k == 0:
+                return None
+            if k == 1:
+                return rnd.random() < 0.5
+            if k == 2:
+                return rnd.randrange(-2**rnd.randrange(1, 200), 2**rnd.randrange(1, 200))
+            if k == 3:
+                return rnd.uniform(-1e10, 1e10)
+            if k == 4:
+                return "".join(chr(rnd.choice([rnd.randrange(32, 127), rnd.randrange(160, 0xD7FF),
+                                               rnd.randrange(0x10000, 0x10FFFF), 10, 92]))
+                               for _ in range(rnd.randrange(12)))
+            if k == 5:
+                return bytes(rnd.randrange(256) for _ in range(rnd.randrange(12)))
+            if k == 6:
+                return bytearray(rnd.randrange(256) for _ in range(rnd.randrange(4)))
+            if k in (7, 8):
+                return [gen(depth + 1) for _ in range(rnd.randrange(5))]
+            if k == 9:
+                return tuple(gen(depth + 1) for _ in range(rnd.randrange(5)))
+            if k == 10:
+                return {rnd.choice(["a", "b", "c", "d"]) + str(i): gen(depth + 1)
+                        for i in range(rnd.randrange(4))}
+            return {rnd.randrange(-50, 50) for _ in range(rnd.randrange(4))}
+
+        values = [gen(0) for _ in range(400)]
+        for proto in range(6):
+            for fix_imports in (True, False):
+                with self.subTest(protocol=proto, fix_imports=fix_imports):
+                    data = pickle.dumps(values, protocol=proto, fix_imports=fix_imports)
+                    _, out, _ = common.convert(["--from", "pickle", "--to", "json"], data)
+                    common.same_value(self, json.loads(out), as_json(values))
+                    _, back, _ = common.convert(["--from", "pickle", "--to", "pickle"], data)
+                    self.assertEqual(pickle.loads(back), as_loaded(values))
+
     def test_nan(self):
         for proto in range(6):
             _, out, _ = common.convert(["--from", "pickle", "--to", "pickle"],
