@@ -612,12 +612,11 @@ private:
     }
 
     // Pops the items above the topmost mark into container `n`.
-    result<void> collect(std::uint32_t n, std::size_t from) {
+    void collect(std::uint32_t n, std::size_t from) {
         for (std::size_t i = from; i < stack_.size(); ++i) {
             add_child(n, stack_[i]);
         }
         stack_.resize(from);
-        return {};
     }
 
     result<void> step(unsigned char c) {
