@@ -147,6 +147,16 @@ class CPythonReadsOurs(unittest.TestCase):
         _, out, _ = common.convert(["--from", "json", "--to", "pickle"], text)
         common.same_value(self, pickle.loads(out), doc)
 
+    def test_scalars_byte_identical_to_cpython(self):
+        # CPython memoizes containers and strings but not numbers: for these our protocol 5
+        # output, framing included, is exactly pickle.dumps(v, 5).
+        for v in (None, True, False, 0, 255, 256, 65535, 65536, -1, 2**31, -2**31 - 1, 2**32,
+                  -2**63, 2**63, 2**64 - 1, -2**64, 2**700, -2**2100, 1.5, -0.0, 1e300):
+            with self.subTest(value=v):
+                _, out, _ = common.convert(["--from", "json", "--to", "pickle"],
+                                           json.dumps(v).encode())
+                self.assertEqual(out.hex(), pickle.dumps(v, protocol=5).hex())
+
     def test_bytes_from_cbor_like_sources(self):
         # bytes survive pickle -> pickle: CPython reads our SHORT_BINBYTES/BINBYTES.
         v = [b"\x00" * 10, b"\xff" * 70000]
