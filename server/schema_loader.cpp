@@ -1,12 +1,32 @@
 #include "schema_loader.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "polycodec/formats/postcard.hpp"
+
 namespace polycodec::cli {
 
-// TODO(#4): parse postcard schemas once the postcard codec exists.
 result<void> load_schema_file(const std::string& path, transcode_options& opt) {
-    (void)opt;
-    return fail(make_error(errc::not_implemented,
-                           "postcard schemas are not implemented yet (" + path + ")"));
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        return fail(make_error(errc::invalid_option,
+                               "cannot read schema " + path + ": " + std::strerror(errno)));
+    }
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto s = postcard::parse_schema(text);
+    if (!s) {
+        error e = s.error();
+        e.message = path + ": " + e.message;
+        return fail(std::move(e));
+    }
+    opt.decode.schema = *s;
+    opt.encode.schema = *s;
+    opt.decode.schema_name = path;
+    opt.encode.schema_name = path;
+    return {};
 }
 
 }  // namespace polycodec::cli

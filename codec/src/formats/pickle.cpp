@@ -1,8 +1,1362 @@
-// pickle: not implemented yet (the registry answers errc::not_implemented).
+// Python pickle, a safe data-only subset (DESIGN section 1). The decoder is the pickle virtual
+// machine without its dangerous half: it reads the opcodes CPython's pickle.dumps writes at
+// protocols 0-5 for None, bool, int, float, str, bytes, bytearray, list, tuple, dict, set and
+// frozenset, and refuses every opcode that would import or call code. Nothing is imported,
+// nothing is called: the few globals CPython uses for data at protocols 0-3 (_codecs.encode,
+// bytes, bytearray, set, frozenset) are matched by name together with the exact argument shape
+// of the REDUCE that uses them.
+//
+// The machine builds values into a private arena first (memo entries refer to containers that
+// later opcodes still append to, e.g. EMPTY_LIST BINPUT 0 ... APPENDS), then emits the root into
+// the builder; a memo object met a second time is copied with builder::add_copy.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "detail/lossy.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
+#include "pickle/big_integer.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions pickle_codec{};
+// ---- opcodes (Lib/pickletools.py) ----
+
+namespace op {
+constexpr unsigned char mark = '(';
+constexpr unsigned char stop = '.';
+constexpr unsigned char pop = '0';
+constexpr unsigned char pop_mark = '1';
+constexpr unsigned char dup = '2';
+constexpr unsigned char float_text = 'F';
+constexpr unsigned char int_text = 'I';
+constexpr unsigned char binint = 'J';
+constexpr unsigned char binint1 = 'K';
+constexpr unsigned char long_text = 'L';
+constexpr unsigned char binint2 = 'M';
+constexpr unsigned char none = 'N';
+constexpr unsigned char persid = 'P';
+constexpr unsigned char binpersid = 'Q';
+constexpr unsigned char reduce = 'R';
+constexpr unsigned char string = 'S';
+constexpr unsigned char binstring = 'T';
+constexpr unsigned char short_binstring = 'U';
+constexpr unsigned char unicode = 'V';
+constexpr unsigned char binunicode = 'X';
+constexpr unsigned char append = 'a';
+constexpr unsigned char build = 'b';
+constexpr unsigned char global = 'c';
+constexpr unsigned char dict = 'd';
+constexpr unsigned char empty_dict = '}';
+constexpr unsigned char appends = 'e';
+constexpr unsigned char get = 'g';
+constexpr unsigned char binget = 'h';
+constexpr unsigned char inst = 'i';
+constexpr unsigned char long_binget = 'j';
+constexpr unsigned char list = 'l';
+constexpr unsigned char empty_list = ']';
+constexpr unsigned char obj = 'o';
+constexpr unsigned char put = 'p';
+constexpr unsigned char binput = 'q';
+constexpr unsigned char long_binput = 'r';
+constexpr unsigned char setitem = 's';
+constexpr unsigned char tuple = 't';
+constexpr unsigned char empty_tuple = ')';
+constexpr unsigned char setitems = 'u';
+constexpr unsigned char binfloat = 'G';
+constexpr unsigned char proto = 0x80;
+constexpr unsigned char newobj = 0x81;
+constexpr unsigned char ext1 = 0x82;
+constexpr unsigned char ext2 = 0x83;
+constexpr unsigned char ext4 = 0x84;
+constexpr unsigned char tuple1 = 0x85;
+constexpr unsigned char tuple2 = 0x86;
+constexpr unsigned char tuple3 = 0x87;
+constexpr unsigned char newtrue = 0x88;
+constexpr unsigned char newfalse = 0x89;
+constexpr unsigned char long1 = 0x8a;
+constexpr unsigned char long4 = 0x8b;
+constexpr unsigned char binbytes = 'B';
+constexpr unsigned char short_binbytes = 'C';
+constexpr unsigned char short_binunicode = 0x8c;
+constexpr unsigned char binunicode8 = 0x8d;
+constexpr unsigned char binbytes8 = 0x8e;
+constexpr unsigned char empty_set = 0x8f;
+constexpr unsigned char additems = 0x90;
+constexpr unsigned char frozenset = 0x91;
+constexpr unsigned char newobj_ex = 0x92;
+constexpr unsigned char stack_global = 0x93;
+constexpr unsigned char memoize = 0x94;
+constexpr unsigned char frame = 0x95;
+constexpr unsigned char bytearray8 = 0x96;
+constexpr unsigned char next_buffer = 0x97;
+constexpr unsigned char readonly_buffer = 0x98;
+}  // namespace op
+
+// ---- limits ----
+
+constexpr std::size_t max_memo = std::size_t{1} << 20;   // memo entries
+constexpr std::size_t max_stack = std::size_t{1} << 24;  // values on the stack
+constexpr std::size_t max_long_bytes = 1 << 16;          // LONG4 length, text LONG digits
+
+// ---- the arena ----
+
+enum class pk : std::uint8_t {
+    none,
+    false_,
+    true_,
+    int_,
+    bignum,
+    float_,
+    str,
+    bytes,
+    list,
+    tuple,
+    dict,
+    set,
+    frozenset,
+    global,
+};
+
+// The globals recognised as data constructors; any other name is refused.
+enum class known_global : std::uint8_t { codecs_encode, bytes, bytearray, set, frozenset };
+
+constexpr std::uint32_t no_link = 0xffffffffu;
+
+struct pnode {
+    pk kind = pk::none;
+    bool scratch = false;      // payload in scratch_ (else in the input)
+    known_global global{};     // for pk::global
+    std::uint8_t state = 0;    // emission: 0 not yet, 1 in progress, 2 done
+    std::uint32_t height = 0;  // nesting height once emitted
+    std::uint64_t a = 0;       // int bits, double bits, payload offset, first link
+    std::uint64_t b = 0;       // payload length, last link
+    std::uint64_t count = 0;   // children of a container
+    std::uint64_t offset = 0;  // source offset of the opcode that made it
+    std::size_t tape = 0;      // tape index once emitted
+};
+
+struct plink {
+    std::uint32_t node;
+    std::uint32_t next;
+};
+
+const char* refused_name(unsigned char c) {
+    switch (c) {
+        case op::global:
+            return "GLOBAL";
+        case op::stack_global:
+            return "STACK_GLOBAL";
+        case op::reduce:
+            return "REDUCE";
+        case op::inst:
+            return "INST";
+        case op::obj:
+            return "OBJ";
+        case op::newobj:
+            return "NEWOBJ";
+        case op::newobj_ex:
+            return "NEWOBJ_EX";
+        case op::build:
+            return "BUILD";
+        case op::ext1:
+            return "EXT1";
+        case op::ext2:
+            return "EXT2";
+        case op::ext4:
+            return "EXT4";
+        case op::persid:
+            return "PERSID";
+        case op::binpersid:
+            return "BINPERSID";
+        default:
+            return nullptr;
+    }
+}
+
+error refused(unsigned char c, std::size_t at) {
+    return make_error(
+        errc::forbidden, at,
+        std::string("pickle opcode ") + refused_name(c) + " refused: it would import or call code");
+}
+
+class pickle_reader {
+public:
+    pickle_reader(std::string_view in, builder& b, const decode_options& opt)
+        : in_(in), b_(b), opt_(opt) {}
+
+    result<void> run() {
+        if (in_.size() >= 0xffffffffu) {
+            return fail(make_error(errc::size_exceeded, 0, "pickle larger than 4 GiB"));
+        }
+        std::uint32_t root = 0;
+        if (auto r = machine(root); !r) {
+            return r;
+        }
+        // Memo references may expand the document: bound that by a multiple of the input.
+        std::size_t budget = in_.size() * 64 + (std::size_t{64} << 20);
+        expand_budget_ = budget < opt_.limits.max_bytes ? budget : opt_.limits.max_bytes;
+        return emit(root, 0);
+    }
+
+private:
+    // ---- input ----
+
+    error eof(std::size_t need) const {
+        return make_error(errc::unexpected_eof, in_.size(),
+                          "expected " + std::to_string(need) + " more bytes, saw end of input");
+    }
+    bool have(std::size_t n) const { return in_.size() - pos_ >= n; }
+    std::uint64_t read_le(std::size_t n) {
+        std::uint64_t v = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            v |= std::uint64_t{static_cast<unsigned char>(in_[pos_ + i])} << (8 * i);
+        }
+        pos_ += n;
+        return v;
+    }
+    // A text argument ending in '\n' (protocol 0).
+    result<std::string_view> read_line() {
+        std::size_t nl = in_.find('\n', pos_);
+        if (nl == std::string_view::npos) {
+            return fail(make_error(errc::unexpected_eof, in_.size(),
+                                   "expected a newline-terminated argument, saw end of input"));
+        }
+        std::string_view s = in_.substr(pos_, nl - pos_);
+        pos_ = nl + 1;
+        return s;
+    }
+
+    // ---- arena ----
+
+    std::uint32_t new_node(pk k, std::size_t at) {
+        nodes_.emplace_back();
+        nodes_.back().kind = k;
+        nodes_.back().offset = at;
+        return static_cast<std::uint32_t>(nodes_.size() - 1);
+    }
+    std::uint32_t new_container(pk k, std::size_t at) {
+        std::uint32_t n = new_node(k, at);
+        nodes_[n].a = no_link;
+        nodes_[n].b = no_link;
+        return n;
+    }
+    void add_child(std::uint32_t parent, std::uint32_t child) {
+        links_.push_back({child, no_link});
+        auto l = static_cast<std::uint32_t>(links_.size() - 1);
+        pnode& p = nodes_[parent];
+        if (p.b == no_link) {
+            p.a = l;
+        } else {
+            links_[p.b].next = l;
+        }
+        p.b = l;
+        ++p.count;
+    }
+    std::uint32_t payload_node(pk k, std::size_t at, std::size_t off, std::size_t len,
+                               bool scratch) {
+        std::uint32_t n = new_node(k, at);
+        nodes_[n].a = off;
+        nodes_[n].b = len;
+        nodes_[n].scratch = scratch;
+        return n;
+    }
+    std::string_view payload(const pnode& n) const {
+        return n.scratch ? std::string_view(scratch_).substr(n.a, n.b) : in_.substr(n.a, n.b);
+    }
+    std::uint32_t scratch_node(pk k, std::size_t at, std::string_view text) {
+        std::size_t off = scratch_.size();
+        scratch_.append(text);
+        return payload_node(k, at, off, text.size(), true);
+    }
+    std::uint32_t int_node(std::int64_t v, std::size_t at) {
+        std::uint32_t n = new_node(pk::int_, at);
+        nodes_[n].a = static_cast<std::uint64_t>(v);
+        return n;
+    }
+    // An integer of any size: int64 in a node, else a uint64 or bignum as text.
+    std::uint32_t big_node(const big_integer& v, std::size_t at) {
+        std::size_t bits = v.bit_length();
+        if (bits <= 63 || (v.neg && bits == 64 && v.low64() == std::uint64_t{1} << 63)) {
+            std::uint64_t m = v.low64();
+            return int_node(v.neg ? static_cast<std::int64_t>(0 - m) : static_cast<std::int64_t>(m),
+                            at);
+        }
+        return scratch_node(pk::bignum, at, to_decimal(v));
+    }
+
+    // ---- stack ----
+
+    result<void> push(std::uint32_t n) {
+        if (stack_.size() >= max_stack) {
+            return fail(make_error(errc::size_exceeded, op_at_,
+                                   "pickle stack deeper than " + std::to_string(max_stack)));
+        }
+        stack_.push_back(n);
+        return {};
+    }
+    error underflow() const {
+        return make_error(errc::malformed, op_at_, "pickle stack underflow");
+    }
+    // The position of the topmost MARK; pops it.
+    result<std::size_t> pop_mark() {
+        if (marks_.empty()) {
+            return fail(make_error(errc::malformed, op_at_, "expected a MARK on the stack"));
+        }
+        std::size_t m = marks_.back();
+        marks_.pop_back();
+        return m;
+    }
+    // Items above the current mark must exist (no stack underflow into the mark).
+    std::size_t floor() const { return marks_.empty() ? 0 : marks_.back(); }
+    result<std::uint32_t> pop1() {
+        if (stack_.size() <= floor()) {
+            return fail(underflow());
+        }
+        std::uint32_t n = stack_.back();
+        stack_.pop_back();
+        return n;
+    }
+    bool is(std::uint32_t n, pk k) const { return nodes_[n].kind == k; }
+    error expected(const char* what, const char* opname) const {
+        return make_error(errc::malformed, op_at_,
+                          std::string("expected ") + what + " on the stack for " + opname);
+    }
+
+    // ---- memo ----
+
+    result<void> memo_put(std::uint64_t idx) {
+        if (stack_.size() <= floor()) {
+            return fail(underflow());
+        }
+        if (idx >= max_memo || idx > in_.size()) {
+            return fail(make_error(errc::size_exceeded, op_at_,
+                                   "memo index " + std::to_string(idx) + " beyond the limit"));
+        }
+        if (idx >= memo_.size()) {
+            memo_.resize(idx + 1, no_link);
+        }
+        if (memo_[idx] == no_link) {
+            ++memo_entries_;  // MEMOIZE stores at len(memo), as CPython
+        }
+        memo_[idx] = stack_.back();
+        return {};
+    }
+    result<void> memo_get(std::uint64_t idx) {
+        if (idx >= memo_.size() || memo_[idx] == no_link) {
+            return fail(make_error(errc::malformed, op_at_,
+                                   "memo index " + std::to_string(idx) + " was never stored"));
+        }
+        return push(memo_[idx]);
+    }
+    result<std::uint64_t> decimal_arg() {
+        auto line = read_line();
+        if (!line) {
+            return fail(line.error());
+        }
+        std::uint64_t v = 0;
+        auto r = std::from_chars(line->data(), line->data() + line->size(), v);
+        if (r.ec != std::errc() || r.ptr != line->data() + line->size()) {
+            return fail(make_error(errc::malformed, op_at_ + 1, "expected a decimal memo index"));
+        }
+        return v;
+    }
+
+    // ---- protocol 0 text arguments ----
+
+    result<std::uint32_t> text_int(std::string_view s, bool long_form) {
+        if (!long_form && s == "00") {
+            return new_node(pk::false_, op_at_);
+        }
+        if (!long_form && s == "01") {
+            return new_node(pk::true_, op_at_);
+        }
+        if (long_form && !s.empty() && s.back() == 'L') {
+            s.remove_suffix(1);
+        }
+        if (s.size() > max_long_bytes) {
+            return fail(make_error(errc::size_exceeded, op_at_ + 1, "integer text too long"));
+        }
+        big_integer v;
+        if (!parse_decimal(s, v)) {
+            return fail(make_error(errc::invalid_number, op_at_ + 1, "expected a decimal integer"));
+        }
+        return big_node(v, op_at_);
+    }
+
+    // raw-unicode-escape (pickle's UNICODE argument): bytes are Latin-1 code points except
+    // \uXXXX and \UXXXXXXXX, which count only after an odd run of backslashes.
+    result<std::uint32_t> raw_unicode(std::string_view s, std::size_t at) {
+        std::string out;
+        out.reserve(s.size());
+        for (std::size_t i = 0; i < s.size();) {
+            unsigned char c = static_cast<unsigned char>(s[i]);
+            if (c != '\\') {
+                char buf[4];
+                out.append(buf, utf8_encode(c, buf));
+                ++i;
+                continue;
+            }
+            std::size_t run = 0;
+            while (i + run < s.size() && s[i + run] == '\\') {
+                ++run;
+            }
+            std::size_t after = i + run;
+            bool escape =
+                (run % 2) == 1 && after < s.size() && (s[after] == 'u' || s[after] == 'U');
+            out.append(escape ? run - 1 : run, '\\');
+            i = after;
+            if (!escape) {
+                continue;
+            }
+            std::size_t digits = s[after] == 'u' ? 4 : 8;
+            if (after + 1 + digits > s.size()) {
+                return fail(make_error(errc::invalid_string, at + after - 1,
+                                       "truncated \\u escape in UNICODE"));
+            }
+            std::uint32_t cp = 0;
+            for (std::size_t k = 0; k < digits; ++k) {
+                char h = s[after + 1 + k];
+                int d = h >= '0' && h <= '9'   ? h - '0'
+                        : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                        : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                               : -1;
+                if (d < 0) {
+                    return fail(make_error(errc::invalid_string, at + after - 1,
+                                           "expected hex digits in \\u escape"));
+                }
+                cp = cp * 16 + static_cast<std::uint32_t>(d);
+            }
+            if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+                return fail(make_error(errc::invalid_utf8, at + after - 1,
+                                       "escape is not a Unicode scalar value"));
+            }
+            char buf[4];
+            out.append(buf, utf8_encode(cp, buf));
+            i = after + 1 + digits;
+        }
+        return scratch_node(pk::str, op_at_, out);
+    }
+
+    result<std::uint32_t> utf8_payload(std::size_t len) {
+        std::string_view s = in_.substr(pos_, len);
+        std::size_t valid = utf8_valid_prefix(s);
+        if (valid != s.size()) {
+            return fail(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in string"));
+        }
+        std::uint32_t n = payload_node(pk::str, op_at_, pos_, len, false);
+        pos_ += len;
+        return n;
+    }
+
+    // Reads a length of `width` bytes and checks it against the rest of the input.
+    result<std::size_t> length(std::size_t width) {
+        if (!have(width)) {
+            return fail(eof(width));
+        }
+        std::uint64_t len = read_le(width);
+        if (len > in_.size() - pos_) {
+            return fail(make_error(errc::size_exceeded, op_at_,
+                                   "length " + std::to_string(len) + " beyond the input"));
+        }
+        return static_cast<std::size_t>(len);
+    }
+
+    // ---- REDUCE of the recognised globals ----
+
+    // Latin-1 text (from _codecs.encode(text, 'latin1')) -> bytes.
+    result<std::uint32_t> latin1_bytes(std::string_view text) {
+        std::string out;
+        out.reserve(text.size());
+        for (std::size_t i = 0; i < text.size();) {
+            unsigned char c = static_cast<unsigned char>(text[i]);
+            if (c < 0x80) {
+                out.push_back(static_cast<char>(c));
+                ++i;
+            } else if ((c == 0xC2 || c == 0xC3) && i + 1 < text.size()) {
+                out.push_back(static_cast<char>(((c & 0x1F) << 6) |
+                                                (static_cast<unsigned char>(text[i + 1]) & 0x3F)));
+                i += 2;
+            } else {
+                return fail(
+                    make_error(errc::malformed, op_at_, "_codecs.encode text is not Latin-1"));
+            }
+        }
+        return scratch_node(pk::bytes, op_at_, out);
+    }
+
+    // The i-th child of a tuple node.
+    std::uint32_t child(std::uint32_t n, std::uint64_t i) const {
+        std::uint32_t l = static_cast<std::uint32_t>(nodes_[n].a);
+        while (i-- > 0) {
+            l = links_[l].next;
+        }
+        return links_[l].node;
+    }
+
+    result<std::uint32_t> reduce(std::uint32_t callable, std::uint32_t args) {
+        if (!is(callable, pk::global) || !is(args, pk::tuple)) {
+            return fail(refused(op::reduce, op_at_));
+        }
+        std::uint64_t argc = nodes_[args].count;
+        switch (nodes_[callable].global) {
+            case known_global::codecs_encode: {
+                if (argc != 2 || !is(child(args, 0), pk::str) || !is(child(args, 1), pk::str)) {
+                    break;
+                }
+                std::string_view enc = payload(nodes_[child(args, 1)]);
+                if (enc != "latin1" && enc != "latin-1") {
+                    break;
+                }
+                return latin1_bytes(payload(nodes_[child(args, 0)]));
+            }
+            case known_global::bytes:
+                if (argc == 0) {
+                    return payload_node(pk::bytes, op_at_, 0, 0, false);
+                }
+                break;
+            case known_global::bytearray:
+                if (argc == 0) {
+                    return payload_node(pk::bytes, op_at_, 0, 0, false);
+                }
+                if (argc == 1 && is(child(args, 0), pk::bytes)) {
+                    return child(args, 0);
+                }
+                break;
+            case known_global::set:
+            case known_global::frozenset: {
+                if (argc != 1 || !is(child(args, 0), pk::list)) {
+                    break;
+                }
+                // A copy of the list's items: the list itself stays in the memo, and a later
+                // APPEND to it must not change the set.
+                std::uint32_t s = new_container(
+                    nodes_[callable].global == known_global::set ? pk::set : pk::frozenset, op_at_);
+                std::uint32_t list = child(args, 0);
+                for (std::uint32_t l = static_cast<std::uint32_t>(nodes_[list].a); l != no_link;
+                     l = links_[l].next) {
+                    add_child(s, links_[l].node);
+                }
+                return s;
+            }
+        }
+        return fail(refused(op::reduce, op_at_));
+    }
+
+    result<std::uint32_t> global_node(std::string_view module, std::string_view name,
+                                      unsigned char opcode) {
+        known_global g;
+        bool builtin = module == "builtins" || module == "__builtin__";
+        if (module == "_codecs" && name == "encode") {
+            g = known_global::codecs_encode;
+        } else if (builtin && name == "bytes") {
+            g = known_global::bytes;
+        } else if (builtin && name == "bytearray") {
+            g = known_global::bytearray;
+        } else if (builtin && name == "set") {
+            g = known_global::set;
+        } else if (builtin && name == "frozenset") {
+            g = known_global::frozenset;
+        } else {
+            return fail(refused(opcode, op_at_));
+        }
+        std::uint32_t n = new_node(pk::global, op_at_);
+        nodes_[n].global = g;
+        nodes_[n].a = opcode;
+        return n;
+    }
+
+    // ---- the machine ----
+
+    result<void> machine(std::uint32_t& root) {
+        for (;;) {
+            if (pos_ >= in_.size()) {
+                return fail(make_error(errc::unexpected_eof, in_.size(),
+                                       "expected an opcode, saw end of input (no STOP)"));
+            }
+            op_at_ = pos_;
+            auto c = static_cast<unsigned char>(in_[pos_++]);
+            if (refused_name(c) != nullptr && c != op::global && c != op::stack_global &&
+                c != op::reduce) {
+                return fail(refused(c, op_at_));
+            }
+            result<void> r = step(c);
+            if (!r) {
+                return r;
+            }
+            if (c == op::stop) {
+                if (stack_.size() != 1 || !marks_.empty()) {
+                    return fail(make_error(errc::malformed, op_at_,
+                                           "expected exactly one value on the stack at STOP"));
+                }
+                root = stack_.back();
+                if (pos_ != in_.size()) {
+                    return fail(make_error(errc::trailing_content, pos_,
+                                           "expected end of input after STOP"));
+                }
+                return {};
+            }
+        }
+    }
+
+    result<void> push_result(result<std::uint32_t> n) {
+        if (!n) {
+            return fail(n.error());
+        }
+        return push(*n);
+    }
+
+    // Pops the items above the topmost mark into container `n`.
+    void collect(std::uint32_t n, std::size_t from) {
+        for (std::size_t i = from; i < stack_.size(); ++i) {
+            add_child(n, stack_[i]);
+        }
+        stack_.resize(from);
+    }
+
+    result<void> step(unsigned char c) {
+        switch (c) {
+            case op::proto: {
+                if (!have(1)) {
+                    return fail(eof(1));
+                }
+                unsigned v = static_cast<unsigned char>(in_[pos_++]);
+                if (v > 5) {
+                    return fail(make_error(errc::malformed, op_at_ + 1,
+                                           "unsupported pickle protocol " + std::to_string(v)));
+                }
+                return {};
+            }
+            case op::frame: {
+                // Frames only group opcodes for buffering; the length must fit the input.
+                auto len = length(8);
+                return len ? result<void>{} : fail(len.error());
+            }
+            case op::stop:
+                return {};
+            case op::mark:
+                if (marks_.size() >= opt_.limits.max_depth) {
+                    return fail(make_error(
+                        errc::depth_exceeded, op_at_,
+                        "more than " + std::to_string(opt_.limits.max_depth) + " open MARKs"));
+                }
+                marks_.push_back(stack_.size());
+                return {};
+            case op::pop:
+                if (stack_.size() > floor()) {
+                    stack_.pop_back();
+                    return {};
+                }
+                if (!marks_.empty()) {  // CPython: POP with nothing above a mark pops the mark
+                    marks_.pop_back();
+                    return {};
+                }
+                return fail(underflow());
+            case op::pop_mark: {
+                auto m = pop_mark();
+                if (!m) {
+                    return fail(m.error());
+                }
+                stack_.resize(*m);
+                return {};
+            }
+            case op::dup:
+                if (stack_.size() <= floor()) {
+                    return fail(underflow());
+                }
+                return push(stack_.back());
+            case op::none:
+                return push(new_node(pk::none, op_at_));
+            case op::newtrue:
+                return push(new_node(pk::true_, op_at_));
+            case op::newfalse:
+                return push(new_node(pk::false_, op_at_));
+            case op::binint:
+                if (!have(4)) {
+                    return fail(eof(4));
+                }
+                return push(int_node(static_cast<std::int32_t>(read_le(4)), op_at_));
+            case op::binint1:
+                if (!have(1)) {
+                    return fail(eof(1));
+                }
+                return push(int_node(static_cast<std::int64_t>(read_le(1)), op_at_));
+            case op::binint2:
+                if (!have(2)) {
+                    return fail(eof(2));
+                }
+                return push(int_node(static_cast<std::int64_t>(read_le(2)), op_at_));
+            case op::int_text:
+            case op::long_text: {
+                auto line = read_line();
+                if (!line) {
+                    return fail(line.error());
+                }
+                return push_result(text_int(*line, c == op::long_text));
+            }
+            case op::long1:
+            case op::long4: {
+                auto len = length(c == op::long1 ? 1 : 4);
+                if (!len) {
+                    return fail(len.error());
+                }
+                if (*len > max_long_bytes) {
+                    return fail(make_error(errc::size_exceeded, op_at_,
+                                           "LONG4 of " + std::to_string(*len) +
+                                               " bytes beyond the limit of " +
+                                               std::to_string(max_long_bytes)));
+                }
+                if (*len <= 8) {
+                    // The common case fits an int64: sign-extend without a big integer.
+                    std::uint64_t u = read_le(*len);
+                    if (*len > 0 && *len < 8 && (u >> (8 * *len - 1)) != 0) {
+                        u |= ~std::uint64_t{0} << (8 * *len);
+                    }
+                    return push(int_node(static_cast<std::int64_t>(u), op_at_));
+                }
+                big_integer v = from_twos_complement_le(in_.substr(pos_, *len));
+                pos_ += *len;
+                return push(big_node(v, op_at_));
+            }
+            case op::binfloat: {
+                if (!have(8)) {
+                    return fail(eof(8));
+                }
+                std::uint64_t bits = 0;
+                for (int i = 0; i < 8; ++i) {
+                    bits = (bits << 8) | static_cast<unsigned char>(in_[pos_ + i]);
+                }
+                pos_ += 8;
+                std::uint32_t n = new_node(pk::float_, op_at_);
+                nodes_[n].a = bits;
+                return push(n);
+            }
+            case op::float_text: {
+                auto line = read_line();
+                if (!line) {
+                    return fail(line.error());
+                }
+                double d = 0;
+                std::string_view s = *line;
+                if (!s.empty() && s[0] == '+') {
+                    s.remove_prefix(1);
+                }
+                auto r = std::from_chars(s.data(), s.data() + s.size(), d);
+                if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size()) {
+                    return fail(make_error(errc::invalid_number, op_at_ + 1,
+                                           "expected a float after FLOAT"));
+                }
+                std::uint32_t n = new_node(pk::float_, op_at_);
+                std::memcpy(&nodes_[n].a, &d, 8);
+                return push(n);
+            }
+            case op::unicode: {
+                auto line = read_line();
+                if (!line) {
+                    return fail(line.error());
+                }
+                return push_result(raw_unicode(*line, op_at_ + 1));
+            }
+            case op::short_binunicode:
+            case op::binunicode:
+            case op::binunicode8: {
+                auto len = length(c == op::short_binunicode ? 1 : c == op::binunicode ? 4 : 8);
+                if (!len) {
+                    return fail(len.error());
+                }
+                return push_result(utf8_payload(*len));
+            }
+            case op::short_binstring:
+            case op::binstring: {
+                // Python 2 str: text when it is valid UTF-8, else bytes.
+                auto len = length(c == op::short_binstring ? 1 : 4);
+                if (!len) {
+                    return fail(len.error());
+                }
+                std::string_view s = in_.substr(pos_, *len);
+                std::uint32_t n =
+                    payload_node(utf8_valid(s) ? pk::str : pk::bytes, op_at_, pos_, *len, false);
+                pos_ += *len;
+                return push(n);
+            }
+            case op::string:
+                return fail(make_error(errc::malformed, op_at_,
+                                       "the Python 2 STRING opcode is not supported"));
+            case op::short_binbytes:
+            case op::binbytes:
+            case op::binbytes8:
+            case op::bytearray8: {
+                auto len = length(c == op::short_binbytes ? 1 : c == op::binbytes ? 4 : 8);
+                if (!len) {
+                    return fail(len.error());
+                }
+                std::uint32_t n = payload_node(pk::bytes, op_at_, pos_, *len, false);
+                pos_ += *len;
+                return push(n);
+            }
+            case op::next_buffer:
+            case op::readonly_buffer:
+                return fail(
+                    make_error(errc::malformed, op_at_,
+                               std::string("pickle opcode ") +
+                                   (c == op::next_buffer ? "NEXT_BUFFER" : "READONLY_BUFFER") +
+                                   " refused: out-of-band buffers are not supported"));
+            case op::empty_list:
+                return push(new_container(pk::list, op_at_));
+            case op::empty_tuple:
+                return push(new_container(pk::tuple, op_at_));
+            case op::empty_dict:
+                return push(new_container(pk::dict, op_at_));
+            case op::empty_set:
+                return push(new_container(pk::set, op_at_));
+            case op::tuple1:
+            case op::tuple2:
+            case op::tuple3: {
+                std::size_t n = c - op::tuple1 + 1;
+                if (stack_.size() < floor() + n) {
+                    return fail(underflow());
+                }
+                std::uint32_t t = new_container(pk::tuple, op_at_);
+                collect(t, stack_.size() - n);
+                return push(t);
+            }
+            case op::tuple:
+            case op::list:
+            case op::frozenset: {
+                auto m = pop_mark();
+                if (!m) {
+                    return fail(m.error());
+                }
+                std::uint32_t t = new_container(c == op::tuple  ? pk::tuple
+                                                : c == op::list ? pk::list
+                                                                : pk::frozenset,
+                                                op_at_);
+                collect(t, *m);
+                return push(t);
+            }
+            case op::dict: {
+                auto m = pop_mark();
+                if (!m) {
+                    return fail(m.error());
+                }
+                if ((stack_.size() - *m) % 2 != 0) {
+                    return fail(
+                        make_error(errc::malformed, op_at_, "DICT with an odd number of items"));
+                }
+                std::uint32_t d = new_container(pk::dict, op_at_);
+                collect(d, *m);
+                return push(d);
+            }
+            case op::append: {
+                auto v = pop1();
+                if (!v) {
+                    return fail(v.error());
+                }
+                if (stack_.size() <= floor() || !is(stack_.back(), pk::list)) {
+                    return fail(expected("a list", "APPEND"));
+                }
+                add_child(stack_.back(), *v);
+                return {};
+            }
+            case op::appends:
+            case op::additems:
+            case op::setitems: {
+                auto m = pop_mark();
+                if (!m) {
+                    return fail(m.error());
+                }
+                pk want = c == op::appends ? pk::list : c == op::additems ? pk::set : pk::dict;
+                if (*m == 0 || *m <= floor() || !is(stack_[*m - 1], want)) {
+                    return fail(expected(c == op::appends    ? "a list"
+                                         : c == op::additems ? "a set"
+                                                             : "a dict",
+                                         c == op::appends    ? "APPENDS"
+                                         : c == op::additems ? "ADDITEMS"
+                                                             : "SETITEMS"));
+                }
+                if (c == op::setitems && (stack_.size() - *m) % 2 != 0) {
+                    return fail(make_error(errc::malformed, op_at_,
+                                           "SETITEMS with an odd number of items"));
+                }
+                collect(stack_[*m - 1], *m);
+                return {};
+            }
+            case op::setitem: {
+                if (stack_.size() < floor() + 3 || !is(stack_[stack_.size() - 3], pk::dict)) {
+                    return fail(expected("a dict, a key and a value", "SETITEM"));
+                }
+                collect(stack_[stack_.size() - 3], stack_.size() - 2);
+                return {};
+            }
+            case op::put: {
+                auto idx = decimal_arg();
+                return idx ? memo_put(*idx) : fail(idx.error());
+            }
+            case op::binput:
+            case op::long_binput: {
+                std::size_t w = c == op::binput ? 1 : 4;
+                if (!have(w)) {
+                    return fail(eof(w));
+                }
+                return memo_put(read_le(w));
+            }
+            case op::memoize:
+                return memo_put(memo_entries_);
+            case op::get: {
+                auto idx = decimal_arg();
+                return idx ? memo_get(*idx) : fail(idx.error());
+            }
+            case op::binget:
+            case op::long_binget: {
+                std::size_t w = c == op::binget ? 1 : 4;
+                if (!have(w)) {
+                    return fail(eof(w));
+                }
+                return memo_get(read_le(w));
+            }
+            case op::global: {
+                auto module = read_line();
+                if (!module) {
+                    return fail(module.error());
+                }
+                auto name = read_line();
+                if (!name) {
+                    return fail(name.error());
+                }
+                return push_result(global_node(*module, *name, c));
+            }
+            case op::stack_global: {
+                if (stack_.size() < floor() + 2) {
+                    return fail(underflow());
+                }
+                std::uint32_t module = stack_[stack_.size() - 2];
+                std::uint32_t name = stack_.back();
+                stack_.resize(stack_.size() - 2);
+                if (!is(module, pk::str) || !is(name, pk::str)) {
+                    return fail(refused(c, op_at_));
+                }
+                return push_result(global_node(payload(nodes_[module]), payload(nodes_[name]), c));
+            }
+            case op::reduce: {
+                if (stack_.size() < floor() + 2) {
+                    return fail(refused(c, op_at_));
+                }
+                std::uint32_t callable = stack_[stack_.size() - 2];
+                std::uint32_t args = stack_.back();
+                stack_.resize(stack_.size() - 2);
+                return push_result(reduce(callable, args));
+            }
+            default: {
+                char buf[48];
+                std::snprintf(buf, sizeof buf, "unknown pickle opcode 0x%02x", c);
+                return fail(make_error(errc::malformed, op_at_, buf));
+            }
+        }
+    }
+
+    // ---- emission into the builder ----
+
+    result<void> container_limit(const pnode& n) {
+        return fail(
+            make_error(b_.status() == errc::ok ? errc::depth_exceeded : b_.status(), n.offset,
+                       b_.status() == errc::size_exceeded
+                           ? std::string("document larger than its size budget")
+                           : "nesting deeper than " + std::to_string(opt_.limits.max_depth)));
+    }
+
+    result<void> emit(std::uint32_t idx, std::uint32_t depth) {
+        pnode& n = nodes_[idx];
+        if (n.state == 1) {
+            return fail(make_error(errc::malformed, n.offset,
+                                   "recursive structure: a container that contains itself"));
+        }
+        if (n.state == 2) {
+            // A memo object met again: copy what was emitted the first time.
+            if (depth + n.height > opt_.limits.max_depth) {
+                return fail(
+                    make_error(errc::depth_exceeded, n.offset,
+                               "nesting deeper than " + std::to_string(opt_.limits.max_depth)));
+            }
+            if (b_.doc().content_size() > expand_budget_ ||
+                !b_.add_copy(value(&b_.doc(), n.tape))) {
+                return fail(make_error(errc::size_exceeded, n.offset,
+                                       "memo references expand the document past its budget"));
+            }
+            return {};
+        }
+        n.tape = b_.next_index();
+        switch (n.kind) {
+            case pk::none:
+                b_.add_null();
+                break;
+            case pk::false_:
+                b_.add_bool(false);
+                break;
+            case pk::true_:
+                b_.add_bool(true);
+                break;
+            case pk::int_:
+                b_.add_int(static_cast<std::int64_t>(n.a));
+                break;
+            case pk::float_: {
+                double d;
+                std::memcpy(&d, &n.a, 8);
+                b_.add_double(d);
+                break;
+            }
+            case pk::bignum: {
+                std::string_view text = payload(n);
+                if (text.size() <= 20 && text[0] != '-') {
+                    std::uint64_t u = 0;
+                    auto r = std::from_chars(text.data(), text.data() + text.size(), u);
+                    if (r.ec == std::errc()) {
+                        b_.add_uint(u);
+                        break;
+                    }
+                }
+                b_.add_bignum(text);
+                break;
+            }
+            case pk::str:
+                b_.add_string(payload(n));
+                break;
+            case pk::bytes:
+                b_.add_bytes(payload(n));
+                break;
+            case pk::global:
+                return fail(refused(static_cast<unsigned char>(n.a), n.offset));
+            case pk::list:
+            case pk::tuple:
+            case pk::set:
+            case pk::frozenset:
+            case pk::dict: {
+                bool map = n.kind == pk::dict;
+                if (!(map ? b_.begin_map() : b_.begin_array())) {
+                    return container_limit(nodes_[idx]);
+                }
+                nodes_[idx].state = 1;
+                std::uint32_t height = 0;
+                for (std::uint32_t l = static_cast<std::uint32_t>(nodes_[idx].a); l != no_link;
+                     l = links_[l].next) {
+                    std::uint32_t c = links_[l].node;
+                    if (auto r = emit(c, depth + 1); !r) {
+                        return r;
+                    }
+                    height = std::max(height, nodes_[c].height);
+                }
+                if (map) {
+                    b_.end_map();
+                } else {
+                    b_.end_array();
+                }
+                if (b_.doc().content_size() > expand_budget_) {
+                    return fail(make_error(errc::size_exceeded, nodes_[idx].offset,
+                                           "memo references expand the document past its budget"));
+                }
+                nodes_[idx].height = height + 1;
+                break;
+            }
+        }
+        nodes_[idx].state = 2;
+        return {};
+    }
+
+    std::string_view in_;
+    builder& b_;
+    const decode_options& opt_;
+    std::size_t pos_ = 0;
+    std::size_t op_at_ = 0;
+    std::uint64_t memo_entries_ = 0;
+    std::size_t expand_budget_ = 0;
+    std::vector<pnode> nodes_;
+    std::vector<plink> links_;
+    std::vector<std::uint32_t> stack_;
+    std::vector<std::size_t> marks_;
+    std::vector<std::uint32_t> memo_;
+    std::string scratch_;
+};
+
+result<void> decode_pickle(std::string_view in, builder& b, const decode_options& opt) {
+    pickle_reader r(in, b, opt);
+    return r.run();
+}
+
+// ---- writer: protocol 5 with framing ----
+
+class pickle_writer {
+public:
+    pickle_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> run(value root) {
+        out_.push_back(static_cast<char>(op::proto));
+        out_.push_back(5);
+        open_frame();
+        if (auto r = write(root); !r) {
+            return r;
+        }
+        out_.push_back(static_cast<char>(op::stop));
+        close_frame();
+        return {};
+    }
+
+private:
+    // CPython's framer: a frame is closed at the start of a value once it holds 64 KiB; a
+    // frame under 4 bytes is written without its FRAME header; payloads of 64 KiB or more
+    // are written outside frames.
+    static constexpr std::size_t frame_target = 64 * 1024;
+
+    void open_frame() {
+        frame_start_ = out_.size();
+        char hdr[9] = {static_cast<char>(op::frame)};
+        out_.append(hdr, 9);
+    }
+    void close_frame() {
+        std::size_t len = out_.size() - frame_start_ - 9;
+        if (len < 4) {
+            // Drop the header: move the frame's bytes back over it.
+            char* p = out_.data_mut() + frame_start_;
+            std::memmove(p, p + 9, len);
+            out_.truncate(out_.size() - 9);
+            return;
+        }
+        char le[8];
+        for (int i = 0; i < 8; ++i) {
+            le[i] = static_cast<char>((len >> (8 * i)) & 0xff);
+        }
+        out_.overwrite(frame_start_ + 1, le, 8);
+    }
+    void maybe_commit() {
+        if (out_.size() - frame_start_ - 9 >= frame_target) {
+            close_frame();
+            open_frame();
+        }
+    }
+
+    void put_le(std::uint64_t v, int n) {
+        char buf[8];
+        for (int i = 0; i < n; ++i) {
+            buf[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+        }
+        out_.append(buf, static_cast<std::size_t>(n));
+    }
+
+    void write_int(std::int64_t v) {
+        if (v >= 0 && v <= 0xff) {
+            out_.push_back(static_cast<char>(op::binint1));
+            put_le(static_cast<std::uint64_t>(v), 1);
+        } else if (v >= 0 && v <= 0xffff) {
+            out_.push_back(static_cast<char>(op::binint2));
+            put_le(static_cast<std::uint64_t>(v), 2);
+        } else if (v >= INT32_MIN && v <= INT32_MAX) {
+            out_.push_back(static_cast<char>(op::binint));
+            put_le(static_cast<std::uint64_t>(v), 4);
+        } else {
+            // LONG1 with the shortest two's complement, as CPython's encode_long.
+            char buf[10] = {static_cast<char>(op::long1), 0};
+            auto u = static_cast<std::uint64_t>(v);
+            int n = 8;
+            while (n > 1) {
+                unsigned top = (u >> (8 * (n - 1))) & 0xffu;
+                unsigned next = (u >> (8 * (n - 2))) & 0x80u;
+                if ((top == 0x00 && next == 0) || (top == 0xff && next != 0)) {
+                    --n;
+                } else {
+                    break;
+                }
+            }
+            buf[1] = static_cast<char>(n);
+            for (int i = 0; i < n; ++i) {
+                buf[2 + i] = static_cast<char>((u >> (8 * i)) & 0xff);
+            }
+            out_.append(buf, static_cast<std::size_t>(2 + n));
+        }
+    }
+    void write_long(const big_integer& b) {
+        std::string bytes = to_twos_complement_le(b);
+        if (bytes.size() < 256) {
+            out_.push_back(static_cast<char>(op::long1));
+            put_le(bytes.size(), 1);
+        } else {
+            out_.push_back(static_cast<char>(op::long4));
+            put_le(bytes.size(), 4);
+        }
+        out_.append(bytes);
+    }
+    // str or bytes: the short, 4-byte or 8-byte length form.
+    void write_payload(std::string_view s, bool text) {
+        char hdr[9];
+        std::size_t hn;
+        if (s.size() < 256) {
+            hdr[0] = static_cast<char>(text ? op::short_binunicode : op::short_binbytes);
+            hdr[1] = static_cast<char>(s.size());
+            hn = 2;
+        } else if (s.size() <= 0xffffffffu) {
+            hdr[0] = static_cast<char>(text ? op::binunicode : op::binbytes);
+            for (int i = 0; i < 4; ++i) {
+                hdr[1 + i] = static_cast<char>((s.size() >> (8 * i)) & 0xff);
+            }
+            hn = 5;
+        } else {
+            hdr[0] = static_cast<char>(text ? op::binunicode8 : op::binbytes8);
+            for (int i = 0; i < 8; ++i) {
+                hdr[1 + i] =
+                    static_cast<char>((static_cast<std::uint64_t>(s.size()) >> (8 * i)) & 0xff);
+            }
+            hn = 9;
+        }
+        if (s.size() >= frame_target) {
+            close_frame();
+            out_.append(hdr, hn);
+            out_.append(s);
+            open_frame();
+            return;
+        }
+        out_.append(hdr, hn);
+        out_.append(s);
+    }
+
+    result<void> write(value v) {
+        maybe_commit();
+        switch (v.kind()) {
+            case kind::null:
+                out_.push_back(static_cast<char>(op::none));
+                return {};
+            case kind::boolean_false:
+                out_.push_back(static_cast<char>(op::newfalse));
+                return {};
+            case kind::boolean_true:
+                out_.push_back(static_cast<char>(op::newtrue));
+                return {};
+            case kind::int64:
+                write_int(v.get_int());
+                return {};
+            case kind::uint64: {
+                big_integer b;
+                std::uint64_t m = v.get_uint();
+                b.mag = {static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(m >> 32)};
+                b.trim();
+                write_long(b);
+                return {};
+            }
+            case kind::bignum: {
+                big_integer b;
+                if (!parse_decimal(v.get_string(), b)) {
+                    return fail(unrepresentable(v, "bignum text is not a decimal integer"));
+                }
+                write_long(b);
+                return {};
+            }
+            case kind::float64: {
+                std::uint64_t bits;
+                double d = v.get_double();
+                std::memcpy(&bits, &d, 8);
+                char buf[9] = {static_cast<char>(op::binfloat)};
+                for (int i = 0; i < 8; ++i) {
+                    buf[1 + i] = static_cast<char>((bits >> (8 * (7 - i))) & 0xff);
+                }
+                out_.append(buf, 9);
+                return {};
+            }
+            case kind::string:
+            case kind::timestamp:
+                write_payload(v.get_string(), true);
+                return {};
+            case kind::bytes:
+                write_payload(v.get_string(), false);
+                return {};
+            case kind::tagged:
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in pickle"));
+                }
+                return write(v.tagged_value());
+            case kind::array: {
+                out_.push_back(static_cast<char>(op::empty_list));
+                return write_batches(v, false);
+            }
+            case kind::map: {
+                out_.push_back(static_cast<char>(op::empty_dict));
+                return write_batches(v, true);
+            }
+        }
+        return {};
+    }
+
+    // CPython's _batch_appends / _batch_setitems: batches of 1000, one item without MARK.
+    result<void> write_batches(value v, bool map) {
+        std::uint64_t total = v.size();
+        auto it = v.items().begin();
+        std::uint64_t done = 0;
+        while (done < total) {
+            std::uint64_t n = total - done < 1000 ? total - done : 1000;
+            if (n > 1) {
+                out_.push_back(static_cast<char>(op::mark));
+            }
+            for (std::uint64_t i = 0; i < n; ++i) {
+                if (map) {
+                    value k = *it;
+                    if (auto r = write_key(k); !r) {
+                        return r;
+                    }
+                    ++it;
+                }
+                if (auto r = write(*it); !r) {
+                    return r;
+                }
+                ++it;
+            }
+            done += n;
+            out_.push_back(static_cast<char>(n > 1 ? (map ? op::setitems : op::appends)
+                                                   : (map ? op::setitem : op::append)));
+        }
+        return {};
+    }
+
+    result<void> write_key(value k) {
+        if (k.kind() == kind::array) {
+            // An array key is a tuple (what a decoded tuple key was), hashable when its items are.
+            out_.push_back(static_cast<char>(k.size() == 0 ? op::empty_tuple : op::mark));
+            if (k.size() == 0) {
+                return {};
+            }
+            for (value item : k.items()) {
+                if (auto r = write_key(item); !r) {
+                    return r;
+                }
+            }
+            out_.push_back(static_cast<char>(op::tuple));
+            return {};
+        }
+        if (k.is_container()) {
+            // A Python dict key must be hashable: a list or dict is not.
+            if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                return fail(unrepresentable(k,
+                                            "a container map key is not representable in "
+                                            "pickle"));
+            }
+            write_payload(to_debug_string(k), true);
+            return {};
+        }
+        return write(k);
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+    std::size_t frame_start_ = 0;
+};
+
+result<void> encode_pickle(const document& doc, output_buffer& out, const encode_options& opt) {
+    pickle_writer w(out, opt);
+    return w.run(doc.root());
+}
+
+}  // namespace
+
+const codec_functions pickle_codec{decode_pickle, encode_pickle};
 
 }  // namespace polycodec::detail

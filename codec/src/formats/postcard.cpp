@@ -1,8 +1,1331 @@
-// postcard: not implemented yet (the registry answers errc::not_implemented).
+// postcard 1.x (DESIGN section 1; wire format: postcard's spec "The Postcard Wire Format").
+// Not self-describing: decoding walks a schema (the JSON form of postcard-schema's
+// OwnedNamedType, parsed here by parse_schema); encoding follows the schema when there is one
+// and otherwise writes what postcard::to_vec(&serde_json::Value) writes.
+#include "polycodec/formats/postcard.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "detail/base64.hpp"
+#include "detail/lossy.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
+#include "pickle/big_integer.hpp"
+#include "polycodec/codec.hpp"
+#include "postcard/schema.hpp"
+
+// ---- schema parsing ----
+
+namespace polycodec::postcard {
+namespace {
+
+constexpr std::uint32_t max_schema_depth = 128;
+constexpr std::size_t max_schema_nodes = 1 << 16;
+
+struct primitive {
+    std::string_view name;
+    type_kind kind;
+    std::uint64_t min_size;
+};
+
+constexpr primitive primitives[] = {
+    {"Bool", type_kind::bool_, 1},    {"I8", type_kind::i8, 1},
+    {"U8", type_kind::u8, 1},         {"I16", type_kind::i16, 1},
+    {"I32", type_kind::i32, 1},       {"I64", type_kind::i64, 1},
+    {"I128", type_kind::i128, 1},     {"U16", type_kind::u16, 1},
+    {"U32", type_kind::u32, 1},       {"U64", type_kind::u64, 1},
+    {"U128", type_kind::u128, 1},     {"Usize", type_kind::usize, 1},
+    {"Isize", type_kind::isize, 1},   {"F32", type_kind::f32, 4},
+    {"F64", type_kind::f64, 8},       {"Char", type_kind::char_, 2},
+    {"String", type_kind::string, 1}, {"ByteArray", type_kind::byte_array, 1},
+    {"Unit", type_kind::unit, 0},     {"UnitStruct", type_kind::unit_struct, 0},
+};
+
+class schema_parser {
+public:
+    explicit schema_parser(schema& s) : s_(s) {}
+
+    result<std::uint32_t> named_type(value v, const std::string& path, std::uint32_t depth) {
+        if (depth > max_schema_depth) {
+            return fail_bad(path, "schema nested deeper than " + std::to_string(max_schema_depth));
+        }
+        if (v.kind() != kind::map) {
+            return fail_bad(path, "expected a NamedType object {\"name\": ..., \"ty\": ...}");
+        }
+        value name = v.find("name");
+        value ty = v.find("ty");
+        if (name.doc() == nullptr || name.kind() != kind::string) {
+            return fail_bad(path + "/name", "expected the type's name as a string");
+        }
+        if (ty.doc() == nullptr) {
+            return fail_bad(path + "/ty", "expected a \"ty\" member");
+        }
+        return data_model_type(ty, std::string(name.get_string()), path + "/ty", depth);
+    }
+
+private:
+    error bad(const std::string& path, std::string what) const {
+        return make_error(
+            errc::invalid_option,
+            "postcard schema at " + (path.empty() ? std::string("/") : path) + ": " + what);
+    }
+    tl::unexpected<error> fail_bad(const std::string& path, std::string what) const {
+        return fail(bad(path, std::move(what)));
+    }
+    result<std::uint32_t> new_node(type_kind k, std::string name) {
+        if (s_.nodes.size() >= max_schema_nodes) {
+            return fail(make_error(errc::invalid_option, "postcard schema has too many types"));
+        }
+        s_.nodes.emplace_back();
+        s_.nodes.back().kind = k;
+        s_.nodes.back().name = std::move(name);
+        return static_cast<std::uint32_t>(s_.nodes.size() - 1);
+    }
+
+    // A list of NamedType: tuple items or a variant's tuple.
+    result<void> type_list(value v, const std::string& path, std::uint32_t depth,
+                           std::uint32_t into) {
+        if (v.kind() != kind::array) {
+            return fail_bad(path, "expected an array of NamedType");
+        }
+        std::size_t i = 0;
+        std::uint64_t size = 0;
+        for (value item : v.items()) {
+            auto t = named_type(item, path + "/" + std::to_string(i++), depth + 1);
+            if (!t) {
+                return fail(t.error());
+            }
+            s_.nodes[into].children.push_back(*t);
+            size += s_.nodes[*t].min_size;
+        }
+        s_.nodes[into].min_size = size;
+        return {};
+    }
+    // A list of NamedValue: struct fields.
+    result<void> value_list(value v, const std::string& path, std::uint32_t depth,
+                            std::uint32_t into) {
+        if (v.kind() != kind::array) {
+            return fail_bad(path, "expected an array of {\"name\": ..., \"ty\": NamedType}");
+        }
+        std::size_t i = 0;
+        std::uint64_t size = 0;
+        for (value item : v.items()) {
+            std::string p = path + "/" + std::to_string(i++);
+            value name = item.kind() == kind::map ? item.find("name") : value();
+            value ty = item.kind() == kind::map ? item.find("ty") : value();
+            if (name.doc() == nullptr || name.kind() != kind::string || ty.doc() == nullptr) {
+                return fail_bad(p, "expected a NamedValue {\"name\": ..., \"ty\": NamedType}");
+            }
+            auto t = named_type(ty, p + "/ty", depth + 1);
+            if (!t) {
+                return fail(t.error());
+            }
+            s_.nodes[into].children.push_back(*t);
+            s_.nodes[into].names.emplace_back(name.get_string());
+            size += s_.nodes[*t].min_size;
+        }
+        s_.nodes[into].min_size = size;
+        return {};
+    }
+
+    result<std::uint32_t> data_model_type(value ty, std::string name, const std::string& path,
+                                          std::uint32_t depth) {
+        if (ty.kind() == kind::string) {
+            std::string_view tag = ty.get_string();
+            for (const primitive& p : primitives) {
+                if (p.name == tag) {
+                    auto n = new_node(p.kind, std::move(name));
+                    if (n) {
+                        s_.nodes[*n].min_size = p.min_size;
+                    }
+                    return n;
+                }
+            }
+            if (tag == "Schema") {
+                return fail_bad(path, "the Schema type (a schema inside data) is not supported");
+            }
+            return fail_bad(path, "unknown type \"" + std::string(tag) + "\"");
+        }
+        if (ty.kind() != kind::map || ty.size() != 1) {
+            return fail_bad(path,
+                            "expected a type name or a one-member object such as "
+                            "{\"Seq\": NamedType}");
+        }
+        entry e = *ty.entries().begin();
+        if (e.key.kind() != kind::string) {
+            return fail_bad(path, "expected a string key");
+        }
+        std::string_view tag = e.key.get_string();
+        std::string p = path + "/" + std::string(tag);
+        type_kind k;
+        if (tag == "Option") {
+            k = type_kind::option;
+        } else if (tag == "NewtypeStruct") {
+            k = type_kind::newtype_struct;
+        } else if (tag == "Seq") {
+            k = type_kind::seq;
+        } else if (tag == "Tuple") {
+            k = type_kind::tuple;
+        } else if (tag == "TupleStruct") {
+            k = type_kind::tuple_struct;
+        } else if (tag == "Map") {
+            k = type_kind::map;
+        } else if (tag == "Struct") {
+            k = type_kind::struct_;
+        } else if (tag == "Enum") {
+            k = type_kind::enum_;
+        } else {
+            return fail_bad(path, "unknown type \"" + std::string(tag) + "\"");
+        }
+        auto n = new_node(k, std::move(name));
+        if (!n) {
+            return n;
+        }
+        switch (k) {
+            case type_kind::option:
+            case type_kind::newtype_struct:
+            case type_kind::seq: {
+                auto inner = named_type(e.val, p, depth + 1);
+                if (!inner) {
+                    return inner;
+                }
+                s_.nodes[*n].children.push_back(*inner);
+                s_.nodes[*n].min_size =
+                    k == type_kind::newtype_struct ? s_.nodes[*inner].min_size : 1;
+                return n;
+            }
+            case type_kind::tuple:
+            case type_kind::tuple_struct: {
+                auto r = type_list(e.val, p, depth, *n);
+                return r ? n : fail(r.error());
+            }
+            case type_kind::struct_: {
+                auto r = value_list(e.val, p, depth, *n);
+                return r ? n : fail(r.error());
+            }
+            case type_kind::map: {
+                value key = e.val.kind() == kind::map ? e.val.find("key") : value();
+                value val = e.val.kind() == kind::map ? e.val.find("val") : value();
+                if (key.doc() == nullptr || val.doc() == nullptr) {
+                    return fail_bad(p, "expected {\"key\": NamedType, \"val\": NamedType}");
+                }
+                auto kt = named_type(key, p + "/key", depth + 1);
+                if (!kt) {
+                    return kt;
+                }
+                auto vt = named_type(val, p + "/val", depth + 1);
+                if (!vt) {
+                    return vt;
+                }
+                s_.nodes[*n].children = {*kt, *vt};
+                s_.nodes[*n].min_size = 1;
+                return n;
+            }
+            default:
+                break;
+        }
+        // Enum: [{"name": ..., "ty": "UnitVariant" | {"NewtypeVariant": NT} |
+        //         {"TupleVariant": [NT]} | {"StructVariant": [NV]}}]
+        if (e.val.kind() != kind::array) {
+            return fail_bad(p, "expected an array of variants");
+        }
+        std::size_t i = 0;
+        for (value var : e.val.items()) {
+            std::string vp = p + "/" + std::to_string(i++);
+            value vname = var.kind() == kind::map ? var.find("name") : value();
+            value vty = var.kind() == kind::map ? var.find("ty") : value();
+            if (vname.doc() == nullptr || vname.kind() != kind::string || vty.doc() == nullptr) {
+                return fail_bad(vp, "expected a NamedVariant {\"name\": ..., \"ty\": ...}");
+            }
+            std::uint32_t child = no_type;
+            variant_kind vk;
+            if (vty.kind() == kind::string && vty.get_string() == "UnitVariant") {
+                vk = variant_kind::unit;
+            } else if (vty.kind() == kind::map && vty.size() == 1) {
+                entry ve = *vty.entries().begin();
+                std::string_view vtag =
+                    ve.key.kind() == kind::string ? ve.key.get_string() : std::string_view();
+                std::string vtp = vp + "/ty/" + std::string(vtag);
+                if (vtag == "NewtypeVariant") {
+                    vk = variant_kind::newtype;
+                    auto t = named_type(ve.val, vtp, depth + 1);
+                    if (!t) {
+                        return t;
+                    }
+                    child = *t;
+                } else if (vtag == "TupleVariant" || vtag == "StructVariant") {
+                    vk = vtag == "TupleVariant" ? variant_kind::tuple : variant_kind::struct_;
+                    auto t =
+                        new_node(vk == variant_kind::tuple ? type_kind::tuple : type_kind::struct_,
+                                 std::string(vname.get_string()));
+                    if (!t) {
+                        return t;
+                    }
+                    auto r = vk == variant_kind::tuple ? type_list(ve.val, vtp, depth + 1, *t)
+                                                       : value_list(ve.val, vtp, depth + 1, *t);
+                    if (!r) {
+                        return fail(r.error());
+                    }
+                    child = *t;
+                } else {
+                    return fail_bad(vp + "/ty",
+                                    "expected \"UnitVariant\", NewtypeVariant, "
+                                    "TupleVariant or StructVariant");
+                }
+            } else {
+                return fail_bad(vp + "/ty",
+                                "expected \"UnitVariant\", NewtypeVariant, "
+                                "TupleVariant or StructVariant");
+            }
+            s_.nodes[*n].children.push_back(child);
+            s_.nodes[*n].names.emplace_back(vname.get_string());
+            s_.nodes[*n].variants.push_back(vk);
+        }
+        s_.nodes[*n].min_size = 1;
+        return n;
+    }
+
+    schema& s_;
+};
+
+}  // namespace
+
+result<std::shared_ptr<const schema>> parse_schema(std::string_view json_text) {
+    document doc;
+    if (auto r = decode(format_id::json, json_text, doc); !r) {
+        error e = r.error();
+        e.code = errc::invalid_option;
+        e.message = "postcard schema is not valid JSON: " + describe(r.error());
+        return fail(std::move(e));
+    }
+    auto s = std::make_shared<schema>();
+    schema_parser p(*s);
+    auto root = p.named_type(doc.root(), "", 0);
+    if (!root) {
+        return fail(root.error());
+    }
+    s->root = *root;
+    return std::shared_ptr<const schema>(std::move(s));
+}
+
+}  // namespace polycodec::postcard
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions postcard_codec{};
+using postcard::type_kind;
+using postcard::type_node;
+using postcard::variant_kind;
+
+constexpr std::uint64_t max_zero_size_items = 1 << 20;
+
+const char* kind_name(kind k) {
+    switch (k) {
+        case kind::null:
+            return "null";
+        case kind::boolean_false:
+        case kind::boolean_true:
+            return "a bool";
+        case kind::int64:
+        case kind::uint64:
+        case kind::bignum:
+            return "an integer";
+        case kind::float64:
+            return "a float";
+        case kind::string:
+            return "a string";
+        case kind::bytes:
+            return "bytes";
+        case kind::timestamp:
+            return "a timestamp";
+        case kind::tagged:
+            return "a tagged value";
+        case kind::array:
+            return "an array";
+        case kind::map:
+            return "a map";
+    }
+    return "a value";
+}
+
+// ---- reader ----
+
+class postcard_reader {
+public:
+    postcard_reader(std::string_view in, builder& b, const postcard::schema& s)
+        : in_(in), b_(b), s_(s) {}
+
+    result<void> run() {
+        if (auto r = read(s_.root); !r) {
+            return r;
+        }
+        if (pos_ != in_.size()) {
+            return fail(make_error(errc::trailing_content, pos_,
+                                   "expected end of input after the " + s_.nodes[s_.root].name +
+                                       ", saw " + std::to_string(in_.size() - pos_) +
+                                       " more bytes"));
+        }
+        return {};
+    }
+
+private:
+    error eof(const char* what) const {
+        return make_error(errc::unexpected_eof, pos_,
+                          std::string("expected ") + what + ", saw end of input");
+    }
+
+    // LEB128 of at most `max_bytes` bytes whose value fits `bits` bits (spec: "Maximum
+    // Encoded Length"; overlong forms within that length are accepted, as postcard does).
+    result<std::uint64_t> varint(unsigned bits, const char* what) {
+        unsigned max_bytes = (bits + 6) / 7;
+        std::size_t start = pos_;
+        std::uint64_t v = 0;
+        for (unsigned i = 0;; ++i) {
+            if (i == max_bytes) {
+                return fail(make_error(errc::invalid_number, start,
+                                       std::string("varint longer than ") +
+                                           std::to_string(max_bytes) + " bytes for " + what));
+            }
+            if (pos_ >= in_.size()) {
+                return fail(eof(what));
+            }
+            auto byte = static_cast<unsigned char>(in_[pos_++]);
+            unsigned shift = 7 * i;
+            std::uint64_t part = byte & 0x7fu;
+            if (shift + 7 > bits && (part >> (bits - shift)) != 0) {
+                return fail(make_error(errc::invalid_number, start,
+                                       std::string("varint exceeds the range of ") + what));
+            }
+            v |= part << shift;
+            if ((byte & 0x80u) == 0) {
+                return v;
+            }
+        }
+    }
+    // varint(u128): up to 19 bytes.
+    result<big_integer> varint128(const char* what) {
+        std::size_t start = pos_;
+        std::uint64_t lo = 0;
+        std::uint64_t hi = 0;
+        for (unsigned i = 0;; ++i) {
+            if (i == 19) {
+                return fail(make_error(errc::invalid_number, start,
+                                       std::string("varint longer than 19 bytes for ") + what));
+            }
+            if (pos_ >= in_.size()) {
+                return fail(eof(what));
+            }
+            auto byte = static_cast<unsigned char>(in_[pos_++]);
+            std::uint64_t part = byte & 0x7fu;
+            unsigned shift = 7 * i;
+            if (shift + 7 > 128 && (part >> (128 - shift)) != 0) {
+                return fail(make_error(errc::invalid_number, start,
+                                       std::string("varint exceeds the range of ") + what));
+            }
+            if (shift < 64) {
+                lo |= part << shift;
+                if (shift + 7 > 64) {
+                    hi |= part >> (64 - shift);
+                }
+            } else {
+                hi |= part << (shift - 64);
+            }
+            if ((byte & 0x80u) == 0) {
+                break;
+            }
+        }
+        big_integer v;
+        v.mag = {static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(lo >> 32),
+                 static_cast<std::uint32_t>(hi), static_cast<std::uint32_t>(hi >> 32)};
+        v.trim();
+        return v;
+    }
+
+    result<std::string_view> bytes_of(const char* what) {
+        std::size_t at = pos_;
+        auto len = varint(64, what);
+        if (!len) {
+            return fail(len.error());
+        }
+        if (*len > in_.size() - pos_) {
+            return fail(
+                make_error(errc::size_exceeded, at,
+                           "length " + std::to_string(*len) + " of " + what + " beyond the input"));
+        }
+        std::string_view s = in_.substr(pos_, *len);
+        pos_ += *len;
+        return s;
+    }
+    result<std::string_view> text_of(const char* what) {
+        auto s = bytes_of(what);
+        if (!s) {
+            return s;
+        }
+        std::size_t valid = utf8_valid_prefix(*s);
+        if (valid != s->size()) {
+            return fail(make_error(errc::invalid_utf8, pos_ - s->size() + valid,
+                                   "invalid UTF-8 in string"));
+        }
+        return s;
+    }
+
+    result<void> container_limit() {
+        return fail(make_error(b_.status(), pos_,
+                               b_.status() == errc::depth_exceeded
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                                   : std::string("document larger than its size budget")));
+    }
+
+    // A count of items of type `item`, checked against what is left of the input.
+    result<std::uint64_t> count_of(std::uint64_t min_item_size, const char* what) {
+        std::size_t at = pos_;
+        auto n = varint(64, what);
+        if (!n) {
+            return n;
+        }
+        bool too_many = min_item_size == 0 ? *n > max_zero_size_items
+                                           : *n > (in_.size() - pos_) / min_item_size;
+        if (too_many) {
+            return fail(
+                make_error(errc::size_exceeded, at,
+                           "length " + std::to_string(*n) + " of " + what + " beyond the input"));
+        }
+        return n;
+    }
+
+    static std::int64_t unzigzag(std::uint64_t n) {
+        return static_cast<std::int64_t>(n >> 1) ^ -static_cast<std::int64_t>(n & 1);
+    }
+
+    result<void> read_items(const type_node& t) {
+        for (std::uint32_t c : t.children) {
+            if (auto r = read(c); !r) {
+                return r;
+            }
+        }
+        return {};
+    }
+    result<void> read_fields(const type_node& t) {
+        if (!b_.begin_map()) {
+            return container_limit();
+        }
+        for (std::size_t i = 0; i < t.children.size(); ++i) {
+            b_.add_string(t.names[i]);
+            if (auto r = read(t.children[i]); !r) {
+                return r;
+            }
+        }
+        b_.end_map();
+        return {};
+    }
+
+    result<void> read(std::uint32_t ti) {
+        const type_node& t = s_.nodes[ti];
+        switch (t.kind) {
+            case type_kind::bool_: {
+                if (pos_ >= in_.size()) {
+                    return fail(eof("a bool"));
+                }
+                auto c = static_cast<unsigned char>(in_[pos_]);
+                if (c > 1) {
+                    return fail(make_error(
+                        errc::malformed, pos_,
+                        "expected a bool (0x00 or 0x01), saw byte " + std::to_string(c)));
+                }
+                ++pos_;
+                b_.add_bool(c == 1);
+                return {};
+            }
+            case type_kind::u8:
+            case type_kind::i8: {
+                if (pos_ >= in_.size()) {
+                    return fail(eof(t.kind == type_kind::u8 ? "a u8" : "an i8"));
+                }
+                auto c = static_cast<unsigned char>(in_[pos_++]);
+                b_.add_int(t.kind == type_kind::u8 ? c : static_cast<std::int8_t>(c));
+                return {};
+            }
+            case type_kind::u16:
+            case type_kind::u32:
+            case type_kind::u64:
+            case type_kind::usize: {
+                unsigned bits = t.kind == type_kind::u16 ? 16 : t.kind == type_kind::u32 ? 32 : 64;
+                auto v = varint(bits, t.name.c_str());
+                if (!v) {
+                    return fail(v.error());
+                }
+                b_.add_uint(*v);
+                return {};
+            }
+            case type_kind::i16:
+            case type_kind::i32:
+            case type_kind::i64:
+            case type_kind::isize: {
+                unsigned bits = t.kind == type_kind::i16 ? 16 : t.kind == type_kind::i32 ? 32 : 64;
+                auto v = varint(bits, t.name.c_str());
+                if (!v) {
+                    return fail(v.error());
+                }
+                b_.add_int(unzigzag(*v));
+                return {};
+            }
+            case type_kind::u128:
+            case type_kind::i128: {
+                auto v = varint128(t.name.c_str());
+                if (!v) {
+                    return fail(v.error());
+                }
+                if (t.kind == type_kind::i128 && !v->is_zero()) {
+                    // Zigzag: odd -> -(n+1)/2, even -> n/2.
+                    bool neg = (v->mag[0] & 1) != 0;
+                    if (neg) {
+                        v->mul_add(1, 1);  // n + 1
+                    }
+                    v->div_small(2);
+                    v->neg = neg;
+                    v->trim();
+                }
+                add_big_integer(b_, *v);
+                return {};
+            }
+            case type_kind::f32: {
+                if (in_.size() - pos_ < 4) {
+                    return fail(eof("an f32"));
+                }
+                std::uint32_t bits = 0;
+                for (int i = 0; i < 4; ++i) {
+                    bits |= std::uint32_t{static_cast<unsigned char>(in_[pos_ + i])} << (8 * i);
+                }
+                pos_ += 4;
+                float f;
+                std::memcpy(&f, &bits, 4);
+                b_.add_double(static_cast<double>(f));
+                return {};
+            }
+            case type_kind::f64: {
+                if (in_.size() - pos_ < 8) {
+                    return fail(eof("an f64"));
+                }
+                std::uint64_t bits = 0;
+                for (int i = 0; i < 8; ++i) {
+                    bits |= std::uint64_t{static_cast<unsigned char>(in_[pos_ + i])} << (8 * i);
+                }
+                pos_ += 8;
+                double d;
+                std::memcpy(&d, &bits, 8);
+                b_.add_double(d);
+                return {};
+            }
+            case type_kind::char_: {
+                std::size_t at = pos_;
+                auto s = text_of("a char");
+                if (!s) {
+                    return fail(s.error());
+                }
+                // Exactly one scalar value: the first sequence's length equals the size.
+                auto lead = s->empty() ? 0u : static_cast<unsigned char>((*s)[0]);
+                std::size_t want = s->empty()    ? 0
+                                   : lead < 0x80 ? 1
+                                   : lead < 0xE0 ? 2
+                                   : lead < 0xF0 ? 3
+                                                 : 4;
+                if (s->empty() || want != s->size()) {
+                    return fail(make_error(errc::malformed, at,
+                                           "expected exactly one character for a char"));
+                }
+                b_.add_string(*s);
+                return {};
+            }
+            case type_kind::string: {
+                auto s = text_of("a string");
+                if (!s) {
+                    return fail(s.error());
+                }
+                b_.add_string(*s);
+                return {};
+            }
+            case type_kind::byte_array: {
+                auto s = bytes_of("a byte array");
+                if (!s) {
+                    return fail(s.error());
+                }
+                b_.add_bytes(*s);
+                return {};
+            }
+            case type_kind::option: {
+                if (pos_ >= in_.size()) {
+                    return fail(eof("an option tag"));
+                }
+                auto c = static_cast<unsigned char>(in_[pos_]);
+                if (c > 1) {
+                    return fail(make_error(
+                        errc::malformed, pos_,
+                        "expected an option tag (0x00 or 0x01), saw byte " + std::to_string(c)));
+                }
+                ++pos_;
+                if (c == 0) {
+                    b_.add_null();
+                    return {};
+                }
+                return read(t.children[0]);
+            }
+            case type_kind::unit:
+            case type_kind::unit_struct:
+                b_.add_null();
+                return {};
+            case type_kind::newtype_struct:
+                return read(t.children[0]);
+            case type_kind::seq: {
+                auto n = count_of(s_.nodes[t.children[0]].min_size, "a seq");
+                if (!n) {
+                    return fail(n.error());
+                }
+                if (!b_.begin_array()) {
+                    return container_limit();
+                }
+                for (std::uint64_t i = 0; i < *n; ++i) {
+                    if (auto r = read(t.children[0]); !r) {
+                        return r;
+                    }
+                }
+                b_.end_array();
+                return {};
+            }
+            case type_kind::tuple:
+            case type_kind::tuple_struct: {
+                if (!b_.begin_array()) {
+                    return container_limit();
+                }
+                if (auto r = read_items(t); !r) {
+                    return r;
+                }
+                b_.end_array();
+                return {};
+            }
+            case type_kind::map: {
+                auto n = count_of(
+                    s_.nodes[t.children[0]].min_size + s_.nodes[t.children[1]].min_size, "a map");
+                if (!n) {
+                    return fail(n.error());
+                }
+                if (!b_.begin_map()) {
+                    return container_limit();
+                }
+                for (std::uint64_t i = 0; i < *n; ++i) {
+                    if (auto r = read(t.children[0]); !r) {
+                        return r;
+                    }
+                    if (auto r = read(t.children[1]); !r) {
+                        return r;
+                    }
+                }
+                b_.end_map();
+                return {};
+            }
+            case type_kind::struct_:
+                return read_fields(t);
+            case type_kind::enum_: {
+                std::size_t at = pos_;
+                auto d = varint(32, "an enum discriminant");
+                if (!d) {
+                    return fail(d.error());
+                }
+                if (*d >= t.variants.size()) {
+                    return fail(
+                        make_error(errc::malformed, at,
+                                   "enum " + t.name + " has no variant " + std::to_string(*d)));
+                }
+                const std::string& name = t.names[*d];
+                if (t.variants[*d] == variant_kind::unit) {
+                    b_.add_string(name);
+                    return {};
+                }
+                if (!b_.begin_map()) {
+                    return container_limit();
+                }
+                b_.add_string(name);
+                std::uint32_t c = t.children[*d];
+                if (t.variants[*d] == variant_kind::struct_) {
+                    if (auto r = read_fields(s_.nodes[c]); !r) {
+                        return r;
+                    }
+                } else if (auto r = read(c); !r) {
+                    return r;
+                }
+                b_.end_map();
+                return {};
+            }
+        }
+        return {};
+    }
+
+    std::string_view in_;
+    builder& b_;
+    const postcard::schema& s_;
+    std::size_t pos_ = 0;
+};
+
+result<void> decode_postcard(std::string_view in, builder& b, const decode_options& opt) {
+    if (!opt.schema) {
+        return fail(make_error(errc::schema_required, 0, "postcard needs a schema"));
+    }
+    postcard_reader r(in, b, *opt.schema);
+    return r.run();
+}
+
+// ---- writer ----
+
+void put_varint(output_buffer& out, std::uint64_t v) {
+    char buf[10];
+    std::size_t n = 0;
+    while (v >= 0x80) {
+        buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    buf[n++] = static_cast<char>(v);
+    out.append(buf, n);
+}
+std::uint64_t zigzag(std::int64_t v) {
+    return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+void put_f64(output_buffer& out, double d) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &d, 8);
+    char buf[8];
+    for (int i = 0; i < 8; ++i) {
+        buf[i] = static_cast<char>((bits >> (8 * i)) & 0xff);
+    }
+    out.append(buf, 8);
+}
+void put_bytes(output_buffer& out, std::string_view s) {
+    put_varint(out, s.size());
+    out.append(s);
+}
+
+class postcard_writer {
+public:
+    postcard_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    // ---- without a schema: postcard::to_vec(&serde_json::Value) ----
+
+    result<void> write_value(value v) {
+        switch (v.kind()) {
+            case kind::null:
+                return {};  // serialize_unit: nothing on the wire
+            case kind::boolean_false:
+                out_.push_back(0);
+                return {};
+            case kind::boolean_true:
+                out_.push_back(1);
+                return {};
+            case kind::int64: {
+                std::int64_t i = v.get_int();
+                // serde_json::Number: PosInt -> serialize_u64, NegInt -> serialize_i64.
+                put_varint(out_, i >= 0 ? static_cast<std::uint64_t>(i) : zigzag(i));
+                return {};
+            }
+            case kind::uint64:
+                put_varint(out_, v.get_uint());
+                return {};
+            case kind::bignum: {
+                if (!allow_lossy(opt_, v, "bignum_to_float", "bignum written as an f64")) {
+                    return fail(unrepresentable(v,
+                                                "an integer outside 64 bits is not "
+                                                "representable in postcard without a schema"));
+                }
+                double d = std::strtod(std::string(v.get_string()).c_str(), nullptr);
+                put_f64(out_, d);
+                return {};
+            }
+            case kind::float64:
+                put_f64(out_, v.get_double());
+                return {};
+            case kind::string:
+            case kind::timestamp:
+            case kind::bytes:
+                put_bytes(out_, v.get_string());
+                return {};
+            case kind::tagged:
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in postcard"));
+                }
+                return write_value(v.tagged_value());
+            case kind::array:
+                put_varint(out_, v.size());
+                for (value c : v.items()) {
+                    if (auto r = write_value(c); !r) {
+                        return r;
+                    }
+                }
+                return {};
+            case kind::map:
+                put_varint(out_, v.size());
+                for (auto [k, val] : v.entries()) {
+                    if (auto r = write_plain_key(k); !r) {
+                        return r;
+                    }
+                    if (auto r = write_value(val); !r) {
+                        return r;
+                    }
+                }
+                return {};
+        }
+        return {};
+    }
+
+    // ---- with a schema ----
+
+    result<void> write_typed(const postcard::schema& s, std::uint32_t ti, value v) {
+        const type_node& t = s.nodes[ti];
+        if (v.kind() == kind::tagged && t.kind != type_kind::option) {
+            if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                return fail(unrepresentable(
+                    v, "tag " + std::to_string(v.tag()) + " is not representable in postcard"));
+            }
+            return write_typed(s, ti, v.tagged_value());
+        }
+        switch (t.kind) {
+            case type_kind::bool_:
+                if (!v.is_bool()) {
+                    return mismatch(v, t);
+                }
+                out_.push_back(v.get_bool() ? 1 : 0);
+                return {};
+            case type_kind::u8:
+            case type_kind::u16:
+            case type_kind::u32:
+            case type_kind::u64:
+            case type_kind::usize: {
+                std::uint64_t max = t.kind == type_kind::u8    ? 0xff
+                                    : t.kind == type_kind::u16 ? 0xffff
+                                    : t.kind == type_kind::u32 ? 0xffffffffu
+                                                               : UINT64_MAX;
+                std::uint64_t u;
+                if (v.kind() == kind::int64 && v.get_int() >= 0) {
+                    u = static_cast<std::uint64_t>(v.get_int());
+                } else if (v.kind() == kind::uint64) {
+                    u = v.get_uint();
+                } else if (v.kind() == kind::int64 || v.kind() == kind::bignum) {
+                    return out_of_range(v, t);
+                } else {
+                    return mismatch(v, t);
+                }
+                if (u > max) {
+                    return out_of_range(v, t);
+                }
+                if (t.kind == type_kind::u8) {
+                    out_.push_back(static_cast<char>(u));
+                } else {
+                    put_varint(out_, u);
+                }
+                return {};
+            }
+            case type_kind::i8:
+            case type_kind::i16:
+            case type_kind::i32:
+            case type_kind::i64:
+            case type_kind::isize: {
+                std::int64_t lo = t.kind == type_kind::i8    ? INT8_MIN
+                                  : t.kind == type_kind::i16 ? INT16_MIN
+                                  : t.kind == type_kind::i32 ? INT32_MIN
+                                                             : INT64_MIN;
+                std::int64_t hi = t.kind == type_kind::i8    ? INT8_MAX
+                                  : t.kind == type_kind::i16 ? INT16_MAX
+                                  : t.kind == type_kind::i32 ? INT32_MAX
+                                                             : INT64_MAX;
+                if (v.kind() == kind::uint64 || v.kind() == kind::bignum) {
+                    return out_of_range(v, t);
+                }
+                if (v.kind() != kind::int64) {
+                    return mismatch(v, t);
+                }
+                std::int64_t i = v.get_int();
+                if (i < lo || i > hi) {
+                    return out_of_range(v, t);
+                }
+                if (t.kind == type_kind::i8) {
+                    out_.push_back(static_cast<char>(static_cast<std::int8_t>(i)));
+                } else {
+                    put_varint(out_, zigzag(i));
+                }
+                return {};
+            }
+            case type_kind::u128:
+            case type_kind::i128: {
+                big_integer b;
+                if (v.kind() == kind::int64) {
+                    std::int64_t i = v.get_int();
+                    b.neg = i < 0;
+                    std::uint64_t m =
+                        b.neg ? 0 - static_cast<std::uint64_t>(i) : static_cast<std::uint64_t>(i);
+                    b.mag = {static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(m >> 32)};
+                } else if (v.kind() == kind::uint64) {
+                    std::uint64_t m = v.get_uint();
+                    b.mag = {static_cast<std::uint32_t>(m), static_cast<std::uint32_t>(m >> 32)};
+                } else if (v.kind() == kind::bignum) {
+                    if (!parse_decimal(v.get_string(), b)) {
+                        return mismatch(v, t);
+                    }
+                } else {
+                    return mismatch(v, t);
+                }
+                b.trim();
+                if (t.kind == type_kind::u128) {
+                    if (b.neg || b.bit_length() > 128) {
+                        return out_of_range(v, t);
+                    }
+                } else {
+                    // i128 range: -2^127 .. 2^127-1; zigzag = 2n or 2|n|-1.
+                    std::size_t bits = b.bit_length();
+                    bool min = b.neg && bits == 128 && b.mag[0] == 0 && b.mag[1] == 0 &&
+                               b.mag[2] == 0 && b.mag[3] == 0x80000000u;
+                    if (bits > 127 && !min) {
+                        return out_of_range(v, t);
+                    }
+                    bool neg = b.neg;
+                    b.neg = false;
+                    b.mul_add(2, 0);
+                    if (neg) {
+                        // 2|n| - 1
+                        for (auto& limb : b.mag) {
+                            if (limb-- != 0) {
+                                break;
+                            }
+                        }
+                        b.trim();
+                    }
+                }
+                // Seven bits at a time, least significant first.
+                b.mag.resize(5, 0);
+                bool more = true;
+                while (more) {
+                    std::uint32_t byte = b.mag[0] & 0x7f;
+                    // Shift the magnitude right by 7.
+                    for (std::size_t i = 0; i < b.mag.size(); ++i) {
+                        std::uint32_t next = i + 1 < b.mag.size() ? b.mag[i + 1] : 0;
+                        b.mag[i] = (b.mag[i] >> 7) | (next << 25);
+                    }
+                    more = false;
+                    for (std::uint32_t limb : b.mag) {
+                        more = more || limb != 0;
+                    }
+                    out_.push_back(static_cast<char>(byte | (more ? 0x80 : 0)));
+                }
+                return {};
+            }
+            case type_kind::f32:
+            case type_kind::f64: {
+                double d;
+                if (v.kind() == kind::float64) {
+                    d = v.get_double();
+                } else if (v.kind() == kind::int64 || v.kind() == kind::uint64) {
+                    d = v.kind() == kind::int64 ? static_cast<double>(v.get_int())
+                                                : static_cast<double>(v.get_uint());
+                    if (!allow_lossy(opt_, v, "int_to_float", "integer written as a float")) {
+                        return fail(
+                            unrepresentable(v, "an integer is not representable as postcard " +
+                                                   t.name + " (a float; lossy allows it)"));
+                    }
+                } else {
+                    return mismatch(v, t);
+                }
+                if (t.kind == type_kind::f64) {
+                    put_f64(out_, d);
+                    return {};
+                }
+                auto f = static_cast<float>(d);
+                if (static_cast<double>(f) != d && !std::isnan(d)) {
+                    if (!allow_lossy(opt_, v, "float_rounded", "rounded to f32")) {
+                        return fail(unrepresentable(
+                            v, "this float is not exactly representable as postcard f32"));
+                    }
+                }
+                std::uint32_t bits;
+                std::memcpy(&bits, &f, 4);
+                char buf[4];
+                for (int i = 0; i < 4; ++i) {
+                    buf[i] = static_cast<char>((bits >> (8 * i)) & 0xff);
+                }
+                out_.append(buf, 4);
+                return {};
+            }
+            case type_kind::char_: {
+                if (v.kind() != kind::string) {
+                    return mismatch(v, t);
+                }
+                std::string_view text = v.get_string();
+                auto lead = text.empty() ? 0u : static_cast<unsigned char>(text[0]);
+                std::size_t want = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+                if (text.empty() || want != text.size()) {
+                    return fail(unrepresentable(v, "a char must be exactly one character"));
+                }
+                put_bytes(out_, text);
+                return {};
+            }
+            case type_kind::string:
+                if (v.kind() != kind::string && v.kind() != kind::timestamp) {
+                    return mismatch(v, t);
+                }
+                put_bytes(out_, v.get_string());
+                return {};
+            case type_kind::byte_array:
+                if (v.kind() == kind::string) {
+                    // Bytes that came through a text format as base64 text (DESIGN section 3).
+                    std::string raw;
+                    if (!base64_decode(v.get_string(), raw)) {
+                        return fail(unrepresentable(
+                            v, "a string that is not base64 is not representable as postcard " +
+                                   t.name));
+                    }
+                    put_bytes(out_, raw);
+                    return {};
+                }
+                if (v.kind() != kind::bytes) {
+                    return mismatch(v, t);
+                }
+                put_bytes(out_, v.get_string());
+                return {};
+            case type_kind::option:
+                if (v.is_null()) {
+                    out_.push_back(0);
+                    return {};
+                }
+                out_.push_back(1);
+                return write_typed(s, t.children[0], v);
+            case type_kind::unit:
+            case type_kind::unit_struct:
+                if (!v.is_null()) {
+                    return mismatch(v, t);
+                }
+                return {};
+            case type_kind::newtype_struct:
+                return write_typed(s, t.children[0], v);
+            case type_kind::seq: {
+                const type_node& item = s.nodes[t.children[0]];
+                if (v.kind() == kind::bytes && item.kind == type_kind::u8) {
+                    put_bytes(out_, v.get_string());  // the same wire form as a seq of u8
+                    return {};
+                }
+                if (v.kind() != kind::array) {
+                    return mismatch(v, t);
+                }
+                put_varint(out_, v.size());
+                for (value c : v.items()) {
+                    if (auto r = write_typed(s, t.children[0], c); !r) {
+                        return r;
+                    }
+                }
+                return {};
+            }
+            case type_kind::tuple:
+            case type_kind::tuple_struct: {
+                if (v.kind() != kind::array) {
+                    return mismatch(v, t);
+                }
+                if (v.size() != t.children.size()) {
+                    return fail(unrepresentable(v, "expected " + std::to_string(t.children.size()) +
+                                                       " items for " + t.name + ", saw " +
+                                                       std::to_string(v.size())));
+                }
+                std::size_t i = 0;
+                for (value c : v.items()) {
+                    if (auto r = write_typed(s, t.children[i++], c); !r) {
+                        return r;
+                    }
+                }
+                return {};
+            }
+            case type_kind::map: {
+                if (v.kind() != kind::map) {
+                    return mismatch(v, t);
+                }
+                put_varint(out_, v.size());
+                for (auto [k, val] : v.entries()) {
+                    if (auto r = write_key(s, t.children[0], k); !r) {
+                        return r;
+                    }
+                    if (auto r = write_typed(s, t.children[1], val); !r) {
+                        return r;
+                    }
+                }
+                return {};
+            }
+            case type_kind::struct_:
+                return write_struct(s, t, v);
+            case type_kind::enum_:
+                return write_enum(s, t, v);
+        }
+        return {};
+    }
+
+private:
+    error mismatch_error(value v, const type_node& t) {
+        return unrepresentable(
+            v, std::string(kind_name(v.kind())) + " is not representable as postcard " + t.name);
+    }
+    result<void> mismatch(value v, const type_node& t) { return fail(mismatch_error(v, t)); }
+    result<void> out_of_range(value v, const type_node& t) {
+        return fail(unrepresentable(v, "integer out of the range of postcard " + t.name));
+    }
+
+    result<void> write_plain_key(value k) {
+        switch (k.kind()) {
+            case kind::string:
+            case kind::timestamp:
+                put_bytes(out_, k.get_string());
+                return {};
+            case kind::int64:
+            case kind::uint64:
+            case kind::bignum: {
+                // serde_json::Map keys are strings: integer keys as decimal text (not lossy).
+                std::string text = k.kind() == kind::int64    ? std::to_string(k.get_int())
+                                   : k.kind() == kind::uint64 ? std::to_string(k.get_uint())
+                                                              : std::string(k.get_string());
+                put_bytes(out_, text);
+                return {};
+            }
+            default: {
+                std::string text = to_debug_string(k);
+                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                    return fail(unrepresentable(k, "map key " + text +
+                                                       " is not representable in postcard "
+                                                       "without a schema"));
+                }
+                put_bytes(out_, text);
+                return {};
+            }
+        }
+    }
+
+    // A map key: integer key types also take decimal text (keys from string-keyed formats).
+    result<void> write_key(const postcard::schema& s, std::uint32_t kt, value k) {
+        const type_node& t = s.nodes[kt];
+        bool integer =
+            t.kind == type_kind::u8 || t.kind == type_kind::u16 || t.kind == type_kind::u32 ||
+            t.kind == type_kind::u64 || t.kind == type_kind::usize || t.kind == type_kind::i8 ||
+            t.kind == type_kind::i16 || t.kind == type_kind::i32 || t.kind == type_kind::i64 ||
+            t.kind == type_kind::isize || t.kind == type_kind::u128 || t.kind == type_kind::i128;
+        if (integer && k.kind() == kind::string) {
+            document tmp;
+            if (decode(format_id::json, k.get_string(), tmp) &&
+                (tmp.root().kind() == kind::int64 || tmp.root().kind() == kind::uint64 ||
+                 tmp.root().kind() == kind::bignum)) {
+                auto r = write_typed(s, kt, tmp.root());
+                if (!r) {
+                    return fail(unrepresentable(k, r.error().message));
+                }
+                return {};
+            }
+        }
+        return write_typed(s, kt, k);
+    }
+
+    result<void> write_fields(const postcard::schema& s, const type_node& t, value v) {
+        if (v.kind() != kind::map) {
+            return mismatch(v, t);
+        }
+        std::uint64_t found = 0;
+        for (std::size_t i = 0; i < t.children.size(); ++i) {
+            value f = v.find(t.names[i]);
+            if (f.doc() == nullptr) {
+                if (s.nodes[t.children[i]].kind == type_kind::option) {
+                    out_.push_back(0);  // an absent optional field is None
+                    continue;
+                }
+                return fail(
+                    unrepresentable(v, "missing field \"" + t.names[i] + "\" of " + t.name));
+            }
+            ++found;
+            if (auto r = write_typed(s, t.children[i], f); !r) {
+                return r;
+            }
+        }
+        if (found != v.size()) {
+            // Keys the struct does not have (or duplicates).
+            for (auto [k, val] : v.entries()) {
+                bool known = false;
+                if (k.kind() == kind::string) {
+                    for (const std::string& n : t.names) {
+                        known = known || n == k.get_string();
+                    }
+                }
+                if (!known) {
+                    if (!allow_lossy(opt_, val, "field_dropped",
+                                     "field not in the schema dropped")) {
+                        return fail(unrepresentable(
+                            val, "field " + to_debug_string(k) + " is not in " + t.name));
+                    }
+                }
+            }
+        }
+        return {};
+    }
+    result<void> write_struct(const postcard::schema& s, const type_node& t, value v) {
+        return write_fields(s, t, v);
+    }
+
+    result<void> write_enum(const postcard::schema& s, const type_node& t, value v) {
+        std::string_view name;
+        value data;
+        if (v.kind() == kind::string) {
+            name = v.get_string();
+        } else if (v.kind() == kind::map && v.size() == 1 &&
+                   (*v.entries().begin()).key.kind() == kind::string) {
+            entry e = *v.entries().begin();
+            name = e.key.get_string();
+            data = e.val;
+        } else {
+            return fail(unrepresentable(v, std::string(kind_name(v.kind())) +
+                                               " is not representable as postcard enum " + t.name +
+                                               " (expected a variant name or {Variant: data})"));
+        }
+        for (std::size_t i = 0; i < t.names.size(); ++i) {
+            if (t.names[i] != name) {
+                continue;
+            }
+            put_varint(out_, i);
+            switch (t.variants[i]) {
+                case variant_kind::unit:
+                    if (data.doc() != nullptr && !data.is_null()) {
+                        return fail(unrepresentable(
+                            data, "variant " + t.names[i] + " of " + t.name + " carries no data"));
+                    }
+                    return {};
+                case variant_kind::struct_:
+                case variant_kind::tuple:
+                case variant_kind::newtype:
+                    if (data.doc() == nullptr) {
+                        return fail(unrepresentable(v, "variant " + t.names[i] + " of " + t.name +
+                                                           " needs data: {\"" + t.names[i] +
+                                                           "\": ...}"));
+                    }
+                    if (t.variants[i] == variant_kind::struct_) {
+                        return write_fields(s, s.nodes[t.children[i]], data);
+                    }
+                    return write_typed(s, t.children[i], data);
+            }
+        }
+        return fail(
+            unrepresentable(v, "enum " + t.name + " has no variant \"" + std::string(name) + "\""));
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+};
+
+result<void> encode_postcard(const document& doc, output_buffer& out, const encode_options& opt) {
+    postcard_writer w(out, opt);
+    if (opt.schema) {
+        return w.write_typed(*opt.schema, opt.schema->root, doc.root());
+    }
+    return w.write_value(doc.root());
+}
+
+}  // namespace
+
+const codec_functions postcard_codec{decode_postcard, encode_postcard};
 
 }  // namespace polycodec::detail
