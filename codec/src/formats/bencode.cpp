@@ -335,7 +335,12 @@ private:
             builder tb(tmp);
             if (extjson::write_relaxed(v, tb)) {
                 bencode_writer w(out_, opt_);
-                return w.write(tmp.root());
+                auto r = w.write(tmp.root());
+                if (!r) {
+                    // Name the value in the caller's document, not in the temporary one.
+                    r.error().path = v.doc()->pointer_to(v.index()) + r.error().path;
+                }
+                return r;
             }
         }
         if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
