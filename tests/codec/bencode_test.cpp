@@ -49,7 +49,10 @@ TEST(BencodeDecode, SpecExamples) {
 }
 
 TEST(BencodeDecode, InvalidUtf8IsBytes) {
-    EXPECT_EQ(decode_dbg(std::string_view("d2:\xff\xfe" "2:\xc3\x28" "e", 10)),
+    EXPECT_EQ(decode_dbg(std::string_view("d2:\xff\xfe"
+                                          "2:\xc3\x28"
+                                          "e",
+                                          10)),
               R"({b64"//4=":b64"wyg="})");
 }
 
@@ -210,8 +213,8 @@ TEST(BencodeEncode, UnrepresentableWithPaths) {
 }
 
 TEST(BencodeEncode, LossyFallbacks) {
-    document d = test::must_decode(
-        format_id::json, R"({"n":null,"t":true,"f":false,"x":1.5,"w":-2.0,"k":{"1":1}})");
+    document d = test::must_decode(format_id::json,
+                                   R"({"n":null,"t":true,"f":false,"x":1.5,"w":-2.0,"k":{"1":1}})");
     lossy_report report;
     encode_options opt;
     opt.lossy = true;

@@ -23,9 +23,7 @@ std::string wrap(std::string_view elements) {
     return out;
 }
 
-std::string decode_dbg(std::string_view in) {
-    return dbg(test::must_decode(format_id::bson, in));
-}
+std::string decode_dbg(std::string_view in) { return dbg(test::must_decode(format_id::bson, in)); }
 
 std::string encode_doc(void (*fn)(builder&), const encode_options& opt = {}) {
     document d;
@@ -153,7 +151,7 @@ constexpr decimal_case decimal_cases[] = {
 
 TEST(BsonDecimal128, DecodesSpecVectors) {
     for (const auto& c : decimal_cases) {
-        std::string in = wrap("\x13" "d" + std::string(1, '\0') + hex(c.bytes));
+        std::string in = wrap(hex("13 64 00") + hex(c.bytes));
         std::string got = decode_dbg(in);
         EXPECT_EQ(got, std::string(R"({"d":tag(19@2, ")") + c.text + "\")}") << c.bytes;
     }
@@ -164,7 +162,7 @@ TEST(BsonDecimal128, EncodesSpecVectors) {
         std::string json = std::string(R"({"d":{"$numberDecimal":")") + c.text + "\"}}";
         document d = test::must_decode(format_id::json, json);
         std::string out = test::must_encode(format_id::bson, d);
-        std::string want = wrap("\x13" "d" + std::string(1, '\0') + hex(c.bytes));
+        std::string want = wrap(hex("13 64 00") + hex(c.bytes));
         EXPECT_EQ(to_hex(out), to_hex(want)) << c.text;
     }
 }
@@ -192,7 +190,7 @@ TEST(BsonDecimal128, ExactTextOrRefusal) {
     };
     EXPECT_TRUE(encode_text("1234567890123456789012345678901234"));
     EXPECT_TRUE(encode_text("12345678901234567890123456789012340000"));  // zeros fold
-    auto r = encode_text("12345678901234567890123456789012345");  // 35 significant digits
+    auto r = encode_text("12345678901234567890123456789012345");         // 35 significant digits
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().code, errc::unrepresentable);
     EXPECT_EQ(r.error().path, "/d");
@@ -205,19 +203,19 @@ TEST(BsonDecimal128, ExactTextOrRefusal) {
 // BSON -> bencode writes every tagged value as its relaxed Extended JSON map, and bencode ->
 // BSON recognises those maps: the bytes come back identical (keys already sorted, no floats).
 TEST(BsonExtendedJson, TaggedValuesSurviveAFormatWithoutThem) {
-    std::string elements = hex(
-        "05 61 00 02 00 00 00 04 de ad"                           // a: binary subtype 4
-        "05 62 00 05 00 00 00 02 01 00 00 00 ff"                  // b: old binary
-        "07 64 00 5f 1d 2c 3b 4a 59 68 77 86 95 a4 b3"            // d: ObjectId
-        "09 66 00 00 00 00 00 00 00 00 80"                        // f: date outside 0000-9999
-        "0b 67 00 61 2b 00 69 6d 00"                              // g: regex
-        "0c 68 00 05 00 00 00 64 62 2e 63 00 5f 1d 2c 3b 4a 59 68 77 86 95 a4 b3"  // h
-        "0d 69 00 02 00 00 00 78 00"                              // i: code
-        "0e 6a 00 02 00 00 00 73 00"                              // j: symbol
-        "0f 6b 00 16 00 00 00 02 00 00 00 79 00 0c 00 00 00 10 61 00 01 00 00 00 00"
-        "11 6c 00 02 00 00 00 01 00 00 00"                        // l: timestamp
-        "13 6d 00 d2 04 00 00 00 00 00 00 00 00 00 00 00 00 2c 30"  // m: decimal128
-        "7f 6e 00 ff 6f 00");                                     // n, o: max and min key
+    std::string elements =
+        hex("05 61 00 02 00 00 00 04 de ad"                 // a: binary subtype 4
+            "05 62 00 05 00 00 00 02 01 00 00 00 ff"        // b: old binary
+            "07 64 00 5f 1d 2c 3b 4a 59 68 77 86 95 a4 b3"  // d: ObjectId
+            "09 66 00 00 00 00 00 00 00 00 80"              // f: date outside 0000-9999
+            "0b 67 00 61 2b 00 69 6d 00"                    // g: regex
+            "0c 68 00 05 00 00 00 64 62 2e 63 00 5f 1d 2c 3b 4a 59 68 77 86 95 a4 b3"  // h
+            "0d 69 00 02 00 00 00 78 00"                                               // i: code
+            "0e 6a 00 02 00 00 00 73 00"                                               // j: symbol
+            "0f 6b 00 16 00 00 00 02 00 00 00 79 00 0c 00 00 00 10 61 00 01 00 00 00 00"
+            "11 6c 00 02 00 00 00 01 00 00 00"                          // l: timestamp
+            "13 6d 00 d2 04 00 00 00 00 00 00 00 00 00 00 00 00 2c 30"  // m: decimal128
+            "7f 6e 00 ff 6f 00");                                       // n, o: max and min key
     std::string in = wrap(elements);
     document d = test::must_decode(format_id::bson, in);
     std::string ben = test::must_encode(format_id::bencode, d);
@@ -248,8 +246,9 @@ TEST(BsonExtendedJson, LookalikesStayDocuments) {
         format_id::json,
         R"({"a":{"$oid":5},"b":{"$oid":"zz1d2c3b4a5968778695a4b3"},"c":{"$minKey":1,"x":2}})");
     std::string out = test::must_encode(format_id::bson, d);
-    EXPECT_EQ(decode_dbg(out),
-              R"({"a":{"$oid":5},"b":{"$oid":"zz1d2c3b4a5968778695a4b3"},"c":{"$minKey":1,"x":2}})");
+    EXPECT_EQ(
+        decode_dbg(out),
+        R"({"a":{"$oid":5},"b":{"$oid":"zz1d2c3b4a5968778695a4b3"},"c":{"$minKey":1,"x":2}})");
 }
 
 // ---- encoder mappings ----
@@ -283,14 +282,13 @@ TEST(BsonEncode, KeysBytesAndTimestamps) {
         b.add_timestamp("2026-01-01", timestamp_kind::local_date);
         b.end_map();
     });
-    // 2026-01-01T00:00:00.500Z = 1767225600500 ms = 0x19b7693f8f4.
-    EXPECT_EQ(to_hex(out),
-              to_hex(wrap(hex("05 37 00 02 00 00 00 00 00 ff"
-                              "09 74 00 f4 a9 da 76 9b 01 00 00") +
-                          std::string("\x02u\x00", 3) + hex("1c 00 00 00") +
-                          std::string("2026-01-01T00:00:00.123456Z\0", 28) +
-                          std::string("\x02v\x00", 3) + hex("0b 00 00 00") +
-                          std::string("2026-01-01\0", 11))));
+    // 2026-01-01T00:00:00.500Z = 1767225600500 ms = 0x19b76daa9f4.
+    EXPECT_EQ(to_hex(out), to_hex(wrap(hex("05 37 00 02 00 00 00 00 00 ff"
+                                           "09 74 00 f4 a9 da 76 9b 01 00 00") +
+                                       std::string("\x02u\x00", 3) + hex("1c 00 00 00") +
+                                       std::string("2026-01-01T00:00:00.123456Z\0", 28) +
+                                       std::string("\x02v\x00", 3) + hex("0b 00 00 00") +
+                                       std::string("2026-01-01\0", 11))));
 }
 
 TEST(BsonEncode, UnrepresentableWithPaths) {
@@ -300,32 +298,56 @@ TEST(BsonEncode, UnrepresentableWithPaths) {
         const char* message;
     };
     const c cases[] = {
-        {[](builder& b) { b.begin_array(); b.end_array(); }, "",
-         "a bson document must be a map at the root"},
         {[](builder& b) {
-             b.begin_map(); b.add_string("a"); b.begin_array(); b.add_uint(UINT64_MAX);
-             b.end_array(); b.end_map();
+             b.begin_array();
+             b.end_array();
+         },
+         "", "a bson document must be a map at the root"},
+        {[](builder& b) {
+             b.begin_map();
+             b.add_string("a");
+             b.begin_array();
+             b.add_uint(UINT64_MAX);
+             b.end_array();
+             b.end_map();
          },
          "/a/0", "above INT64_MAX"},
         {[](builder& b) {
-             b.begin_map(); b.add_string("a"); b.add_bignum("123456789012345678901"); b.end_map();
+             b.begin_map();
+             b.add_string("a");
+             b.add_bignum("123456789012345678901");
+             b.end_map();
          },
          "/a", "outside 64 bits"},
         {[](builder& b) {
-             b.begin_map(); b.add_string("a"); b.add_int(1); b.add_string("a"); b.add_int(2);
+             b.begin_map();
+             b.add_string("a");
+             b.add_int(1);
+             b.add_string("a");
+             b.add_int(2);
              b.end_map();
          },
          "/a", "duplicate key 'a'"},
         {[](builder& b) {
-             b.begin_map(); b.add_string(std::string_view("a\0b", 3)); b.add_int(1); b.end_map();
+             b.begin_map();
+             b.add_string(std::string_view("a\0b", 3));
+             b.add_int(1);
+             b.end_map();
          },
          std::string("/a\0b", 4), "containing NUL"},
         {[](builder& b) {
-             b.begin_map(); b.add_bool(true); b.add_int(1); b.end_map();
+             b.begin_map();
+             b.add_bool(true);
+             b.add_int(1);
+             b.end_map();
          },
          "/true", "map key true"},
         {[](builder& b) {
-             b.begin_map(); b.add_string("x"); b.begin_tagged(1); b.add_int(1); b.end_map();
+             b.begin_map();
+             b.add_string("x");
+             b.begin_tagged(1);
+             b.add_int(1);
+             b.end_map();
          },
          "/x", "tag 1 is not representable in bson"},
     };
@@ -354,8 +376,9 @@ TEST(BsonEncode, LossyFallbacks) {
     opt.lossy = true;
     opt.report = &report;
     std::string out = test::must_encode(format_id::bson, d, opt);
-    EXPECT_EQ(decode_dbg(out),
-              R"({"root":[tag(19@2, "18446744073709551615"),"-123456789012345678901234567890123456"]})");
+    EXPECT_EQ(
+        decode_dbg(out),
+        R"({"root":[tag(19@2, "18446744073709551615"),"-123456789012345678901234567890123456"]})");
     ASSERT_EQ(report.size(), 3u);
     EXPECT_EQ(report[0].kind, "root_wrapped");
     EXPECT_EQ(report[1].kind, "uint_to_decimal128");
@@ -432,8 +455,8 @@ TEST(BsonDecode, ErrorsWithOffsets) {
          "terminator 0x00 before its declared end"},
         {wrap(hex("03 61 00 09 00 00 00 00")), errc::size_exceeded, 7,
          "bytes its element has left"},
-        {wrap(hex("0f 61 00 0d 00 00 00 02 00 00 00 79 00 05 00 00 00 00 00")), errc::malformed,
-         7, "less than the minimum of 14"},
+        {wrap(hex("0f 61 00 0d 00 00 00 02 00 00 00 79 00 05 00 00 00 00 00")), errc::malformed, 7,
+         "less than the minimum of 14"},
         {wrap(hex("0b 61 00 61 2b")), errc::malformed, 7, "cstring runs past"},
     };
     for (const auto& c : cases) {
@@ -446,8 +469,7 @@ TEST(BsonDecode, ErrorsWithOffsets) {
 }
 
 TEST(BsonDecode, ErrorPathNamesTheElement) {
-    error e = test::decode_error(format_id::bson,
-                                 wrap(hex("03 78 00 09 00 00 00 08 79 00 05 00")));
+    error e = test::decode_error(format_id::bson, wrap(hex("03 78 00 09 00 00 00 08 79 00 05 00")));
     EXPECT_EQ(e.code, errc::malformed);
     EXPECT_EQ(e.path, "/x/y");
 }

@@ -158,8 +158,8 @@ inline bool from_string(std::string_view s, unsigned char* out) {
         return true;
     }
     char digits[40];
-    int n = 0;           // significant digits kept (leading zeros skipped)
-    long exponent = 0;   // of the last digit
+    int n = 0;          // significant digits kept (leading zeros skipped)
+    long exponent = 0;  // of the last digit
     bool any_digit = false;
     bool dot = false;
     std::size_t i = 0;

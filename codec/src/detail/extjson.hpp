@@ -17,9 +17,11 @@
 //   if (extjson::write_relaxed(v, tb)) { write(tmp.root()); }   // {"$oid": "5f1d..."}
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -66,11 +68,11 @@ struct special {
     /// binary payload; the 12 ObjectId bytes; the 16 decimal128 bytes; code or symbol text;
     /// regex pattern; DBPointer namespace
     std::string data;
-    std::string extra;         ///< regex options; DBPointer's 12 ObjectId bytes
-    std::int64_t i = 0;        ///< datetime (ms since the epoch); $numberInt / $numberLong
-    std::uint64_t u = 0;       ///< BSON timestamp (t << 32 | i)
-    double d = 0;              ///< $numberDouble
-    value scope;               ///< code with scope: its scope map
+    std::string extra;    ///< regex options; DBPointer's 12 ObjectId bytes
+    std::int64_t i = 0;   ///< datetime (ms since the epoch); $numberInt / $numberLong
+    std::uint64_t u = 0;  ///< BSON timestamp (t << 32 | i)
+    double d = 0;         ///< $numberDouble
+    value scope;          ///< code with scope: its scope map
 
     void clear() {
         type = 0;
@@ -336,9 +338,12 @@ inline bool hex_bytes(std::string_view hex, std::string& out) {
     }
     out.clear();
     auto nib = [](char c) -> int {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        if (c >= '0' && c <= '9')
+            return c - '0';
+        if (c >= 'a' && c <= 'f')
+            return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+            return c - 'A' + 10;
         return -1;
     };
     for (std::size_t i = 0; i < hex.size(); i += 2) {
@@ -430,7 +435,8 @@ inline bool recognize(value m, special& s) {
     kind k = v.kind();
     std::uint8_t type = 0;
     if (key == "$oid") {
-        if (k != kind::string || v.get_string().size() != 24 || !hex_bytes(v.get_string(), s.data)) {
+        if (k != kind::string || v.get_string().size() != 24 ||
+            !hex_bytes(v.get_string(), s.data)) {
             return false;
         }
         type = t_object_id;
@@ -467,7 +473,8 @@ inline bool recognize(value m, special& s) {
             if (!parse_datetime(v.get_string(), s.i)) {
                 return false;
             }
-        } else if (k == kind::timestamp && v.get_timestamp_kind() == timestamp_kind::offset_date_time) {
+        } else if (k == kind::timestamp &&
+                   v.get_timestamp_kind() == timestamp_kind::offset_date_time) {
             if (!parse_datetime(v.get_string(), s.i)) {
                 return false;
             }
@@ -498,11 +505,11 @@ inline bool recognize(value m, special& s) {
         }
         std::string_view t = v.get_string();
         if (t == "Infinity") {
-            s.d = 1e308 * 10;
+            s.d = std::numeric_limits<double>::infinity();
         } else if (t == "-Infinity") {
-            s.d = -1e308 * 10;
+            s.d = -std::numeric_limits<double>::infinity();
         } else if (t == "NaN") {
-            s.d = __builtin_nan("");
+            s.d = std::numeric_limits<double>::quiet_NaN();
         } else {
             auto r = std::from_chars(t.data(), t.data() + t.size(), s.d);
             if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size()) {
@@ -604,12 +611,12 @@ inline void write_map(const special& s, builder& b) {
     }
     if (s.type == t_double) {
         // Relaxed mode writes finite doubles as numbers.
-        if (s.d == s.d && s.d - s.d == 0) {
+        if (std::isfinite(s.d)) {
             b.add_double(s.d);
         } else {
             b.begin_map();
             b.add_string("$numberDouble");
-            b.add_string(s.d != s.d ? "NaN" : s.d > 0 ? "Infinity" : "-Infinity");
+            b.add_string(std::isnan(s.d) ? "NaN" : s.d > 0 ? "Infinity" : "-Infinity");
             b.end_map();
         }
         return;

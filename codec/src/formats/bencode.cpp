@@ -55,8 +55,7 @@ private:
     result<void> container_limit() {
         return fail(make_error(b_.status(), pos_,
                                b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
@@ -110,8 +109,8 @@ private:
         }
         if (p == digits) {
             pos_ = p;
-            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number,
-                                   p, "expected a digit in integer, saw " + describe_at(p)));
+            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number, p,
+                                   "expected a digit in integer, saw " + describe_at(p)));
         }
         if (in_[digits] == '0' && (p - digits > 1 || neg)) {
             return fail(make_error(errc::invalid_number, start,
@@ -152,8 +151,8 @@ private:
         std::uint64_t len = 0;
         while (p < in_.size() && in_[p] >= '0' && in_[p] <= '9') {
             if (p - start >= 19) {
-                return fail(make_error(errc::size_exceeded, start,
-                                       "string length has too many digits"));
+                return fail(
+                    make_error(errc::size_exceeded, start, "string length has too many digits"));
             }
             len = len * 10 + static_cast<std::uint64_t>(in_[p] - '0');
             ++p;
@@ -282,8 +281,7 @@ public:
                 out_.push_back('e');
                 return {};
             case kind::float64: {
-                if (!allow_lossy(opt_, v, "float_to_string",
-                                 "float written as its decimal text")) {
+                if (!allow_lossy(opt_, v, "float_to_string", "float written as its decimal text")) {
                     return fail(unrepresentable(v, "a float is not representable in bencode"));
                 }
                 output_buffer tmp;
@@ -351,7 +349,7 @@ private:
     }
 
     struct key_ref {
-        std::size_t off;   // into the document's bytes, or into arena_ when in_arena
+        std::size_t off;  // into the document's bytes, or into arena_ when in_arena
         std::size_t len;
         bool in_arena;
         std::size_t key_index;

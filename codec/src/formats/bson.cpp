@@ -25,8 +25,8 @@ inline std::uint32_t load_le32(const char* p) noexcept {
 }
 
 inline std::uint64_t load_le64(const char* p) noexcept {
-    return static_cast<std::uint64_t>(load_le32(p)) |
-           static_cast<std::uint64_t>(load_le32(p + 4)) << 32;
+    return static_cast<std::uint64_t>(load_le32(p)) | static_cast<std::uint64_t>(load_le32(p + 4))
+                                                          << 32;
 }
 
 // ---- reader ----
@@ -57,8 +57,7 @@ private:
     result<void> container_limit(std::size_t at) {
         return fail(make_error(b_.status(), at,
                                b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
@@ -83,9 +82,9 @@ private:
         }
         auto len = static_cast<std::int32_t>(load_le32(in_.data() + start));
         if (len < 5) {
-            return fail(make_error(errc::malformed, start,
-                                   "document length " + std::to_string(len) +
-                                       " is less than the minimum of 5"));
+            return fail(make_error(
+                errc::malformed, start,
+                "document length " + std::to_string(len) + " is less than the minimum of 5"));
         }
         if (static_cast<std::size_t>(len) > limit - start) {
             return fail(make_error(errc::size_exceeded, start,
@@ -114,7 +113,8 @@ private:
                 if (pos_ != term) {
                     return fail(make_error(errc::malformed, pos_,
                                            "document terminator 0x00 before its declared end at "
-                                           "byte " + std::to_string(term)));
+                                           "byte " +
+                                               std::to_string(term)));
                 }
                 break;
             }
@@ -125,12 +125,13 @@ private:
                 return fail(make_error(errc::malformed, pos_,
                                        "element name runs past the end of its document"));
             }
-            std::size_t key_end = static_cast<std::size_t>(static_cast<const char*>(nul) - in_.data());
+            std::size_t key_end =
+                static_cast<std::size_t>(static_cast<const char*>(nul) - in_.data());
             std::string_view key = in_.substr(pos_, key_end - pos_);
             std::size_t valid = utf8_valid_prefix(key);
             if (valid != key.size()) {
-                return fail(make_error(errc::invalid_utf8, pos_ + valid,
-                                       "invalid UTF-8 in element name"));
+                return fail(
+                    make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in element name"));
             }
             if (array) {
                 // Array keys are "0", "1", ... in order.
@@ -243,8 +244,8 @@ private:
         }
         const void* nul = std::memchr(in_.data() + pos_, 0, limit - pos_);
         if (nul == nullptr) {
-            return fail(make_error(errc::malformed, pos_,
-                                   "cstring runs past the end of its document"));
+            return fail(
+                make_error(errc::malformed, pos_, "cstring runs past the end of its document"));
         }
         std::size_t e = static_cast<std::size_t>(static_cast<const char*>(nul) - in_.data());
         out = in_.substr(pos_, e - pos_);
@@ -309,8 +310,7 @@ private:
                 std::string_view data = in_.substr(pos_, static_cast<std::size_t>(len));
                 if (sub == 0x02) {
                     // The old binary subtype repeats the length inside: int32 (byte*).
-                    if (len < 4 ||
-                        static_cast<std::int32_t>(load_le32(data.data())) != len - 4) {
+                    if (len < 4 || static_cast<std::int32_t>(load_le32(data.data())) != len - 4) {
                         return fail(make_error(errc::malformed, pos_,
                                                "binary subtype 0x02 needs an inner length of " +
                                                    std::to_string(len - 4)));
@@ -489,8 +489,8 @@ private:
                     return r;
                 }
                 text_.clear();
-                decimal128::to_string(
-                    reinterpret_cast<const unsigned char*>(in_.data() + pos_), text_);
+                decimal128::to_string(reinterpret_cast<const unsigned char*>(in_.data() + pos_),
+                                      text_);
                 pos_ += 16;
                 if (!tagged(ej::t_decimal128)) {
                     return container_limit(at);
@@ -499,8 +499,8 @@ private:
                 return {};
             }
             default:
-                return fail(make_error(errc::malformed, type_at,
-                                       "unknown element type " + hex_byte(type)));
+                return fail(
+                    make_error(errc::malformed, type_at, "unknown element type " + hex_byte(type)));
         }
     }
 
@@ -544,10 +544,14 @@ public:
 private:
     static std::string kind_name(value v) {
         switch (v.kind()) {
-            case kind::array: return "an array";
-            case kind::null: return "null";
-            case kind::string: return "a string";
-            default: return "a scalar";
+            case kind::array:
+                return "an array";
+            case kind::null:
+                return "null";
+            case kind::string:
+                return "a string";
+            default:
+                return "a scalar";
         }
     }
 
@@ -595,14 +599,14 @@ private:
             default:
                 text = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(k, "map key " + text +
-                                                       " is not representable in bson"));
+                    return fail(
+                        unrepresentable(k, "map key " + text + " is not representable in bson"));
                 }
         }
         if (text.find('\0') != std::string::npos) {
             if (!allow_lossy(opt_, k, "key_nul_removed", "NUL bytes removed from key")) {
-                return fail(unrepresentable(
-                    k, "a map key containing NUL is not representable in bson"));
+                return fail(
+                    unrepresentable(k, "a map key containing NUL is not representable in bson"));
             }
             text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
         }
@@ -634,8 +638,8 @@ private:
             if (dedup && seen(base, key)) {
                 if (!allow_lossy(opt_, k, "duplicate_key_dropped",
                                  "duplicate key dropped, first value kept")) {
-                    r = fail(unrepresentable(k, "duplicate key '" + key +
-                                                    "' is not representable in bson"));
+                    r = fail(unrepresentable(
+                        k, "duplicate key '" + key + "' is not representable in bson"));
                     break;
                 }
                 continue;
@@ -648,7 +652,7 @@ private:
         if (r && !dedup) {
             // Large maps: sort the names written and look for neighbours that are equal.
             std::vector<std::pair<std::size_t, std::size_t>> sorted(names_.begin() + base,
-                                                                     names_.end());
+                                                                    names_.end());
             auto text = [&](const std::pair<std::size_t, std::size_t>& p) {
                 return out_.view().substr(p.first, p.second);
             };
@@ -665,8 +669,8 @@ private:
             if (dup) {
                 if (!allow_lossy(opt_, m, "duplicate_key_dropped",
                                  "duplicate keys dropped, first values kept")) {
-                    r = fail(unrepresentable(m, "duplicate key '" + key +
-                                                    "' is not representable in bson"));
+                    r = fail(unrepresentable(
+                        m, "duplicate key '" + key + "' is not representable in bson"));
                 } else {
                     // Rare path: write the map again checking each key.
                     names_.resize(base);
@@ -703,7 +707,8 @@ private:
         char buf[24];
         for (value c : a.items()) {
             auto r = std::to_chars(buf, buf + sizeof buf, i++);
-            if (auto w = write_element(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)), c);
+            if (auto w =
+                    write_element(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)), c);
                 !w) {
                 return w;
             }
