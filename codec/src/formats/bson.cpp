@@ -580,35 +580,38 @@ private:
     }
 
     // The key of a map entry as element-name text: strings (no NUL), integers as decimal text.
-    result<void> key_text(value k, std::string& text) {
-        text.clear();
+    result<void> key_text(value k, std::string& scratch, std::string_view& text) {
         switch (k.kind()) {
             case kind::string:
             case kind::timestamp:
-                text = k.get_string();
-                break;
-            case kind::int64:
-                text = std::to_string(k.get_int());
-                break;
-            case kind::uint64:
-                text = std::to_string(k.get_uint());
-                break;
             case kind::bignum:
                 text = k.get_string();
                 break;
+            case kind::int64:
+                scratch = std::to_string(k.get_int());
+                text = scratch;
+                break;
+            case kind::uint64:
+                scratch = std::to_string(k.get_uint());
+                text = scratch;
+                break;
             default:
-                text = to_debug_string(k);
+                scratch = to_debug_string(k);
+                text = scratch;
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
                     return fail(
-                        unrepresentable(k, "map key " + text + " is not representable in bson"));
+                        unrepresentable(k, "map key " + scratch + " is not representable in bson"));
                 }
         }
-        if (text.find('\0') != std::string::npos) {
+        if (text.find('\0') != std::string_view::npos) {
             if (!allow_lossy(opt_, k, "key_nul_removed", "NUL bytes removed from key")) {
                 return fail(
                     unrepresentable(k, "a map key containing NUL is not representable in bson"));
             }
-            text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
+            std::string cleaned(text);
+            cleaned.erase(std::remove(cleaned.begin(), cleaned.end(), '\0'), cleaned.end());
+            scratch = std::move(cleaned);
+            text = scratch;
         }
         return {};
     }
@@ -628,18 +631,19 @@ private:
         std::size_t start = out_.size();
         put32(0);
         std::size_t base = names_.size();
-        std::string key;
+        std::string scratch;
+        std::string_view key;
         result<void> r;
         bool dedup = m.size() <= 16;  // small maps check each key on the way
         for (auto [k, val] : m.entries()) {
-            if (r = key_text(k, key); !r) {
+            if (r = key_text(k, scratch, key); !r) {
                 break;
             }
             if (dedup && seen(base, key)) {
                 if (!allow_lossy(opt_, k, "duplicate_key_dropped",
                                  "duplicate key dropped, first value kept")) {
-                    r = fail(unrepresentable(
-                        k, "duplicate key '" + key + "' is not representable in bson"));
+                    r = fail(unrepresentable(k, "duplicate key '" + std::string(key) +
+                                                    "' is not representable in bson"));
                     break;
                 }
                 continue;
@@ -669,15 +673,15 @@ private:
             if (dup) {
                 if (!allow_lossy(opt_, m, "duplicate_key_dropped",
                                  "duplicate keys dropped, first values kept")) {
-                    r = fail(unrepresentable(
-                        m, "duplicate key '" + key + "' is not representable in bson"));
+                    r = fail(unrepresentable(m, "duplicate key '" + std::string(key) +
+                                                    "' is not representable in bson"));
                 } else {
                     // Rare path: write the map again checking each key.
                     names_.resize(base);
                     out_.truncate(start);
                     put32(0);
                     for (auto [k, val] : m.entries()) {
-                        if (r = key_text(k, key); !r) {
+                        if (r = key_text(k, scratch, key); !r) {
                             break;
                         }
                         if (seen(base, key)) {
