@@ -1,8 +1,948 @@
-// bson: not implemented yet (the registry answers errc::not_implemented).
+// BSON 1.1 (bsonspec.org): every element type. The types JSON lacks become tagged values
+// (tag_space::bson) whose Extended JSON v2 forms detail/extjson.hpp defines; the encoder
+// recognises those forms again. See docs/formats/bson.md for every mapping.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "detail/extjson.hpp"
+#include "detail/lossy.hpp"
+#include "detail/number.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions bson_codec{};
+namespace ej = extjson;
+
+inline std::uint32_t load_le32(const char* p) noexcept {
+    const auto* u = reinterpret_cast<const unsigned char*>(p);
+    return static_cast<std::uint32_t>(u[0]) | static_cast<std::uint32_t>(u[1]) << 8 |
+           static_cast<std::uint32_t>(u[2]) << 16 | static_cast<std::uint32_t>(u[3]) << 24;
+}
+
+inline std::uint64_t load_le64(const char* p) noexcept {
+    return static_cast<std::uint64_t>(load_le32(p)) | static_cast<std::uint64_t>(load_le32(p + 4))
+                                                          << 32;
+}
+
+// ---- reader ----
+
+class bson_reader {
+public:
+    bson_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+
+    result<void> run() {
+        if (auto r = parse_document(0, in_.size(), false); !r) {
+            return r;
+        }
+        if (pos_ != in_.size()) {
+            return fail(make_error(errc::trailing_content, pos_,
+                                   "expected end of input after the document, saw " +
+                                       std::to_string(in_.size() - pos_) + " more bytes"));
+        }
+        return {};
+    }
+
+private:
+    static std::string hex_byte(unsigned char c) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "0x%02x", c);
+        return buf;
+    }
+
+    result<void> container_limit(std::size_t at) {
+        return fail(make_error(b_.status(), at,
+                               b_.status() == errc::depth_exceeded
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                                   : std::string("document larger than its size budget")));
+    }
+
+    // `n` bytes at pos_ must lie before `limit` (the enclosing document's terminator).
+    result<void> need(std::size_t n, std::size_t limit, const char* what) {
+        if (pos_ > limit || n > limit - pos_) {
+            return fail(make_error(
+                limit == in_.size() ? errc::unexpected_eof : errc::malformed, pos_,
+                std::string("expected ") + std::to_string(n) + " bytes of " + what +
+                    ", the enclosing document ends after " + std::to_string(limit - pos_)));
+        }
+        return {};
+    }
+
+    // document ::= int32 e_list "\x00". The length is checked against `limit` (the end of the
+    // input or of the enclosing element) before anything is read.
+    result<void> parse_document(std::size_t start, std::size_t limit, bool array) {
+        pos_ = start;
+        if (limit - start < 4) {
+            return fail(make_error(limit == in_.size() ? errc::unexpected_eof : errc::malformed,
+                                   start, "expected a 4-byte document length"));
+        }
+        auto len = static_cast<std::int32_t>(load_le32(in_.data() + start));
+        if (len < 5) {
+            return fail(make_error(
+                errc::malformed, start,
+                "document length " + std::to_string(len) + " is less than the minimum of 5"));
+        }
+        if (static_cast<std::size_t>(len) > limit - start) {
+            return fail(make_error(errc::size_exceeded, start,
+                                   "document length " + std::to_string(len) + " exceeds the " +
+                                       std::to_string(limit - start) +
+                                       (limit == in_.size() ? " bytes of input left"
+                                                            : " bytes its element has left")));
+        }
+        std::size_t end = start + static_cast<std::size_t>(len);
+        std::size_t term = end - 1;
+        if (in_[term] != 0) {
+            return fail(make_error(errc::malformed, term,
+                                   "expected 0x00 at the end of the document, saw " +
+                                       hex_byte(static_cast<unsigned char>(in_[term]))));
+        }
+        if (!(array ? b_.begin_array() : b_.begin_map())) {
+            return container_limit(start);
+        }
+        std::size_t key_base = keys_.size();
+        std::uint64_t index = 0;
+        pos_ = start + 4;
+        for (;;) {
+            std::size_t type_at = pos_;
+            auto type = static_cast<unsigned char>(in_[pos_]);
+            if (type == 0) {
+                if (pos_ != term) {
+                    return fail(make_error(errc::malformed, pos_,
+                                           "document terminator 0x00 before its declared end at "
+                                           "byte " +
+                                               std::to_string(term)));
+                }
+                break;
+            }
+            ++pos_;
+            // e_name ::= cstring: UTF-8 without NUL, then 0x00.
+            const void* nul = std::memchr(in_.data() + pos_, 0, term - pos_);
+            if (nul == nullptr) {
+                return fail(make_error(errc::malformed, pos_,
+                                       "element name runs past the end of its document"));
+            }
+            std::size_t key_end =
+                static_cast<std::size_t>(static_cast<const char*>(nul) - in_.data());
+            std::string_view key = in_.substr(pos_, key_end - pos_);
+            std::size_t valid = utf8_valid_prefix(key);
+            if (valid != key.size()) {
+                return fail(
+                    make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in element name"));
+            }
+            if (array) {
+                // Array keys are "0", "1", ... in order.
+                char buf[24];
+                auto r = std::to_chars(buf, buf + sizeof buf, index);
+                if (key != std::string_view(buf, static_cast<std::size_t>(r.ptr - buf))) {
+                    return fail(make_error(errc::malformed, pos_,
+                                           "array element name '" + std::string(key) +
+                                               "' should be '" + std::string(buf, r.ptr) + "'"));
+                }
+                ++index;
+            } else {
+                keys_.push_back(key);
+                b_.add_string(key);
+            }
+            pos_ = key_end + 1;
+            if (auto r = parse_element(type, type_at, term); !r) {
+                return r;
+            }
+        }
+        if (!array) {
+            if (auto r = check_unique(key_base); !r) {
+                return r;
+            }
+        }
+        keys_.resize(key_base);
+        if (array) {
+            b_.end_array();
+        } else {
+            b_.end_map();
+        }
+        pos_ = end;
+        return {};
+    }
+
+    // Documents with a key twice are refused: MongoDB and most drivers treat documents as
+    // maps, and a map cannot keep both values.
+    result<void> check_unique(std::size_t base) {
+        std::size_t n = keys_.size() - base;
+        if (n < 2) {
+            return {};
+        }
+        const std::string_view* k = keys_.data() + base;
+        const std::string_view* dup = nullptr;
+        if (n <= 16) {
+            for (std::size_t i = 1; i < n && dup == nullptr; ++i) {
+                for (std::size_t j = 0; j < i; ++j) {
+                    if (k[i] == k[j]) {
+                        dup = &k[i];
+                        break;
+                    }
+                }
+            }
+        } else {
+            sorted_.assign(k, k + n);
+            std::sort(sorted_.begin(), sorted_.end());
+            for (std::size_t i = 1; i < n; ++i) {
+                if (sorted_[i] == sorted_[i - 1]) {
+                    // Report the later of the two.
+                    dup = sorted_[i].data() > sorted_[i - 1].data() ? &sorted_[i] : &sorted_[i - 1];
+                    break;
+                }
+            }
+        }
+        if (dup == nullptr) {
+            return {};
+        }
+        std::size_t at = static_cast<std::size_t>(dup->data() - in_.data());
+        return fail(make_error(errc::duplicate_key, at,
+                               "duplicate element name '" + std::string(*dup) + "'"));
+    }
+
+    // string ::= int32 (byte*) "\x00", the length counting the NUL.
+    result<void> read_string(std::size_t limit, std::string_view& out) {
+        if (auto r = need(4, limit, "string length"); !r) {
+            return r;
+        }
+        std::size_t at = pos_;
+        auto len = static_cast<std::int32_t>(load_le32(in_.data() + pos_));
+        pos_ += 4;
+        if (len < 1) {
+            return fail(make_error(errc::malformed, at,
+                                   "string length " + std::to_string(len) +
+                                       " is less than 1 (it counts the final 0x00)"));
+        }
+        if (static_cast<std::size_t>(len) > limit - pos_) {
+            return fail(make_error(errc::size_exceeded, at,
+                                   "string length " + std::to_string(len) + " exceeds the " +
+                                       std::to_string(limit - pos_) +
+                                       " bytes left in its document"));
+        }
+        std::size_t last = pos_ + static_cast<std::size_t>(len) - 1;
+        if (in_[last] != 0) {
+            return fail(make_error(errc::malformed, last,
+                                   "expected 0x00 at the end of the string, saw " +
+                                       hex_byte(static_cast<unsigned char>(in_[last]))));
+        }
+        out = in_.substr(pos_, static_cast<std::size_t>(len) - 1);
+        std::size_t valid = utf8_valid_prefix(out);
+        if (valid != out.size()) {
+            return fail(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in string"));
+        }
+        pos_ = last + 1;
+        return {};
+    }
+
+    result<void> read_cstring(std::size_t limit, std::string_view& out) {
+        if (pos_ >= limit) {
+            return need(1, limit, "cstring");
+        }
+        const void* nul = std::memchr(in_.data() + pos_, 0, limit - pos_);
+        if (nul == nullptr) {
+            return fail(
+                make_error(errc::malformed, pos_, "cstring runs past the end of its document"));
+        }
+        std::size_t e = static_cast<std::size_t>(static_cast<const char*>(nul) - in_.data());
+        out = in_.substr(pos_, e - pos_);
+        std::size_t valid = utf8_valid_prefix(out);
+        if (valid != out.size()) {
+            return fail(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in cstring"));
+        }
+        pos_ = e + 1;
+        return {};
+    }
+
+    bool tagged(std::uint64_t tag) { return b_.begin_tagged(tag, tag_space::bson); }
+
+    // One element's value, which must end before `limit` (its document's terminator).
+    result<void> parse_element(unsigned char type, std::size_t type_at, std::size_t limit) {
+        std::size_t at = pos_;
+        switch (type) {
+            case ej::t_double: {
+                if (auto r = need(8, limit, "double"); !r) {
+                    return r;
+                }
+                std::uint64_t bits = load_le64(in_.data() + pos_);
+                double d;
+                std::memcpy(&d, &bits, 8);
+                b_.add_double(d);
+                pos_ += 8;
+                return {};
+            }
+            case ej::t_string:
+            case ej::t_code:
+            case ej::t_symbol: {
+                std::string_view s;
+                if (auto r = read_string(limit, s); !r) {
+                    return r;
+                }
+                if (type != ej::t_string && !tagged(type)) {
+                    return container_limit(at);
+                }
+                b_.add_string(s);
+                return {};
+            }
+            case ej::t_document:
+            case ej::t_array:
+                return parse_document(pos_, limit, type == ej::t_array);
+            case ej::t_binary: {
+                if (auto r = need(5, limit, "binary length and subtype"); !r) {
+                    return r;
+                }
+                auto len = static_cast<std::int32_t>(load_le32(in_.data() + pos_));
+                auto sub = static_cast<unsigned char>(in_[pos_ + 4]);
+                pos_ += 5;
+                if (len < 0) {
+                    return fail(make_error(errc::malformed, at,
+                                           "negative binary length " + std::to_string(len)));
+                }
+                if (static_cast<std::size_t>(len) > limit - pos_) {
+                    return fail(make_error(errc::size_exceeded, at,
+                                           "binary length " + std::to_string(len) +
+                                               " exceeds the " + std::to_string(limit - pos_) +
+                                               " bytes left in its document"));
+                }
+                std::string_view data = in_.substr(pos_, static_cast<std::size_t>(len));
+                if (sub == 0x02) {
+                    // The old binary subtype repeats the length inside: int32 (byte*).
+                    if (len < 4 || static_cast<std::int32_t>(load_le32(data.data())) != len - 4) {
+                        return fail(make_error(errc::malformed, pos_,
+                                               "binary subtype 0x02 needs an inner length of " +
+                                                   std::to_string(len - 4)));
+                    }
+                    data.remove_prefix(4);
+                }
+                pos_ += static_cast<std::size_t>(len);
+                if (sub == 0) {
+                    b_.add_bytes(data);
+                    return {};
+                }
+                if (!tagged(ej::binary_tag(sub))) {
+                    return container_limit(at);
+                }
+                b_.add_bytes(data);
+                return {};
+            }
+            case ej::t_undefined:
+            case ej::t_min_key:
+            case ej::t_max_key:
+                if (!tagged(type)) {
+                    return container_limit(at);
+                }
+                b_.add_null();
+                return {};
+            case ej::t_object_id:
+                if (auto r = need(12, limit, "ObjectId"); !r) {
+                    return r;
+                }
+                if (!tagged(ej::t_object_id)) {
+                    return container_limit(at);
+                }
+                b_.add_bytes(in_.substr(pos_, 12));
+                pos_ += 12;
+                return {};
+            case ej::t_bool: {
+                if (auto r = need(1, limit, "boolean"); !r) {
+                    return r;
+                }
+                auto c = static_cast<unsigned char>(in_[pos_]);
+                if (c > 1) {
+                    return fail(make_error(errc::malformed, pos_,
+                                           "expected boolean 0x00 or 0x01, saw " + hex_byte(c)));
+                }
+                b_.add_bool(c == 1);
+                ++pos_;
+                return {};
+            }
+            case ej::t_datetime: {
+                if (auto r = need(8, limit, "UTC datetime"); !r) {
+                    return r;
+                }
+                auto ms = static_cast<std::int64_t>(load_le64(in_.data() + pos_));
+                pos_ += 8;
+                text_.clear();
+                if (ej::format_datetime(ms, text_)) {
+                    b_.add_timestamp(text_, timestamp_kind::offset_date_time);
+                    return {};
+                }
+                // Outside years 0000-9999: no RFC 3339 text, keep the milliseconds.
+                if (!tagged(ej::t_datetime)) {
+                    return container_limit(at);
+                }
+                b_.add_int(ms);
+                return {};
+            }
+            case ej::t_null:
+                b_.add_null();
+                return {};
+            case ej::t_regex: {
+                std::string_view pattern, options;
+                if (auto r = read_cstring(limit, pattern); !r) {
+                    return r;
+                }
+                if (auto r = read_cstring(limit, options); !r) {
+                    return r;
+                }
+                if (!tagged(ej::t_regex) || !b_.begin_map()) {
+                    return container_limit(at);
+                }
+                b_.add_string("pattern");
+                b_.add_string(pattern);
+                b_.add_string("options");
+                b_.add_string(options);
+                b_.end_map();
+                return {};
+            }
+            case ej::t_db_pointer: {
+                std::string_view ns;
+                if (auto r = read_string(limit, ns); !r) {
+                    return r;
+                }
+                if (auto r = need(12, limit, "DBPointer ObjectId"); !r) {
+                    return r;
+                }
+                if (!tagged(ej::t_db_pointer) || !b_.begin_map()) {
+                    return container_limit(at);
+                }
+                b_.add_string("$ref");
+                b_.add_string(ns);
+                b_.add_string("$id");
+                if (!tagged(ej::t_object_id)) {
+                    return container_limit(at);
+                }
+                b_.add_bytes(in_.substr(pos_, 12));
+                pos_ += 12;
+                b_.end_map();
+                return {};
+            }
+            case ej::t_code_w_scope: {
+                // code_w_s ::= int32 string document, the int32 counting all of it.
+                if (auto r = need(4, limit, "code with scope length"); !r) {
+                    return r;
+                }
+                auto total = static_cast<std::int32_t>(load_le32(in_.data() + pos_));
+                if (total < 14) {
+                    return fail(make_error(errc::malformed, at,
+                                           "code with scope length " + std::to_string(total) +
+                                               " is less than the minimum of 14"));
+                }
+                if (static_cast<std::size_t>(total) > limit - pos_) {
+                    return fail(make_error(errc::size_exceeded, at,
+                                           "code with scope length " + std::to_string(total) +
+                                               " exceeds the " + std::to_string(limit - pos_) +
+                                               " bytes left in its document"));
+                }
+                std::size_t end = pos_ + static_cast<std::size_t>(total);
+                pos_ += 4;
+                std::string_view code;
+                if (auto r = read_string(end, code); !r) {
+                    return r;
+                }
+                if (!tagged(ej::t_code_w_scope) || !b_.begin_map()) {
+                    return container_limit(at);
+                }
+                b_.add_string("$code");
+                b_.add_string(code);
+                b_.add_string("$scope");
+                if (auto r = parse_document(pos_, end, false); !r) {
+                    return r;
+                }
+                if (pos_ != end) {
+                    return fail(make_error(errc::malformed, pos_,
+                                           "code with scope length " + std::to_string(total) +
+                                               " does not match its content"));
+                }
+                b_.end_map();
+                return {};
+            }
+            case ej::t_int32:
+                if (auto r = need(4, limit, "int32"); !r) {
+                    return r;
+                }
+                b_.add_int(static_cast<std::int32_t>(load_le32(in_.data() + pos_)));
+                pos_ += 4;
+                return {};
+            case ej::t_timestamp:
+                if (auto r = need(8, limit, "timestamp"); !r) {
+                    return r;
+                }
+                if (!tagged(ej::t_timestamp)) {
+                    return container_limit(at);
+                }
+                b_.add_uint(load_le64(in_.data() + pos_));
+                pos_ += 8;
+                return {};
+            case ej::t_int64:
+                if (auto r = need(8, limit, "int64"); !r) {
+                    return r;
+                }
+                b_.add_int(static_cast<std::int64_t>(load_le64(in_.data() + pos_)));
+                pos_ += 8;
+                return {};
+            case ej::t_decimal128: {
+                if (auto r = need(16, limit, "decimal128"); !r) {
+                    return r;
+                }
+                text_.clear();
+                decimal128::to_string(reinterpret_cast<const unsigned char*>(in_.data() + pos_),
+                                      text_);
+                pos_ += 16;
+                if (!tagged(ej::t_decimal128)) {
+                    return container_limit(at);
+                }
+                b_.add_string(text_);
+                return {};
+            }
+            default:
+                return fail(
+                    make_error(errc::malformed, type_at, "unknown element type " + hex_byte(type)));
+        }
+    }
+
+    std::string_view in_;
+    builder& b_;
+    std::size_t pos_ = 0;
+    std::vector<std::string_view> keys_;  // names of the open documents, innermost last
+    std::vector<std::string_view> sorted_;
+    std::string text_;
+};
+
+result<void> decode_bson(std::string_view in, builder& b, const decode_options&) {
+    bson_reader r(in, b);
+    return r.run();
+}
+
+// ---- writer ----
+
+class bson_writer {
+public:
+    bson_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> write_root(value v) {
+        if (v.kind() == kind::map) {
+            return write_document(v);
+        }
+        if (!allow_lossy(opt_, v, "root_wrapped", "non-map root wrapped as {\"root\": ...}")) {
+            return fail(unrepresentable(
+                v, "a bson document must be a map at the root, not " + kind_name(v)));
+        }
+        std::size_t start = out_.size();
+        put32(0);
+        if (auto r = write_element("root", v); !r) {
+            return r;
+        }
+        out_.push_back(0);
+        patch32(start, static_cast<std::uint32_t>(out_.size() - start));
+        return {};
+    }
+
+private:
+    static std::string kind_name(value v) {
+        switch (v.kind()) {
+            case kind::array:
+                return "an array";
+            case kind::null:
+                return "null";
+            case kind::string:
+                return "a string";
+            default:
+                return "a scalar";
+        }
+    }
+
+    void put32(std::uint32_t v) {
+        char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
+                     static_cast<char>(v >> 24)};
+        out_.append(b, 4);
+    }
+    void put64(std::uint64_t v) {
+        put32(static_cast<std::uint32_t>(v));
+        put32(static_cast<std::uint32_t>(v >> 32));
+    }
+    void patch32(std::size_t at, std::uint32_t v) {
+        char b[4] = {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
+                     static_cast<char>(v >> 24)};
+        out_.overwrite(at, b, 4);
+    }
+    void put_string(std::string_view s) {
+        put32(static_cast<std::uint32_t>(s.size() + 1));
+        out_.append(s);
+        out_.push_back(0);
+    }
+    void put_cstring(std::string_view s) {
+        out_.append(s);
+        out_.push_back(0);
+    }
+
+    // The key of a map entry as element-name text: strings (no NUL), integers as decimal text.
+    result<void> key_text(value k, std::string& scratch, std::string_view& text) {
+        switch (k.kind()) {
+            case kind::string:
+            case kind::timestamp:
+            case kind::bignum:
+                text = k.get_string();
+                break;
+            case kind::int64:
+                scratch = std::to_string(k.get_int());
+                text = scratch;
+                break;
+            case kind::uint64:
+                scratch = std::to_string(k.get_uint());
+                text = scratch;
+                break;
+            default:
+                scratch = to_debug_string(k);
+                text = scratch;
+                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                    return fail(
+                        unrepresentable(k, "map key " + scratch + " is not representable in bson"));
+                }
+        }
+        if (text.find('\0') != std::string_view::npos) {
+            if (!allow_lossy(opt_, k, "key_nul_removed", "NUL bytes removed from key")) {
+                return fail(
+                    unrepresentable(k, "a map key containing NUL is not representable in bson"));
+            }
+            std::string cleaned(text);
+            cleaned.erase(std::remove(cleaned.begin(), cleaned.end(), '\0'), cleaned.end());
+            scratch = std::move(cleaned);
+            text = scratch;
+        }
+        return {};
+    }
+
+    // A key written twice into one document: refused (the decoder refuses it too), or under
+    // lossy=allow the later entry is dropped.
+    bool seen(std::size_t base, std::string_view key) const {
+        for (std::size_t i = base; i < names_.size(); ++i) {
+            if (out_.view().substr(names_[i].first, names_[i].second) == key) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    result<void> write_document(value m) {
+        std::size_t start = out_.size();
+        put32(0);
+        std::size_t base = names_.size();
+        std::string scratch;
+        std::string_view key;
+        result<void> r;
+        bool dedup = m.size() <= 16;  // small maps check each key on the way
+        for (auto [k, val] : m.entries()) {
+            if (r = key_text(k, scratch, key); !r) {
+                break;
+            }
+            if (dedup && seen(base, key)) {
+                if (!allow_lossy(opt_, k, "duplicate_key_dropped",
+                                 "duplicate key dropped, first value kept")) {
+                    r = fail(unrepresentable(k, "duplicate key '" + std::string(key) +
+                                                    "' is not representable in bson"));
+                    break;
+                }
+                continue;
+            }
+            names_.emplace_back(out_.size() + 1, key.size());
+            if (r = write_element(key, val); !r) {
+                break;
+            }
+        }
+        if (r && !dedup) {
+            // Large maps: sort the names written and look for neighbours that are equal.
+            std::vector<std::pair<std::size_t, std::size_t>> sorted(names_.begin() + base,
+                                                                    names_.end());
+            auto text = [&](const std::pair<std::size_t, std::size_t>& p) {
+                return out_.view().substr(p.first, p.second);
+            };
+            std::sort(sorted.begin(), sorted.end(),
+                      [&](const auto& a, const auto& b) { return text(a) < text(b); });
+            bool dup = false;
+            for (std::size_t i = 1; i < sorted.size(); ++i) {
+                if (text(sorted[i]) == text(sorted[i - 1])) {
+                    dup = true;
+                    key = text(sorted[i]);
+                    break;
+                }
+            }
+            if (dup) {
+                if (!allow_lossy(opt_, m, "duplicate_key_dropped",
+                                 "duplicate keys dropped, first values kept")) {
+                    r = fail(unrepresentable(m, "duplicate key '" + std::string(key) +
+                                                    "' is not representable in bson"));
+                } else {
+                    // Rare path: write the map again checking each key.
+                    names_.resize(base);
+                    out_.truncate(start);
+                    put32(0);
+                    for (auto [k, val] : m.entries()) {
+                        if (r = key_text(k, scratch, key); !r) {
+                            break;
+                        }
+                        if (seen(base, key)) {
+                            continue;
+                        }
+                        names_.emplace_back(out_.size() + 1, key.size());
+                        if (r = write_element(key, val); !r) {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        names_.resize(base);
+        if (!r) {
+            return r;
+        }
+        out_.push_back(0);
+        patch32(start, static_cast<std::uint32_t>(out_.size() - start));
+        return {};
+    }
+
+    result<void> write_array(value a) {
+        std::size_t start = out_.size();
+        put32(0);
+        std::uint64_t i = 0;
+        char buf[24];
+        for (value c : a.items()) {
+            auto r = std::to_chars(buf, buf + sizeof buf, i++);
+            if (auto w =
+                    write_element(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)), c);
+                !w) {
+                return w;
+            }
+        }
+        out_.push_back(0);
+        patch32(start, static_cast<std::uint32_t>(out_.size() - start));
+        return {};
+    }
+
+    // Writes type byte, name and value; the type byte is patched once the value is written.
+    result<void> write_element(std::string_view key, value v) {
+        std::size_t type_at = out_.size();
+        out_.push_back(0);
+        put_cstring(key);
+        std::uint8_t type = 0;
+        if (auto r = write_value(v, type); !r) {
+            return r;
+        }
+        out_.data_mut()[type_at] = static_cast<char>(type);
+        return {};
+    }
+
+    result<void> write_decimal_text(value v, std::string_view text, std::uint8_t& type) {
+        unsigned char bid[16];
+        if (decimal128::from_string(text, bid)) {
+            out_.append(bid, 16);
+            type = ej::t_decimal128;
+            return {};
+        }
+        (void)v;
+        put_string(text);
+        type = ej::t_string;
+        return {};
+    }
+
+    result<void> write_value(value v, std::uint8_t& type) {
+        switch (v.kind()) {
+            case kind::null:
+                type = ej::t_null;
+                return {};
+            case kind::boolean_false:
+            case kind::boolean_true:
+                out_.push_back(v.get_bool() ? 1 : 0);
+                type = ej::t_bool;
+                return {};
+            case kind::int64: {
+                std::int64_t i = v.get_int();
+                if (i >= INT32_MIN && i <= INT32_MAX) {
+                    put32(static_cast<std::uint32_t>(static_cast<std::int32_t>(i)));
+                    type = ej::t_int32;
+                } else {
+                    put64(static_cast<std::uint64_t>(i));
+                    type = ej::t_int64;
+                }
+                return {};
+            }
+            case kind::uint64: {
+                std::string text = std::to_string(v.get_uint());
+                if (!allow_lossy(opt_, v, "uint_to_decimal128",
+                                 "integer above INT64_MAX written as decimal128")) {
+                    return fail(unrepresentable(v, "integer " + text +
+                                                       " above INT64_MAX is not representable "
+                                                       "in bson"));
+                }
+                return write_decimal_text(v, text, type);
+            }
+            case kind::bignum: {
+                std::string_view text = v.get_string();
+                bool fits = text.size() - (text[0] == '-' ? 1 : 0) <= 34;
+                if (!allow_lossy(opt_, v, fits ? "bignum_to_decimal128" : "bignum_to_string",
+                                 fits ? "integer outside 64 bits written as decimal128"
+                                      : "integer outside 64 bits written as a string")) {
+                    return fail(unrepresentable(v, "integer " + std::string(text) +
+                                                       " outside 64 bits is not representable "
+                                                       "in bson"));
+                }
+                return write_decimal_text(v, text, type);
+            }
+            case kind::float64: {
+                double d = v.get_double();
+                std::uint64_t bits;
+                std::memcpy(&bits, &d, 8);
+                put64(bits);
+                type = ej::t_double;
+                return {};
+            }
+            case kind::string:
+                put_string(v.get_string());
+                type = ej::t_string;
+                return {};
+            case kind::bytes: {
+                std::string_view b = v.get_string();
+                put32(static_cast<std::uint32_t>(b.size()));
+                out_.push_back(0);
+                out_.append(b);
+                type = ej::t_binary;
+                return {};
+            }
+            case kind::timestamp: {
+                // An instant with whole milliseconds is a UTC datetime; any other date or time
+                // keeps its RFC 3339 text as a string (DESIGN section 3).
+                std::int64_t ms = 0;
+                if (v.get_timestamp_kind() == timestamp_kind::offset_date_time &&
+                    ej::parse_datetime(v.get_string(), ms)) {
+                    put64(static_cast<std::uint64_t>(ms));
+                    type = ej::t_datetime;
+                } else {
+                    put_string(v.get_string());
+                    type = ej::t_string;
+                }
+                return {};
+            }
+            case kind::tagged: {
+                if (v.get_tag_space() == tag_space::bson) {
+                    ej::special s;
+                    if (ej::from_tagged(v, s)) {
+                        return write_special(v, s, type);
+                    }
+                }
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in bson"));
+                }
+                return write_value(v.tagged_value(), type);
+            }
+            case kind::array:
+                type = ej::t_array;
+                return write_array(v);
+            case kind::map: {
+                if (ej::may_be_extjson(v)) {
+                    ej::special s;
+                    if (ej::recognize(v, s)) {
+                        return write_special(v, s, type);
+                    }
+                }
+                type = ej::t_document;
+                return write_document(v);
+            }
+        }
+        return {};
+    }
+
+    result<void> write_special(value v, const ej::special& s, std::uint8_t& type) {
+        type = s.type;
+        switch (s.type) {
+            case ej::t_double:
+                std::uint64_t bits;
+                std::memcpy(&bits, &s.d, 8);
+                put64(bits);
+                return {};
+            case ej::t_binary:
+                if (s.subtype == 0x02) {
+                    put32(static_cast<std::uint32_t>(s.data.size() + 4));
+                    out_.push_back(0x02);
+                    put32(static_cast<std::uint32_t>(s.data.size()));
+                } else {
+                    put32(static_cast<std::uint32_t>(s.data.size()));
+                    out_.push_back(static_cast<char>(s.subtype));
+                }
+                out_.append(s.data);
+                return {};
+            case ej::t_undefined:
+            case ej::t_min_key:
+            case ej::t_max_key:
+                return {};
+            case ej::t_object_id:
+            case ej::t_decimal128:
+                out_.append(s.data);
+                return {};
+            case ej::t_datetime:
+                put64(static_cast<std::uint64_t>(s.i));
+                return {};
+            case ej::t_regex: {
+                if (s.data.find('\0') != std::string::npos ||
+                    s.extra.find('\0') != std::string::npos) {
+                    return fail(unrepresentable(
+                        v, "a regular expression containing NUL is not representable in bson"));
+                }
+                // bsonspec.org: options "must be stored in alphabetical order".
+                std::string options = s.extra;
+                std::sort(options.begin(), options.end());
+                put_cstring(s.data);
+                put_cstring(options);
+                return {};
+            }
+            case ej::t_db_pointer:
+                put_string(s.data);
+                out_.append(s.extra);
+                return {};
+            case ej::t_code:
+            case ej::t_symbol:
+                put_string(s.data);
+                return {};
+            case ej::t_code_w_scope: {
+                std::size_t start = out_.size();
+                put32(0);
+                put_string(s.data);
+                value scope = s.scope;
+                if (auto r = write_document(scope); !r) {
+                    return r;
+                }
+                patch32(start, static_cast<std::uint32_t>(out_.size() - start));
+                return {};
+            }
+            case ej::t_int32:
+                put32(static_cast<std::uint32_t>(static_cast<std::int32_t>(s.i)));
+                return {};
+            case ej::t_timestamp:
+                put64(s.u);
+                return {};
+            case ej::t_int64:
+                put64(static_cast<std::uint64_t>(s.i));
+                return {};
+            default:
+                return fail(unrepresentable(v, "unknown bson type"));
+        }
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+    std::vector<std::pair<std::size_t, std::size_t>> names_;  // (offset, length) in out_
+};
+
+result<void> encode_bson(const document& doc, output_buffer& out, const encode_options& opt) {
+    bson_writer w(out, opt);
+    return w.write_root(doc.root());
+}
+
+}  // namespace
+
+const codec_functions bson_codec{decode_bson, encode_bson};
 
 }  // namespace polycodec::detail
