@@ -507,9 +507,23 @@ private:
     std::string_view in_;
     builder& b_;
     std::size_t pos_ = 0;
-    std::vector<std::string_view> keys_;  // names of the open documents, innermost last
-    std::vector<std::string_view> sorted_;
-    std::string text_;
+    // Per-thread scratch, reused so that steady-state decoding allocates nothing.
+    struct scratch_buffers {
+        std::vector<std::string_view> keys;  // names of the open documents, innermost last
+        std::vector<std::string_view> sorted;
+        std::string text;
+    };
+    static scratch_buffers& thread_scratch() {
+        thread_local scratch_buffers s;
+        s.keys.clear();
+        s.sorted.clear();
+        s.text.clear();
+        return s;
+    }
+    scratch_buffers& scratch_ = thread_scratch();
+    std::vector<std::string_view>& keys_ = scratch_.keys;
+    std::vector<std::string_view>& sorted_ = scratch_.sorted;
+    std::string& text_ = scratch_.text;
 };
 
 result<void> decode_bson(std::string_view in, builder& b, const decode_options&) {
@@ -655,8 +669,8 @@ private:
         }
         if (r && !dedup) {
             // Large maps: sort the names written and look for neighbours that are equal.
-            std::vector<std::pair<std::size_t, std::size_t>> sorted(names_.begin() + base,
-                                                                    names_.end());
+            auto& sorted = sorted_names_;
+            sorted.assign(names_.begin() + base, names_.end());
             auto text = [&](const std::pair<std::size_t, std::size_t>& p) {
                 return out_.view().substr(p.first, p.second);
             };
@@ -933,7 +947,20 @@ private:
 
     output_buffer& out_;
     const encode_options& opt_;
-    std::vector<std::pair<std::size_t, std::size_t>> names_;  // (offset, length) in out_
+    // Per-thread scratch, reused so that steady-state encoding allocates nothing.
+    struct scratch_buffers {
+        std::vector<std::pair<std::size_t, std::size_t>> names;  // (offset, length) in out_
+        std::vector<std::pair<std::size_t, std::size_t>> sorted;
+    };
+    static scratch_buffers& thread_scratch() {
+        thread_local scratch_buffers s;
+        s.names.clear();
+        s.sorted.clear();
+        return s;
+    }
+    scratch_buffers& scratch_ = thread_scratch();
+    std::vector<std::pair<std::size_t, std::size_t>>& names_ = scratch_.names;
+    std::vector<std::pair<std::size_t, std::size_t>>& sorted_names_ = scratch_.sorted;
 };
 
 result<void> encode_bson(const document& doc, output_buffer& out, const encode_options& opt) {

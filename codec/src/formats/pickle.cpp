@@ -1073,12 +1073,32 @@ private:
     std::size_t op_at_ = 0;
     std::uint64_t memo_entries_ = 0;
     std::size_t expand_budget_ = 0;
-    std::vector<pnode> nodes_;
-    std::vector<plink> links_;
-    std::vector<std::uint32_t> stack_;
-    std::vector<std::size_t> marks_;
-    std::vector<std::uint32_t> memo_;
-    std::string scratch_;
+    // Per-thread scratch, reused across documents so steady-state decoding allocates nothing.
+    struct scratch_buffers {
+        std::vector<pnode> nodes;
+        std::vector<plink> links;
+        std::vector<std::uint32_t> stack;
+        std::vector<std::size_t> marks;
+        std::vector<std::uint32_t> memo;
+        std::string text;
+    };
+    static scratch_buffers& thread_scratch() {
+        thread_local scratch_buffers s;
+        s.nodes.clear();
+        s.links.clear();
+        s.stack.clear();
+        s.marks.clear();
+        s.memo.clear();
+        s.text.clear();
+        return s;
+    }
+    scratch_buffers& scratch_space_ = thread_scratch();
+    std::vector<pnode>& nodes_ = scratch_space_.nodes;
+    std::vector<plink>& links_ = scratch_space_.links;
+    std::vector<std::uint32_t>& stack_ = scratch_space_.stack;
+    std::vector<std::size_t>& marks_ = scratch_space_.marks;
+    std::vector<std::uint32_t>& memo_ = scratch_space_.memo;
+    std::string& scratch_ = scratch_space_.text;
 };
 
 result<void> decode_pickle(std::string_view in, builder& b, const decode_options& opt) {
