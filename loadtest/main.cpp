@@ -1,9 +1,10 @@
-// polycodec-loadtest: bench (in-process codec table); http, tcp and peers arrive with the
-// load-test issue.
+// polycodec-loadtest: bench (in-process codec table), http and tcp (load against a running
+// server), peers (the codec next to the specialised C++ libraries).
 #include <cstdio>
 #include <string_view>
 
 #include "bench.hpp"
+#include "load.hpp"
 #include "peers.hpp"
 
 namespace {
@@ -11,6 +12,9 @@ const char* usage =
     "usage:\n"
     "  polycodec-loadtest bench [--data FILE.json]... [--ms 2000] [--stats] [--pin CPU]\n"
     "                           [--formats all|json,cbor,...]\n"
+    "  polycodec-loadtest http|tcp --target HOST:PORT [--concurrency 64] [--duration 10s]\n"
+    "                           [--requests N] [--pipeline 8] [--formats all|json,cbor,...]\n"
+    "                           [--data FILE.json] [--allow-remote]\n"
     "  polycodec-loadtest peers [--data FILE.json]... [--ms 1000]\n";
 }
 
@@ -18,6 +22,9 @@ int main(int argc, char** argv) {
     std::string_view cmd = argc > 1 ? argv[1] : "";
     if (cmd == "bench") {
         return polycodec::loadtest::run_bench(argc - 2, argv + 2);
+    }
+    if (cmd == "http" || cmd == "tcp") {
+        return polycodec::loadtest::run_load(cmd == "http", argc - 2, argv + 2);
     }
     if (cmd == "peers") {
 #ifdef POLYCODEC_HAVE_PEERS
