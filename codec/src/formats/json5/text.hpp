@@ -144,3 +144,39 @@ inline std::string hex_to_decimal(std::string_view hex) {
 }
 
 }  // namespace polycodec::detail::text
+
+namespace polycodec::detail::text {
+
+/// ECMAScript WhiteSpace and LineTerminator (what String.prototype.trim and \s remove).
+constexpr bool is_js_space(std::uint32_t cp) noexcept {
+    return cp == 0x09 || cp == 0x0A || cp == 0x0B || cp == 0x0C || cp == 0x0D || cp == 0x20 ||
+           cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
+           cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
+}
+
+/// `s` without leading and trailing ECMAScript white space (String.prototype.trim).
+inline std::string_view js_trim(std::string_view s) noexcept {
+    std::size_t b = 0;
+    while (b < s.size()) {
+        std::size_t len;
+        if (!is_js_space(decode_cp(s, b, len))) {
+            break;
+        }
+        b += len;
+    }
+    std::size_t e = s.size();
+    while (e > b) {
+        std::size_t k = e - 1;
+        while (k > b && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) {
+            --k;
+        }
+        std::size_t len;
+        if (!is_js_space(decode_cp(s, k, len))) {
+            break;
+        }
+        e = k;
+    }
+    return s.substr(b, e - b);
+}
+
+}  // namespace polycodec::detail::text
