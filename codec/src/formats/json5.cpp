@@ -765,6 +765,7 @@ public:
                     }
                 }
                 if (!first) {
+                    trailing_comma();
                     newline(depth);
                 }
                 out_.push_back(']');
@@ -791,6 +792,7 @@ public:
                     }
                 }
                 if (!first) {
+                    trailing_comma();
                     newline(depth);
                 }
                 out_.push_back('}');
@@ -836,6 +838,14 @@ private:
                 write_string(out_, text);
                 return {};
             }
+        }
+    }
+
+    // As json5.stringify with an indent: every element of a multi-line container ends with a
+    // comma, the last one too.
+    void trailing_comma() {
+        if (opt_.pretty) {
+            out_.push_back(',');
         }
     }
 
