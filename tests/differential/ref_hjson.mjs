@@ -1,6 +1,7 @@
 // Reference side of test_hjson.py: hjson-js (npm hjson) parses and stringifies.
 //   node ref_hjson.mjs parse       HJSON on stdin -> tagged JSON on stdout
 //   node ref_hjson.mjs stringify   tagged JSON on stdin -> Hjson.stringify (default options)
+// A parse error prints {"$error": message}.
 // Tagged JSON: non-finite numbers are {"$float": "NaN" | "Infinity" | "-Infinity"}.
 import Hjson from 'hjson';
 import { readFileSync } from 'fs';
@@ -29,7 +30,13 @@ function untag(v) {
 const input = readFileSync(0, 'utf8');
 const mode = process.argv[2];
 if (mode === 'parse') {
-  process.stdout.write(JSON.stringify(tag(Hjson.parse(input))));
+  let v;
+  try {
+    v = tag(Hjson.parse(input));
+  } catch (e) {
+    v = { $error: String(e.message) };
+  }
+  process.stdout.write(JSON.stringify(v));
 } else if (mode === 'stringify') {
   process.stdout.write(Hjson.stringify(untag(JSON.parse(input))));
 } else {

@@ -1,6 +1,7 @@
 // Reference side of test_json5.py: json5 (npm json5) parses and stringifies.
 //   node ref_json5.mjs parse       JSON5 on stdin -> tagged JSON on stdout
 //   node ref_json5.mjs stringify [SPACE] tagged JSON on stdin -> JSON5.stringify(v, null, SPACE)
+// A parse error prints {"$error": message}.
 // Tagged JSON: non-finite numbers are {"$float": "NaN" | "Infinity" | "-Infinity"}.
 import JSON5 from 'json5';
 import { readFileSync } from 'fs';
@@ -29,7 +30,13 @@ function untag(v) {
 const input = readFileSync(0, 'utf8');
 const mode = process.argv[2];
 if (mode === 'parse') {
-  process.stdout.write(JSON.stringify(tag(JSON5.parse(input))));
+  let v;
+  try {
+    v = tag(JSON5.parse(input));
+  } catch (e) {
+    v = { $error: String(e.message) };
+  }
+  process.stdout.write(JSON.stringify(v));
 } else if (mode === 'stringify') {
   process.stdout.write(JSON5.stringify(untag(JSON.parse(input)), null, process.argv[3] ? Number(process.argv[3]) : undefined));
 } else {
