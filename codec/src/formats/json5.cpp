@@ -741,9 +741,9 @@ public:
                 return {};
             case kind::bytes:
                 // DESIGN section 3: bytes become base64url text, as in JSON.
-                out_.push_back('"');
+                out_.push_back('\'');
                 base64_encode(out_, v.get_string(), true);
-                out_.push_back('"');
+                out_.push_back('\'');
                 return {};
             case kind::tagged:
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
