@@ -7,7 +7,10 @@ Hjson.stringify's default output, and the hjson-cpp conformance assets.
 import json
 import os
 import re
+import sys
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py beside us
 
 import common
 from test_json5 import same_number_value, tag, untag

@@ -8,7 +8,10 @@ to a double); everything else (types, key order, strings) compares exactly.
 import json
 import math
 import os
+import sys
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py beside us
 
 import common
 
