@@ -183,6 +183,7 @@ TEST(CsvEncode, NonTabularIsUnrepresentableWithPath) {
         {R"([{"a":{}}])", "/0/a"},
         {R"([[1],[1,2]])", "/0"},
         {R"([[[1]]])", "/0/0"},
+        {R"([[null],[1]])", "/0/0"},
     };
     for (const auto& [json, path] : cases) {
         SCOPED_TRACE(json);
@@ -224,6 +225,9 @@ TEST(CsvEncode, RoundTripWithInferAndUnflatten) {
     std::string text = must_encode(format_id::csv, a);
     document b = must_decode(format_id::csv, text, with(true, true, true));
     EXPECT_TRUE(equal(a, b)) << text << dbg(b);
+    document one = must_decode(format_id::json, "[[1],[null],[\"\"]]");
+    decode_options absent = with(true, false);
+    EXPECT_TRUE(equal(one, must_decode(format_id::csv, must_encode(format_id::csv, one), absent)));
     // One column, null rows included.
     document c = must_decode(format_id::json, R"([{"a":null},{"a":""},{"a":1},{"a":null}])");
     document c2 = must_decode(format_id::csv, must_encode(format_id::csv, c), with(true));

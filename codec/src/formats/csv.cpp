@@ -634,6 +634,7 @@ private:
     // ---- arrays ----
 
     result<void> write_arrays(value root) {
+        std::size_t start = out_.size();
         std::uint64_t width = 0;
         for (value row : root.items()) {
             if (row.kind() != kind::array) {
@@ -653,6 +654,17 @@ private:
             for (value cell : row.items()) {
                 if (n++ != 0) {
                     out_.push_back(delim_);
+                }
+                if (width == 1 && out_.size() == start && cell.kind() == kind::null) {
+                    // The first line of a one-column table cannot be empty: a reader skips
+                    // blank lines until the first record.
+                    if (!allow_lossy(opt_, cell, "null_to_empty_string",
+                                     "null written as \"\"")) {
+                        return fail(unrepresentable(cell, "a null alone on the first line of a "
+                                                          "one-column csv would read as no row"));
+                    }
+                    out_.append("\"\"");
+                    continue;
                 }
                 if (auto w = write_cell(cell); !w) {
                     return w;
