@@ -1,5 +1,6 @@
 // Reference side of test_hjson.py: hjson-js (npm hjson) parses and stringifies.
 //   node ref_hjson.mjs parse       HJSON on stdin -> tagged JSON on stdout
+//   node ref_hjson.mjs parse-each  JSON array of HJSON texts -> JSON array of parse results
 //   node ref_hjson.mjs stringify   tagged JSON on stdin -> Hjson.stringify (default options)
 // A parse error prints {"$error": message}.
 // Tagged JSON: non-finite numbers are {"$float": "NaN" | "Infinity" | "-Infinity"}.
@@ -37,8 +38,18 @@ if (mode === 'parse') {
     v = { $error: String(e.message) };
   }
   process.stdout.write(JSON.stringify(v));
+} else if (mode === 'parse-each') {
+  // A JSON array of documents in, a JSON array of tagged results (or {$error}) out.
+  const out = JSON.parse(input).map((doc) => {
+    try {
+      return tag(Hjson.parse(doc));
+    } catch (e) {
+      return { $error: String(e.message) };
+    }
+  });
+  process.stdout.write(JSON.stringify(out));
 } else if (mode === 'stringify') {
   process.stdout.write(Hjson.stringify(untag(JSON.parse(input))));
 } else {
-  throw new Error('usage: ref_hjson.mjs parse|stringify');
+  throw new Error('usage: ref_hjson.mjs parse|parse-each|stringify');
 }

@@ -1,5 +1,6 @@
 // Reference side of test_json5.py: json5 (npm json5) parses and stringifies.
 //   node ref_json5.mjs parse       JSON5 on stdin -> tagged JSON on stdout
+//   node ref_json5.mjs parse-each  JSON array of JSON5 texts -> JSON array of parse results
 //   node ref_json5.mjs stringify [SPACE] tagged JSON on stdin -> JSON5.stringify(v, null, SPACE)
 // A parse error prints {"$error": message}.
 // Tagged JSON: non-finite numbers are {"$float": "NaN" | "Infinity" | "-Infinity"}.
@@ -37,8 +38,18 @@ if (mode === 'parse') {
     v = { $error: String(e.message) };
   }
   process.stdout.write(JSON.stringify(v));
+} else if (mode === 'parse-each') {
+  // A JSON array of documents in, a JSON array of tagged results (or {$error}) out.
+  const out = JSON.parse(input).map((doc) => {
+    try {
+      return tag(JSON5.parse(doc));
+    } catch (e) {
+      return { $error: String(e.message) };
+    }
+  });
+  process.stdout.write(JSON.stringify(out));
 } else if (mode === 'stringify') {
   process.stdout.write(JSON5.stringify(untag(JSON.parse(input)), null, process.argv[3] ? Number(process.argv[3]) : undefined));
 } else {
-  throw new Error('usage: ref_json5.mjs parse|stringify');
+  throw new Error('usage: ref_json5.mjs parse|parse-each|stringify');
 }

@@ -78,6 +78,22 @@ MALFORMED = [
 ]
 
 
+def tricky_tokens():
+    """Quoteless values on the border between numbers, keywords and strings."""
+    heads = ["", "-", "0", "00", "7", "12", "-0", "-01", ".", "-.", "true", "null", "false",
+             "truex", "x"]
+    middles = ["", ".", ".5", "e", "e5", "e+", "E-2", ".e3", "5"]
+    tails = ["", " ", "  x", ",", " ,x", " #c", " //c", " /*c*/", "x", "\t", " ]", "}", "'"]
+    out = []
+    for h in heads:
+        for m in middles:
+            for t in tails:
+                tok = h + m + t
+                if tok.strip() and tok[0] not in " \t":
+                    out.append(tok)
+    return out
+
+
 def node_hjson(mode, data):
     return common.node("ref_hjson.mjs", [mode], data)
 
@@ -159,6 +175,36 @@ class HjsonDifferential(unittest.TestCase):
                 again = node_hjson("stringify", json.dumps(tag(ref)).encode())
                 _, ours2, _ = common.convert(["--from", "hjson", "--to", "json"], again)
                 same_number_value(self, ref, json.loads(ours2))
+
+    def test_number_keyword_string_borders_read_like_hjson_js(self):
+        toks = tricky_tokens()
+        self.assertGreater(len(toks), 1000)
+        # Each token as a member value and as an array element, one document each: every
+        # decision of hjson-js's tfnns (number, keyword or string, and where it ends).
+        docs = ["k: " + t for t in toks] + ["[\n" + t + "\n]" for t in toks[::3]]
+        refs = json.loads(common.node("ref_hjson.mjs", ["parse-each"], json.dumps(docs).encode()))
+        agree = 0
+        for doc, ref in zip(docs, refs):
+            code, out, err = common.convert(["--from", "hjson", "--to", "json"], doc.encode(),
+                                            check=False)
+            if isinstance(ref, dict) and "$error" in ref:
+                self.assertEqual(code, 2, "%r: hjson-js rejects it, polycodec gave %s"
+                                 % (doc, out))
+            else:
+                self.assertEqual(code, 0, "%r: %s" % (doc, err))
+                same_number_value(self, untag(ref), json.loads(out), repr(doc))
+            agree += 1
+        self.assertEqual(agree, len(docs))
+
+    def test_string_quoting_of_border_tokens_matches_hjson_stringify(self):
+        doc = {"k%d" % i: t for i, t in enumerate(tricky_tokens())}
+        doc.update({"m%d" % i: "a\n" + t for i, t in enumerate(tricky_tokens()[:200])})
+        data = json.dumps(doc).encode()
+        ref = node_hjson("stringify", data)
+        _, ours, _ = common.convert(["--from", "json", "--to", "hjson"], data)
+        self.assertEqual(ref.decode(), ours.decode())
+        _, back, _ = common.convert(["--from", "hjson", "--to", "json"], ours)
+        self.assertEqual(doc, json.loads(back))
 
     def test_invalid_edge_cases_rejected_by_both(self):
         for text in EDGE_INVALID:

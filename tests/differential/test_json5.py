@@ -180,6 +180,34 @@ class Json5Differential(unittest.TestCase):
                 checked += 1
         self.assertGreater(checked, 70)
 
+    def test_number_and_identifier_borders_agree_with_json5(self):
+        signs = ["", "+", "-"]
+        bodies = ["0", "00", "01", "1", "12", ".", ".5", "5.", "0x", "0x1F", "0X", "Infinity",
+                  "NaN", "Inf", "1e", "1e5", "1e+5", "1.e5", ".e5", "0.0e-0", "0b1", "0o7"]
+        tails = ["", " ", "x", "_", "0", ".", "/**/", "//c\n", ",", "e", "\u00e9"]
+        docs = ["[" + s + b + t + "]" for s in signs for b in bodies for t in tails]
+        keys = ["a", "$", "_", "1", "a1", "a-b", "\\u0061", "\\u0031", "\\x61", "\u00e9",
+                "\u0301", "a\u0301", "\u2160", "\u00aa", "\u200c", "a\u200c", "\U0001d400",
+                "null", "in", "\u00b2", "a\u00b7", "a\u0660", "\u0660"]
+        docs += ["{%s: 1}" % k for k in keys]
+        refs = json.loads(node_json5("parse-each", json.dumps(docs).encode()))
+        accepted = []
+        for doc, ref in zip(docs, refs):
+            code, out, err = common.convert(["--from", "json5", "--to", "json5"],
+                                            doc.encode(), check=False)
+            if isinstance(ref, dict) and "$error" in ref:
+                self.assertEqual(code, 2, "%r: json5 rejects it, polycodec gave %s" % (doc, out))
+            else:
+                self.assertEqual(code, 0, "%r: %s" % (doc, err))
+                accepted.append((doc, ref, out.decode()))
+        self.assertGreater(len(accepted), 100)
+        # The values: json5 reads our re-encoding of each accepted document as it read the
+        # original.
+        again = json.loads(node_json5("parse-each", json.dumps([o for _, _, o in accepted])
+                                      .encode()))
+        for (doc, ref, _), got in zip(accepted, again):
+            same_number_value(self, untag(ref), untag(got), repr(doc))
+
     def test_malformed_is_exit_2_with_line_and_column(self):
         for text, line, column in MALFORMED:
             with self.subTest(text=text):
