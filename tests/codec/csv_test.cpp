@@ -184,6 +184,9 @@ TEST(CsvEncode, NonTabularIsUnrepresentableWithPath) {
         {R"([[1],[1,2]])", "/0"},
         {R"([[[1]]])", "/0/0"},
         {R"([[null],[1]])", "/0/0"},
+        {R"([{},{}])", "/0"},
+        {R"([[],[]])", "/0"},
+        {R"([{"a":{}}])", "/0/a"},
     };
     for (const auto& [json, path] : cases) {
         SCOPED_TRACE(json);

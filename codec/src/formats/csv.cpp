@@ -565,7 +565,29 @@ private:
                 return r;
             }
         }
-        if (opt_.csv_header && !columns_.empty()) {
+        if (columns_.empty()) {
+            // Rows without a single column have no text at all: they would read back as [].
+            // Name a nested empty map first, as the error that explains it.
+            for (value r : root.items()) {
+                auto e = flatten(
+                    r, name, [](const std::string&, value) -> result<void> { return {}; },
+                    [&](value v) -> result<void> {
+                        return fail(unrepresentable(v, "an empty map inside a row is not "
+                                                       "representable in csv (it flattens to "
+                                                       "no column)"));
+                    });
+                if (!e && !opt_.lossy) {
+                    return e;
+                }
+            }
+            value row = *root.items().begin();
+            if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
+                return fail(unrepresentable(row, "rows without any column are not representable "
+                                                 "in csv"));
+            }
+            return {};
+        }
+        if (opt_.csv_header) {
             for (std::size_t c = 0; c < columns_.size(); ++c) {
                 if (c != 0) {
                     out_.push_back(delim_);
@@ -606,9 +628,6 @@ private:
             if (!r) {
                 return r;
             }
-            if (columns_.empty()) {
-                continue;
-            }
             for (std::size_t c = 0; c < cells.size(); ++c) {
                 if (c != 0) {
                     out_.push_back(delim_);
@@ -643,6 +662,14 @@ private:
             }
             width = std::max(width, row.size());
         }
+        if (width == 0) {
+            value row = *root.items().begin();
+            if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
+                return fail(unrepresentable(row, "rows without any column are not representable "
+                                                 "in csv"));
+            }
+            return {};
+        }
         for (value row : root.items()) {
             if (row.size() != width &&
                 !allow_lossy(opt_, row, "ragged_row_padded", "row padded with empty fields")) {
@@ -674,9 +701,6 @@ private:
                 if (n != 0) {
                     out_.push_back(delim_);
                 }
-            }
-            if (width == 0) {
-                continue;
             }
             out_.append("\r\n");
         }
