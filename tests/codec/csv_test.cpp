@@ -40,7 +40,8 @@ TEST(CsvDecode, Rfc4180Examples) {
     // delimiters, line breaks and doubled quotes.
     EXPECT_EQ(cv("aaa,bbb,ccc\r\nzzz,yyy,xxx\r\n"),
               "[{\"aaa\":\"zzz\",\"bbb\":\"yyy\",\"ccc\":\"xxx\"}]");
-    EXPECT_EQ(cv("aaa,bbb,ccc\r\nzzz,yyy,xxx"), "[{\"aaa\":\"zzz\",\"bbb\":\"yyy\",\"ccc\":\"xxx\"}]");
+    EXPECT_EQ(cv("aaa,bbb,ccc\r\nzzz,yyy,xxx"),
+              "[{\"aaa\":\"zzz\",\"bbb\":\"yyy\",\"ccc\":\"xxx\"}]");
     EXPECT_EQ(cv("h,i\r\n\"b\r\nbb\",\"c,\"\"c\"\"\"\r\n"),
               "[{\"h\":\"b\\u000d\\u000abb\",\"i\":\"c,\\\"c\\\"\"}]");
 }
@@ -51,7 +52,9 @@ TEST(CsvDecode, HeaderAbsentGivesArrays) {
 }
 
 TEST(CsvDecode, LineEndsBomAndBlankLines) {
-    const char* inputs[] = {"a,b\r\n1,2\r\n", "a,b\n1,2\n", "a,b\r1,2\r", "\xEF\xBB\xBF" "a,b\n1,2",
+    const char* inputs[] = {"a,b\r\n1,2\r\n", "a,b\n1,2\n", "a,b\r1,2\r",
+                            "\xEF\xBB\xBF"
+                            "a,b\n1,2",
                             "a,b\n\n1,2\n\r\n"};
     for (const char* in : inputs) {
         SCOPED_TRACE(in);
@@ -139,11 +142,12 @@ TEST(CsvDecode, UnflattenDepthIsLimited) {
 // ---- encoding ----
 
 TEST(CsvEncode, MapsWithUnionHeaderAndCrlf) {
-    EXPECT_EQ(encode_cv(R"([{"id":1,"name":"a,b","n":{"x":1.5,"y":{"z":true}},"note":null},)"
-                        R"({"id":2,"name":"say \"hi\"","n":{"x":-0.0,"y":{"z":false}},"note":"x\ny"}])"),
-              "id,name,n.x,n.y.z,note\r\n"
-              "1,\"a,b\",1.5,true,\r\n"
-              "2,\"say \"\"hi\"\"\",-0.0,false,\"x\ny\"\r\n");
+    EXPECT_EQ(
+        encode_cv(R"([{"id":1,"name":"a,b","n":{"x":1.5,"y":{"z":true}},"note":null},)"
+                  R"({"id":2,"name":"say \"hi\"","n":{"x":-0.0,"y":{"z":false}},"note":"x\ny"}])"),
+        "id,name,n.x,n.y.z,note\r\n"
+        "1,\"a,b\",1.5,true,\r\n"
+        "2,\"say \"\"hi\"\"\",-0.0,false,\"x\ny\"\r\n");
 }
 
 TEST(CsvEncode, StringsThatWouldInferAreQuoted) {
@@ -245,8 +249,8 @@ TEST(CsvEncode, RecordsFixtureNeedsLossyForTags) {
     EXPECT_EQ(r.error().path, "/0/tags");
     encode_options opt;
     opt.lossy = true;
-    document b = must_decode(format_id::csv, must_encode(format_id::csv, a, opt),
-                             with(true, true, true));
+    document b =
+        must_decode(format_id::csv, must_encode(format_id::csv, a, opt), with(true, true, true));
     // Every field but tags is identical; tags come back as JSON text.
     ASSERT_EQ(a.root().size(), b.root().size());
     auto ra = a.root().items().begin();

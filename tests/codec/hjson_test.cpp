@@ -38,8 +38,7 @@ TEST(HjsonDecode, NumbersAndKeywordsOnlyWhenTheWholeValueIsOne) {
 }
 
 TEST(HjsonDecode, CommasAreOptional) {
-    EXPECT_EQ(hj("{\n  a: 1\n  b: [\n    x\n    2,\n  ],\n}"),
-              "{\"a\":1,\"b\":[\"x\",2]}");
+    EXPECT_EQ(hj("{\n  a: 1\n  b: [\n    x\n    2,\n  ],\n}"), "{\"a\":1,\"b\":[\"x\",2]}");
     // After a quoteless string a comma is content.
     EXPECT_EQ(hj("[\n  y,\n]"), "[\"y,\"]");
 }

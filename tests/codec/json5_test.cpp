@@ -61,7 +61,10 @@ TEST(Json5Decode, StringsAndEscapes) {
               "\"\\u0008\\u000c\\u000a\\u000d\\u0009\\u000b\\u0000'\\\"\\\\/aA\xC3\xA9"
               "\xF0\x9F\x98\x80\"");
     // Line continuations: LF, CRLF, CR, U+2028 and U+2029 after a backslash vanish.
-    EXPECT_EQ(j5("'a\\\nb\\\r\nc\\\rd\\\xE2\x80\xA8" "e\\\xE2\x80\xA9" "f'"), "\"abcdef\"");
+    EXPECT_EQ(j5("'a\\\nb\\\r\nc\\\rd\\\xE2\x80\xA8"
+                 "e\\\xE2\x80\xA9"
+                 "f'"),
+              "\"abcdef\"");
     // U+2028 and U+2029 may appear raw in strings.
     EXPECT_EQ(j5("'\xE2\x80\xA8'"), "\"\xE2\x80\xA8\"");
 }
@@ -71,15 +74,16 @@ TEST(Json5Decode, IdentifierKeys) {
                  "\xE4\xB8\xAD: 7, null: 8, Infinity: 9}"),
               "{\"$\":1,\"_\":2,\"a1\":3,\"ab\":4,\"\xC3\xA9t\xC3\xA9\":5,\"a\xCC\x81\":6,"
               "\"\xE4\xB8\xAD\":7,\"null\":8,\"Infinity\":9}");
-    EXPECT_EQ(j5("{'single': 1, \"double\": 2, '': 3}"),
-              "{\"single\":1,\"double\":2,\"\":3}");
+    EXPECT_EQ(j5("{'single': 1, \"double\": 2, '': 3}"), "{\"single\":1,\"double\":2,\"\":3}");
     // Duplicate keys are kept in order (DESIGN section 2).
     EXPECT_EQ(j5("{a: 1, a: 2}"), "{\"a\":1,\"a\":2}");
 }
 
 TEST(Json5Decode, WhiteSpaceAndComments) {
     // TAB VT FF SP NBSP, BOM, U+2003 (Zs), U+3000, LS, PS.
-    EXPECT_EQ(j5("\xEF\xBB\xBF\t\v\f \xC2\xA0[\xE2\x80\x83" "1\xE3\x80\x80,\xE2\x80\xA8" "2"
+    EXPECT_EQ(j5("\xEF\xBB\xBF\t\v\f \xC2\xA0[\xE2\x80\x83"
+                 "1\xE3\x80\x80,\xE2\x80\xA8"
+                 "2"
                  "\xE2\x80\xA9]"),
               "[1,2]");
     EXPECT_EQ(j5("/* a */ [ // b\n 1 /* c */, // d\n ] // e"), "[1]");

@@ -198,8 +198,7 @@ private:
     result<void> container_limit() {
         return fail(make_error(b_.status(), pos_,
                                b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
@@ -229,8 +228,8 @@ private:
                                                "unterminated quoted field (opened at byte " +
                                                    std::to_string(src) + ")"));
                     }
-                    std::size_t qp = static_cast<std::size_t>(
-                        static_cast<const char*>(q) - in_.data());
+                    std::size_t qp =
+                        static_cast<std::size_t>(static_cast<const char*>(q) - in_.data());
                     if (qp + 1 < in_.size() && in_[qp + 1] == '"') {
                         escaped = true;
                         pos_ = qp + 2;
@@ -315,9 +314,8 @@ private:
             std::size_t start = 0;
             for (;;) {
                 std::size_t dot = name.find('.', start);
-                std::string_view part = name.substr(start, dot == std::string_view::npos
-                                                               ? std::string_view::npos
-                                                               : dot - start);
+                std::string_view part = name.substr(
+                    start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
                 empty_part = empty_part || part.empty();
                 parts.push_back(part);
                 if (dot == std::string_view::npos) {
@@ -427,19 +425,29 @@ result<void> decode_csv(std::string_view in, builder& b, const decode_options& o
 
 const char* kind_name(kind k) {
     switch (k) {
-        case kind::null: return "null";
+        case kind::null:
+            return "null";
         case kind::boolean_false:
-        case kind::boolean_true: return "a bool";
+        case kind::boolean_true:
+            return "a bool";
         case kind::int64:
         case kind::uint64:
-        case kind::bignum: return "an integer";
-        case kind::float64: return "a float";
-        case kind::string: return "a string";
-        case kind::bytes: return "bytes";
-        case kind::timestamp: return "a timestamp";
-        case kind::tagged: return "a tagged value";
-        case kind::array: return "an array";
-        case kind::map: return "a map";
+        case kind::bignum:
+            return "an integer";
+        case kind::float64:
+            return "a float";
+        case kind::string:
+            return "a string";
+        case kind::bytes:
+            return "bytes";
+        case kind::timestamp:
+            return "a timestamp";
+        case kind::tagged:
+            return "a tagged value";
+        case kind::array:
+            return "an array";
+        case kind::map:
+            return "a map";
     }
     return "a value";
 }
@@ -465,8 +473,8 @@ public:
         if (first.kind() == kind::array) {
             return write_arrays(root);
         }
-        return fail(unrepresentable(first, std::string("a csv row is a map or an array, saw ") +
-                                               kind_name(first.kind())));
+        return fail(unrepresentable(
+            first, std::string("a csv row is a map or an array, saw ") + kind_name(first.kind())));
     }
 
 private:
@@ -488,8 +496,8 @@ private:
             default: {
                 std::string t = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(k, "map key " + t +
-                                                       " is not representable in csv"));
+                    return fail(
+                        unrepresentable(k, "map key " + t + " is not representable in csv"));
                 }
                 into.append(t);
                 return {};
@@ -572,9 +580,10 @@ private:
                 auto e = flatten(
                     r, name, [](const std::string&, value) -> result<void> { return {}; },
                     [&](value v) -> result<void> {
-                        return fail(unrepresentable(v, "an empty map inside a row is not "
-                                                       "representable in csv (it flattens to "
-                                                       "no column)"));
+                        return fail(unrepresentable(v,
+                                                    "an empty map inside a row is not "
+                                                    "representable in csv (it flattens to "
+                                                    "no column)"));
                     });
                 if (!e && !opt_.lossy) {
                     return e;
@@ -582,8 +591,9 @@ private:
             }
             value row = *root.items().begin();
             if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
-                return fail(unrepresentable(row, "rows without any column are not representable "
-                                                 "in csv"));
+                return fail(unrepresentable(row,
+                                            "rows without any column are not representable "
+                                            "in csv"));
             }
             return {};
         }
@@ -609,8 +619,8 @@ private:
                     if (cells[c].doc() != nullptr) {
                         if (!allow_lossy(opt_, v, "duplicate_column_dropped",
                                          "second value of column " + n + " dropped")) {
-                            return fail(unrepresentable(
-                                v, "column " + n + " appears twice in this row"));
+                            return fail(
+                                unrepresentable(v, "column " + n + " appears twice in this row"));
                         }
                         return {};
                     }
@@ -620,8 +630,9 @@ private:
                 [&](value v) -> result<void> {
                     if (!allow_lossy(opt_, v, "empty_map_dropped", "empty map dropped")) {
                         return fail(unrepresentable(
-                            v, "an empty map inside a row is not representable in csv (it "
-                               "flattens to no column)"));
+                            v,
+                            "an empty map inside a row is not representable in csv (it "
+                            "flattens to no column)"));
                     }
                     return {};
                 });
@@ -635,9 +646,9 @@ private:
                 if (cells[c].doc() == nullptr) {
                     if (!allow_lossy(opt_, row, "missing_cell",
                                      "column " + columns_[c] + " missing, written empty")) {
-                        return fail(unrepresentable(
-                            row, "row has no value for column " + columns_[c] +
-                                     " (an empty field would read back as null)"));
+                        return fail(
+                            unrepresentable(row, "row has no value for column " + columns_[c] +
+                                                     " (an empty field would read back as null)"));
                     }
                     continue;
                 }
@@ -657,16 +668,17 @@ private:
         std::uint64_t width = 0;
         for (value row : root.items()) {
             if (row.kind() != kind::array) {
-                return fail(unrepresentable(row, std::string("a csv table mixes array rows and ") +
-                                                     kind_name(row.kind())));
+                return fail(unrepresentable(
+                    row, std::string("a csv table mixes array rows and ") + kind_name(row.kind())));
             }
             width = std::max(width, row.size());
         }
         if (width == 0) {
             value row = *root.items().begin();
             if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
-                return fail(unrepresentable(row, "rows without any column are not representable "
-                                                 "in csv"));
+                return fail(unrepresentable(row,
+                                            "rows without any column are not representable "
+                                            "in csv"));
             }
             return {};
         }
@@ -685,10 +697,10 @@ private:
                 if (width == 1 && out_.size() == start && cell.kind() == kind::null) {
                     // The first line of a one-column table cannot be empty: a reader skips
                     // blank lines until the first record.
-                    if (!allow_lossy(opt_, cell, "null_to_empty_string",
-                                     "null written as \"\"")) {
-                        return fail(unrepresentable(cell, "a null alone on the first line of a "
-                                                          "one-column csv would read as no row"));
+                    if (!allow_lossy(opt_, cell, "null_to_empty_string", "null written as \"\"")) {
+                        return fail(unrepresentable(cell,
+                                                    "a null alone on the first line of a "
+                                                    "one-column csv would read as no row"));
                     }
                     out_.append("\"\"");
                     continue;

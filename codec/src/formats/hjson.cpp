@@ -83,9 +83,9 @@ std::size_t hjson_number(std::string_view s, bool stop_at_next, bool& is_float) 
     if (is_float || end - int_start > 300) {
         std::string canon;
         std::string_view t = s.substr(0, end);
-        if (std::size_t dot = t.find('.'); dot != std::string_view::npos &&
-                                           (dot + 1 >= t.size() || !(t[dot + 1] >= '0' &&
-                                                                      t[dot + 1] <= '9'))) {
+        if (std::size_t dot = t.find('.');
+            dot != std::string_view::npos &&
+            (dot + 1 >= t.size() || !(t[dot + 1] >= '0' && t[dot + 1] <= '9'))) {
             canon.assign(t.substr(0, dot + 1));
             canon.push_back('0');
             canon.append(t.substr(dot + 1));
@@ -106,8 +106,8 @@ void add_hjson_number(builder& b, std::string_view t, bool is_float) {
     }
     std::string canon(t);
     if (std::size_t dot = canon.find('.');
-        dot != std::string::npos && (dot + 1 >= canon.size() || !(canon[dot + 1] >= '0' &&
-                                                                   canon[dot + 1] <= '9'))) {
+        dot != std::string::npos &&
+        (dot + 1 >= canon.size() || !(canon[dot + 1] >= '0' && canon[dot + 1] <= '9'))) {
         canon.insert(dot + 1, "0");
     }
     double d = 0;
@@ -171,8 +171,7 @@ private:
     result<void> container_limit() {
         return fail(make_error(b_.status(), pos_,
                                b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
@@ -192,8 +191,8 @@ private:
             } else if (ch() == '/' && peek(1) == '*') {
                 std::size_t end = in_.find("*/", pos_ + 2);
                 if (end == std::string_view::npos) {
-                    return fail(make_error(errc::unexpected_eof, in_.size(),
-                                           "unterminated block comment"));
+                    return fail(
+                        make_error(errc::unexpected_eof, in_.size(), "unterminated block comment"));
                 }
                 pos_ = end + 2;
             } else {
@@ -466,15 +465,33 @@ private:
             std::size_t esc = p;
             p += 2;
             switch (e) {
-                case '"': *w++ = '"'; break;
-                case '\'': *w++ = '\''; break;
-                case '\\': *w++ = '\\'; break;
-                case '/': *w++ = '/'; break;
-                case 'b': *w++ = '\b'; break;
-                case 'f': *w++ = '\f'; break;
-                case 'n': *w++ = '\n'; break;
-                case 'r': *w++ = '\r'; break;
-                case 't': *w++ = '\t'; break;
+                case '"':
+                    *w++ = '"';
+                    break;
+                case '\'':
+                    *w++ = '\'';
+                    break;
+                case '\\':
+                    *w++ = '\\';
+                    break;
+                case '/':
+                    *w++ = '/';
+                    break;
+                case 'b':
+                    *w++ = '\b';
+                    break;
+                case 'f':
+                    *w++ = '\f';
+                    break;
+                case 'n':
+                    *w++ = '\n';
+                    break;
+                case 'r':
+                    *w++ = '\r';
+                    break;
+                case 't':
+                    *w++ = '\t';
+                    break;
                 case 'u': {
                     long u = text::hex_n(in_, p, 4);
                     if (u < 0) {
@@ -654,8 +671,8 @@ bool ends_with_js_space(std::string_view s) {
 // startsWithKeyword: ^(true|false|null)\s*((,|\]|\}|#|//|/\*).*)?$
 bool starts_with_keyword(std::string_view s) {
     std::size_t n = 0;
-    for (std::string_view kw : {std::string_view("true"), std::string_view("false"),
-                                std::string_view("null")}) {
+    for (std::string_view kw :
+         {std::string_view("true"), std::string_view("false"), std::string_view("null")}) {
         if (s.substr(0, kw.size()) == kw) {
             n = kw.size();
             break;
@@ -747,8 +764,8 @@ public:
                 const char* what = std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
                 if (!allow_lossy(opt_, v, "nonfinite_to_null",
                                  std::string(what) + " written as null")) {
-                    return fail(unrepresentable(v, std::string(what) +
-                                                       " is not representable in hjson"));
+                    return fail(
+                        unrepresentable(v, std::string(what) + " is not representable in hjson"));
                 }
                 out_.append("null");
                 return {};
@@ -852,13 +869,27 @@ private:
             }
             out_.append(s.data() + run, p - run);
             switch (cp) {
-                case '\b': out_.append("\\b"); break;
-                case '\t': out_.append("\\t"); break;
-                case '\n': out_.append("\\n"); break;
-                case '\f': out_.append("\\f"); break;
-                case '\r': out_.append("\\r"); break;
-                case '"': out_.append("\\\""); break;
-                case '\\': out_.append("\\\\"); break;
+                case '\b':
+                    out_.append("\\b");
+                    break;
+                case '\t':
+                    out_.append("\\t");
+                    break;
+                case '\n':
+                    out_.append("\\n");
+                    break;
+                case '\f':
+                    out_.append("\\f");
+                    break;
+                case '\r':
+                    out_.append("\\r");
+                    break;
+                case '"':
+                    out_.append("\\\"");
+                    break;
+                case '\\':
+                    out_.append("\\\\");
+                    break;
                 default: {
                     char buf[8];
                     std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
@@ -942,8 +973,8 @@ private:
             default: {
                 num = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(
-                        k, "map key " + num + " is not representable in hjson"));
+                    return fail(
+                        unrepresentable(k, "map key " + num + " is not representable in hjson"));
                 }
                 s = num;
             }
@@ -952,8 +983,8 @@ private:
             out_.append("\"\"");
             return {};
         }
-        bool quote = s.find("//") != std::string_view::npos ||
-                     s.find("/*") != std::string_view::npos;
+        bool quote =
+            s.find("//") != std::string_view::npos || s.find("/*") != std::string_view::npos;
         for (std::size_t p = 0; p < s.size() && !quote;) {
             std::size_t len;
             std::uint32_t cp = decode_cp(s, p, len);

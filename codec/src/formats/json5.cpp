@@ -50,8 +50,7 @@ public:
 private:
     error unexpected(const char* expected) const {
         return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
-                          std::string("expected ") + expected + ", saw " +
-                              describe_at(in_, pos_));
+                          std::string("expected ") + expected + ", saw " + describe_at(in_, pos_));
     }
 
     unsigned char at(std::size_t p) const {
@@ -62,7 +61,12 @@ private:
     std::size_t ws_len(std::size_t p) const {
         unsigned char c = at(p);
         switch (c) {
-            case '\t': case '\n': case '\v': case '\f': case '\r': case ' ':
+            case '\t':
+            case '\n':
+            case '\v':
+            case '\f':
+            case '\r':
+            case ' ':
                 return 1;
             case 0xC2:
                 return at(p + 1) == 0xA0 ? 2 : 0;
@@ -71,8 +75,8 @@ private:
             case 0xE2: {
                 unsigned char c1 = at(p + 1);
                 unsigned char c2 = at(p + 2);
-                if (c1 == 0x80 && ((c2 >= 0x80 && c2 <= 0x8A) || c2 == 0xA8 || c2 == 0xA9 ||
-                                   c2 == 0xAF)) {
+                if (c1 == 0x80 &&
+                    ((c2 >= 0x80 && c2 <= 0x8A) || c2 == 0xA8 || c2 == 0xA9 || c2 == 0xAF)) {
                     return 3;
                 }
                 return c1 == 0x81 && c2 == 0x9F ? 3 : 0;
@@ -120,8 +124,8 @@ private:
             if (at(pos_ + 1) == '*') {
                 std::size_t end = in_.find("*/", pos_ + 2);
                 if (end == std::string_view::npos) {
-                    return fail(make_error(errc::unexpected_eof, in_.size(),
-                                           "unterminated block comment"));
+                    return fail(
+                        make_error(errc::unexpected_eof, in_.size(), "unterminated block comment"));
                 }
                 pos_ = end + 2;
                 continue;
@@ -142,8 +146,7 @@ private:
     result<void> container_limit() {
         return fail(make_error(b_.status(), pos_,
                                b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
@@ -284,14 +287,14 @@ private:
             std::size_t here = pos_;
             if (in_[pos_] == '\\') {
                 if (at(pos_ + 1) != 'u') {
-                    return fail(make_error(errc::unexpected_char, pos_,
-                                           "expected \\u in an identifier, saw " +
-                                               describe_at(in_, pos_ + 1)));
+                    return fail(make_error(
+                        errc::unexpected_char, pos_,
+                        "expected \\u in an identifier, saw " + describe_at(in_, pos_ + 1)));
                 }
                 long u = text::hex_n(in_, pos_ + 2, 4);
                 if (u < 0) {
-                    return fail(make_error(errc::invalid_string, pos_,
-                                           "expected 4 hex digits after \\u"));
+                    return fail(
+                        make_error(errc::invalid_string, pos_, "expected 4 hex digits after \\u"));
                 }
                 cp = static_cast<std::uint32_t>(u);
                 len = 6;
@@ -380,23 +383,40 @@ private:
             std::size_t esc = p;
             p += 2;
             switch (e) {
-                case 'b': *w++ = '\b'; break;
-                case 'f': *w++ = '\f'; break;
-                case 'n': *w++ = '\n'; break;
+                case 'b':
+                    *w++ = '\b';
+                    break;
+                case 'f':
+                    *w++ = '\f';
+                    break;
+                case 'n':
+                    *w++ = '\n';
+                    break;
                 case 'r':
                     *w++ = '\r';
                     break;
-                case 't': *w++ = '\t'; break;
-                case 'v': *w++ = '\v'; break;
+                case 't':
+                    *w++ = '\t';
+                    break;
+                case 'v':
+                    *w++ = '\v';
+                    break;
                 case '0':
                     if (p < in_.size() && in_[p] >= '0' && in_[p] <= '9') {
                         b_.end_string(out);
-                        return fail(make_error(errc::invalid_string, esc,
-                                               "octal escapes are not allowed"));
+                        return fail(
+                            make_error(errc::invalid_string, esc, "octal escapes are not allowed"));
                     }
                     *w++ = '\0';
                     break;
-                case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8':
+                case '1':
+                case '2':
+                case '3':
+                case '4':
+                case '5':
+                case '6':
+                case '7':
+                case '8':
                 case '9':
                     b_.end_string(out);
                     return fail(make_error(errc::invalid_string, esc,
@@ -422,8 +442,8 @@ private:
                     p += 4;
                     auto cp = static_cast<std::uint32_t>(u);
                     if (cp >= 0xD800 && cp <= 0xDBFF) {
-                        long lo = at(p) == '\\' && at(p + 1) == 'u' ? text::hex_n(in_, p + 2, 4)
-                                                                    : -1;
+                        long lo =
+                            at(p) == '\\' && at(p + 1) == 'u' ? text::hex_n(in_, p + 2, 4) : -1;
                         if (lo < 0xDC00 || lo > 0xDFFF) {
                             b_.end_string(out);
                             return fail(make_error(errc::invalid_string, esc,
@@ -491,15 +511,15 @@ private:
             }
             if (h == p + 2) {
                 pos_ = h;
-                return fail(make_error(h >= in_.size() ? errc::unexpected_eof
-                                                       : errc::invalid_number,
-                                       h, "expected a hex digit, saw " + describe_at(in_, h)));
+                return fail(
+                    make_error(h >= in_.size() ? errc::unexpected_eof : errc::invalid_number, h,
+                               "expected a hex digit, saw " + describe_at(in_, h)));
             }
             if (h < in_.size() && (unicode_id::is_id_start(static_cast<unsigned char>(in_[h])) ||
                                    static_cast<unsigned char>(in_[h]) >= 0x80)) {
-                return fail(make_error(errc::invalid_number, h,
-                                       "expected the end of the number, saw " +
-                                           describe_at(in_, h)));
+                return fail(
+                    make_error(errc::invalid_number, h,
+                               "expected the end of the number, saw " + describe_at(in_, h)));
             }
             pos_ = h;
             std::string_view digits = in_.substr(p + 2, h - p - 2);
@@ -549,8 +569,8 @@ private:
         }
         if (!int_digits && !frac_digits) {
             pos_ = p;
-            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number,
-                                   p, "expected a digit, saw " + describe_at(in_, p)));
+            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number, p,
+                                   "expected a digit, saw " + describe_at(in_, p)));
         }
         if (at(p) == 'e' || at(p) == 'E') {
             is_float = true;
@@ -560,10 +580,9 @@ private:
             }
             if (!(at(p) >= '0' && at(p) <= '9')) {
                 pos_ = p;
-                return fail(make_error(p >= in_.size() ? errc::unexpected_eof
-                                                       : errc::invalid_number,
-                                       p, "expected a digit in the exponent, saw " +
-                                              describe_at(in_, p)));
+                return fail(
+                    make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number, p,
+                               "expected a digit in the exponent, saw " + describe_at(in_, p)));
             }
             while (at(p) >= '0' && at(p) <= '9') {
                 ++p;
@@ -575,9 +594,9 @@ private:
             std::size_t len;
             std::uint32_t cp = decode_cp(in_, p, len);
             if (unicode_id::is_id_start(cp) || cp == '\\') {
-                return fail(make_error(errc::invalid_number, p,
-                                       "expected the end of the number, saw " +
-                                           describe_at(in_, p)));
+                return fail(
+                    make_error(errc::invalid_number, p,
+                               "expected the end of the number, saw " + describe_at(in_, p)));
             }
         }
         std::size_t from = in_[start] == '+' ? start + 1 : start;
@@ -676,15 +695,33 @@ void write_string(output_buffer& out, std::string_view s) {
             continue;
         }
         switch (c) {
-            case '\\': rep = "\\\\"; break;
-            case '"': rep = "\\\""; break;
-            case '\'': rep = "\\'"; break;
-            case '\b': rep = "\\b"; break;
-            case '\f': rep = "\\f"; break;
-            case '\n': rep = "\\n"; break;
-            case '\r': rep = "\\r"; break;
-            case '\t': rep = "\\t"; break;
-            case '\v': rep = "\\v"; break;
+            case '\\':
+                rep = "\\\\";
+                break;
+            case '"':
+                rep = "\\\"";
+                break;
+            case '\'':
+                rep = "\\'";
+                break;
+            case '\b':
+                rep = "\\b";
+                break;
+            case '\f':
+                rep = "\\f";
+                break;
+            case '\n':
+                rep = "\\n";
+                break;
+            case '\r':
+                rep = "\\r";
+                break;
+            case '\t':
+                rep = "\\t";
+                break;
+            case '\v':
+                rep = "\\v";
+                break;
             case '\0':
                 rep = i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9' ? "\\x00" : "\\0";
                 break;
@@ -832,8 +869,8 @@ private:
             default: {
                 std::string text = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(
-                        k, "map key " + text + " is not representable in json5"));
+                    return fail(
+                        unrepresentable(k, "map key " + text + " is not representable in json5"));
                 }
                 write_string(out_, text);
                 return {};
