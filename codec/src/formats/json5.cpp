@@ -162,7 +162,7 @@ private:
                 return parse_array();
             case '"':
             case '\'':
-                return parse_string(false);
+                return parse_string();
             case 'n':
                 if (literal("null")) {
                     b_.add_null();
@@ -238,7 +238,7 @@ private:
                 return {};
             }
             if (pos_ < in_.size() && (in_[pos_] == '"' || in_[pos_] == '\'')) {
-                if (auto r = parse_string(true); !r) {
+                if (auto r = parse_string(); !r) {
                     return r;
                 }
             } else if (auto r = parse_identifier(); !r) {
@@ -337,7 +337,7 @@ private:
         return std::string_view::npos;
     }
 
-    result<void> parse_string(bool) {
+    result<void> parse_string() {
         char q = in_[pos_];
         std::size_t start = pos_ + 1;
         std::size_t end = string_end(q);
