@@ -130,6 +130,16 @@ TEST(CsvDecode, ErrorsCarryOffsetLineAndColumn) {
     }
 }
 
+TEST(CsvDecode, DelimiterCannotBeAQuoteOrLineBreak) {
+    for (char d : {'"', '\n', '\r'}) {
+        EXPECT_EQ(decode_error(format_id::csv, "a\n1\n", with(false, true, false, d)).code,
+                  errc::invalid_option);
+        encode_options opt;
+        opt.csv_delimiter = d;
+        EXPECT_EQ(encode_error("[[1]]", opt).code, errc::invalid_option);
+    }
+}
+
 TEST(CsvDecode, UnflattenDepthIsLimited) {
     std::string name = "a";
     for (int i = 0; i < 600; ++i) {

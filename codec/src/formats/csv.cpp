@@ -416,7 +416,13 @@ private:
     std::vector<header_node> nodes_;
 };
 
+bool bad_delimiter(char d) { return d == '"' || d == '\r' || d == '\n'; }
+
 result<void> decode_csv(std::string_view in, builder& b, const decode_options& opt) {
+    if (bad_delimiter(delimiter_of(opt))) {
+        return fail(make_error(errc::invalid_option, "the csv delimiter cannot be a quote or a "
+                                                     "line break"));
+    }
     csv_reader r(in, b, opt);
     return r.run();
 }
@@ -827,6 +833,10 @@ private:
 };
 
 result<void> encode_csv(const document& doc, output_buffer& out, const encode_options& opt) {
+    if (bad_delimiter(delimiter_of(opt))) {
+        return fail(make_error(errc::invalid_option, "the csv delimiter cannot be a quote or a "
+                                                     "line break"));
+    }
     csv_writer w(out, opt);
     return w.run(doc.root());
 }
