@@ -1,2 +1,240 @@
-// Tests of the hjson codec: spec examples, error positions, exact encodings.
+// Tests of the hjson codec: the rules of hjson-js's parser, error positions, exact encodings
+// as Hjson.stringify writes them, the hjson-cpp assets.
+#include <fstream>
+#include <string>
+#include <vector>
+
 #include "support/support.hpp"
+
+namespace polycodec::test {
+namespace {
+
+std::string hj(std::string_view text) { return dbg(must_decode(format_id::hjson, text)); }
+
+std::string encode_hj(std::string_view json) {
+    return must_encode(format_id::hjson, must_decode(format_id::json, json));
+}
+
+// ---- decoding ----
+
+TEST(HjsonDecode, QuotelessStringsRunToTheEndOfTheLine) {
+    EXPECT_EQ(hj("a: 3 times\nb: 3\nc: true story\nd: x, y # not a comment\n"),
+              "{\"a\":\"3 times\",\"b\":3,\"c\":\"true story\","
+              "\"d\":\"x, y # not a comment\"}");
+    // Trailing white space is not part of the value; a \r before \n ends the line.
+    EXPECT_EQ(hj("a: text   \r\nb: x"), "{\"a\":\"text\",\"b\":\"x\"}");
+}
+
+TEST(HjsonDecode, NumbersAndKeywordsOnlyWhenTheWholeValueIsOne) {
+    // hjson-common.js tryParseNumber: no leading zeros, digits required before '.', finite.
+    EXPECT_EQ(hj("[\n0\n-0\n42\n-5.1\n1.\n1.e2\n17.01e2\n12345e-3\n12345678901234567890123\n"
+                 "007\n.5\n-.5\n1e\n1e999\n0x10\n- 5\n1 2\n]"),
+              "[0,0,42,-5.1,1.0,100.0,1701.0,12.345,12345678901234567890123n,"
+              "\"007\",\".5\",\"-.5\",\"1e\",\"1e999\",\"0x10\",\"- 5\",\"1 2\"]");
+    // A value ends at ',' ']' '}' or a comment when what precedes is a number or keyword.
+    EXPECT_EQ(hj("[1, true, null # c\n, false // c\n 2 /* c */]"), "[1,true,null,false,2]");
+    // ... otherwise the quoteless string takes the rest of the line, closing brace included.
+    EXPECT_EQ(decode_error(format_id::hjson, "{a: 1, b: x, c: 2}").code, errc::unexpected_eof);
+}
+
+TEST(HjsonDecode, CommasAreOptional) {
+    EXPECT_EQ(hj("{\n  a: 1\n  b: [\n    x\n    2,\n  ],\n}"), "{\"a\":1,\"b\":[\"x\",2]}");
+    // After a quoteless string a comma is content.
+    EXPECT_EQ(hj("[\n  y,\n]"), "[\"y,\"]");
+}
+
+TEST(HjsonDecode, MultilineStrings) {
+    // The indentation of the opening ''' is removed; the last line break is not content.
+    EXPECT_EQ(hj("k:\n  '''\n  first\n    indented\n\n  last\n  '''"),
+              "{\"k\":\"first\\u000a  indented\\u000a\\u000alast\"}");
+    EXPECT_EQ(hj("k: '''one line'''"), "{\"k\":\"one line\"}");
+    // CR is dropped; fewer than three quotes are content.
+    EXPECT_EQ(hj("k: '''\r\n   a''b\r\n   '''"), "{\"k\":\"a''b\"}");
+}
+
+TEST(HjsonDecode, QuotedStringsAndKeys) {
+    EXPECT_EQ(hj(R"({"a b": 'it\'s', 'c': "\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"})"),
+              "{\"a b\":\"it's\",\"c\":\"\\\"\\\\/\\u0008\\u000c\\u000a\\u000d\\u0009\xC3\xA9"
+              "\xF0\x9F\x98\x80\"}");
+    EXPECT_EQ(hj("{key   : v\n}"), "{\"key\":\"v\"}");
+}
+
+TEST(HjsonDecode, RootWithoutBraces) {
+    EXPECT_EQ(hj("a: 1\nb: 2"), "{\"a\":1,\"b\":2}");
+    EXPECT_EQ(hj(""), "{}");
+    EXPECT_EQ(hj("# only a comment"), "{}");
+    // When the root does not read as an object it is one value (hjson-js legacyRootValue).
+    EXPECT_EQ(hj("42"), "42");
+    EXPECT_EQ(hj("\"quoted\""), "\"quoted\"");
+    EXPECT_EQ(hj("just some words"), "\"just some words\"");
+    EXPECT_EQ(hj("key with space: 1"), "\"key with space: 1\"");
+}
+
+struct bad_case {
+    const char* text;
+    errc code;
+    std::uint64_t offset;
+    std::uint32_t line;
+    std::uint32_t column;
+};
+
+TEST(HjsonDecode, ErrorsCarryOffsetLineAndColumn) {
+    const bad_case cases[] = {
+        {"{a: 1", errc::unexpected_eof, 5, 1, 6},
+        {"[1, 2", errc::unexpected_eof, 5, 1, 6},
+        {"a: 1\nb c: 2", errc::unexpected_char, 6, 2, 2},
+        {"{a: \"x\nb: 1}", errc::invalid_string, 6, 1, 7},
+        {"{a: \"\\q\"}", errc::invalid_string, 5, 1, 6},
+        {"{a: \"\\ud800\"}", errc::invalid_string, 5, 1, 6},
+        {"{a: '''never}", errc::unexpected_eof, 13, 1, 14},
+        {"{: 1}", errc::unexpected_char, 1, 1, 2},
+        {"[}", errc::unexpected_char, 1, 1, 2},
+        {"{a: 1}}", errc::trailing_content, 6, 1, 7},
+        {"{a: 1 /* open", errc::unexpected_eof, 13, 1, 14},
+        {"{a: \xC3}", errc::invalid_utf8, 4, 1, 5},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.text);
+        error e = decode_error(format_id::hjson, c.text);
+        EXPECT_EQ(e.code, c.code) << describe(e);
+        EXPECT_EQ(e.offset, c.offset) << describe(e);
+        EXPECT_EQ(e.line, c.line) << describe(e);
+        EXPECT_EQ(e.column, c.column) << describe(e);
+    }
+}
+
+TEST(HjsonDecode, DepthLimit) {
+    error e = decode_error(format_id::hjson, std::string(600, '['));
+    EXPECT_EQ(e.code, errc::depth_exceeded);
+}
+
+// ---- encoding: the output of hjson-js Hjson.stringify(value) ----
+
+TEST(HjsonEncode, LayoutOfObjectsAndArrays) {
+    EXPECT_EQ(encode_hj(R"({"a":1,"b":{"c":[1,{"d":null}],"e":[]},"f":{}})"),
+              "{\n  a: 1\n  b:\n  {\n    c:\n    [\n      1\n      {\n        d: null\n"
+              "      }\n    ]\n    e: []\n  }\n  f: {}\n}");
+    EXPECT_EQ(encode_hj("[]"), "[]");
+    EXPECT_EQ(encode_hj("[[1]]"), "[\n  [\n    1\n  ]\n]");
+}
+
+TEST(HjsonEncode, StringQuoting) {
+    EXPECT_EQ(encode_hj(R"({"a":"text","b":"3","c":"3 times","d":"true","e":"true story",)"
+                        R"("f":"null, x","g":"# x","h":" x","i":"x ","j":"","k":"a\"b",)"
+                        R"("l":"a\\b","m":"1e999","n":"-.5"})"),
+              "{\n  a: text\n  b: \"3\"\n  c: 3 times\n  d: \"true\"\n  e: true story\n"
+              "  f: \"null, x\"\n  g: \"# x\"\n  h: \" x\"\n  i: \"x \"\n  j: \"\"\n"
+              "  k: a\"b\n  l: a\\b\n  m: 1e999\n  n: -.5\n}");
+    // Quotes are needed and so are escapes: ''' where it reads back, JSON escapes otherwise.
+    EXPECT_EQ(encode_hj(R"({"a":"\"q\"\\","b":"x\ny","c":"ctl\u0001","d":"\u00ad"})"),
+              "{\n  a: '''\"q\"\\'''\n  b:\n    '''\n    x\n    y\n    '''\n"
+              "  c: \"ctl\\u0001\"\n  d: \"\\u00ad\"\n}");
+}
+
+TEST(HjsonEncode, KeyQuoting) {
+    EXPECT_EQ(encode_hj(R"({"":1,"a b":2,"a:b":3,"#":4,"//":5,"'":6,"ok-key_1":7,"\u00e9":8})"),
+              "{\n  \"\": 1\n  \"a b\": 2\n  \"a:b\": 3\n  \"#\": 4\n  \"//\": 5\n  \"'\": 6\n"
+              "  ok-key_1: 7\n  \xC3\xA9: 8\n}");
+}
+
+TEST(HjsonEncode, DeviationsThatKeepValues) {
+    // hjson-js would drop the \r of a ''' string, the leading space of a one-line ''' string,
+    // and could not close one that ends with a quote: polycodec escapes these instead.
+    EXPECT_EQ(encode_hj(R"({"a":"x\r\ny","b":" \\","c":"# x\\'"})"),
+              "{\n  a: \"x\\r\\ny\"\n  b: \" \\\\\"\n  c: \"# x\\\\'\"\n}");
+    EXPECT_EQ(encode_hj(R"({"k\u0001":1})"), "{\n  \"k\\u0001\": 1\n}");
+}
+
+TEST(HjsonEncode, RootScalarsAndFloats) {
+    EXPECT_EQ(encode_hj("\"x\\ny\""), "\"x\\ny\"");  // no ''' at the root
+    EXPECT_EQ(encode_hj("[1.0, -0.5, 1e300, 12345678901234567890123]"),
+              "[\n  1.0\n  -0.5\n  1e+300\n  12345678901234567890123\n]");
+}
+
+TEST(HjsonEncode, NonFiniteIsUnrepresentableUnlessLossy) {
+    document d = must_decode(format_id::json5, "{a: [1, NaN]}");
+    output_buffer out;
+    auto r = encode(format_id::hjson, d, out);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::unrepresentable);
+    EXPECT_EQ(r.error().path, "/a/1");
+    encode_options opt;
+    opt.lossy = true;
+    lossy_report report;
+    opt.report = &report;
+    EXPECT_EQ(must_encode(format_id::hjson, d, opt), "{\n  a:\n  [\n    1\n    null\n  ]\n}");
+    ASSERT_EQ(report.size(), 1u);
+    EXPECT_EQ(report[0].kind, "nonfinite_to_null");
+}
+
+TEST(HjsonEncode, RoundTripsFixtures) {
+    for (const char* name : {"records.json", "bench.json"}) {
+        document a = must_decode(format_id::json, read_file(fixtures_dir() / name));
+        document b = must_decode(format_id::hjson, must_encode(format_id::hjson, a));
+        EXPECT_TRUE(equal(a, b)) << name;
+    }
+}
+
+// ---- hjson-cpp assets ----
+
+// testlist.txt: fail* must be rejected; the others decode to NAME_result.json, and our writer's
+// output is compared with NAME_result.hjson (hjson-cpp's default output).
+TEST(HjsonCorpus, HjsonCppAssets) {
+    POLYCODEC_REQUIRE_CORPUS("hjson/hjson-cpp", root);
+    std::ifstream list(root / "testlist.txt");
+    std::string line;
+    int rejected = 0;
+    int decoded = 0;
+    int text_matched = 0;
+    std::vector<std::string> text_differs;
+    while (std::getline(list, line)) {
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        if (line.empty()) {
+            continue;
+        }
+        std::string name = line.substr(0, line.rfind("_test"));
+        SCOPED_TRACE(line);
+        std::string text = read_file(root / line);
+        document d;
+        auto r = decode(format_id::hjson, text, d);
+        if (name.rfind("fail", 0) == 0) {
+            EXPECT_FALSE(r) << "accepted: " << dbg(d);
+            if (!r) {
+                EXPECT_GT(r.error().line, 0u);
+                ++rejected;
+            }
+            continue;
+        }
+        ASSERT_TRUE(r) << describe(r.error());
+        ++decoded;
+        document want = must_decode(format_id::json, read_file(root / (name + "_result.json")));
+        if (name != "pass5") {  // hjson-cpp rounds a 59-digit integer to a double there
+            EXPECT_TRUE(equal(d, want)) << dbg(d) << "\n!=\n" << dbg(want);
+        }
+        std::string ours = must_encode(format_id::hjson, d);
+        std::string expected = read_file(root / (name + "_result.hjson"));
+        for (std::size_t p; (p = expected.find("\r\n")) != std::string::npos;) {
+            expected.erase(p, 1);
+        }
+        while (!expected.empty() && expected.back() == '\n') {
+            expected.pop_back();
+        }
+        if (ours == expected) {
+            ++text_matched;
+        } else {
+            text_differs.push_back(name);
+        }
+        // Our output always reads back as the same value.
+        EXPECT_TRUE(equal(d, must_decode(format_id::hjson, ours)));
+    }
+    EXPECT_EQ(rejected, 64);
+    EXPECT_EQ(decoded, 30);
+    // pass5 differs only in the integer hjson-cpp rounded (9.22337203685478e+58).
+    EXPECT_EQ(text_matched, 29);
+    EXPECT_EQ(text_differs, std::vector<std::string>{"pass5"});
+}
+
+}  // namespace
+}  // namespace polycodec::test

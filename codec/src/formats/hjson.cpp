@@ -1,8 +1,1021 @@
-// hjson: not implemented yet (the registry answers errc::not_implemented).
+// HJSON (https://hjson.github.io/syntax.html). The reader follows the reference implementation
+// hjson-js 3.2 (lib/hjson-parse.js) decision for decision: quoteless strings run to the end of
+// the line, a quoteless value is a number, true, false or null only when the whole of it (up
+// to a comma, bracket, brace or comment) reads as one, and a root without braces is tried as
+// an object first, then as a single value. The writer produces what hjson-js Hjson.stringify
+// writes with its default options, except where that output would not read back as the same
+// value (docs/formats/hjson.md lists those cases).
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "detail/base64.hpp"
+#include "detail/lossy.hpp"
+#include "detail/number.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
+#include "json5/text.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions hjson_codec{};
+using text::decode_cp;
+using text::describe_at;
+
+// ---- number rule (hjson-common.js tryParseNumber) ----
+
+/// The length of the number `s` starts with when it reads as one under hjson's rule: '-'?,
+/// digits without leading zeros, optional '.' digits*, optional exponent, then only white space
+/// (<= U+0020) to the end, or, with `stop_at_next`, up to a ',' ']' '}' '#' '//' '/*'. Returns
+/// 0 when it is not a number; `is_float` tells whether a '.' or an exponent was seen.
+std::size_t hjson_number(std::string_view s, bool stop_at_next, bool& is_float) {
+    std::size_t p = 0;
+    auto c = [&](std::size_t i) -> unsigned char {
+        return i < s.size() ? static_cast<unsigned char>(s[i]) : 0;
+    };
+    is_float = false;
+    if (c(p) == '-') {
+        ++p;
+    }
+    std::size_t int_start = p;
+    while (c(p) >= '0' && c(p) <= '9') {
+        ++p;
+    }
+    std::size_t int_len = p - int_start;
+    if (int_len == 0 || (int_len > 1 && s[int_start] == '0')) {
+        return 0;
+    }
+    if (c(p) == '.') {
+        is_float = true;
+        ++p;
+        while (c(p) >= '0' && c(p) <= '9') {
+            ++p;
+        }
+    }
+    if (c(p) == 'e' || c(p) == 'E') {
+        is_float = true;
+        ++p;
+        if (c(p) == '+' || c(p) == '-') {
+            ++p;
+        }
+        std::size_t e = p;
+        while (c(p) >= '0' && c(p) <= '9') {
+            ++p;
+        }
+        if (p == e) {
+            return 0;  // "1e" reads as NaN
+        }
+    }
+    std::size_t end = p;
+    while (p < s.size() && c(p) <= ' ') {
+        ++p;
+    }
+    if (p < s.size()) {
+        unsigned char x = c(p);
+        bool stop = stop_at_next && (x == ',' || x == '}' || x == ']' || x == '#' ||
+                                     (x == '/' && (c(p + 1) == '/' || c(p + 1) == '*')));
+        if (!stop) {
+            return 0;
+        }
+    }
+    // JavaScript's Number() of the text must be finite.
+    if (is_float || end - int_start > 300) {
+        std::string canon;
+        std::string_view t = s.substr(0, end);
+        if (std::size_t dot = t.find('.');
+            dot != std::string_view::npos &&
+            (dot + 1 >= t.size() || !(t[dot + 1] >= '0' && t[dot + 1] <= '9'))) {
+            canon.assign(t.substr(0, dot + 1));
+            canon.push_back('0');
+            canon.append(t.substr(dot + 1));
+            t = canon;
+        }
+        double d = 0;
+        if (!text::parse_double(t, d) || !std::isfinite(d)) {
+            return 0;
+        }
+    }
+    return end;
+}
+
+void add_hjson_number(builder& b, std::string_view t, bool is_float) {
+    if (!is_float) {
+        text::add_decimal_integer(b, t);
+        return;
+    }
+    std::string canon(t);
+    if (std::size_t dot = canon.find('.');
+        dot != std::string::npos &&
+        (dot + 1 >= canon.size() || !(canon[dot + 1] >= '0' && canon[dot + 1] <= '9'))) {
+        canon.insert(dot + 1, "0");
+    }
+    double d = 0;
+    text::parse_double(canon, d);
+    b.add_double(d);
+}
+
+// ---- reader ----
+
+class hjson_reader {
+public:
+    hjson_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+
+    result<void> run() {
+        std::size_t valid = utf8_valid_prefix(in_);
+        if (valid != in_.size()) {
+            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
+        }
+        if (auto r = white(); !r) {
+            return r;
+        }
+        if (!eof() && (in_[pos_] == '{' || in_[pos_] == '[')) {
+            auto r = in_[pos_] == '{' ? object(false) : array();
+            return r ? check_trailing() : r;
+        }
+        // A root without braces: an object first, then a single value (legacyRootValue).
+        auto first = object(true);
+        if (first) {
+            first = check_trailing();
+        }
+        if (first) {
+            return first;
+        }
+        b_.reset();
+        pos_ = 0;
+        auto second = value();
+        if (second) {
+            second = check_trailing();
+        }
+        if (second) {
+            return second;
+        }
+        b_.reset();
+        return first;
+    }
+
+private:
+    bool eof() const { return pos_ >= in_.size(); }
+    unsigned char ch() const { return static_cast<unsigned char>(in_[pos_]); }
+    unsigned char peek(std::size_t k) const {
+        return pos_ + k < in_.size() ? static_cast<unsigned char>(in_[pos_ + k]) : 0;
+    }
+    static bool is_punctuator(unsigned char c) {
+        return c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':';
+    }
+
+    error here(errc code, std::string message) const {
+        return make_error(eof() ? errc::unexpected_eof : code, pos_, std::move(message));
+    }
+
+    result<void> container_limit() {
+        return fail(make_error(b_.status(), pos_,
+                               b_.status() == errc::depth_exceeded
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                                   : std::string("document larger than its size budget")));
+    }
+
+    // White space is every character up to U+0020; comments are '#', '//' and '/* */'.
+    result<void> white() {
+        while (!eof()) {
+            while (!eof() && ch() <= ' ') {
+                ++pos_;
+            }
+            if (eof()) {
+                break;
+            }
+            if (ch() == '#' || (ch() == '/' && peek(1) == '/')) {
+                while (!eof() && ch() != '\n') {
+                    ++pos_;
+                }
+            } else if (ch() == '/' && peek(1) == '*') {
+                std::size_t end = in_.find("*/", pos_ + 2);
+                if (end == std::string_view::npos) {
+                    return fail(
+                        make_error(errc::unexpected_eof, in_.size(), "unterminated block comment"));
+                }
+                pos_ = end + 2;
+            } else {
+                break;
+            }
+        }
+        return {};
+    }
+
+    result<void> check_trailing() {
+        if (auto r = white(); !r) {
+            return r;
+        }
+        if (!eof()) {
+            return fail(make_error(errc::trailing_content, pos_,
+                                   "expected end of input, saw " + describe_at(in_, pos_)));
+        }
+        return {};
+    }
+
+    result<void> value() {
+        if (auto r = white(); !r) {
+            return r;
+        }
+        if (eof()) {
+            // hjson-js reads an empty quoteless string here ("a:" at the end of a root object).
+            b_.add_string("");
+            return {};
+        }
+        switch (ch()) {
+            case '{':
+                return object(false);
+            case '[':
+                return array();
+            case '"':
+            case '\'':
+                return quoted(true);
+            default:
+                return quoteless();
+        }
+    }
+
+    result<void> array() {
+        if (!b_.begin_array()) {
+            return container_limit();
+        }
+        ++pos_;
+        if (auto r = white(); !r) {
+            return r;
+        }
+        if (!eof() && ch() == ']') {
+            ++pos_;
+            b_.end_array();
+            return {};
+        }
+        while (!eof()) {
+            if (auto r = value(); !r) {
+                return r;
+            }
+            if (auto r = white(); !r) {
+                return r;
+            }
+            if (!eof() && ch() == ',') {
+                ++pos_;
+                if (auto r = white(); !r) {
+                    return r;
+                }
+            }
+            if (!eof() && ch() == ']') {
+                ++pos_;
+                b_.end_array();
+                return {};
+            }
+            if (auto r = white(); !r) {
+                return r;
+            }
+        }
+        return fail(make_error(errc::unexpected_eof, pos_,
+                               "end of input while parsing an array (missing ']')"));
+    }
+
+    result<void> object(bool without_braces) {
+        if (!b_.begin_map()) {
+            return container_limit();
+        }
+        if (!without_braces) {
+            ++pos_;
+        }
+        if (auto r = white(); !r) {
+            return r;
+        }
+        if (!without_braces && !eof() && ch() == '}') {
+            ++pos_;
+            b_.end_map();
+            return {};
+        }
+        while (!eof()) {
+            if (auto r = key(); !r) {
+                return r;
+            }
+            if (auto r = white(); !r) {
+                return r;
+            }
+            if (eof() || ch() != ':') {
+                return fail(here(errc::unexpected_char,
+                                 "expected ':' after the key, saw " + describe_at(in_, pos_)));
+            }
+            ++pos_;
+            if (auto r = value(); !r) {
+                return r;
+            }
+            if (auto r = white(); !r) {
+                return r;
+            }
+            if (!eof() && ch() == ',') {
+                ++pos_;
+                if (auto r = white(); !r) {
+                    return r;
+                }
+            }
+            if (!without_braces && !eof() && ch() == '}') {
+                ++pos_;
+                b_.end_map();
+                return {};
+            }
+            if (auto r = white(); !r) {
+                return r;
+            }
+        }
+        if (without_braces) {
+            b_.end_map();
+            return {};
+        }
+        return fail(make_error(errc::unexpected_eof, pos_,
+                               "end of input while parsing an object (missing '}')"));
+    }
+
+    // keyname(): a quoted string, or the characters up to ':' (no punctuator, no white space
+    // inside; white space before the ':' is allowed).
+    result<void> key() {
+        if (ch() == '"' || ch() == '\'') {
+            return quoted(false);
+        }
+        std::size_t start = pos_;
+        std::size_t name_len = 0;
+        std::size_t space = std::string_view::npos;
+        for (;;) {
+            if (eof()) {
+                return fail(make_error(errc::unexpected_eof, pos_,
+                                       "end of input while looking for a key name"));
+            }
+            unsigned char c = ch();
+            if (c == ':') {
+                if (name_len == 0) {
+                    return fail(make_error(errc::unexpected_char, pos_,
+                                           "found ':' but no key name (quote an empty key)"));
+                }
+                if (space != std::string_view::npos && space != name_len) {
+                    return fail(make_error(errc::unexpected_char, start + space,
+                                           "white space in a key name (quote the key)"));
+                }
+                b_.add_string(in_.substr(start, name_len));
+                return {};
+            }
+            if (c <= ' ') {
+                if (space == std::string_view::npos) {
+                    space = name_len;
+                }
+            } else if (is_punctuator(c)) {
+                return fail(make_error(
+                    errc::unexpected_char, pos_,
+                    std::string("found '") + static_cast<char>(c) +
+                        "' where a key name was expected (quote keys that contain {}[],: or "
+                        "white space)"));
+            } else {
+                ++name_len;
+            }
+            ++pos_;
+        }
+    }
+
+    // tfnns(): a quoteless string, or true/false/null/a number when the text up to the next
+    // ',' ']' '}' or comment is exactly one of them.
+    result<void> quoteless() {
+        unsigned char first = ch();
+        if (is_punctuator(first)) {
+            return fail(make_error(errc::unexpected_char, pos_,
+                                   std::string("found '") + static_cast<char>(first) +
+                                       "' where a value was expected"));
+        }
+        std::size_t start = pos_;
+        for (;;) {
+            ++pos_;
+            bool is_eol = eof() || ch() == '\r' || ch() == '\n';
+            if (is_eol || ch() == ',' || ch() == '}' || ch() == ']' || ch() == '#' ||
+                (ch() == '/' && (peek(1) == '/' || peek(1) == '*'))) {
+                std::string_view v = in_.substr(start, pos_ - start);
+                if (first == 'f' || first == 'n' || first == 't') {
+                    std::string_view t = text::js_trim(v);
+                    if (t == "false") {
+                        b_.add_bool(false);
+                        return {};
+                    }
+                    if (t == "true") {
+                        b_.add_bool(true);
+                        return {};
+                    }
+                    if (t == "null") {
+                        b_.add_null();
+                        return {};
+                    }
+                } else if (first == '-' || (first >= '0' && first <= '9')) {
+                    bool is_float = false;
+                    if (std::size_t n = hjson_number(v, false, is_float)) {
+                        add_hjson_number(b_, v.substr(0, n), is_float);
+                        return {};
+                    }
+                }
+                if (is_eol) {
+                    b_.add_string(text::js_trim(v));
+                    return {};
+                }
+            }
+        }
+    }
+
+    // string(): "..." or '...' with JSON escapes plus \'; ''' starts a multi-line string.
+    result<void> quoted(bool allow_ml) {
+        char q = in_[pos_];
+        if (allow_ml && q == '\'' && peek(1) == '\'' && peek(2) == '\'') {
+            return multiline();
+        }
+        std::size_t start = pos_ + 1;
+        // Bound the payload: up to the closing quote or the first line break.
+        std::size_t p = start;
+        while (p < in_.size() && in_[p] != q && in_[p] != '\n' && in_[p] != '\r') {
+            p += in_[p] == '\\' ? 2 : 1;
+        }
+        std::size_t bound = p < in_.size() ? p : in_.size();
+        char* out = b_.begin_string(bound - start);
+        char* w = out;
+        p = start;
+        for (;;) {
+            if (p >= in_.size()) {
+                b_.end_string(out);
+                pos_ = p;
+                return fail(make_error(errc::unexpected_eof, p, "unterminated string"));
+            }
+            char c = in_[p];
+            if (c == q) {
+                break;
+            }
+            if (c == '\n' || c == '\r') {
+                b_.end_string(out);
+                pos_ = p;
+                return fail(make_error(errc::invalid_string, p,
+                                       "line break in a quoted string (use ''' for several "
+                                       "lines, or \\n)"));
+            }
+            if (c != '\\') {
+                *w++ = c;
+                ++p;
+                continue;
+            }
+            if (p + 1 >= in_.size()) {
+                b_.end_string(out);
+                return fail(make_error(errc::unexpected_eof, p + 1, "unterminated string"));
+            }
+            char e = in_[p + 1];
+            std::size_t esc = p;
+            p += 2;
+            switch (e) {
+                case '"':
+                    *w++ = '"';
+                    break;
+                case '\'':
+                    *w++ = '\'';
+                    break;
+                case '\\':
+                    *w++ = '\\';
+                    break;
+                case '/':
+                    *w++ = '/';
+                    break;
+                case 'b':
+                    *w++ = '\b';
+                    break;
+                case 'f':
+                    *w++ = '\f';
+                    break;
+                case 'n':
+                    *w++ = '\n';
+                    break;
+                case 'r':
+                    *w++ = '\r';
+                    break;
+                case 't':
+                    *w++ = '\t';
+                    break;
+                case 'u': {
+                    long u = text::hex_n(in_, p, 4);
+                    if (u < 0) {
+                        b_.end_string(out);
+                        return fail(make_error(errc::invalid_string, esc,
+                                               "expected 4 hex digits after \\u"));
+                    }
+                    p += 4;
+                    auto cp = static_cast<std::uint32_t>(u);
+                    if (cp >= 0xD800 && cp <= 0xDBFF) {
+                        long lo = p + 1 < in_.size() && in_[p] == '\\' && in_[p + 1] == 'u'
+                                      ? text::hex_n(in_, p + 2, 4)
+                                      : -1;
+                        if (lo < 0xDC00 || lo > 0xDFFF) {
+                            b_.end_string(out);
+                            return fail(make_error(errc::invalid_string, esc,
+                                                   "unpaired UTF-16 surrogate in \\u escape"));
+                        }
+                        p += 6;
+                        cp = 0x10000 + ((cp - 0xD800) << 10) +
+                             (static_cast<std::uint32_t>(lo) - 0xDC00);
+                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                        b_.end_string(out);
+                        return fail(make_error(errc::invalid_string, esc,
+                                               "unpaired UTF-16 surrogate in \\u escape"));
+                    }
+                    w += utf8_encode(cp, w);
+                    break;
+                }
+                default:
+                    b_.end_string(out);
+                    return fail(make_error(errc::invalid_string, esc,
+                                           "invalid escape \\" + describe_at(in_, esc + 1)));
+            }
+        }
+        b_.end_string(w);
+        pos_ = p + 1;
+        return {};
+    }
+
+    // mlString(): the indentation of the opening ''' is removed from every line; \r is
+    // dropped; the last line break before the closing ''' is not part of the value.
+    result<void> multiline() {
+        std::size_t open = pos_;
+        // Indentation in UTF-16 code units, as JavaScript counts it.
+        std::size_t indent = 0;
+        for (std::size_t i = open; i > 0 && in_[i - 1] != '\n'; --i) {
+            auto c = static_cast<unsigned char>(in_[i - 1]);
+            if ((c & 0xC0) != 0x80) {
+                indent += c >= 0xF0 ? 2 : 1;
+            }
+        }
+        pos_ += 3;
+        auto skip_indent = [&] {
+            std::size_t skip = indent;
+            while (!eof() && ch() <= ' ' && ch() != '\n' && skip > 0) {
+                --skip;
+                ++pos_;
+            }
+        };
+        while (!eof() && ch() <= ' ' && ch() != '\n') {
+            ++pos_;
+        }
+        if (!eof() && ch() == '\n') {
+            ++pos_;
+            skip_indent();
+        }
+        scratch_.clear();
+        int triple = 0;
+        for (;;) {
+            if (eof()) {
+                return fail(make_error(errc::unexpected_eof, pos_,
+                                       "unterminated multi-line string (missing ''')"));
+            }
+            if (ch() == '\'') {
+                ++triple;
+                ++pos_;
+                if (triple == 3) {
+                    if (!scratch_.empty() && scratch_.back() == '\n') {
+                        scratch_.pop_back();
+                    }
+                    b_.add_string(scratch_);
+                    return {};
+                }
+                continue;
+            }
+            scratch_.append(static_cast<std::size_t>(triple), '\'');
+            triple = 0;
+            if (ch() == '\n') {
+                scratch_.push_back('\n');
+                ++pos_;
+                skip_indent();
+            } else {
+                if (ch() != '\r') {
+                    scratch_.push_back(static_cast<char>(ch()));
+                }
+                ++pos_;
+            }
+        }
+    }
+
+    std::string_view in_;
+    builder& b_;
+    std::size_t pos_ = 0;
+    std::string scratch_;
+};
+
+result<void> decode_hjson(std::string_view in, builder& b, const decode_options&) {
+    hjson_reader r(in, b);
+    return r.run();
+}
+
+// ---- writer (hjson-stringify.js with default options) ----
+
+// commonRange of hjson-stringify.js: characters that are always escaped.
+constexpr bool is_common_range(std::uint32_t cp) noexcept {
+    return (cp >= 0x7F && cp <= 0x9F) || cp == 0xAD || (cp >= 0x600 && cp <= 0x604) ||
+           cp == 0x70F || cp == 0x17B4 || cp == 0x17B5 || (cp >= 0x200C && cp <= 0x200F) ||
+           (cp >= 0x2028 && cp <= 0x202F) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0xFEFF ||
+           (cp >= 0xFFF0 && cp <= 0xFFFF);
+}
+
+enum class string_form { bare, quoted, escaped, multiline };
+
+struct string_scan {
+    bool needs_escape = false;     // needsEscape: \ " control or commonRange
+    bool needs_escape_ml = false;  // needsEscapeML: ''' or controls but TAB LF CR, commonRange
+    bool has_control = false;      // any character below U+0020 or in commonRange
+    bool has_lf = false;
+    bool has_cr = false;
+};
+
+string_scan scan_string(std::string_view s) {
+    string_scan r;
+    std::size_t p = 0;
+    while (p < s.size()) {
+        std::size_t len;
+        std::uint32_t cp = decode_cp(s, p, len);
+        if (cp < 0x20 || is_common_range(cp)) {
+            r.has_control = true;
+            r.needs_escape = true;
+            if (cp == '\n') {
+                r.has_lf = true;
+            } else if (cp == '\r') {
+                r.has_cr = true;
+            } else if (cp != '\t') {
+                r.needs_escape_ml = true;
+            }
+        } else if (cp == '\\' || cp == '"') {
+            r.needs_escape = true;
+        }
+        p += len;
+    }
+    if (s.find("'''") != std::string_view::npos) {
+        r.needs_escape_ml = true;
+    }
+    return r;
+}
+
+bool starts_with_js_space(std::string_view s) {
+    std::size_t len;
+    return !s.empty() && text::is_js_space(decode_cp(s, 0, len));
+}
+
+bool ends_with_js_space(std::string_view s) {
+    if (s.empty()) {
+        return false;
+    }
+    std::size_t k = s.size() - 1;
+    while (k > 0 && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) {
+        --k;
+    }
+    std::size_t len;
+    return text::is_js_space(decode_cp(s, k, len));
+}
+
+// startsWithKeyword: ^(true|false|null)\s*((,|\]|\}|#|//|/\*).*)?$
+bool starts_with_keyword(std::string_view s) {
+    std::size_t n = 0;
+    for (std::string_view kw :
+         {std::string_view("true"), std::string_view("false"), std::string_view("null")}) {
+        if (s.substr(0, kw.size()) == kw) {
+            n = kw.size();
+            break;
+        }
+    }
+    if (n == 0) {
+        return false;
+    }
+    std::size_t p = n;
+    while (p < s.size()) {
+        std::size_t len;
+        if (!text::is_js_space(decode_cp(s, p, len))) {
+            break;
+        }
+        p += len;
+    }
+    if (p == s.size()) {
+        return true;
+    }
+    char c = s[p];
+    return c == ',' || c == ']' || c == '}' || c == '#' ||
+           (c == '/' && p + 1 < s.size() && (s[p + 1] == '/' || s[p + 1] == '*'));
+}
+
+string_form choose_form(std::string_view s, bool is_root) {
+    if (s.empty()) {
+        return string_form::quoted;
+    }
+    string_scan sc = scan_string(s);
+    char c0 = s[0];
+    bool is_float = false;
+    bool needs_quotes = starts_with_js_space(s) || c0 == '"' || c0 == '\'' || c0 == '#' ||
+                        c0 == '{' || c0 == '}' || c0 == '[' || c0 == ']' || c0 == ':' ||
+                        c0 == ',' || s.substr(0, 2) == "/*" || s.substr(0, 2) == "//" ||
+                        ends_with_js_space(s) || sc.has_control ||
+                        hjson_number(s, true, is_float) != 0 || starts_with_keyword(s);
+    if (!needs_quotes) {
+        return string_form::bare;
+    }
+    if (!sc.needs_escape) {
+        return string_form::quoted;
+    }
+    // ^\s+$ is part of needsEscapeML. Beyond hjson-js: a CR would be dropped by the reader, and
+    // a one-line ''' string loses leading white space and cannot end with a quote.
+    bool all_space = true;
+    for (std::size_t p = 0; p < s.size();) {
+        std::size_t len;
+        if (!text::is_js_space(decode_cp(s, p, len))) {
+            all_space = false;
+            break;
+        }
+        p += len;
+    }
+    bool ml_ok = !sc.needs_escape_ml && !all_space && !is_root && !sc.has_cr &&
+                 (sc.has_lf || (static_cast<unsigned char>(c0) > ' ' && s.back() != '\''));
+    return ml_ok ? string_form::multiline : string_form::escaped;
+}
+
+class hjson_writer {
+public:
+    hjson_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> write(value v, bool no_indent, bool is_root) {
+        switch (v.kind()) {
+            case kind::null:
+                out_.append("null");
+                return {};
+            case kind::boolean_false:
+                out_.append("false");
+                return {};
+            case kind::boolean_true:
+                out_.append("true");
+                return {};
+            case kind::int64:
+                write_int(out_, v.get_int());
+                return {};
+            case kind::uint64:
+                write_uint(out_, v.get_uint());
+                return {};
+            case kind::bignum:
+                out_.append(v.get_string());
+                return {};
+            case kind::float64: {
+                double d = v.get_double();
+                if (std::isfinite(d)) {
+                    write_double(out_, d);
+                    return {};
+                }
+                const char* what = std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+                if (!allow_lossy(opt_, v, "nonfinite_to_null",
+                                 std::string(what) + " written as null")) {
+                    return fail(
+                        unrepresentable(v, std::string(what) + " is not representable in hjson"));
+                }
+                out_.append("null");
+                return {};
+            }
+            case kind::string:
+            case kind::timestamp:
+                write_string(v.get_string(), is_root);
+                return {};
+            case kind::bytes: {
+                // DESIGN section 3: bytes become base64url text.
+                output_buffer tmp;
+                base64_encode(tmp, v.get_string(), true);
+                write_string(tmp.view(), is_root);
+                return {};
+            }
+            case kind::tagged:
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in hjson"));
+                }
+                return write(v.tagged_value(), no_indent, is_root);
+            case kind::array:
+            case kind::map:
+                return write_container(v, no_indent);
+        }
+        return {};
+    }
+
+private:
+    // True when the text written for `v` as a member value starts with a line break.
+    bool starts_with_newline(value v) const {
+        while (v.kind() == kind::tagged) {
+            v = v.tagged_value();
+        }
+        if (v.is_container()) {
+            return v.size() != 0;
+        }
+        if (v.kind() == kind::string || v.kind() == kind::timestamp) {
+            std::string_view s = v.get_string();
+            return choose_form(s, false) == string_form::multiline &&
+                   s.find('\n') != std::string_view::npos;
+        }
+        return false;
+    }
+
+    result<void> write_container(value v, bool no_indent) {
+        bool is_array = v.kind() == kind::array;
+        if (v.size() == 0) {
+            out_.append(is_array ? "[]" : "{}");
+            return {};
+        }
+        std::size_t mind = gap_.size();
+        if (!no_indent) {
+            out_.push_back('\n');
+            out_.append(gap_);
+        }
+        gap_.append("  ");
+        out_.push_back(is_array ? '[' : '{');
+        if (is_array) {
+            for (value c : v.items()) {
+                out_.push_back('\n');
+                out_.append(gap_);
+                if (auto r = write(c, true, false); !r) {
+                    return r;
+                }
+            }
+        } else {
+            for (auto [k, val] : v.entries()) {
+                out_.push_back('\n');
+                out_.append(gap_);
+                if (auto r = write_key(k); !r) {
+                    return r;
+                }
+                out_.push_back(':');
+                if (!starts_with_newline(val)) {
+                    out_.push_back(' ');
+                }
+                if (auto r = write(val, false, false); !r) {
+                    return r;
+                }
+            }
+        }
+        gap_.resize(mind);
+        out_.push_back('\n');
+        out_.append(gap_);
+        out_.push_back(is_array ? ']' : '}');
+        return {};
+    }
+
+    // quoteReplace(): \b \t \n \f \r \" \\ and \uXXXX for the other characters of needsEscape.
+    void write_escaped(std::string_view s) {
+        out_.push_back('"');
+        std::size_t p = 0;
+        std::size_t run = 0;
+        while (p < s.size()) {
+            std::size_t len;
+            std::uint32_t cp = decode_cp(s, p, len);
+            if (cp >= 0x20 && cp != '"' && cp != '\\' && !is_common_range(cp)) {
+                p += len;
+                continue;
+            }
+            out_.append(s.data() + run, p - run);
+            switch (cp) {
+                case '\b':
+                    out_.append("\\b");
+                    break;
+                case '\t':
+                    out_.append("\\t");
+                    break;
+                case '\n':
+                    out_.append("\\n");
+                    break;
+                case '\f':
+                    out_.append("\\f");
+                    break;
+                case '\r':
+                    out_.append("\\r");
+                    break;
+                case '"':
+                    out_.append("\\\"");
+                    break;
+                case '\\':
+                    out_.append("\\\\");
+                    break;
+                default: {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+                    out_.append(buf);
+                }
+            }
+            p += len;
+            run = p;
+        }
+        out_.append(s.data() + run, s.size() - run);
+        out_.push_back('"');
+    }
+
+    void write_string(std::string_view s, bool is_root) {
+        switch (choose_form(s, is_root)) {
+            case string_form::bare:
+                out_.append(s);
+                return;
+            case string_form::quoted:
+                out_.push_back('"');
+                out_.append(s);
+                out_.push_back('"');
+                return;
+            case string_form::escaped:
+                write_escaped(s);
+                return;
+            case string_form::multiline:
+                break;
+        }
+        if (s.find('\n') == std::string_view::npos) {
+            out_.append("'''");
+            out_.append(s);
+            out_.append("'''");
+            return;
+        }
+        std::size_t mind = gap_.size();
+        gap_.append("  ");
+        out_.push_back('\n');
+        out_.append(gap_);
+        out_.append("'''");
+        std::size_t start = 0;
+        for (;;) {
+            std::size_t nl = s.find('\n', start);
+            std::string_view line =
+                s.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+            out_.push_back('\n');
+            if (!line.empty()) {
+                out_.append(gap_);
+                out_.append(line);
+            }
+            if (nl == std::string_view::npos) {
+                break;
+            }
+            start = nl + 1;
+        }
+        out_.push_back('\n');
+        out_.append(gap_);
+        out_.append("'''");
+        gap_.resize(mind);
+    }
+
+    // quoteKey(): bare unless empty or needsEscapeName (,{[}]:#"' white space // /*); keys with
+    // control characters are quoted as well (hjson-js would write them bare and misread them).
+    result<void> write_key(value k) {
+        std::string num;
+        std::string_view s;
+        switch (k.kind()) {
+            case kind::string:
+            case kind::timestamp:
+            case kind::bignum:
+                s = k.get_string();
+                break;
+            case kind::int64:
+            case kind::uint64: {
+                // Integer keys become their decimal text (DESIGN section 3: not lossy).
+                num = k.kind() == kind::int64 ? std::to_string(k.get_int())
+                                              : std::to_string(k.get_uint());
+                s = num;
+                break;
+            }
+            default: {
+                num = to_debug_string(k);
+                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                    return fail(
+                        unrepresentable(k, "map key " + num + " is not representable in hjson"));
+                }
+                s = num;
+            }
+        }
+        if (s.empty()) {
+            out_.append("\"\"");
+            return {};
+        }
+        bool quote =
+            s.find("//") != std::string_view::npos || s.find("/*") != std::string_view::npos;
+        for (std::size_t p = 0; p < s.size() && !quote;) {
+            std::size_t len;
+            std::uint32_t cp = decode_cp(s, p, len);
+            quote = cp == ',' || cp == '{' || cp == '[' || cp == '}' || cp == ']' || cp == ':' ||
+                    cp == '#' || cp == '"' || cp == '\'' || cp < 0x20 || text::is_js_space(cp);
+            p += len;
+        }
+        if (!quote) {
+            out_.append(s);
+        } else if (scan_string(s).needs_escape) {
+            write_escaped(s);
+        } else {
+            out_.push_back('"');
+            out_.append(s);
+            out_.push_back('"');
+        }
+        return {};
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+    std::string gap_;
+};
+
+result<void> encode_hjson(const document& doc, output_buffer& out, const encode_options& opt) {
+    hjson_writer w(out, opt);
+    return w.write(doc.root(), true, true);
+}
+
+}  // namespace
+
+const codec_functions hjson_codec{decode_hjson, encode_hjson};
 
 }  // namespace polycodec::detail

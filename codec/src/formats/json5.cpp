@@ -1,8 +1,916 @@
-// json5: not implemented yet (the registry answers errc::not_implemented).
+// JSON5 1.0.0 (https://spec.json5.org/): a recursive-descent reader straight into the tape and
+// the writer. Input must be UTF-8; it is validated once up front, so string payloads that
+// contain no escapes are appended without a second check.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "detail/base64.hpp"
+#include "detail/lossy.hpp"
+#include "detail/number.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
+#include "json5/text.hpp"
+#include "json5/unicode_id.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions json5_codec{};
+using text::decode_cp;
+using text::describe_at;
+
+// ---- reader ----
+
+class json5_reader {
+public:
+    json5_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+
+    result<void> run() {
+        std::size_t valid = utf8_valid_prefix(in_);
+        if (valid != in_.size()) {
+            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
+        }
+        if (auto r = skip_ws(); !r) {
+            return r;
+        }
+        if (auto r = parse_value(); !r) {
+            return r;
+        }
+        if (auto r = skip_ws(); !r) {
+            return r;
+        }
+        if (pos_ != in_.size()) {
+            return fail(make_error(errc::trailing_content, pos_,
+                                   "expected end of input, saw " + describe_at(in_, pos_)));
+        }
+        return {};
+    }
+
+private:
+    error unexpected(const char* expected) const {
+        return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
+                          std::string("expected ") + expected + ", saw " + describe_at(in_, pos_));
+    }
+
+    unsigned char at(std::size_t p) const {
+        return p < in_.size() ? static_cast<unsigned char>(in_[p]) : 0;
+    }
+
+    // JSON5 WhiteSpace: TAB VT FF SP NBSP BOM, Zs, and the line terminators LF CR LS PS.
+    std::size_t ws_len(std::size_t p) const {
+        unsigned char c = at(p);
+        switch (c) {
+            case '\t':
+            case '\n':
+            case '\v':
+            case '\f':
+            case '\r':
+            case ' ':
+                return 1;
+            case 0xC2:
+                return at(p + 1) == 0xA0 ? 2 : 0;
+            case 0xE1:
+                return at(p + 1) == 0x9A && at(p + 2) == 0x80 ? 3 : 0;
+            case 0xE2: {
+                unsigned char c1 = at(p + 1);
+                unsigned char c2 = at(p + 2);
+                if (c1 == 0x80 &&
+                    ((c2 >= 0x80 && c2 <= 0x8A) || c2 == 0xA8 || c2 == 0xA9 || c2 == 0xAF)) {
+                    return 3;
+                }
+                return c1 == 0x81 && c2 == 0x9F ? 3 : 0;
+            }
+            case 0xE3:
+                return at(p + 1) == 0x80 && at(p + 2) == 0x80 ? 3 : 0;
+            case 0xEF:
+                return at(p + 1) == 0xBB && at(p + 2) == 0xBF ? 3 : 0;
+            default:
+                return 0;
+        }
+    }
+
+    // LF, CR, U+2028, U+2029.
+    std::size_t line_terminator_len(std::size_t p) const {
+        unsigned char c = at(p);
+        if (c == '\n' || c == '\r') {
+            return 1;
+        }
+        if (c == 0xE2 && at(p + 1) == 0x80 && (at(p + 2) == 0xA8 || at(p + 2) == 0xA9)) {
+            return 3;
+        }
+        return 0;
+    }
+
+    result<void> skip_ws() {
+        for (;;) {
+            if (pos_ >= in_.size()) {
+                return {};
+            }
+            if (std::size_t n = ws_len(pos_)) {
+                pos_ += n;
+                continue;
+            }
+            if (in_[pos_] != '/') {
+                return {};
+            }
+            if (at(pos_ + 1) == '/') {
+                pos_ += 2;
+                while (pos_ < in_.size() && line_terminator_len(pos_) == 0) {
+                    ++pos_;
+                }
+                continue;
+            }
+            if (at(pos_ + 1) == '*') {
+                std::size_t end = in_.find("*/", pos_ + 2);
+                if (end == std::string_view::npos) {
+                    return fail(
+                        make_error(errc::unexpected_eof, in_.size(), "unterminated block comment"));
+                }
+                pos_ = end + 2;
+                continue;
+            }
+            return fail(make_error(errc::unexpected_char, pos_,
+                                   "expected '//' or '/*', saw " + describe_at(in_, pos_ + 1)));
+        }
+    }
+
+    bool literal(std::string_view word) {
+        if (in_.substr(pos_, word.size()) == word) {
+            pos_ += word.size();
+            return true;
+        }
+        return false;
+    }
+
+    result<void> container_limit() {
+        return fail(make_error(b_.status(), pos_,
+                               b_.status() == errc::depth_exceeded
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                                   : std::string("document larger than its size budget")));
+    }
+
+    result<void> parse_value() {
+        if (pos_ >= in_.size()) {
+            return fail(unexpected("a value"));
+        }
+        char c = in_[pos_];
+        switch (c) {
+            case '{':
+                return parse_object();
+            case '[':
+                return parse_array();
+            case '"':
+            case '\'':
+                return parse_string();
+            case 'n':
+                if (literal("null")) {
+                    b_.add_null();
+                    return {};
+                }
+                break;
+            case 't':
+                if (literal("true")) {
+                    b_.add_bool(true);
+                    return {};
+                }
+                break;
+            case 'f':
+                if (literal("false")) {
+                    b_.add_bool(false);
+                    return {};
+                }
+                break;
+            default:
+                if (c == '+' || c == '-' || c == '.' || c == 'I' || c == 'N' ||
+                    (c >= '0' && c <= '9')) {
+                    return parse_number();
+                }
+        }
+        return fail(unexpected("a value"));
+    }
+
+    result<void> parse_array() {
+        if (!b_.begin_array()) {
+            return container_limit();
+        }
+        ++pos_;
+        for (;;) {
+            if (auto r = skip_ws(); !r) {
+                return r;
+            }
+            if (pos_ < in_.size() && in_[pos_] == ']') {
+                ++pos_;
+                b_.end_array();
+                return {};
+            }
+            if (auto r = parse_value(); !r) {
+                return r;
+            }
+            if (auto r = skip_ws(); !r) {
+                return r;
+            }
+            if (pos_ < in_.size() && in_[pos_] == ',') {
+                ++pos_;
+                continue;
+            }
+            if (pos_ < in_.size() && in_[pos_] == ']') {
+                ++pos_;
+                b_.end_array();
+                return {};
+            }
+            return fail(unexpected("',' or ']'"));
+        }
+    }
+
+    result<void> parse_object() {
+        if (!b_.begin_map()) {
+            return container_limit();
+        }
+        ++pos_;
+        for (;;) {
+            if (auto r = skip_ws(); !r) {
+                return r;
+            }
+            if (pos_ < in_.size() && in_[pos_] == '}') {
+                ++pos_;
+                b_.end_map();
+                return {};
+            }
+            if (pos_ < in_.size() && (in_[pos_] == '"' || in_[pos_] == '\'')) {
+                if (auto r = parse_string(); !r) {
+                    return r;
+                }
+            } else if (auto r = parse_identifier(); !r) {
+                return r;
+            }
+            if (auto r = skip_ws(); !r) {
+                return r;
+            }
+            if (pos_ >= in_.size() || in_[pos_] != ':') {
+                return fail(unexpected("':' after the key"));
+            }
+            ++pos_;
+            if (auto r = skip_ws(); !r) {
+                return r;
+            }
+            if (auto r = parse_value(); !r) {
+                return r;
+            }
+            if (auto r = skip_ws(); !r) {
+                return r;
+            }
+            if (pos_ < in_.size() && in_[pos_] == ',') {
+                ++pos_;
+                continue;
+            }
+            if (pos_ < in_.size() && in_[pos_] == '}') {
+                ++pos_;
+                b_.end_map();
+                return {};
+            }
+            return fail(unexpected("',' or '}'"));
+        }
+    }
+
+    // ES5 IdentifierName: IdentifierStart IdentifierPart*, where either may be a \uXXXX escape.
+    result<void> parse_identifier() {
+        std::size_t start = pos_;
+        bool escaped = false;
+        scratch_.clear();
+        for (;;) {
+            if (pos_ >= in_.size()) {
+                break;
+            }
+            std::uint32_t cp;
+            std::size_t len;
+            std::size_t here = pos_;
+            if (in_[pos_] == '\\') {
+                if (at(pos_ + 1) != 'u') {
+                    return fail(make_error(
+                        errc::unexpected_char, pos_,
+                        "expected \\u in an identifier, saw " + describe_at(in_, pos_ + 1)));
+                }
+                long u = text::hex_n(in_, pos_ + 2, 4);
+                if (u < 0) {
+                    return fail(
+                        make_error(errc::invalid_string, pos_, "expected 4 hex digits after \\u"));
+                }
+                cp = static_cast<std::uint32_t>(u);
+                len = 6;
+                escaped = true;
+            } else {
+                cp = decode_cp(in_, pos_, len);
+            }
+            bool ok = here == start ? unicode_id::is_id_start(cp) : unicode_id::is_id_part(cp);
+            if (!ok) {
+                if (here == start || in_[here] == '\\') {
+                    pos_ = here;
+                    return fail(here == start ? unexpected("a key (string or identifier)")
+                                              : make_error(errc::unexpected_char, here,
+                                                           "escaped character is not allowed "
+                                                           "in an identifier"));
+                }
+                break;
+            }
+            char buf[4];
+            scratch_.append(buf, utf8_encode(cp, buf));
+            pos_ += len;
+        }
+        if (pos_ == start) {
+            return fail(unexpected("a key (string or identifier)"));
+        }
+        b_.add_string(escaped ? std::string_view(scratch_) : in_.substr(start, pos_ - start));
+        return {};
+    }
+
+    // Finds the closing quote of the string starting at pos_ (skipping escapes); npos if none.
+    std::size_t string_end(char q) const {
+        std::size_t p = pos_ + 1;
+        while (p < in_.size()) {
+            char c = in_[p];
+            if (c == q) {
+                return p;
+            }
+            p += c == '\\' ? 2 : 1;
+        }
+        return std::string_view::npos;
+    }
+
+    result<void> parse_string() {
+        char q = in_[pos_];
+        std::size_t start = pos_ + 1;
+        std::size_t end = string_end(q);
+        std::size_t scan_end = end == std::string_view::npos ? in_.size() : end;
+        // Fast path: no escapes and no line breaks.
+        std::size_t p = start;
+        while (p < scan_end && in_[p] != '\\' && in_[p] != '\n' && in_[p] != '\r') {
+            ++p;
+        }
+        if (p == end) {
+            b_.add_string(in_.substr(start, end - start));
+            pos_ = end + 1;
+            return {};
+        }
+        char* out = b_.begin_string(scan_end - start);
+        char* w = out;
+        p = start;
+        for (;;) {
+            if (p == end) {
+                break;
+            }
+            if (p >= scan_end) {
+                b_.end_string(out);
+                return fail(make_error(errc::unexpected_eof, in_.size(), "unterminated string"));
+            }
+            char c = in_[p];
+            if (c == '\n' || c == '\r') {
+                b_.end_string(out);
+                return fail(make_error(errc::invalid_string, p,
+                                       "line break in string (escape it as \\n or continue the "
+                                       "line with a backslash)"));
+            }
+            if (c != '\\') {
+                *w++ = c;
+                ++p;
+                continue;
+            }
+            if (p + 1 >= scan_end) {
+                b_.end_string(out);
+                return fail(make_error(errc::unexpected_eof, in_.size(), "unterminated string"));
+            }
+            char e = in_[p + 1];
+            std::size_t esc = p;
+            p += 2;
+            switch (e) {
+                case 'b':
+                    *w++ = '\b';
+                    break;
+                case 'f':
+                    *w++ = '\f';
+                    break;
+                case 'n':
+                    *w++ = '\n';
+                    break;
+                case 'r':
+                    *w++ = '\r';
+                    break;
+                case 't':
+                    *w++ = '\t';
+                    break;
+                case 'v':
+                    *w++ = '\v';
+                    break;
+                case '0':
+                    if (p < in_.size() && in_[p] >= '0' && in_[p] <= '9') {
+                        b_.end_string(out);
+                        return fail(
+                            make_error(errc::invalid_string, esc, "octal escapes are not allowed"));
+                    }
+                    *w++ = '\0';
+                    break;
+                case '1':
+                case '2':
+                case '3':
+                case '4':
+                case '5':
+                case '6':
+                case '7':
+                case '8':
+                case '9':
+                    b_.end_string(out);
+                    return fail(make_error(errc::invalid_string, esc,
+                                           std::string("invalid escape \\") + e));
+                case 'x': {
+                    long h = text::hex_n(in_, p, 2);
+                    if (h < 0) {
+                        b_.end_string(out);
+                        return fail(make_error(errc::invalid_string, esc,
+                                               "expected 2 hex digits after \\x"));
+                    }
+                    p += 2;
+                    w += utf8_encode(static_cast<std::uint32_t>(h), w);
+                    break;
+                }
+                case 'u': {
+                    long u = text::hex_n(in_, p, 4);
+                    if (u < 0) {
+                        b_.end_string(out);
+                        return fail(make_error(errc::invalid_string, esc,
+                                               "expected 4 hex digits after \\u"));
+                    }
+                    p += 4;
+                    auto cp = static_cast<std::uint32_t>(u);
+                    if (cp >= 0xD800 && cp <= 0xDBFF) {
+                        long lo =
+                            at(p) == '\\' && at(p + 1) == 'u' ? text::hex_n(in_, p + 2, 4) : -1;
+                        if (lo < 0xDC00 || lo > 0xDFFF) {
+                            b_.end_string(out);
+                            return fail(make_error(errc::invalid_string, esc,
+                                                   "unpaired UTF-16 surrogate in \\u escape"));
+                        }
+                        p += 6;
+                        cp = 0x10000 + ((cp - 0xD800) << 10) +
+                             (static_cast<std::uint32_t>(lo) - 0xDC00);
+                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                        b_.end_string(out);
+                        return fail(make_error(errc::invalid_string, esc,
+                                               "unpaired UTF-16 surrogate in \\u escape"));
+                    }
+                    w += utf8_encode(cp, w);
+                    break;
+                }
+                case '\r':
+                    // LineContinuation: the escaped line terminator (CR LF counts as one).
+                    if (at(p) == '\n') {
+                        ++p;
+                    }
+                    break;
+                case '\n':
+                    break;
+                default: {
+                    // CharacterEscapeSequence of any other character is the character itself;
+                    // an escaped U+2028 or U+2029 is a line continuation.
+                    std::size_t len;
+                    std::uint32_t cp = decode_cp(in_, p - 1, len);
+                    if (cp != 0x2028 && cp != 0x2029) {
+                        std::memcpy(w, in_.data() + p - 1, len);
+                        w += len;
+                    }
+                    p += len - 1;
+                }
+            }
+        }
+        b_.end_string(w);
+        pos_ = p + 1;
+        return {};
+    }
+
+    result<void> parse_number() {
+        std::size_t start = pos_;
+        std::size_t p = pos_;
+        bool neg = false;
+        if (in_[p] == '+' || in_[p] == '-') {
+            neg = in_[p] == '-';
+            ++p;
+        }
+        pos_ = p;
+        if (literal("Infinity")) {
+            b_.add_double(neg ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity());
+            return {};
+        }
+        if (literal("NaN")) {
+            b_.add_double(std::numeric_limits<double>::quiet_NaN());
+            return {};
+        }
+        if (at(p) == '0' && (at(p + 1) == 'x' || at(p + 1) == 'X')) {
+            std::size_t h = p + 2;
+            while (h < in_.size() && text::hex_value(in_[h]) >= 0) {
+                ++h;
+            }
+            if (h == p + 2) {
+                pos_ = h;
+                return fail(
+                    make_error(h >= in_.size() ? errc::unexpected_eof : errc::invalid_number, h,
+                               "expected a hex digit, saw " + describe_at(in_, h)));
+            }
+            if (h < in_.size() && (unicode_id::is_id_start(static_cast<unsigned char>(in_[h])) ||
+                                   static_cast<unsigned char>(in_[h]) >= 0x80)) {
+                return fail(
+                    make_error(errc::invalid_number, h,
+                               "expected the end of the number, saw " + describe_at(in_, h)));
+            }
+            pos_ = h;
+            std::string_view digits = in_.substr(p + 2, h - p - 2);
+            while (digits.size() > 1 && digits[0] == '0') {
+                digits.remove_prefix(1);
+            }
+            if (digits.size() <= 16) {
+                std::uint64_t v = 0;
+                for (char d : digits) {
+                    v = v * 16 + static_cast<std::uint64_t>(text::hex_value(d));
+                }
+                if (!neg) {
+                    b_.add_uint(v);
+                    return {};
+                }
+                if (v <= std::uint64_t{1} << 63) {
+                    b_.add_int(static_cast<std::int64_t>(0 - v));
+                    return {};
+                }
+            }
+            std::string dec = text::hex_to_decimal(digits);
+            b_.add_bignum(neg ? "-" + dec : dec);
+            return {};
+        }
+        std::size_t int_start = p;
+        if (at(p) == '0') {
+            ++p;
+            if (at(p) >= '0' && at(p) <= '9') {
+                pos_ = p;
+                return fail(make_error(errc::invalid_number, p, "leading zeros are not allowed"));
+            }
+        } else {
+            while (at(p) >= '0' && at(p) <= '9') {
+                ++p;
+            }
+        }
+        bool int_digits = p > int_start;
+        bool is_float = false;
+        bool frac_digits = false;
+        if (at(p) == '.') {
+            is_float = true;
+            ++p;
+            while (at(p) >= '0' && at(p) <= '9') {
+                ++p;
+                frac_digits = true;
+            }
+        }
+        if (!int_digits && !frac_digits) {
+            pos_ = p;
+            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number, p,
+                                   "expected a digit, saw " + describe_at(in_, p)));
+        }
+        if (at(p) == 'e' || at(p) == 'E') {
+            is_float = true;
+            ++p;
+            if (at(p) == '+' || at(p) == '-') {
+                ++p;
+            }
+            if (!(at(p) >= '0' && at(p) <= '9')) {
+                pos_ = p;
+                return fail(
+                    make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number, p,
+                               "expected a digit in the exponent, saw " + describe_at(in_, p)));
+            }
+            while (at(p) >= '0' && at(p) <= '9') {
+                ++p;
+            }
+        }
+        pos_ = p;
+        // ES5 7.8.3: the character after a numeric literal must not start an identifier.
+        if (p < in_.size()) {
+            std::size_t len;
+            std::uint32_t cp = decode_cp(in_, p, len);
+            if (unicode_id::is_id_start(cp) || cp == '\\') {
+                return fail(
+                    make_error(errc::invalid_number, p,
+                               "expected the end of the number, saw " + describe_at(in_, p)));
+            }
+        }
+        std::size_t from = in_[start] == '+' ? start + 1 : start;
+        std::string_view t = in_.substr(from, p - from);
+        if (!is_float) {
+            text::add_decimal_integer(b_, t);
+            return {};
+        }
+        double d = 0;
+        // from_chars takes neither "5." nor ".5" everywhere: give it the canonical spelling.
+        std::string canon;
+        if (t.find('.') != std::string_view::npos) {
+            canon.reserve(t.size() + 2);
+            for (std::size_t i = 0; i < t.size(); ++i) {
+                if (t[i] == '.') {
+                    if (i == 0 || t[i - 1] == '-') {
+                        canon.push_back('0');
+                    }
+                    canon.push_back('.');
+                    if (i + 1 >= t.size() || !(t[i + 1] >= '0' && t[i + 1] <= '9')) {
+                        canon.push_back('0');
+                    }
+                } else {
+                    canon.push_back(t[i]);
+                }
+            }
+            t = canon;
+        }
+        if (!text::parse_double(t, d)) {
+            return fail(make_error(errc::invalid_number, start, "invalid number"));
+        }
+        b_.add_double(d);
+        return {};
+    }
+
+    std::string_view in_;
+    builder& b_;
+    std::size_t pos_ = 0;
+    std::string scratch_;
+};
+
+result<void> decode_json5(std::string_view in, builder& b, const decode_options&) {
+    json5_reader r(in, b);
+    return r.run();
+}
+
+// ---- writer ----
+
+/// True when `s` is an ES5 IdentifierName that needs no escapes.
+bool is_identifier(std::string_view s) {
+    if (s.empty() || !utf8_valid(s)) {
+        return false;
+    }
+    std::size_t p = 0;
+    while (p < s.size()) {
+        std::size_t len;
+        std::uint32_t cp = decode_cp(s, p, len);
+        if (p == 0 ? !unicode_id::is_id_start(cp) : !unicode_id::is_id_part(cp)) {
+            return false;
+        }
+        p += len;
+    }
+    return true;
+}
+
+// As json5.stringify: the quote that occurs less often in the text (single on a tie); escapes
+// for the backslash, that quote, \b \f \n \r \t \v, \0 (\x00 before a digit), other control
+// characters as \xHH, and U+2028/U+2029 as \u escapes.
+void write_string(output_buffer& out, std::string_view s) {
+    std::size_t dq = 0;
+    std::size_t sq = 0;
+    for (char c : s) {
+        dq += c == '"';
+        sq += c == '\'';
+    }
+    char q = sq > dq ? '"' : '\'';
+    out.push_back(q);
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        auto c = static_cast<unsigned char>(s[i]);
+        const char* rep = nullptr;
+        char buf[8];
+        if (c >= 0x20 && c != static_cast<unsigned char>(q) && c != '\\' && c != 0xE2) {
+            continue;
+        }
+        if (c == 0xE2) {
+            if (i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+                (static_cast<unsigned char>(s[i + 2]) == 0xA8 ||
+                 static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
+                rep = static_cast<unsigned char>(s[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+                out.append(s.data() + run, i - run);
+                out.append(rep);
+                i += 2;
+                run = i + 1;
+            }
+            continue;
+        }
+        switch (c) {
+            case '\\':
+                rep = "\\\\";
+                break;
+            case '"':
+                rep = "\\\"";
+                break;
+            case '\'':
+                rep = "\\'";
+                break;
+            case '\b':
+                rep = "\\b";
+                break;
+            case '\f':
+                rep = "\\f";
+                break;
+            case '\n':
+                rep = "\\n";
+                break;
+            case '\r':
+                rep = "\\r";
+                break;
+            case '\t':
+                rep = "\\t";
+                break;
+            case '\v':
+                rep = "\\v";
+                break;
+            case '\0':
+                rep = i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '9' ? "\\x00" : "\\0";
+                break;
+            default:
+                std::snprintf(buf, sizeof buf, "\\x%02x", c);
+                rep = buf;
+        }
+        out.append(s.data() + run, i - run);
+        out.append(rep);
+        run = i + 1;
+    }
+    out.append(s.data() + run, s.size() - run);
+    out.push_back(q);
+}
+
+class json5_writer {
+public:
+    json5_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> write(value v, int depth) {
+        switch (v.kind()) {
+            case kind::null:
+                out_.append("null");
+                return {};
+            case kind::boolean_false:
+                out_.append("false");
+                return {};
+            case kind::boolean_true:
+                out_.append("true");
+                return {};
+            case kind::int64:
+                write_int(out_, v.get_int());
+                return {};
+            case kind::uint64:
+                write_uint(out_, v.get_uint());
+                return {};
+            case kind::bignum:
+                out_.append(v.get_string());
+                return {};
+            case kind::float64: {
+                double d = v.get_double();
+                if (std::isfinite(d)) {
+                    write_double(out_, d);
+                } else if (std::isnan(d)) {
+                    out_.append("NaN");
+                } else {
+                    out_.append(d > 0 ? "Infinity" : "-Infinity");
+                }
+                return {};
+            }
+            case kind::string:
+            case kind::timestamp:
+                write_string(out_, v.get_string());
+                return {};
+            case kind::bytes:
+                // DESIGN section 3: bytes become base64url text, as in JSON.
+                out_.push_back('\'');
+                base64_encode(out_, v.get_string(), true);
+                out_.push_back('\'');
+                return {};
+            case kind::tagged:
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in json5"));
+                }
+                return write(v.tagged_value(), depth);
+            case kind::array: {
+                out_.push_back('[');
+                bool first = true;
+                for (value c : v.items()) {
+                    if (!first) {
+                        out_.push_back(',');
+                    }
+                    first = false;
+                    newline(depth + 1);
+                    if (auto r = write(c, depth + 1); !r) {
+                        return r;
+                    }
+                }
+                if (!first) {
+                    trailing_comma();
+                    newline(depth);
+                }
+                out_.push_back(']');
+                return {};
+            }
+            case kind::map: {
+                out_.push_back('{');
+                bool first = true;
+                for (auto [k, val] : v.entries()) {
+                    if (!first) {
+                        out_.push_back(',');
+                    }
+                    first = false;
+                    newline(depth + 1);
+                    if (auto r = write_key(k); !r) {
+                        return r;
+                    }
+                    out_.push_back(':');
+                    if (opt_.pretty) {
+                        out_.push_back(' ');
+                    }
+                    if (auto r = write(val, depth + 1); !r) {
+                        return r;
+                    }
+                }
+                if (!first) {
+                    trailing_comma();
+                    newline(depth);
+                }
+                out_.push_back('}');
+                return {};
+            }
+        }
+        return {};
+    }
+
+private:
+    result<void> write_key(value k) {
+        switch (k.kind()) {
+            case kind::string:
+            case kind::timestamp: {
+                std::string_view s = k.get_string();
+                if (is_identifier(s)) {
+                    out_.append(s);
+                } else {
+                    write_string(out_, s);
+                }
+                return {};
+            }
+            case kind::int64:
+            case kind::uint64:
+            case kind::bignum:
+                // Integer keys become their decimal text (DESIGN section 3: not lossy).
+                out_.push_back('"');
+                if (k.kind() == kind::int64) {
+                    write_int(out_, k.get_int());
+                } else if (k.kind() == kind::uint64) {
+                    write_uint(out_, k.get_uint());
+                } else {
+                    out_.append(k.get_string());
+                }
+                out_.push_back('"');
+                return {};
+            default: {
+                std::string text = to_debug_string(k);
+                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                    return fail(
+                        unrepresentable(k, "map key " + text + " is not representable in json5"));
+                }
+                write_string(out_, text);
+                return {};
+            }
+        }
+    }
+
+    // As json5.stringify with an indent: every element of a multi-line container ends with a
+    // comma, the last one too.
+    void trailing_comma() {
+        if (opt_.pretty) {
+            out_.push_back(',');
+        }
+    }
+
+    void newline(int depth) {
+        if (!opt_.pretty) {
+            return;
+        }
+        out_.push_back('\n');
+        for (int i = 0; i < depth; ++i) {
+            out_.append("  ");
+        }
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+};
+
+result<void> encode_json5(const document& doc, output_buffer& out, const encode_options& opt) {
+    json5_writer w(out, opt);
+    auto r = w.write(doc.root(), 0);
+    if (r && opt.pretty) {
+        out.push_back('\n');
+    }
+    return r;
+}
+
+}  // namespace
+
+const codec_functions json5_codec{decode_json5, encode_json5};
 
 }  // namespace polycodec::detail
