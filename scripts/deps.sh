@@ -13,7 +13,7 @@ build_pkgs=(
     libgtest-dev libgmock-dev
 )
 test_pkgs=(
-    python3 nodejs npm curl
+    python3 nodejs npm curl prometheus
 )
 
 want=("${build_pkgs[@]}")
