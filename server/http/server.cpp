@@ -102,7 +102,8 @@ private:
         }
         // Wait for the first byte with the idle timeout; the header timeout starts then.
         phase_ = phase::idle;
-        arm(svc_.cfg.idle_timeout);
+        // A connection over the limit only gets the short head timeout to say something.
+        arm(over_limit_ ? svc_.cfg.header_timeout : svc_.cfg.idle_timeout);
         socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) {
             self->disarm();
             if (ec || self->timed_out_ || self->draining_) {

@@ -81,7 +81,7 @@ private:
             return close_now();
         }
         // Idle between frames; the body timeout bounds a frame that has started.
-        arm(in_.empty() ? svc_.cfg.idle_timeout : svc_.cfg.body_timeout);
+        arm(in_.empty() && !over_limit_ ? svc_.cfg.idle_timeout : svc_.cfg.body_timeout);
         std::size_t old = in_.size();
         in_.resize(old + read_chunk);
         socket_.async_read_some(net::buffer(in_.data() + old, read_chunk),
