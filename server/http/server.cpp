@@ -237,7 +237,16 @@ private:
         r.request_id = std::string_view(rid.data(), rid.size());
         r.body = req.body();
         response out;
-        handle(svc_, r, out);
+        try {
+            handle(svc_, r, out);
+        } catch (const std::exception& e) {
+            // Not expected (codecs return errors as values): answer 500 and log it.
+            log_event(log_level::error, "handler_exception", {{"error", e.what()}});
+            out = response{};
+            error_response(500, "internal_error", "internal error", request_id_for(r.request_id),
+                           out);
+            out.close = true;
+        }
         bool keep = req.keep_alive() && !out.close && !draining_ && parser_->is_done();
         // Expect: 100-continue refused early: the body was never read, so close.
         if (!parser_->is_done()) {

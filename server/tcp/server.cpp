@@ -153,12 +153,24 @@ private:
             }
             svc_.stats.inflight(transport::tcp, 1);
             std::size_t before = out_.size();
-            frame_result fr = handle_frame(
-                svc_, h, rest.substr(proto::header_size, h.payload_length), out_);
+            frame_result fr;
+            try {
+                fr = handle_frame(svc_, h, rest.substr(proto::header_size, h.payload_length),
+                                  out_);
+            } catch (const std::exception& e) {
+                log_event(log_level::error, "handler_exception", {{"error", e.what()}});
+                out_.resize(before);
+                error_frame(proto::status::bad_frame, h.request_id, "internal error", out_);
+                fr.code = proto::status::bad_frame;
+                close_after = true;
+            }
             svc_.stats.inflight(transport::tcp, -1);
             record(h, fr.code, fr.from, fr.to, fr.decode_ms, fr.encode_ms, started,
                    out_.size() - before - proto::header_size);
             pos += total;
+            if (close_after) {
+                break;
+            }
         }
         in_.erase(0, pos);
         if (close_after) {
