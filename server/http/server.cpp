@@ -247,7 +247,8 @@ private:
                            out);
             out.close = true;
         }
-        bool keep = req.keep_alive() && !out.close && !draining_ && parser_->is_done();
+        bool keep = req.keep_alive() && !out.close && !draining_ &&
+                    !svc_.draining.load(std::memory_order_relaxed) && parser_->is_done();
         // Expect: 100-continue refused early: the body was never read, so close.
         if (!parser_->is_done()) {
             keep = false;

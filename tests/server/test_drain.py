@@ -31,7 +31,8 @@ def read_until_closed(sock, timeout=10):
 def refused(port):
     try:
         s = socket.create_connection(("127.0.0.1", port), timeout=2)
-    except ConnectionRefusedError:
+    except (ConnectionRefusedError, ConnectionResetError):
+        # Reset: the handshake completed in the backlog just as the listener closed.
         return True
     s.close()
     return False
