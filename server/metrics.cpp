@@ -163,9 +163,20 @@ void metrics::request(transport t, std::uint8_t from, std::uint8_t to, int code,
     auto ti = static_cast<std::size_t>(t);
     std::uint64_t key = (std::uint64_t{ti} << 40) | (std::uint64_t{from} << 32) |
                         (std::uint64_t{to} << 24) | static_cast<std::uint32_t>(code & 0xffffff);
+    // Each thread caches the counters it has used, so the steady state takes no lock.
+    struct cache {
+        const impl* owner = nullptr;
+        std::unordered_map<std::uint64_t, prometheus::Counter*> counters;
+    };
+    thread_local cache local;
+    if (local.owner != impl_.get()) {
+        local.owner = impl_.get();
+        local.counters.clear();
+    }
     prometheus::Counter* c;
-    {
-        // One short lock per request; a thread-local cache would avoid it if it ever shows.
+    if (auto hit = local.counters.find(key); hit != local.counters.end()) {
+        c = hit->second;
+    } else {
         std::lock_guard<std::mutex> lock(impl_->mu);
         auto it = impl_->request_counters.find(key);
         if (it == impl_->request_counters.end()) {
@@ -179,6 +190,7 @@ void metrics::request(transport t, std::uint8_t from, std::uint8_t to, int code,
         } else {
             c = it->second;
         }
+        local.counters.emplace(key, c);
     }
     c->Increment();
     impl_->req_time[ti]->Observe(seconds);

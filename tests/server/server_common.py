@@ -43,9 +43,10 @@ class Server:
         self._cv = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        line = self.wait_for(r"event=started", timeout)
-        self.http_port = int(re.search(r"http_port=(-?\d+)", line).group(1))
-        self.tcp_port = int(re.search(r"tcp_port=(-?\d+)", line).group(1))
+        # The startup line, in text (key=value) or json log format.
+        line = self.wait_for(r'event=started|"event":"started"', timeout)
+        self.http_port = int(re.search(r'http_port"?[=:](-?\d+)', line).group(1))
+        self.tcp_port = int(re.search(r'tcp_port"?[=:](-?\d+)', line).group(1))
         self.base = "http://127.0.0.1:%d" % self.http_port
 
     def _read(self):

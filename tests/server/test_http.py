@@ -334,5 +334,32 @@ class HttpTest(unittest.TestCase):
         self.assertEqual(r.status, 200)
 
 
+class JsonLogTest(unittest.TestCase):
+    """--log-format json (here from the environment, as every flag can be): one JSON object
+    per line with the access fields."""
+
+    def test_json_access_lines(self):
+        server = Server("--threads", "1", env={"POLYCODEC_LOG_FORMAT": "json",
+                                                "POLYCODEC_LOG_LEVEL": "info"})
+        with server:
+            started = json.loads(server.wait_for(r'"event":"started"'))
+            self.assertEqual(started["http_port"], server.http_port)
+            for key in ("version", "commit", "tcp_port", "threads", "max_body"):
+                self.assertIn(key, started)
+            r = curl(server.base + "/transcode?to=json", data=b"[1]",
+                     headers=["Content-Type: application/json", "X-Request-Id: json-log-1"])
+            self.assertEqual(r.status, 200)
+            line = json.loads(server.wait_for(r'"request_id":"json-log-1"'))
+            self.assertEqual(line["logger"], "http")
+            self.assertEqual(line["level"], "info")
+            for key, value in (("transport", "http"), ("method", "POST"),
+                               ("path", "/transcode"), ("from", "json"), ("to", "json"),
+                               ("status", 200), ("bytes_in", 3), ("bytes_out", 3)):
+                self.assertEqual(line[key], value, key)
+            for key in ("decode_ms", "encode_ms", "total_ms", "time"):
+                self.assertIn(key, line)
+            self.assertEqual(server.stop(), 0)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -124,6 +124,17 @@ class LimitsTest(unittest.TestCase):
         self.assertTrue(got.startswith(b"HTTP/1.1 408"), got)
         self.assertLess(time.monotonic() - start, 5)
 
+    def test_tcp_slow_frame_gets_status_6(self):
+        with tcp_connect(self.server) as s:
+            frame = request_frame(3, JSON, JSON, b"[1, 2, 3]")
+            s.sendall(frame[:10])
+            start = time.monotonic()
+            status, rid, fmt, payload = read_response(s)
+            self.assertEqual(status, 6, payload)
+            self.assertIn(b"timed out", payload)
+            self.assertTrue(is_closed(s))
+            self.assertLess(time.monotonic() - start, 2 + 3)
+
     def test_more_connections_than_allowed(self):
         held = []
         try:
