@@ -15,7 +15,9 @@ int status_of(const outcome& o) noexcept {
     }
     switch (o.err.code) {
         case errc::unrepresentable: return 422;
-        case errc::schema_required:
+        // postcard without a schema: the input cannot be read (415), or the answer cannot be
+        // written in the format asked for (406).
+        case errc::schema_required: return o.failed == stage::decode ? 415 : 406;
         case errc::unsupported_format: return 415;
         // A codec that does not exist yet: the input side is 415, the output side 406.
         case errc::not_implemented: return o.failed == stage::decode ? 415 : 406;

@@ -69,6 +69,7 @@ TEST(ServerProblem, MapsOutcomesToStatusCodes) {
     EXPECT_EQ(status_of(failed(stage::decode, errc::trailing_content)), 400);
     EXPECT_EQ(status_of(failed(stage::decode, errc::forbidden)), 400);  // pickle
     EXPECT_EQ(status_of(failed(stage::decode, errc::schema_required)), 415);  // postcard
+    EXPECT_EQ(status_of(failed(stage::encode, errc::schema_required)), 406);
     EXPECT_EQ(status_of(failed(stage::decode, errc::not_implemented)), 415);
     EXPECT_EQ(status_of(failed(stage::encode, errc::not_implemented)), 406);
     EXPECT_EQ(status_of(failed(stage::encode, errc::unrepresentable)), 422);
