@@ -15,6 +15,7 @@ bool json_mode = false;
 std::shared_ptr<spdlog::logger> app_logger;
 std::shared_ptr<spdlog::logger> http_logger;
 std::shared_ptr<spdlog::logger> tcp_logger;
+std::shared_ptr<spdlog::logger> lifecycle_logger;  // "app", never filtered below info
 
 void append_json_string(std::string& out, std::string_view s) {
     out += '"';
@@ -115,6 +116,10 @@ result<void> setup_logging(const std::string& level, const std::string& format) 
         (*l)->set_level(lvl);
         (*l)->flush_on(spdlog::level::trace);
     }
+    // Not registered: it shares the name "app" for the reader of the log.
+    lifecycle_logger = std::make_shared<spdlog::logger>("app", sink);
+    lifecycle_logger->set_level(lvl == spdlog::level::off ? lvl : spdlog::level::info);
+    lifecycle_logger->flush_on(spdlog::level::trace);
     return {};
 }
 
@@ -149,14 +154,15 @@ void log_access(const access_entry& e) {
 }
 
 void log_event(log_level level, std::string_view event, std::initializer_list<log_field> fields) {
-    if (!app_logger) {
+    auto& logger = level == log_level::lifecycle ? lifecycle_logger : app_logger;
+    if (!logger) {
         return;
     }
-    spdlog::level::level_enum lvl = level == log_level::debug  ? spdlog::level::debug
-                                    : level == log_level::info ? spdlog::level::info
-                                    : level == log_level::warn ? spdlog::level::warn
-                                                               : spdlog::level::err;
-    if (!app_logger->should_log(lvl)) {
+    spdlog::level::level_enum lvl = level == log_level::debug   ? spdlog::level::debug
+                                    : level == log_level::warn  ? spdlog::level::warn
+                                    : level == log_level::error ? spdlog::level::err
+                                                                : spdlog::level::info;
+    if (!logger->should_log(lvl)) {
         return;
     }
     std::string body;
@@ -164,11 +170,11 @@ void log_event(log_level level, std::string_view event, std::initializer_list<lo
     for (const log_field& f : fields) {
         append_field(body, f.key, f.value, f.number);
     }
-    write(*app_logger, lvl, body);
+    write(*logger, lvl, body);
 }
 
 void flush_logs() {
-    for (auto* l : {&app_logger, &http_logger, &tcp_logger}) {
+    for (auto* l : {&app_logger, &http_logger, &tcp_logger, &lifecycle_logger}) {
         if (*l) {
             (*l)->flush();
         }

@@ -46,7 +46,9 @@ struct log_field {
     bool number = false;
 };
 
-enum class log_level : std::uint8_t { debug, info, warn, error };
+/// `lifecycle` events (started, draining, stopped) are written at info level whatever the
+/// configured level, unless logging is off, so that the bound ports are always shown.
+enum class log_level : std::uint8_t { debug, info, warn, error, lifecycle };
 
 /// One event on the `app` logger: "event=NAME k=v ...".
 void log_event(log_level level, std::string_view event, std::initializer_list<log_field> fields);

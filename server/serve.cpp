@@ -118,7 +118,7 @@ int run_serve(int argc, char** argv) {
     if (tcp_port >= 0) {
         tcp_server.start();
     }
-    log_event(log_level::info, "started",
+    log_event(log_level::lifecycle, "started",
               {{"version", POLYCODEC_VERSION},
                {"commit", POLYCODEC_COMMIT},
                {"host", cfg.host},
@@ -141,7 +141,7 @@ int run_serve(int argc, char** argv) {
     main_ctx.run();
 
     // Drain: readiness fails, listeners close, idle connections close, busy ones finish.
-    log_event(log_level::info, "draining",
+    log_event(log_level::lifecycle, "draining",
               {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
                {"grace_ms", std::to_string(cfg.grace.count()), true}});
     svc.draining.store(true);
@@ -181,7 +181,7 @@ int run_serve(int argc, char** argv) {
     signals.cancel();
     main_ctx.stop();
     signal_thread.join();
-    log_event(log_level::info, "stopped", {{"clean", clean ? "true" : "false"}});
+    log_event(log_level::lifecycle, "stopped", {{"clean", clean ? "true" : "false"}});
     flush_logs();
     return exit_ok;
 }

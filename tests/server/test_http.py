@@ -372,6 +372,15 @@ class JsonLogTest(unittest.TestCase):
                 self.assertIn(key, line)
             self.assertEqual(server.stop(), 0)
 
+    def test_warn_level_keeps_lifecycle_drops_access(self):
+        server = Server("--threads", "1", "--log-level", "warn")
+        with server:
+            r = curl(server.base + "/healthz", headers=["X-Request-Id: quiet-1"])
+            self.assertEqual(r.status, 200)
+            self.assertEqual(server.stop(), 0)
+            server.wait_for(r"event=stopped")
+            self.assertFalse([l for l in server.lines if "event=access" in l], server.lines)
+
 
 if __name__ == "__main__":
     unittest.main()
