@@ -1,5 +1,5 @@
-// HTTP routing, negotiation, options and problem+json without sockets (DESIGN section 4,
-// STYLE 4.3). Formats are taken from the registry: what is implemented is exercised.
+// HTTP routing, negotiation, options and problem+json, and TCP frame handling, without
+// sockets (DESIGN sections 4-5, STYLE 4.3). Formats are taken from the registry: what is implemented is exercised.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +9,7 @@
 #include "metrics.hpp"
 #include "polycodec/polycodec.hpp"
 #include "service.hpp"
+#include "tcp/handler.hpp"
 
 using namespace polycodec;
 using namespace polycodec::server;
@@ -288,5 +289,71 @@ TEST(ServerMetrics, ExposesTheFamiliesOfTheDesign) {
           "polycodec_lossy_conversions_total{from=\"cbor\",kind=\"nan_to_null\",to=\"json\"} 1",
           "polycodec_build_info{commit=\"deadbeef\",version=\"1.2.3\"} 1"}) {
         EXPECT_TRUE(contains(text, name)) << name;
+    }
+}
+
+// ---- TCP frames through tcp::handle_frame (no sockets) ----
+
+namespace {
+
+struct frame_answer {
+    proto::response_header head;
+    std::string payload;
+};
+
+frame_answer answer_frame(fixture& f, std::uint8_t from, std::uint8_t to, std::string_view opts,
+                          std::string_view doc, std::uint8_t flags = 0) {
+    proto::request_header h;
+    h.flags = flags;
+    h.request_id = 4242;
+    h.input_format = from;
+    h.output_format = to;
+    std::string frame = proto::encode_request(h, opts, doc);
+    proto::request_header parsed;
+    proto::parse_error err;
+    EXPECT_EQ(proto::next_request_frame(frame, parsed, err), frame.size());
+    std::string out;
+    tcp::handle_frame(f.svc, parsed, std::string_view(frame).substr(proto::header_size), out);
+    frame_answer a;
+    EXPECT_GE(out.size(), proto::header_size);
+    EXPECT_EQ(proto::parse_response_header(reinterpret_cast<const unsigned char*>(out.data()),
+                                           a.head),
+              proto::parse_error::none);
+    a.payload = out.substr(proto::header_size);
+    EXPECT_EQ(a.head.payload_length, a.payload.size());
+    EXPECT_EQ(a.head.request_id, 4242u);
+    return a;
+}
+
+}  // namespace
+
+TEST(ServerTcpFrame, TranscodesWithFlagsAndOptions) {
+    fixture f;
+    auto a = answer_frame(f, 1, 1, "", "{\"a\": [1]}");
+    EXPECT_EQ(a.head.code, proto::status::ok);
+    EXPECT_EQ(a.head.output_format, 1);
+    EXPECT_EQ(a.payload, "{\"a\":[1]}");
+    a = answer_frame(f, 1, 1, "", "{\"a\": [1]}", proto::flag_pretty);
+    EXPECT_EQ(a.payload, "{\n  \"a\": [\n    1\n  ]\n}\n");
+    a = answer_frame(f, 1, 1, "pretty=true", "[1]");
+    EXPECT_EQ(a.payload, "[\n  1\n]\n");
+}
+
+TEST(ServerTcpFrame, ErrorStatuses) {
+    fixture f;
+    auto a = answer_frame(f, 1, 1, "", "[1,");
+    EXPECT_EQ(a.head.code, proto::status::malformed);
+    EXPECT_EQ(a.head.output_format, 0);
+    EXPECT_EQ(a.payload, "json: line 1, column 4 (byte 3), at /1: expected a value, saw end of input");
+    EXPECT_EQ(answer_frame(f, 0, 1, "", "1").head.code, proto::status::unsupported_format);
+    EXPECT_EQ(answer_frame(f, 1, 15, "", "1").head.code, proto::status::unsupported_format);
+    EXPECT_EQ(answer_frame(f, 1, 1, "nope=1", "1").head.code, proto::status::malformed);
+    EXPECT_EQ(answer_frame(f, 1, 1, "pretty=%", "1").head.code, proto::status::malformed);
+    for (const format_info& fi : formats()) {
+        if (!is_implemented(fi.id)) {
+            EXPECT_EQ(answer_frame(f, static_cast<std::uint8_t>(fi.id), 1, "", "x").head.code,
+                      proto::status::unsupported_format)
+                << fi.name;
+        }
     }
 }
