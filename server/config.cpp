@@ -41,9 +41,9 @@ std::string env_name(std::string_view flag) {
 }
 
 constexpr std::string_view flags[] = {
-    "host",         "http-port",      "tcp-port",     "threads",    "max-body",
-    "max-connections", "header-timeout", "body-timeout", "idle-timeout", "grace",
-    "schema-dir",   "log-level",      "log-format",
+    "host",           "http-port",    "tcp-port",     "threads", "max-body",   "max-connections",
+    "header-timeout", "body-timeout", "idle-timeout", "grace",   "schema-dir", "log-level",
+    "log-format",
 };
 
 result<void> set(config& c, std::string_view name, std::string_view v) {
@@ -104,7 +104,7 @@ result<void> set(config& c, std::string_view name, std::string_view v) {
     } else if (name == "schema-dir") {
         c.schema_dir = std::string(v);
     } else if (name == "log-level") {
-        static constexpr std::string_view levels[] = {"trace", "debug", "info", "warn",
+        static constexpr std::string_view levels[] = {"trace", "debug",    "info", "warn",
                                                       "error", "critical", "off"};
         bool ok = false;
         for (auto l : levels) {
@@ -170,8 +170,8 @@ result<std::chrono::milliseconds> parse_duration(std::string_view text) {
     double n = 0;
     auto r = std::from_chars(text.data(), text.data() + i, n);
     if (i == 0 || r.ec != std::errc() || r.ptr != text.data() + i) {
-        return fail(bad("expected a duration such as 10s or 500ms, saw \"" + std::string(text) +
-                        "\""));
+        return fail(
+            bad("expected a duration such as 10s or 500ms, saw \"" + std::string(text) + "\""));
     }
     std::string_view unit = text.substr(i);
     double ms;

@@ -21,11 +21,21 @@ void append_json_string(std::string& out, std::string_view s) {
     out += '"';
     for (unsigned char c : s) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
             default:
                 if (c < 0x20) {
                     char buf[8];
@@ -79,8 +89,7 @@ std::string ms(double v) {
     return buf;
 }
 
-std::shared_ptr<spdlog::logger> make_logger(const std::string& name,
-                                            const spdlog::sink_ptr& sink) {
+std::shared_ptr<spdlog::logger> make_logger(const std::string& name, const spdlog::sink_ptr& sink) {
     auto l = std::make_shared<spdlog::logger>(name, sink);
     spdlog::register_logger(l);
     return l;

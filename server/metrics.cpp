@@ -19,8 +19,8 @@ namespace {
 
 // 1 us .. 10 s in 1-2.5-5 steps (literals, so the `le` labels print exactly).
 prometheus::Histogram::BucketBoundaries duration_buckets() {
-    return {1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3,
-            5e-3, 1e-2, 2.5e-2, 5e-2, 0.1,  0.25,   0.5,  1,    2.5,    5,    10};
+    return {1e-6, 2.5e-6, 5e-6,   1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3,
+            5e-3, 1e-2,   2.5e-2, 5e-2, 0.1,    0.25, 0.5,  1,      2.5,  5,    10};
 }
 
 // 64 B .. 64 MiB in powers of 4.
@@ -180,8 +180,8 @@ void metrics::request(transport t, std::uint8_t from, std::uint8_t to, int code,
         std::lock_guard<std::mutex> lock(impl_->mu);
         auto it = impl_->request_counters.find(key);
         if (it == impl_->request_counters.end()) {
-            std::string code_label = t == transport::http ? std::to_string(code)
-                                                          : std::string(tcp_code_label(code));
+            std::string code_label =
+                t == transport::http ? std::to_string(code) : std::string(tcp_code_label(code));
             c = &impl_->requests.Add({{"transport", std::string(to_string(t))},
                                       {"from", format_label(from)},
                                       {"to", format_label(to)},
@@ -217,8 +217,8 @@ void metrics::encoded(format_id f, std::size_t bytes, double seconds) {
 }
 
 void metrics::lossy(format_id from, format_id to, std::string_view kind) {
-    std::string key = std::string(to_string(from)) + '\n' + std::string(to_string(to)) + '\n' +
-                      std::string(kind);
+    std::string key =
+        std::string(to_string(from)) + '\n' + std::string(to_string(to)) + '\n' + std::string(kind);
     std::lock_guard<std::mutex> lock(impl_->mu);
     auto it = impl_->lossy_counters.find(key);
     if (it == impl_->lossy_counters.end()) {

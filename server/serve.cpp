@@ -3,7 +3,6 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>

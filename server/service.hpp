@@ -23,7 +23,10 @@ struct service {
     std::atomic<std::size_t> open_connections{0};
 
     service(config c, metrics& m, schema_registry s, std::string v, std::string cm)
-        : cfg(std::move(c)), stats(m), schemas(std::move(s)), version(std::move(v)),
+        : cfg(std::move(c)),
+          stats(m),
+          schemas(std::move(s)),
+          version(std::move(v)),
           commit(std::move(cm)) {}
 };
 

@@ -37,8 +37,8 @@ result<void> prepare_options(const service& svc, transcode_options& opt, std::si
     return {};
 }
 
-outcome run_transcode(service& svc, worker_state& w, std::string_view input,
-                      transcode_options& opt, bool validate_only) {
+outcome run_transcode(service& svc, worker_state& w, std::string_view input, transcode_options& opt,
+                      bool validate_only) {
     outcome o;
     w.out.clear();
     w.lossy.clear();

@@ -39,8 +39,8 @@ result<void> prepare_options(const service& svc, transcode_options& opt, std::si
 /// Decodes `input` as opt.from into w.doc, then (unless `validate_only`) encodes it as opt.to
 /// into w.out (cleared first). Lossy fallbacks land in w.lossy. Metrics of decode, encode and
 /// lossy conversions are recorded.
-outcome run_transcode(service& svc, worker_state& w, std::string_view input,
-                      transcode_options& opt, bool validate_only);
+outcome run_transcode(service& svc, worker_state& w, std::string_view input, transcode_options& opt,
+                      bool validate_only);
 
 /// Memory budget of a document decoded from `input_size` bytes (a small factor of it).
 std::size_t document_budget(std::size_t input_size) noexcept;

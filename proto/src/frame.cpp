@@ -20,32 +20,44 @@ std::uint16_t get16(const unsigned char* p) noexcept {
 }
 
 std::uint32_t get32(const unsigned char* p) noexcept {
-    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) |
-           (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+           std::uint32_t{p[3]};
 }
 
 }  // namespace
 
 std::string_view to_string(status s) noexcept {
     switch (s) {
-        case status::ok: return "ok";
-        case status::malformed: return "malformed";
-        case status::unsupported_format: return "unsupported_format";
-        case status::unrepresentable: return "unrepresentable";
-        case status::too_large: return "too_large";
-        case status::busy: return "busy";
-        case status::bad_frame: return "bad_frame";
+        case status::ok:
+            return "ok";
+        case status::malformed:
+            return "malformed";
+        case status::unsupported_format:
+            return "unsupported_format";
+        case status::unrepresentable:
+            return "unrepresentable";
+        case status::too_large:
+            return "too_large";
+        case status::busy:
+            return "busy";
+        case status::bad_frame:
+            return "bad_frame";
     }
     return "unknown";
 }
 
 std::string_view to_string(parse_error e) noexcept {
     switch (e) {
-        case parse_error::none: return "none";
-        case parse_error::bad_magic: return "bad magic";
-        case parse_error::bad_version: return "unsupported version";
-        case parse_error::bad_lengths: return "options length exceeds payload length";
-        case parse_error::too_long: return "payload length over the limit";
+        case parse_error::none:
+            return "none";
+        case parse_error::bad_magic:
+            return "bad magic";
+        case parse_error::bad_version:
+            return "unsupported version";
+        case parse_error::bad_lengths:
+            return "options length exceeds payload length";
+        case parse_error::too_long:
+            return "payload length over the limit";
     }
     return "unknown";
 }
@@ -82,7 +94,8 @@ parse_error parse_request_header(const unsigned char* in, request_header& h,
     h.output_format = in[9];
     h.options_length = get16(in + 10);
     h.payload_length = get32(in + 12);
-    if (in[0] != static_cast<unsigned char>(magic0) || in[1] != static_cast<unsigned char>(magic1)) {
+    if (in[0] != static_cast<unsigned char>(magic0) ||
+        in[1] != static_cast<unsigned char>(magic1)) {
         return parse_error::bad_magic;
     }
     if (in[2] != version) {
@@ -102,7 +115,8 @@ parse_error parse_response_header(const unsigned char* in, response_header& h) n
     h.request_id = get32(in + 4);
     h.output_format = in[8];
     h.payload_length = get32(in + 12);
-    if (in[0] != static_cast<unsigned char>(magic0) || in[1] != static_cast<unsigned char>(magic1)) {
+    if (in[0] != static_cast<unsigned char>(magic0) ||
+        in[1] != static_cast<unsigned char>(magic1)) {
         return parse_error::bad_magic;
     }
     if (in[2] != version) {

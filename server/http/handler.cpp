@@ -106,8 +106,8 @@ result<void> apply_query_options(std::string_view query, transcode_options& opt,
 void handle_codec(service& svc, const request& req, response& res, bool validate_only) {
     std::string_view target = req.target;
     auto qpos = target.find('?');
-    std::string_view query = qpos == std::string_view::npos ? std::string_view{}
-                                                            : target.substr(qpos + 1);
+    std::string_view query =
+        qpos == std::string_view::npos ? std::string_view{} : target.substr(qpos + 1);
     transcode_options opt;
     // 1. The input format: from= wins over Content-Type; parameters of either apply.
     query_parts q;
@@ -172,10 +172,10 @@ void handle_codec(service& svc, const request& req, response& res, bool validate
         } else {
             negotiation n = negotiate(req.accept, *from, usable);
             if (n.format == nullptr) {
-                return problem(res, 406, "not_acceptable",
-                               "none of the types in Accept (" + std::string(req.accept) +
-                                   ") is available",
-                               nullptr, true);
+                return problem(
+                    res, 406, "not_acceptable",
+                    "none of the types in Accept (" + std::string(req.accept) + ") is available",
+                    nullptr, true);
             }
             to = n.format;
             for (const auto& [k, v] : n.params) {
@@ -227,8 +227,7 @@ void handle_formats(service& svc, const request& req, response& res) {
     negotiation n = negotiate(req.accept, *json, usable);
     if (n.format == nullptr) {
         return problem(res, 406, "not_acceptable",
-                       "none of the types in Accept (" + std::string(req.accept) +
-                           ") is available",
+                       "none of the types in Accept (" + std::string(req.accept) + ") is available",
                        nullptr, true);
     }
     transcode_options opt;
@@ -254,10 +253,14 @@ void handle_formats(service& svc, const request& req, response& res) {
         b.begin_map();
         const format_caps& c = f.caps;
         std::pair<std::string_view, bool> caps[] = {
-            {"text", c.text},         {"null", c.null},
-            {"boolean", c.boolean},   {"floats", c.floats},
-            {"bytes", c.bytes},       {"any_keys", c.any_keys},
-            {"map_root_only", c.map_root_only}, {"tabular", c.tabular},
+            {"text", c.text},
+            {"null", c.null},
+            {"boolean", c.boolean},
+            {"floats", c.floats},
+            {"bytes", c.bytes},
+            {"any_keys", c.any_keys},
+            {"map_root_only", c.map_root_only},
+            {"tabular", c.tabular},
             {"needs_schema", c.needs_schema},
         };
         for (auto& [k, v] : caps) {
@@ -377,9 +380,10 @@ void handle(service& svc, const request& req, response& res) {
     std::string_view path = path_of(req.target);
     route r = find_route(path);
     if (r == route::not_found) {
-        problem(res, 404, "not_found", "no route " + std::string(path) +
-                                           " (try /transcode, /validate, /formats, /metrics, "
-                                           "/healthz, /readyz)");
+        problem(res, 404, "not_found",
+                "no route " + std::string(path) +
+                    " (try /transcode, /validate, /formats, /metrics, "
+                    "/healthz, /readyz)");
     } else if (req.method != allowed_methods(r)) {
         problem(res, 405, "method_not_allowed",
                 std::string(req.method) + " is not allowed on " + std::string(path) + ", use " +
@@ -387,9 +391,15 @@ void handle(service& svc, const request& req, response& res) {
         res.headers.emplace_back("Allow", std::string(allowed_methods(r)));
     } else {
         switch (r) {
-            case route::transcode: handle_codec(svc, req, res, false); break;
-            case route::validate: handle_codec(svc, req, res, true); break;
-            case route::formats: handle_formats(svc, req, res); break;
+            case route::transcode:
+                handle_codec(svc, req, res, false);
+                break;
+            case route::validate:
+                handle_codec(svc, req, res, true);
+                break;
+            case route::formats:
+                handle_formats(svc, req, res);
+                break;
             case route::metrics:
                 res.status = 200;
                 res.content_type = "text/plain; version=0.0.4; charset=utf-8";
@@ -409,7 +419,8 @@ void handle(service& svc, const request& req, response& res) {
                     res.body = "ready\n";
                 }
                 break;
-            case route::not_found: break;
+            case route::not_found:
+                break;
         }
     }
     set_timing(res);

@@ -1,5 +1,7 @@
 #include "http/server.hpp"
 
+#include <array>
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -9,9 +11,6 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
-
-#include <array>
-#include <atomic>
 #include <chrono>
 #include <optional>
 #include <unordered_set>
@@ -42,7 +41,9 @@ std::string server_header() { return "polycodec"; }
 class session : public std::enable_shared_from_this<session> {
 public:
     session(service& svc, tcp::socket socket, bool over_limit)
-        : svc_(svc), socket_(std::move(socket)), timer_(socket_.get_executor()),
+        : svc_(svc),
+          socket_(std::move(socket)),
+          timer_(socket_.get_executor()),
           over_limit_(over_limit) {
         live_sessions.insert(this);
         svc_.stats.connections(transport::http, 1);
@@ -119,10 +120,9 @@ private:
         parser_->header_limit(header_limit);
         parser_->body_limit(svc_.cfg.max_body);
         arm(svc_.cfg.header_timeout);
-        bhttp::async_read_header(socket_, buffer_, *parser_,
-                                 [self = shared_from_this()](error_code ec, std::size_t) {
-                                     self->on_header(ec);
-                                 });
+        bhttp::async_read_header(
+            socket_, buffer_, *parser_,
+            [self = shared_from_this()](error_code ec, std::size_t) { self->on_header(ec); });
     }
 
     void on_header(error_code ec) {
@@ -141,9 +141,9 @@ private:
             return fail_and_close(413, "content_too_large", too_large_detail());
         }
         if (ec == bhttp::error::header_limit) {
-            return fail_and_close(400, "header_too_large",
-                                  "the request head is over " + std::to_string(header_limit) +
-                                      " bytes");
+            return fail_and_close(
+                400, "header_too_large",
+                "the request head is over " + std::to_string(header_limit) + " bytes");
         }
         if (ec) {
             return fail_and_close(400, "bad_request", "malformed HTTP request: " + ec.message());
@@ -151,9 +151,9 @@ private:
         auto& req = parser_->get();
         request_id_ = request_id_for(req["X-Request-Id"]);
         if (over_limit_) {
-            return fail_and_close(503, "over_capacity",
-                                  "too many connections (limit " +
-                                      std::to_string(svc_.cfg.max_connections) + ")");
+            return fail_and_close(
+                503, "over_capacity",
+                "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")");
         }
         if (auto len = parser_->content_length(); len && *len > svc_.cfg.max_body) {
             return fail_and_close(413, "content_too_large", too_large_detail());
@@ -188,10 +188,9 @@ private:
         }
         phase_ = phase::body;
         arm(svc_.cfg.body_timeout);
-        bhttp::async_read(socket_, buffer_, *parser_,
-                          [self = shared_from_this()](error_code ec, std::size_t) {
-                              self->on_body(ec);
-                          });
+        bhttp::async_read(
+            socket_, buffer_, *parser_,
+            [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
     }
 
     void on_body(error_code ec) {
@@ -399,32 +398,32 @@ struct server::impl : std::enable_shared_from_this<server::impl> {
 
     void accept() {
         net::io_context& target = *contexts[next++ % contexts.size()];
-        acceptor.async_accept(target, [self = shared_from_this()](error_code ec,
-                                                                  tcp::socket socket) {
-            if (ec == net::error::operation_aborted || !self->acceptor.is_open()) {
-                return;
-            }
-            if (ec) {
-                // Out of descriptors and the like: back off instead of spinning.
-                log_event(log_level::warn, "accept_failed",
-                          {{"transport", "http"}, {"error", ec.message()}});
-                self->retry.expires_after(std::chrono::milliseconds(50));
-                self->retry.async_wait([self](error_code wec) {
-                    if (!wec) {
-                        self->accept();
-                    }
+        acceptor.async_accept(
+            target, [self = shared_from_this()](error_code ec, tcp::socket socket) {
+                if (ec == net::error::operation_aborted || !self->acceptor.is_open()) {
+                    return;
+                }
+                if (ec) {
+                    // Out of descriptors and the like: back off instead of spinning.
+                    log_event(log_level::warn, "accept_failed",
+                              {{"transport", "http"}, {"error", ec.message()}});
+                    self->retry.expires_after(std::chrono::milliseconds(50));
+                    self->retry.async_wait([self](error_code wec) {
+                        if (!wec) {
+                            self->accept();
+                        }
+                    });
+                    return;
+                }
+                std::size_t n = self->svc.open_connections.fetch_add(1, std::memory_order_relaxed);
+                bool over = n >= self->svc.cfg.max_connections;
+                // The socket belongs to its own context: start the session on that thread.
+                auto exec = socket.get_executor();
+                net::post(exec, [&svc = self->svc, s = std::move(socket), over]() mutable {
+                    std::make_shared<session>(svc, std::move(s), over)->start();
                 });
-                return;
-            }
-            std::size_t n = self->svc.open_connections.fetch_add(1, std::memory_order_relaxed);
-            bool over = n >= self->svc.cfg.max_connections;
-            // The socket belongs to its own context: start the session on that thread.
-            auto exec = socket.get_executor();
-            net::post(exec, [&svc = self->svc, s = std::move(socket), over]() mutable {
-                std::make_shared<session>(svc, std::move(s), over)->start();
+                self->accept();
             });
-            self->accept();
-        });
     }
 };
 

@@ -27,8 +27,8 @@ void error_frame(proto::status code, std::uint32_t request_id, std::string_view 
     append_frame(code, request_id, 0, message, out);
 }
 
-frame_result handle_frame(service& svc, const proto::request_header& h,
-                          std::string_view payload, std::string& out) {
+frame_result handle_frame(service& svc, const proto::request_header& h, std::string_view payload,
+                          std::string& out) {
     frame_result fr;
     auto reply_error = [&](proto::status code, std::string_view msg) {
         fr.code = code;

@@ -21,8 +21,8 @@ struct frame_result {
 
 /// Answers the request `h` whose payload (options, then document) is `payload`: appends the
 /// response frame to `out` and records metrics of the codec work (not of the request).
-frame_result handle_frame(service& svc, const proto::request_header& h,
-                          std::string_view payload, std::string& out);
+frame_result handle_frame(service& svc, const proto::request_header& h, std::string_view payload,
+                          std::string& out);
 
 /// Appends an error frame with a UTF-8 message.
 void error_frame(proto::status code, std::uint32_t request_id, std::string_view message,

@@ -4,7 +4,6 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
-
 #include <chrono>
 #include <string>
 #include <unordered_set>
@@ -29,7 +28,9 @@ thread_local std::unordered_set<session*> live_sessions;
 class session : public std::enable_shared_from_this<session> {
 public:
     session(service& svc, socket_type socket, bool over_limit)
-        : svc_(svc), socket_(std::move(socket)), timer_(socket_.get_executor()),
+        : svc_(svc),
+          socket_(std::move(socket)),
+          timer_(socket_.get_executor()),
           over_limit_(over_limit) {
         live_sessions.insert(this);
         svc_.stats.connections(transport::tcp, 1);
@@ -99,8 +100,8 @@ private:
                 std::uint32_t id = 0;
                 if (in_.size() >= proto::header_size) {
                     proto::request_header h;
-                    proto::parse_request_header(
-                        reinterpret_cast<const unsigned char*>(in_.data()), h);
+                    proto::parse_request_header(reinterpret_cast<const unsigned char*>(in_.data()),
+                                                h);
                     id = h.request_id;
                 }
                 error_frame(proto::status::bad_frame, id,
@@ -119,8 +120,8 @@ private:
             }
             auto started = clock_type::now();
             proto::request_header h;
-            proto::parse_error err = proto::parse_request_header(
-                reinterpret_cast<const unsigned char*>(rest.data()), h);
+            proto::parse_error err =
+                proto::parse_request_header(reinterpret_cast<const unsigned char*>(rest.data()), h);
             if (err != proto::parse_error::none) {
                 error_frame(proto::status::bad_frame, h.request_id, proto::to_string(err), out_);
                 record(h, proto::status::bad_frame, 0, 0, 0, 0, started, 0);
@@ -128,10 +129,10 @@ private:
                 break;
             }
             if (over_limit_) {
-                error_frame(proto::status::busy, h.request_id,
-                            "too many connections (limit " +
-                                std::to_string(svc_.cfg.max_connections) + ")",
-                            out_);
+                error_frame(
+                    proto::status::busy, h.request_id,
+                    "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")",
+                    out_);
                 record(h, proto::status::busy, 0, 0, 0, 0, started, 0);
                 close_after = true;
                 break;
@@ -140,8 +141,7 @@ private:
                 // Refused before the payload is buffered; the stream cannot be resynchronised.
                 error_frame(proto::status::too_large, h.request_id,
                             "payload of " + std::to_string(h.payload_length) +
-                                " bytes is over the limit of " +
-                                std::to_string(svc_.cfg.max_body),
+                                " bytes is over the limit of " + std::to_string(svc_.cfg.max_body),
                             out_);
                 record(h, proto::status::too_large, 0, 0, 0, 0, started, 0);
                 close_after = true;
@@ -155,8 +155,7 @@ private:
             std::size_t before = out_.size();
             frame_result fr;
             try {
-                fr = handle_frame(svc_, h, rest.substr(proto::header_size, h.payload_length),
-                                  out_);
+                fr = handle_frame(svc_, h, rest.substr(proto::header_size, h.payload_length), out_);
             } catch (const std::exception& e) {
                 log_event(log_level::error, "handler_exception", {{"error", e.what()}});
                 out_.resize(before);
@@ -283,30 +282,30 @@ struct server::impl : std::enable_shared_from_this<server::impl> {
 
     void accept() {
         net::io_context& target = *contexts[next++ % contexts.size()];
-        acceptor.async_accept(target, [self = shared_from_this()](error_code ec,
-                                                                  socket_type socket) {
-            if (ec == net::error::operation_aborted || !self->acceptor.is_open()) {
-                return;
-            }
-            if (ec) {
-                log_event(log_level::warn, "accept_failed",
-                          {{"transport", "tcp"}, {"error", ec.message()}});
-                self->retry.expires_after(std::chrono::milliseconds(50));
-                self->retry.async_wait([self](error_code wec) {
-                    if (!wec) {
-                        self->accept();
-                    }
+        acceptor.async_accept(
+            target, [self = shared_from_this()](error_code ec, socket_type socket) {
+                if (ec == net::error::operation_aborted || !self->acceptor.is_open()) {
+                    return;
+                }
+                if (ec) {
+                    log_event(log_level::warn, "accept_failed",
+                              {{"transport", "tcp"}, {"error", ec.message()}});
+                    self->retry.expires_after(std::chrono::milliseconds(50));
+                    self->retry.async_wait([self](error_code wec) {
+                        if (!wec) {
+                            self->accept();
+                        }
+                    });
+                    return;
+                }
+                std::size_t n = self->svc.open_connections.fetch_add(1, std::memory_order_relaxed);
+                bool over = n >= self->svc.cfg.max_connections;
+                auto exec = socket.get_executor();
+                net::post(exec, [&svc = self->svc, s = std::move(socket), over]() mutable {
+                    std::make_shared<session>(svc, std::move(s), over)->start();
                 });
-                return;
-            }
-            std::size_t n = self->svc.open_connections.fetch_add(1, std::memory_order_relaxed);
-            bool over = n >= self->svc.cfg.max_connections;
-            auto exec = socket.get_executor();
-            net::post(exec, [&svc = self->svc, s = std::move(socket), over]() mutable {
-                std::make_shared<session>(svc, std::move(s), over)->start();
+                self->accept();
             });
-            self->accept();
-        });
     }
 };
 

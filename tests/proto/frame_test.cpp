@@ -1,9 +1,9 @@
 // The TCP frame codec (DESIGN section 5, proto/PROTOCOL.md): exact bytes both ways.
+#include "polycodec/proto/frame.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "polycodec/proto/frame.hpp"
 
 namespace proto = polycodec::proto;
 
@@ -60,8 +60,7 @@ TEST(ProtoFrame, ParsesWhatItEncodes) {
 
     proto::response_header r;
     std::string resp = proto::encode_response(proto::status::ok, 9, 4, "x: 1\n");
-    ASSERT_EQ(proto::parse_response_header(
-                  reinterpret_cast<const unsigned char*>(resp.data()), r),
+    ASSERT_EQ(proto::parse_response_header(reinterpret_cast<const unsigned char*>(resp.data()), r),
               proto::parse_error::none);
     EXPECT_EQ(r.code, proto::status::ok);
     EXPECT_EQ(r.request_id, 9u);

@@ -1,11 +1,11 @@
 // `polycodec serve` flags and POLYCODEC_* variables (DESIGN section 7).
+#include "config.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 #include <vector>
-
-#include "config.hpp"
 
 using namespace polycodec::server;
 
@@ -39,8 +39,8 @@ TEST(ServeConfig, DefaultsFollowTheDesign) {
 }
 
 TEST(ServeConfig, FlagsInBothSpellings) {
-    auto c = parse({"--http-port", "0", "--tcp-port=1234", "--threads", "3", "--max-body",
-                    "1KiB", "--log-format", "json", "--grace", "500ms", "--schema-dir", "/s"});
+    auto c = parse({"--http-port", "0", "--tcp-port=1234", "--threads", "3", "--max-body", "1KiB",
+                    "--log-format", "json", "--grace", "500ms", "--schema-dir", "/s"});
     ASSERT_TRUE(c) << c.error().message;
     EXPECT_EQ(c->http_port, 0);
     EXPECT_EQ(c->tcp_port, 1234);
@@ -53,10 +53,10 @@ TEST(ServeConfig, FlagsInBothSpellings) {
 
 TEST(ServeConfig, EnvironmentUnderFlags) {
     auto c = parse({"--tcp-port", "5"}, {{"POLYCODEC_HTTP_PORT", "81"},
-                                          {"POLYCODEC_TCP_PORT", "82"},
-                                          {"POLYCODEC_MAX_BODY", "2MiB"},
-                                          {"POLYCODEC_LOG_LEVEL", "debug"},
-                                          {"POLYCODEC_HEADER_TIMEOUT", "2s"}});
+                                         {"POLYCODEC_TCP_PORT", "82"},
+                                         {"POLYCODEC_MAX_BODY", "2MiB"},
+                                         {"POLYCODEC_LOG_LEVEL", "debug"},
+                                         {"POLYCODEC_HEADER_TIMEOUT", "2s"}});
     ASSERT_TRUE(c) << c.error().message;
     EXPECT_EQ(c->http_port, 81);
     EXPECT_EQ(c->tcp_port, 5);  // the flag wins

@@ -1,10 +1,13 @@
 // HTTP routing, negotiation, options and problem+json, and TCP frame handling, without
-// sockets (DESIGN sections 4-5, STYLE 4.3). Formats are taken from the registry: what is implemented is exercised.
+// sockets (DESIGN sections 4-5, STYLE 4.3). Formats are taken from the registry: what is
+// implemented is exercised.
+#include "http/handler.hpp"
+
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
-#include "http/handler.hpp"
 #include "http/problem.hpp"
 #include "metrics.hpp"
 #include "polycodec/polycodec.hpp"
@@ -68,7 +71,7 @@ TEST(ServerProblem, MapsOutcomesToStatusCodes) {
     EXPECT_EQ(status_of(failed(stage::decode, errc::size_exceeded)), 400);
     EXPECT_EQ(status_of(failed(stage::decode, errc::duplicate_key)), 400);
     EXPECT_EQ(status_of(failed(stage::decode, errc::trailing_content)), 400);
-    EXPECT_EQ(status_of(failed(stage::decode, errc::forbidden)), 400);  // pickle
+    EXPECT_EQ(status_of(failed(stage::decode, errc::forbidden)), 400);        // pickle
     EXPECT_EQ(status_of(failed(stage::decode, errc::schema_required)), 415);  // postcard
     EXPECT_EQ(status_of(failed(stage::encode, errc::schema_required)), 406);
     EXPECT_EQ(status_of(failed(stage::decode, errc::not_implemented)), 415);
@@ -238,8 +241,8 @@ TEST(ServerHandler, NotRepresentableIs422WithPath) {
         auto r = f.run("POST", "/transcode?to=json", from.media_types.front(), out.view());
         EXPECT_EQ(r.status, 422) << from.name << " " << r.body;
         EXPECT_TRUE(contains(r.body, R"("path":"/x")")) << r.body;
-        auto l = f.run("POST", "/transcode?to=json&lossy=allow", from.media_types.front(),
-                       out.view());
+        auto l =
+            f.run("POST", "/transcode?to=json&lossy=allow", from.media_types.front(), out.view());
         EXPECT_EQ(l.status, 200) << from.name;
         EXPECT_NE(header(l, "Polycodec-Lossy"), "<absent>");
         return;
@@ -316,9 +319,9 @@ frame_answer answer_frame(fixture& f, std::uint8_t from, std::uint8_t to, std::s
     tcp::handle_frame(f.svc, parsed, std::string_view(frame).substr(proto::header_size), out);
     frame_answer a;
     EXPECT_GE(out.size(), proto::header_size);
-    EXPECT_EQ(proto::parse_response_header(reinterpret_cast<const unsigned char*>(out.data()),
-                                           a.head),
-              proto::parse_error::none);
+    EXPECT_EQ(
+        proto::parse_response_header(reinterpret_cast<const unsigned char*>(out.data()), a.head),
+        proto::parse_error::none);
     a.payload = out.substr(proto::header_size);
     EXPECT_EQ(a.head.payload_length, a.payload.size());
     EXPECT_EQ(a.head.request_id, 4242u);
@@ -344,7 +347,8 @@ TEST(ServerTcpFrame, ErrorStatuses) {
     auto a = answer_frame(f, 1, 1, "", "[1,");
     EXPECT_EQ(a.head.code, proto::status::malformed);
     EXPECT_EQ(a.head.output_format, 0);
-    EXPECT_EQ(a.payload, "json: line 1, column 4 (byte 3), at /1: expected a value, saw end of input");
+    EXPECT_EQ(a.payload,
+              "json: line 1, column 4 (byte 3), at /1: expected a value, saw end of input");
     EXPECT_EQ(answer_frame(f, 0, 1, "", "1").head.code, proto::status::unsupported_format);
     EXPECT_EQ(answer_frame(f, 1, 15, "", "1").head.code, proto::status::unsupported_format);
     EXPECT_EQ(answer_frame(f, 1, 1, "nope=1", "1").head.code, proto::status::malformed);
