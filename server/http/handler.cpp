@@ -109,6 +109,9 @@ void handle_codec(service& svc, const request& req, response& res, bool validate
     std::string_view query =
         qpos == std::string_view::npos ? std::string_view{} : target.substr(qpos + 1);
     transcode_options opt;
+    if (!validate_only) {
+        res.headers.emplace_back("Vary", "Accept");  // every answer of /transcode, errors too
+    }
     // 1. The input format: from= wins over Content-Type; parameters of either apply.
     query_parts q;
     {
@@ -153,7 +156,6 @@ void handle_codec(service& svc, const request& req, response& res, bool validate
     const decode_options input_options = opt.decode;
     // 2. The output format: to= wins over Accept.
     if (!validate_only) {
-        res.headers.emplace_back("Vary", "Accept");
         const format_info* to = nullptr;
         if (q.has_to) {
             auto f = resolve_format_spec(q.to, opt);

@@ -189,8 +189,9 @@ class HttpTest(unittest.TestCase):
         self.assertProblem(self.post("/transcode?to=klingon", b"[1]"), 406)
 
     def test_415_unknown_or_missing_content_type(self):
-        self.assertProblem(self.post("/transcode", b"[1]", content_type="application/x-klingon"),
-                           415, "unsupported_format")
+        r = self.post("/transcode", b"[1]", content_type="application/x-klingon")
+        self.assertProblem(r, 415, "unsupported_format")
+        self.assertEqual(r.headers.get("vary"), "Accept")
         # curl's default for --data-binary is application/x-www-form-urlencoded: not a format.
         self.assertProblem(self.post("/transcode", b"[1]", content_type=None), 415)
         self.assertProblem(self.post("/transcode?from=klingon", b"[1]"), 415)
