@@ -1,15 +1,188 @@
+// `polycodec serve`: configuration, logging, metrics, one io_context per thread, the HTTP and
+// TCP front ends, and the graceful drain on SIGTERM/SIGINT (DESIGN sections 4-7).
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <condition_variable>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
 
 #include "cli.hpp"
+#include "config.hpp"
+#include "http/server.hpp"
+#include "logging.hpp"
+#include "metrics.hpp"
+#include "schema_registry.hpp"
+#include "service.hpp"
+#include "tcp/server.hpp"
+
+#ifndef POLYCODEC_VERSION
+#define POLYCODEC_VERSION "0.0.0"
+#endif
+#ifndef POLYCODEC_COMMIT
+#define POLYCODEC_COMMIT "unknown"
+#endif
 
 namespace polycodec::cli {
 
-// TODO(#5): the HTTP and TCP service.
+namespace net = boost::asio;
+using namespace polycodec::server;
+
 int run_serve(int argc, char** argv) {
-    (void)argc;
-    (void)argv;
-    std::fputs("polycodec: serve is not implemented yet\n", stderr);
-    return exit_usage;
+    auto parsed = parse_config(argc, argv, [](const char* name) { return std::getenv(name); });
+    if (!parsed) {
+        std::fprintf(stderr, "polycodec serve: %s\n%s", parsed.error().message.c_str(),
+                     serve_usage());
+        return exit_usage;
+    }
+    config cfg = std::move(*parsed);
+    if (cfg.help) {
+        std::fputs(serve_usage(), stdout);
+        return exit_ok;
+    }
+    if (auto r = setup_logging(cfg.log_level, cfg.log_format); !r) {
+        std::fprintf(stderr, "polycodec serve: %s\n", r.error().message.c_str());
+        return exit_usage;
+    }
+    auto schemas = load_schema_registry(cfg.schema_dir);
+    if (!schemas) {
+        log_event(log_level::error, "schema_dir_failed", {{"error", schemas.error().message}});
+        return exit_usage;
+    }
+
+    metrics stats(POLYCODEC_VERSION, POLYCODEC_COMMIT);
+    service svc(cfg, stats, std::move(*schemas), POLYCODEC_VERSION, POLYCODEC_COMMIT);
+
+    // One io_context per thread: a connection's work stays on the thread that accepted it.
+    std::vector<std::unique_ptr<net::io_context>> contexts;
+    std::vector<net::io_context*> raw;
+    using guard_type = net::executor_work_guard<net::io_context::executor_type>;
+    std::vector<std::optional<guard_type>> guards;
+    for (unsigned i = 0; i < cfg.threads; ++i) {
+        contexts.push_back(std::make_unique<net::io_context>(1));
+        raw.push_back(contexts.back().get());
+        guards.emplace_back(net::make_work_guard(*contexts.back()));
+    }
+
+    http::server http_server(svc, raw);
+    tcp::server tcp_server(svc, raw);
+    int http_port = -1;
+    int tcp_port = -1;
+    try {
+        if (cfg.http_port >= 0) {
+            http_port = http_server.listen(cfg.host, static_cast<unsigned short>(cfg.http_port));
+        }
+        if (cfg.tcp_port >= 0) {
+            tcp_port = tcp_server.listen(cfg.host, static_cast<unsigned short>(cfg.tcp_port));
+        }
+    } catch (const std::exception& e) {
+        log_event(log_level::error, "listen_failed", {{"host", cfg.host}, {"error", e.what()}});
+        flush_logs();
+        return 1;
+    }
+
+    // Signals are handled on the main thread's own context.
+    net::io_context main_ctx(1);
+    net::signal_set signals(main_ctx, SIGTERM, SIGINT);
+
+    std::mutex mu;
+    std::condition_variable cv;
+    unsigned running = cfg.threads;
+    std::vector<std::thread> threads;
+    for (auto& ctx : contexts) {
+        threads.emplace_back([&ctx, &mu, &cv, &running] {
+            for (;;) {
+                try {
+                    ctx->run();
+                    break;
+                } catch (const std::exception& e) {
+                    // A handler threw (e.g. out of memory): log it and keep serving.
+                    log_event(log_level::error, "handler_exception", {{"error", e.what()}});
+                }
+            }
+            std::lock_guard<std::mutex> lock(mu);
+            --running;
+            cv.notify_all();
+        });
+    }
+    if (http_port >= 0) {
+        http_server.start();
+    }
+    if (tcp_port >= 0) {
+        tcp_server.start();
+    }
+    log_event(log_level::lifecycle, "started",
+              {{"version", POLYCODEC_VERSION},
+               {"commit", POLYCODEC_COMMIT},
+               {"host", cfg.host},
+               {"http_port", std::to_string(http_port), true},
+               {"tcp_port", std::to_string(tcp_port), true},
+               {"threads", std::to_string(cfg.threads), true},
+               {"max_body", std::to_string(cfg.max_body), true},
+               {"max_connections", std::to_string(cfg.max_connections), true},
+               {"header_timeout_ms", std::to_string(cfg.header_timeout.count()), true},
+               {"body_timeout_ms", std::to_string(cfg.body_timeout.count()), true},
+               {"grace_ms", std::to_string(cfg.grace.count()), true},
+               {"schemas", std::to_string(svc.schemas.size()), true}});
+
+    int signal_number = 0;
+    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+        if (!ec) {
+            signal_number = sig;
+        }
+    });
+    main_ctx.run();
+
+    // Drain: readiness fails, listeners close, idle connections close, busy ones finish.
+    log_event(log_level::lifecycle, "draining",
+              {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
+               {"grace_ms", std::to_string(cfg.grace.count()), true}});
+    svc.draining.store(true);
+    http_server.stop_accepting();
+    tcp_server.stop_accepting();
+    http_server.drain();
+    tcp_server.drain();
+    for (auto& g : guards) {
+        g.reset();
+    }
+    // A second signal ends the grace period early.
+    std::atomic<bool> second{false};
+    main_ctx.restart();
+    signals.async_wait([&](const boost::system::error_code& ec, int) {
+        if (!ec) {
+            second = true;
+            cv.notify_all();
+        }
+    });
+    std::thread signal_thread([&main_ctx] { main_ctx.run(); });
+    bool clean;
+    {
+        std::unique_lock<std::mutex> lock(mu);
+        clean = cv.wait_for(lock, cfg.grace, [&] { return running == 0 || second.load(); }) &&
+                running == 0;
+    }
+    if (!clean) {
+        log_event(log_level::warn, "grace_expired",
+                  {{"open_connections", std::to_string(svc.open_connections.load()), true}});
+        for (auto& ctx : contexts) {
+            ctx->stop();
+        }
+    }
+    for (auto& t : threads) {
+        t.join();
+    }
+    signals.cancel();
+    main_ctx.stop();
+    signal_thread.join();
+    log_event(log_level::lifecycle, "stopped", {{"clean", clean ? "true" : "false"}});
+    flush_logs();
+    return exit_ok;
 }
 
 }  // namespace polycodec::cli

@@ -1,0 +1,170 @@
+#include "polycodec/proto/frame.hpp"
+
+namespace polycodec::proto {
+namespace {
+
+void put16(unsigned char* p, std::uint16_t v) noexcept {
+    p[0] = static_cast<unsigned char>(v >> 8);
+    p[1] = static_cast<unsigned char>(v);
+}
+
+void put32(unsigned char* p, std::uint32_t v) noexcept {
+    p[0] = static_cast<unsigned char>(v >> 24);
+    p[1] = static_cast<unsigned char>(v >> 16);
+    p[2] = static_cast<unsigned char>(v >> 8);
+    p[3] = static_cast<unsigned char>(v);
+}
+
+std::uint16_t get16(const unsigned char* p) noexcept {
+    return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
+}
+
+std::uint32_t get32(const unsigned char* p) noexcept {
+    return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
+           std::uint32_t{p[3]};
+}
+
+}  // namespace
+
+std::string_view to_string(status s) noexcept {
+    switch (s) {
+        case status::ok:
+            return "ok";
+        case status::malformed:
+            return "malformed";
+        case status::unsupported_format:
+            return "unsupported_format";
+        case status::unrepresentable:
+            return "unrepresentable";
+        case status::too_large:
+            return "too_large";
+        case status::busy:
+            return "busy";
+        case status::bad_frame:
+            return "bad_frame";
+    }
+    return "unknown";
+}
+
+std::string_view to_string(parse_error e) noexcept {
+    switch (e) {
+        case parse_error::none:
+            return "none";
+        case parse_error::bad_magic:
+            return "bad magic";
+        case parse_error::bad_version:
+            return "unsupported version";
+        case parse_error::bad_lengths:
+            return "options length exceeds payload length";
+        case parse_error::too_long:
+            return "payload length over the limit";
+    }
+    return "unknown";
+}
+
+void encode_request_header(const request_header& h, unsigned char* out) noexcept {
+    out[0] = magic0;
+    out[1] = magic1;
+    out[2] = version;
+    out[3] = h.flags;
+    put32(out + 4, h.request_id);
+    out[8] = h.input_format;
+    out[9] = h.output_format;
+    put16(out + 10, h.options_length);
+    put32(out + 12, h.payload_length);
+}
+
+void encode_response_header(const response_header& h, unsigned char* out) noexcept {
+    out[0] = magic0;
+    out[1] = magic1;
+    out[2] = version;
+    out[3] = static_cast<unsigned char>(h.code);
+    put32(out + 4, h.request_id);
+    out[8] = h.output_format;
+    out[9] = 0;
+    put16(out + 10, 0);
+    put32(out + 12, h.payload_length);
+}
+
+parse_error parse_request_header(const unsigned char* in, request_header& h,
+                                 std::uint32_t limit) noexcept {
+    h.flags = in[3];
+    h.request_id = get32(in + 4);
+    h.input_format = in[8];
+    h.output_format = in[9];
+    h.options_length = get16(in + 10);
+    h.payload_length = get32(in + 12);
+    if (in[0] != static_cast<unsigned char>(magic0) ||
+        in[1] != static_cast<unsigned char>(magic1)) {
+        return parse_error::bad_magic;
+    }
+    if (in[2] != version) {
+        return parse_error::bad_version;
+    }
+    if (h.payload_length > limit || h.payload_length > max_payload) {
+        return parse_error::too_long;
+    }
+    if (h.options_length > h.payload_length) {
+        return parse_error::bad_lengths;
+    }
+    return parse_error::none;
+}
+
+parse_error parse_response_header(const unsigned char* in, response_header& h) noexcept {
+    h.code = static_cast<status>(in[3]);
+    h.request_id = get32(in + 4);
+    h.output_format = in[8];
+    h.payload_length = get32(in + 12);
+    if (in[0] != static_cast<unsigned char>(magic0) ||
+        in[1] != static_cast<unsigned char>(magic1)) {
+        return parse_error::bad_magic;
+    }
+    if (in[2] != version) {
+        return parse_error::bad_version;
+    }
+    if (h.payload_length > max_payload) {
+        return parse_error::too_long;
+    }
+    return parse_error::none;
+}
+
+std::string encode_request(const request_header& h, std::string_view options,
+                           std::string_view document) {
+    request_header hh = h;
+    hh.options_length = static_cast<std::uint16_t>(options.size());
+    hh.payload_length = static_cast<std::uint32_t>(options.size() + document.size());
+    std::string out(header_size, '\0');
+    encode_request_header(hh, reinterpret_cast<unsigned char*>(out.data()));
+    out.append(options);
+    out.append(document);
+    return out;
+}
+
+std::string encode_response(status code, std::uint32_t request_id, std::uint8_t output_format,
+                            std::string_view payload) {
+    response_header h;
+    h.code = code;
+    h.request_id = request_id;
+    h.output_format = output_format;
+    h.payload_length = static_cast<std::uint32_t>(payload.size());
+    std::string out(header_size, '\0');
+    encode_response_header(h, reinterpret_cast<unsigned char*>(out.data()));
+    out.append(payload);
+    return out;
+}
+
+std::size_t next_request_frame(std::string_view in, request_header& h, parse_error& err,
+                               std::uint32_t limit) noexcept {
+    err = parse_error::none;
+    if (in.size() < header_size) {
+        return 0;
+    }
+    err = parse_request_header(reinterpret_cast<const unsigned char*>(in.data()), h, limit);
+    if (err != parse_error::none) {
+        return 0;
+    }
+    std::size_t total = header_size + std::size_t{h.payload_length};
+    return in.size() >= total ? total : 0;
+}
+
+}  // namespace polycodec::proto

@@ -1,0 +1,71 @@
+#pragma once
+// The HTTP routes of DESIGN section 4 on plain structs, without Beast: the session adapts
+// Beast's messages to these, so routing, negotiation and errors are testable without sockets.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "service.hpp"
+
+namespace polycodec::server::http {
+
+struct request {
+    std::string_view method;
+    std::string_view target;  ///< path and query
+    std::string_view content_type;
+    bool has_content_type = false;
+    std::string_view accept;
+    std::string_view request_id;  ///< as sent, may be empty
+    std::string_view body;
+};
+
+struct response {
+    int status = 200;
+    std::string content_type;  ///< empty: no body type
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers;  ///< extra headers
+    bool close = false;  ///< close the connection after this answer
+    // For logs and metrics.
+    std::uint8_t from = 0;  ///< format number, 0 = none
+    std::uint8_t to = 0;
+    double decode_ms = 0;
+    double encode_ms = 0;
+    std::string request_id;
+};
+
+/// Which handler a request goes to (also before the body is read, for Expect: 100-continue).
+enum class route : std::uint8_t {
+    not_found,
+    transcode,
+    validate,
+    formats,
+    metrics,
+    healthz,
+    readyz,
+};
+
+/// The route of `path` (no query) and whether `method` is allowed on it.
+route find_route(std::string_view path) noexcept;
+/// The methods a route allows ("POST" or "GET").
+std::string_view allowed_methods(route r) noexcept;
+
+/// The path part of a target ("/transcode?to=json" -> "/transcode").
+std::string_view path_of(std::string_view target) noexcept;
+
+/// An X-Request-Id: `given` when it is 1-128 visible ASCII characters, else a fresh one.
+std::string request_id_for(std::string_view given);
+
+/// Answers `req`. Sets every header of DESIGN section 4 except Date/Server/Content-Length.
+void handle(service& svc, const request& req, response& res);
+
+/// An error answer without a route (408, 413, 503 ...): problem+json, Server-Timing, id.
+void error_response(int status, std::string_view code, std::string_view detail,
+                    std::string_view request_id, response& res);
+
+/// Polycodec-Lossy header value: `kind;path="/a/0", ...` (RFC 8941 list; non-ASCII escaped).
+std::string lossy_header(const lossy_report& report);
+
+}  // namespace polycodec::server::http

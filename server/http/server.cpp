@@ -1,0 +1,466 @@
+#include "http/server.hpp"
+
+#include <array>
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <chrono>
+#include <optional>
+#include <unordered_set>
+
+#include "http/handler.hpp"
+#include "logging.hpp"
+
+namespace polycodec::server::http {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = net::ip::tcp;
+using error_code = boost::system::error_code;
+using clock_type = std::chrono::steady_clock;
+
+constexpr std::uint32_t header_limit = 16 * 1024;
+constexpr std::string_view continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
+
+class session;
+
+// Sessions of the calling I/O thread, for drain. Each session lives on one thread only.
+thread_local std::unordered_set<session*> live_sessions;
+
+std::string server_header() { return "polycodec"; }
+
+class session : public std::enable_shared_from_this<session> {
+public:
+    session(service& svc, tcp::socket socket, bool over_limit)
+        : svc_(svc),
+          socket_(std::move(socket)),
+          timer_(socket_.get_executor()),
+          over_limit_(over_limit) {
+        live_sessions.insert(this);
+        svc_.stats.connections(transport::http, 1);
+        error_code ec;
+        auto ep = socket_.remote_endpoint(ec);
+        if (!ec) {
+            peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
+        }
+    }
+
+    ~session() {
+        live_sessions.erase(this);
+        svc_.stats.connections(transport::http, -1);
+        svc_.open_connections.fetch_sub(1, std::memory_order_relaxed);
+    }
+
+    void start() { wait_for_request(); }
+
+    // Drain: an idle connection closes now, a busy one after its answer.
+    void on_drain() {
+        draining_ = true;
+        if (phase_ == phase::idle) {
+            error_code ec;
+            socket_.cancel(ec);
+        }
+    }
+
+private:
+    enum class phase : std::uint8_t { idle, header, body, processing, writing, closing };
+
+    // ---- timers ----
+    // One timer per session; a generation number ignores expiries of re-armed waits.
+    void arm(std::chrono::milliseconds d) {
+        timed_out_ = false;
+        timer_.expires_after(d);
+        timer_.async_wait([self = shared_from_this(), gen = ++timer_gen_](error_code ec) {
+            if (ec || gen != self->timer_gen_) {
+                return;
+            }
+            self->timed_out_ = true;
+            error_code ignored;
+            self->socket_.cancel(ignored);
+        });
+    }
+    void disarm() {
+        ++timer_gen_;
+        timer_.cancel();
+    }
+
+    // ---- reading ----
+    void wait_for_request() {
+        if (draining_) {
+            return close_now();
+        }
+        if (buffer_.size() != 0) {
+            return read_header();  // a pipelined request is already here
+        }
+        // Wait for the first byte with the idle timeout; the header timeout starts then.
+        phase_ = phase::idle;
+        // A connection over the limit only gets the short head timeout to say something.
+        arm(over_limit_ ? svc_.cfg.header_timeout : svc_.cfg.idle_timeout);
+        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) {
+            self->disarm();
+            if (ec || self->timed_out_ || self->draining_) {
+                return self->close_now();
+            }
+            self->read_header();
+        });
+    }
+
+    void read_header() {
+        phase_ = phase::header;
+        parser_.emplace();
+        parser_->header_limit(header_limit);
+        parser_->body_limit(svc_.cfg.max_body);
+        arm(svc_.cfg.header_timeout);
+        bhttp::async_read_header(
+            socket_, buffer_, *parser_,
+            [self = shared_from_this()](error_code ec, std::size_t) { self->on_header(ec); });
+    }
+
+    void on_header(error_code ec) {
+        disarm();
+        started_ = clock_type::now();
+        if (timed_out_) {
+            return fail_and_close(408, "request_timeout",
+                                  "the request head did not arrive within " +
+                                      std::to_string(svc_.cfg.header_timeout.count()) + " ms");
+        }
+        if (ec == bhttp::error::end_of_stream || ec == net::error::eof ||
+            ec == net::error::connection_reset || ec == net::error::operation_aborted) {
+            return close_now();
+        }
+        if (ec == bhttp::error::body_limit) {
+            return fail_and_close(413, "content_too_large", too_large_detail());
+        }
+        if (ec == bhttp::error::header_limit) {
+            return fail_and_close(
+                400, "header_too_large",
+                "the request head is over " + std::to_string(header_limit) + " bytes");
+        }
+        if (ec) {
+            return fail_and_close(400, "bad_request", "malformed HTTP request: " + ec.message());
+        }
+        auto& req = parser_->get();
+        request_id_ = request_id_for(req["X-Request-Id"]);
+        if (over_limit_) {
+            return fail_and_close(
+                503, "over_capacity",
+                "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")");
+        }
+        if (auto len = parser_->content_length(); len && *len > svc_.cfg.max_body) {
+            return fail_and_close(413, "content_too_large", too_large_detail());
+        }
+        bool expects_continue = beast::iequals(req[bhttp::field::expect], "100-continue");
+        if (expects_continue) {
+            // Refuse before the body is sent when the route cannot take it.
+            std::string_view target(req.target().data(), req.target().size());
+            route r = find_route(path_of(target));
+            std::string_view method(req.method_string().data(), req.method_string().size());
+            if (r == route::not_found || method != allowed_methods(r)) {
+                return process();  // answers 404/405 and closes (the body is never read)
+            }
+            phase_ = phase::writing;
+            arm(svc_.cfg.body_timeout);
+            net::async_write(socket_, net::buffer(continue_line.data(), continue_line.size()),
+                             [self = shared_from_this()](error_code wec, std::size_t) {
+                                 self->disarm();
+                                 if (wec) {
+                                     return self->close_now();
+                                 }
+                                 self->read_body();
+                             });
+            return;
+        }
+        read_body();
+    }
+
+    void read_body() {
+        if (parser_->is_done()) {
+            return process();
+        }
+        phase_ = phase::body;
+        arm(svc_.cfg.body_timeout);
+        bhttp::async_read(
+            socket_, buffer_, *parser_,
+            [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
+    }
+
+    void on_body(error_code ec) {
+        disarm();
+        if (timed_out_) {
+            return fail_and_close(408, "request_timeout",
+                                  "the request body did not arrive within " +
+                                      std::to_string(svc_.cfg.body_timeout.count()) + " ms");
+        }
+        if (ec == bhttp::error::body_limit) {
+            return fail_and_close(413, "content_too_large", too_large_detail());
+        }
+        if (ec == bhttp::error::end_of_stream || ec == net::error::eof ||
+            ec == net::error::connection_reset || ec == net::error::operation_aborted) {
+            return close_now();
+        }
+        if (ec) {
+            return fail_and_close(400, "bad_request", "malformed HTTP request: " + ec.message());
+        }
+        process();
+    }
+
+    std::string too_large_detail() const {
+        return "the body is over the limit of " + std::to_string(svc_.cfg.max_body) + " bytes";
+    }
+
+    // ---- answering ----
+    void process() {
+        phase_ = phase::processing;
+        auto& req = parser_->get();
+        svc_.stats.inflight(transport::http, 1);
+        request r;
+        r.method = std::string_view(req.method_string().data(), req.method_string().size());
+        r.target = std::string_view(req.target().data(), req.target().size());
+        auto ct = req.find(bhttp::field::content_type);
+        if (ct != req.end()) {
+            r.has_content_type = true;
+            r.content_type = std::string_view(ct->value().data(), ct->value().size());
+        }
+        auto accept = req[bhttp::field::accept];
+        r.accept = std::string_view(accept.data(), accept.size());
+        auto rid = req["X-Request-Id"];
+        r.request_id = std::string_view(rid.data(), rid.size());
+        r.body = req.body();
+        response out;
+        try {
+            handle(svc_, r, out);
+        } catch (const std::exception& e) {
+            // Not expected (codecs return errors as values): answer 500 and log it.
+            log_event(log_level::error, "handler_exception", {{"error", e.what()}});
+            out = response{};
+            error_response(500, "internal_error", "internal error", request_id_for(r.request_id),
+                           out);
+            out.close = true;
+        }
+        bool keep = req.keep_alive() && !out.close && !draining_ &&
+                    !svc_.draining.load(std::memory_order_relaxed) && parser_->is_done();
+        // Expect: 100-continue refused early: the body was never read, so close.
+        if (!parser_->is_done()) {
+            keep = false;
+        }
+        finish(std::move(out), keep, r.method, r.target, r.body.size());
+        svc_.stats.inflight(transport::http, -1);
+    }
+
+    void fail_and_close(int status, std::string_view code, const std::string& detail) {
+        if (request_id_.empty()) {
+            request_id_ = request_id_for({});
+        }
+        if (started_ == clock_type::time_point{}) {
+            started_ = clock_type::now();
+        }
+        response out;
+        error_response(status, code, detail, request_id_, out);
+        std::string_view method = "-";
+        std::string_view target = "-";
+        if (parser_ && parser_->is_header_done()) {
+            auto& req = parser_->get();
+            method = std::string_view(req.method_string().data(), req.method_string().size());
+            target = std::string_view(req.target().data(), req.target().size());
+        }
+        finish(std::move(out), false, method, target, 0);
+    }
+
+    void finish(response out, bool keep_alive, std::string_view method, std::string_view target,
+                std::size_t bytes_in) {
+        res_ = {};
+        res_.version(11);
+        res_.result(static_cast<unsigned>(out.status));
+        res_.set(bhttp::field::server, server_header());
+        if (!out.content_type.empty()) {
+            res_.set(bhttp::field::content_type, out.content_type);
+        }
+        for (auto& [k, v] : out.headers) {
+            res_.insert(k, v);
+        }
+        res_.keep_alive(keep_alive);
+        std::size_t bytes_out = out.body.size();
+        res_.body() = std::move(out.body);
+        res_.prepare_payload();
+        if (out.status == 204) {
+            res_.erase(bhttp::field::content_length);
+        }
+        double total = std::chrono::duration<double>(clock_type::now() - started_).count();
+        svc_.stats.request(transport::http, out.from, out.to, out.status, total, bytes_in,
+                           bytes_out);
+        if (access_log_enabled()) {
+            access_entry e;
+            e.transport = "http";
+            e.method = method;
+            e.path = path_of(target);
+            const format_info* f = find_format_by_number(out.from);
+            const format_info* t = find_format_by_number(out.to);
+            e.from = f ? f->name : "-";
+            e.to = t ? t->name : "-";
+            e.status = out.status;
+            e.bytes_in = bytes_in;
+            e.bytes_out = bytes_out;
+            e.decode_ms = out.decode_ms;
+            e.encode_ms = out.encode_ms;
+            e.total_ms = total * 1000;
+            e.request_id = out.request_id;
+            e.peer = peer_;
+            log_access(e);
+        }
+        request_id_.clear();
+        started_ = {};
+        write(keep_alive);
+    }
+
+    void write(bool keep_alive) {
+        phase_ = phase::writing;
+        arm(svc_.cfg.body_timeout);
+        bhttp::async_write(socket_, res_,
+                           [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
+                               self->disarm();
+                               if (ec) {
+                                   return self->close_now();
+                               }
+                               if (!keep_alive) {
+                                   return self->linger_close();
+                               }
+                               self->wait_for_request();
+                           });
+    }
+
+    // ---- closing ----
+    void close_now() {
+        phase_ = phase::closing;
+        disarm();
+        error_code ec;
+        socket_.shutdown(tcp::socket::shutdown_both, ec);
+        socket_.close(ec);
+    }
+
+    // Half-close, then read and discard what the client still sends for up to a second, so
+    // that closing with unread data does not reset the connection before the client has read
+    // our answer (the 413 case).
+    void linger_close() {
+        phase_ = phase::closing;
+        error_code ec;
+        socket_.shutdown(tcp::socket::shutdown_send, ec);
+        arm(std::chrono::milliseconds(1000));
+        discard();
+    }
+
+    void discard() {
+        socket_.async_read_some(net::buffer(scratch_),
+                                [self = shared_from_this()](error_code ec, std::size_t) {
+                                    if (ec || self->timed_out_) {
+                                        return self->close_now();
+                                    }
+                                    self->discard();
+                                });
+    }
+
+    service& svc_;
+    tcp::socket socket_;
+    net::steady_timer timer_;
+    beast::flat_buffer buffer_;
+    std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+    bhttp::response<bhttp::string_body> res_;
+    std::array<char, 4096> scratch_{};
+    std::uint64_t timer_gen_ = 0;
+    bool timed_out_ = false;
+    bool over_limit_ = false;
+    bool draining_ = false;
+    phase phase_ = phase::idle;
+    std::string request_id_;
+    std::string peer_;
+    clock_type::time_point started_{};
+};
+
+}  // namespace
+
+struct server::impl : std::enable_shared_from_this<server::impl> {
+    service& svc;
+    std::vector<net::io_context*> contexts;
+    tcp::acceptor acceptor;
+    std::size_t next = 0;
+    net::steady_timer retry;
+
+    impl(service& s, std::vector<net::io_context*> c)
+        : svc(s), contexts(std::move(c)), acceptor(*contexts.front()), retry(*contexts.front()) {}
+
+    void accept() {
+        net::io_context& target = *contexts[next++ % contexts.size()];
+        acceptor.async_accept(
+            target, [self = shared_from_this()](error_code ec, tcp::socket socket) {
+                if (ec == net::error::operation_aborted || !self->acceptor.is_open()) {
+                    return;
+                }
+                if (ec) {
+                    // Out of descriptors and the like: back off instead of spinning.
+                    log_event(log_level::warn, "accept_failed",
+                              {{"transport", "http"}, {"error", ec.message()}});
+                    self->retry.expires_after(std::chrono::milliseconds(50));
+                    self->retry.async_wait([self](error_code wec) {
+                        if (!wec) {
+                            self->accept();
+                        }
+                    });
+                    return;
+                }
+                std::size_t n = self->svc.open_connections.fetch_add(1, std::memory_order_relaxed);
+                bool over = n >= self->svc.cfg.max_connections;
+                // The socket belongs to its own context: start the session on that thread.
+                auto exec = socket.get_executor();
+                net::post(exec, [&svc = self->svc, s = std::move(socket), over]() mutable {
+                    std::make_shared<session>(svc, std::move(s), over)->start();
+                });
+                self->accept();
+            });
+    }
+};
+
+server::server(service& svc, std::vector<net::io_context*> contexts)
+    : impl_(std::make_shared<impl>(svc, std::move(contexts))) {}
+
+server::~server() = default;
+
+unsigned short server::listen(const std::string& host, unsigned short port) {
+    tcp::endpoint ep(net::ip::make_address(host), port);
+    impl_->acceptor.open(ep.protocol());
+    impl_->acceptor.set_option(net::socket_base::reuse_address(true));
+    impl_->acceptor.bind(ep);
+    impl_->acceptor.listen(net::socket_base::max_listen_connections);
+    return impl_->acceptor.local_endpoint().port();
+}
+
+void server::start() {
+    net::post(*impl_->contexts.front(), [i = impl_] { i->accept(); });
+}
+
+void server::stop_accepting() {
+    net::post(*impl_->contexts.front(), [i = impl_] {
+        error_code ec;
+        i->acceptor.close(ec);
+        i->retry.cancel();
+    });
+}
+
+void server::drain() {
+    for (net::io_context* c : impl_->contexts) {
+        net::post(*c, [] {
+            for (session* s : live_sessions) {
+                s->on_drain();
+            }
+        });
+    }
+}
+
+}  // namespace polycodec::server::http

@@ -1,0 +1,46 @@
+#pragma once
+// The metrics of DESIGN section 6 on prometheus-cpp's core library. This header does not include
+// prometheus-cpp; label values come only from the format table and status codes.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "polycodec/format.hpp"
+
+namespace polycodec::server {
+
+enum class transport : std::uint8_t { http = 0, tcp = 1 };
+std::string_view to_string(transport t) noexcept;
+
+class metrics {
+public:
+    metrics(std::string_view version, std::string_view commit);
+    ~metrics();
+    metrics(const metrics&) = delete;
+    metrics& operator=(const metrics&) = delete;
+
+    /// One finished request. `from`/`to` are 0 when unknown; `code` is the HTTP status, or the
+    /// TCP status number.
+    void request(transport t, std::uint8_t from, std::uint8_t to, int code, double seconds,
+                 std::size_t bytes_in, std::size_t bytes_out);
+    void decoded(format_id f, std::size_t bytes, double seconds);
+    void encoded(format_id f, std::size_t bytes, double seconds);
+    void lossy(format_id from, format_id to, std::string_view kind);
+    void inflight(transport t, int delta);
+    void connections(transport t, int delta);
+
+    /// The Prometheus text exposition of every metric.
+    std::string serialize() const;
+
+    /// The label value of a TCP status number ("ok", "malformed" ...).
+    static std::string_view tcp_code_label(int code) noexcept;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace polycodec::server

@@ -1,0 +1,348 @@
+#include "tcp/server.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <chrono>
+#include <string>
+#include <unordered_set>
+
+#include "logging.hpp"
+#include "polycodec/proto/frame.hpp"
+#include "tcp/handler.hpp"
+
+namespace polycodec::server::tcp {
+namespace {
+
+namespace net = boost::asio;
+using socket_type = net::ip::tcp::socket;
+using error_code = boost::system::error_code;
+using clock_type = std::chrono::steady_clock;
+
+constexpr std::size_t read_chunk = 64 * 1024;
+
+class session;
+thread_local std::unordered_set<session*> live_sessions;
+
+class session : public std::enable_shared_from_this<session> {
+public:
+    session(service& svc, socket_type socket, bool over_limit)
+        : svc_(svc),
+          socket_(std::move(socket)),
+          timer_(socket_.get_executor()),
+          over_limit_(over_limit) {
+        live_sessions.insert(this);
+        svc_.stats.connections(transport::tcp, 1);
+        error_code ec;
+        auto ep = socket_.remote_endpoint(ec);
+        if (!ec) {
+            peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
+        }
+        error_code ignored;
+        socket_.set_option(net::ip::tcp::no_delay(true), ignored);
+    }
+
+    ~session() {
+        live_sessions.erase(this);
+        svc_.stats.connections(transport::tcp, -1);
+        svc_.open_connections.fetch_sub(1, std::memory_order_relaxed);
+    }
+
+    void start() { read(); }
+
+    void on_drain() {
+        draining_ = true;
+        if (!writing_ && in_.empty()) {
+            error_code ec;
+            socket_.cancel(ec);
+        }
+    }
+
+private:
+    void arm(std::chrono::milliseconds d) {
+        timed_out_ = false;
+        timer_.expires_after(d);
+        timer_.async_wait([self = shared_from_this(), gen = ++timer_gen_](error_code ec) {
+            if (ec || gen != self->timer_gen_) {
+                return;
+            }
+            self->timed_out_ = true;
+            error_code ignored;
+            self->socket_.cancel(ignored);
+        });
+    }
+    void disarm() {
+        ++timer_gen_;
+        timer_.cancel();
+    }
+
+    void read() {
+        if (draining_ && in_.empty()) {
+            return close_now();
+        }
+        // Idle between frames; the body timeout bounds a frame that has started.
+        arm(in_.empty() && !over_limit_ ? svc_.cfg.idle_timeout : svc_.cfg.body_timeout);
+        std::size_t old = in_.size();
+        in_.resize(old + read_chunk);
+        socket_.async_read_some(net::buffer(in_.data() + old, read_chunk),
+                                [self = shared_from_this(), old](error_code ec, std::size_t n) {
+                                    self->in_.resize(old + n);
+                                    self->disarm();
+                                    self->on_read(ec);
+                                });
+    }
+
+    void on_read(error_code ec) {
+        if (timed_out_ || ec) {
+            if (!in_.empty() && !draining_) {
+                // A frame started but did not finish: say so, then close.
+                std::uint32_t id = 0;
+                if (in_.size() >= proto::header_size) {
+                    proto::request_header h;
+                    proto::parse_request_header(reinterpret_cast<const unsigned char*>(in_.data()),
+                                                h);
+                    id = h.request_id;
+                }
+                error_frame(proto::status::bad_frame, id,
+                            timed_out_ ? "timed out inside a frame" : "truncated frame", out_);
+                in_.clear();
+                return write(true);
+            }
+            return close_now();
+        }
+        bool close_after = false;
+        std::size_t pos = 0;
+        while (true) {
+            std::string_view rest(in_.data() + pos, in_.size() - pos);
+            if (rest.size() < proto::header_size) {
+                break;
+            }
+            auto started = clock_type::now();
+            proto::request_header h;
+            proto::parse_error err =
+                proto::parse_request_header(reinterpret_cast<const unsigned char*>(rest.data()), h);
+            if (err != proto::parse_error::none) {
+                error_frame(proto::status::bad_frame, h.request_id, proto::to_string(err), out_);
+                record(h, proto::status::bad_frame, 0, 0, 0, 0, started, 0);
+                close_after = true;
+                break;
+            }
+            if (over_limit_) {
+                error_frame(
+                    proto::status::busy, h.request_id,
+                    "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")",
+                    out_);
+                record(h, proto::status::busy, 0, 0, 0, 0, started, 0);
+                close_after = true;
+                break;
+            }
+            if (h.payload_length > svc_.cfg.max_body) {
+                // Refused before the payload is buffered; the stream cannot be resynchronised.
+                error_frame(proto::status::too_large, h.request_id,
+                            "payload of " + std::to_string(h.payload_length) +
+                                " bytes is over the limit of " + std::to_string(svc_.cfg.max_body),
+                            out_);
+                record(h, proto::status::too_large, 0, 0, 0, 0, started, 0);
+                close_after = true;
+                break;
+            }
+            std::size_t total = proto::header_size + h.payload_length;
+            if (rest.size() < total) {
+                break;
+            }
+            svc_.stats.inflight(transport::tcp, 1);
+            std::size_t before = out_.size();
+            frame_result fr;
+            try {
+                fr = handle_frame(svc_, h, rest.substr(proto::header_size, h.payload_length), out_);
+            } catch (const std::exception& e) {
+                log_event(log_level::error, "handler_exception", {{"error", e.what()}});
+                out_.resize(before);
+                error_frame(proto::status::bad_frame, h.request_id, "internal error", out_);
+                fr.code = proto::status::bad_frame;
+                close_after = true;
+            }
+            svc_.stats.inflight(transport::tcp, -1);
+            record(h, fr.code, fr.from, fr.to, fr.decode_ms, fr.encode_ms, started,
+                   out_.size() - before - proto::header_size);
+            pos += total;
+            if (close_after) {
+                break;
+            }
+        }
+        in_.erase(0, pos);
+        if (close_after) {
+            in_.clear();
+        }
+        if (!out_.empty()) {
+            return write(close_after);
+        }
+        read();
+    }
+
+    void record(const proto::request_header& h, proto::status code, std::uint8_t from,
+                std::uint8_t to, double decode_ms, double encode_ms, clock_type::time_point t0,
+                std::size_t bytes_out) {
+        double total = std::chrono::duration<double>(clock_type::now() - t0).count();
+        svc_.stats.request(transport::tcp, from, to, static_cast<int>(code), total,
+                           h.payload_length, bytes_out);
+        if (access_log_enabled()) {
+            access_entry e;
+            e.transport = "tcp";
+            e.method = "FRAME";
+            e.path = "-";
+            const format_info* f = find_format_by_number(from);
+            const format_info* t = find_format_by_number(to);
+            e.from = f ? f->name : "-";
+            e.to = t ? t->name : "-";
+            e.status = static_cast<int>(code);
+            e.bytes_in = h.payload_length;
+            e.bytes_out = bytes_out;
+            e.decode_ms = decode_ms;
+            e.encode_ms = encode_ms;
+            e.total_ms = total * 1000;
+            std::string id = std::to_string(h.request_id);
+            e.request_id = id;
+            e.peer = peer_;
+            log_access(e);
+        }
+    }
+
+    void write(bool close_after) {
+        writing_ = true;
+        arm(svc_.cfg.body_timeout);
+        net::async_write(socket_, net::buffer(out_),
+                         [self = shared_from_this(), close_after](error_code ec, std::size_t) {
+                             self->disarm();
+                             self->writing_ = false;
+                             self->out_.clear();
+                             if (ec) {
+                                 return self->close_now();
+                             }
+                             if (close_after || self->draining_) {
+                                 return self->linger_close();
+                             }
+                             self->read();
+                         });
+    }
+
+    void close_now() {
+        disarm();
+        error_code ec;
+        socket_.shutdown(socket_type::shutdown_both, ec);
+        socket_.close(ec);
+    }
+
+    // Half-close and discard input for up to a second so the client reads our last frame
+    // before the connection goes away.
+    void linger_close() {
+        error_code ec;
+        socket_.shutdown(socket_type::shutdown_send, ec);
+        arm(std::chrono::milliseconds(1000));
+        discard();
+    }
+
+    void discard() {
+        scratch_.resize(4096);
+        socket_.async_read_some(net::buffer(scratch_),
+                                [self = shared_from_this()](error_code ec, std::size_t) {
+                                    if (ec || self->timed_out_) {
+                                        return self->close_now();
+                                    }
+                                    self->discard();
+                                });
+    }
+
+    service& svc_;
+    socket_type socket_;
+    net::steady_timer timer_;
+    std::string in_;
+    std::string out_;
+    std::string scratch_;
+    std::uint64_t timer_gen_ = 0;
+    bool timed_out_ = false;
+    bool over_limit_ = false;
+    bool draining_ = false;
+    bool writing_ = false;
+    std::string peer_;
+};
+
+}  // namespace
+
+struct server::impl : std::enable_shared_from_this<server::impl> {
+    service& svc;
+    std::vector<net::io_context*> contexts;
+    net::ip::tcp::acceptor acceptor;
+    std::size_t next = 0;
+    net::steady_timer retry;
+
+    impl(service& s, std::vector<net::io_context*> c)
+        : svc(s), contexts(std::move(c)), acceptor(*contexts.front()), retry(*contexts.front()) {}
+
+    void accept() {
+        net::io_context& target = *contexts[next++ % contexts.size()];
+        acceptor.async_accept(
+            target, [self = shared_from_this()](error_code ec, socket_type socket) {
+                if (ec == net::error::operation_aborted || !self->acceptor.is_open()) {
+                    return;
+                }
+                if (ec) {
+                    log_event(log_level::warn, "accept_failed",
+                              {{"transport", "tcp"}, {"error", ec.message()}});
+                    self->retry.expires_after(std::chrono::milliseconds(50));
+                    self->retry.async_wait([self](error_code wec) {
+                        if (!wec) {
+                            self->accept();
+                        }
+                    });
+                    return;
+                }
+                std::size_t n = self->svc.open_connections.fetch_add(1, std::memory_order_relaxed);
+                bool over = n >= self->svc.cfg.max_connections;
+                auto exec = socket.get_executor();
+                net::post(exec, [&svc = self->svc, s = std::move(socket), over]() mutable {
+                    std::make_shared<session>(svc, std::move(s), over)->start();
+                });
+                self->accept();
+            });
+    }
+};
+
+server::server(service& svc, std::vector<net::io_context*> contexts)
+    : impl_(std::make_shared<impl>(svc, std::move(contexts))) {}
+
+server::~server() = default;
+
+unsigned short server::listen(const std::string& host, unsigned short port) {
+    net::ip::tcp::endpoint ep(net::ip::make_address(host), port);
+    impl_->acceptor.open(ep.protocol());
+    impl_->acceptor.set_option(net::socket_base::reuse_address(true));
+    impl_->acceptor.bind(ep);
+    impl_->acceptor.listen(net::socket_base::max_listen_connections);
+    return impl_->acceptor.local_endpoint().port();
+}
+
+void server::start() {
+    net::post(*impl_->contexts.front(), [i = impl_] { i->accept(); });
+}
+
+void server::stop_accepting() {
+    net::post(*impl_->contexts.front(), [i = impl_] {
+        error_code ec;
+        i->acceptor.close(ec);
+        i->retry.cancel();
+    });
+}
+
+void server::drain() {
+    for (net::io_context* c : impl_->contexts) {
+        net::post(*c, [] {
+            for (session* s : live_sessions) {
+                s->on_drain();
+            }
+        });
+    }
+}
+
+}  // namespace polycodec::server::tcp

@@ -1,0 +1,77 @@
+#include "transcode.hpp"
+
+#include <chrono>
+
+namespace polycodec::server {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double since(clock_type::time_point t0) {
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+}  // namespace
+
+worker_state& this_worker() {
+    // Each io_context runs on exactly one thread, so a thread's requests never overlap.
+    thread_local worker_state w;
+    return w;
+}
+
+std::size_t document_budget(std::size_t input_size) noexcept {
+    // A tape word per value is 8-16 bytes for values as short as 1-2 input bytes ("[0,0,...").
+    return input_size * 16 + 64 * 1024;
+}
+
+result<void> prepare_options(const service& svc, transcode_options& opt, std::size_t input_size) {
+    opt.decode.limits.max_bytes = document_budget(input_size);
+    if (!opt.decode.schema_name.empty() && !opt.decode.schema) {
+        auto it = svc.schemas.find(opt.decode.schema_name);
+        if (it == svc.schemas.end()) {
+            return fail(make_error(errc::invalid_option,
+                                   "unknown schema \"" + opt.decode.schema_name + "\""));
+        }
+        opt.decode.schema = opt.encode.schema = it->second;
+    }
+    return {};
+}
+
+outcome run_transcode(service& svc, worker_state& w, std::string_view input, transcode_options& opt,
+                      bool validate_only) {
+    outcome o;
+    w.out.clear();
+    w.lossy.clear();
+    auto t0 = clock_type::now();
+    auto r = decode(opt.from->id, input, w.doc, opt.decode);
+    o.decode_s = since(t0);
+    if (!r) {
+        o.ok = false;
+        o.failed = stage::decode;
+        o.err = std::move(r.error());
+        return o;
+    }
+    svc.stats.decoded(opt.from->id, input.size(), o.decode_s);
+    if (validate_only) {
+        return o;
+    }
+    opt.encode.report = &w.lossy;
+    auto t1 = clock_type::now();
+    auto e = encode(opt.to->id, w.doc, w.out, opt.encode);
+    o.encode_s = since(t1);
+    opt.encode.report = nullptr;
+    if (!e) {
+        o.ok = false;
+        o.failed = stage::encode;
+        o.err = std::move(e.error());
+        w.out.clear();
+        return o;
+    }
+    svc.stats.encoded(opt.to->id, w.out.size(), o.encode_s);
+    for (const lossy_event& ev : w.lossy) {
+        svc.stats.lossy(opt.from->id, opt.to->id, ev.kind);
+    }
+    return o;
+}
+
+}  // namespace polycodec::server
