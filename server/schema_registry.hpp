@@ -14,8 +14,8 @@ namespace polycodec::server {
 /// Name -> parsed schema; immutable after startup, shared by all threads.
 using schema_registry = std::map<std::string, std::shared_ptr<const postcard::schema>, std::less<>>;
 
-/// Loads every schema of `dir` ("" = none). For now returns an empty registry.
-// TODO(#4): load DIR/NAME.json through schema_loader once postcard schemas parse.
+/// Loads every DIR/NAME.json as the postcard schema NAME ("" = none). A schema that does not
+/// parse fails startup with its file name and the reason.
 result<schema_registry> load_schema_registry(const std::string& dir);
 
 }  // namespace polycodec::server

@@ -25,6 +25,11 @@ def polycodec_bin():
     return b
 
 
+def schema_dir():
+    """The postcard schemas of the fixtures (schema=records, schema=bench)."""
+    return os.path.join(FIXTURES, "schemas")
+
+
 def fixture(name):
     with open(os.path.join(FIXTURES, name), "rb") as f:
         return f.read()

@@ -10,7 +10,8 @@ import struct
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_common import Server, curl, fixture, implemented_formats, all_formats
+from server_common import (Server, all_formats, curl, fixture, implemented_formats,
+                           schema_dir)
 
 
 def strict_equal(a, b, path=""):
@@ -73,7 +74,7 @@ def http_exchange(port, raw, expect_responses, timeout=10):
 class HttpTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = Server("--threads", "2")
+        cls.server = Server("--threads", "2", "--schema-dir", schema_dir())
         cls.formats = implemented_formats(cls.server)
         cls.records_bytes = fixture("records.json")
         cls.records = json.loads(cls.records_bytes)
@@ -111,8 +112,10 @@ class HttpTest(unittest.TestCase):
     def test_every_implemented_pair_on_records(self):
         encoded = {}
         tabular = {name for fid, name, mt, caps in self.formats if caps["tabular"]}
+        schema = {name: "?schema=records" if caps["needs_schema"] else ""
+                  for fid, name, mt, caps in self.formats}
         for fid, name, mt, caps in self.formats:
-            r = self.post("/transcode", self.records_bytes, accept=mt)
+            r = self.post("/transcode" + schema[name], self.records_bytes, accept=mt)
             if r.status == 422:
                 self.assertProblem(r, 422, "unrepresentable")
                 continue
@@ -128,7 +131,9 @@ class HttpTest(unittest.TestCase):
         for a, (mt_a, body_a) in encoded.items():
             for fid, b, mt_b, caps in self.formats:
                 with self.subTest(pair=(a, b)):
-                    q = "?infer=true&unflatten=true" if a in tabular else ""
+                    q = "?infer=true&unflatten=true" if a in tabular else "?"
+                    if schema[a] or schema[b]:
+                        q += "&schema=records"
                     r = self.post("/transcode" + q, body_a, content_type=mt_a, accept=mt_b)
                     if r.status == 422:
                         self.assertProblem(r, 422, "unrepresentable")
@@ -139,6 +144,7 @@ class HttpTest(unittest.TestCase):
                     self.assertEqual(r.status, 200, (a, b, r))
                     # Tables keep text only: read numbers and dotted columns back.
                     q = "&infer=true&unflatten=true" if b in tabular else ""
+                    q += "&schema=records" if schema[b] else ""
                     back = self.post("/transcode?to=json" + q, r.body, content_type=mt_b)
                     self.assertEqual(back.status, 200, (a, b, back))
                     diff = strict_equal(self.records, json.loads(back.body))

@@ -104,14 +104,17 @@ void add_hjson_number(builder& b, std::string_view t, bool is_float) {
         text::add_decimal_integer(b, t);
         return;
     }
-    std::string canon(t);
-    if (std::size_t dot = canon.find('.');
-        dot != std::string::npos &&
-        (dot + 1 >= canon.size() || !(canon[dot + 1] >= '0' && canon[dot + 1] <= '9'))) {
+    // Only "1." needs a canonical copy ("1.0"); others parse in place, without allocating.
+    std::string canon;
+    if (std::size_t dot = t.find('.');
+        dot != std::string_view::npos &&
+        (dot + 1 >= t.size() || !(t[dot + 1] >= '0' && t[dot + 1] <= '9'))) {
+        canon.assign(t);
         canon.insert(dot + 1, "0");
+        t = canon;
     }
     double d = 0;
-    text::parse_double(canon, d);
+    text::parse_double(t, d);
     b.add_double(d);
 }
 

@@ -607,23 +607,30 @@ private:
         }
         double d = 0;
         // from_chars takes neither "5." nor ".5" everywhere: give it the canonical spelling.
-        std::string canon;
+        // A stack buffer for ordinary numbers keeps decoding allocation-free.
+        char stack_buf[64];
+        std::string heap_buf;
         if (t.find('.') != std::string_view::npos) {
-            canon.reserve(t.size() + 2);
+            char* canon = stack_buf;
+            if (t.size() + 2 > sizeof stack_buf) {
+                heap_buf.resize(t.size() + 2);
+                canon = heap_buf.data();
+            }
+            std::size_t n = 0;
             for (std::size_t i = 0; i < t.size(); ++i) {
                 if (t[i] == '.') {
                     if (i == 0 || t[i - 1] == '-') {
-                        canon.push_back('0');
+                        canon[n++] = '0';
                     }
-                    canon.push_back('.');
+                    canon[n++] = '.';
                     if (i + 1 >= t.size() || !(t[i + 1] >= '0' && t[i + 1] <= '9')) {
-                        canon.push_back('0');
+                        canon[n++] = '0';
                     }
                 } else {
-                    canon.push_back(t[i]);
+                    canon[n++] = t[i];
                 }
             }
-            t = canon;
+            t = std::string_view(canon, n);
         }
         if (!text::parse_double(t, d)) {
             return fail(make_error(errc::invalid_number, start, "invalid number"));
