@@ -230,15 +230,22 @@ private:
             pos_ = p + 1;
             return {};
         }
-        // Slow path: unescape into the builder's buffer (never longer than the source).
-        std::size_t end_guess = in_.size() - start;
+        // Slow path: unescape into the builder's buffer (never longer than the source). On an
+        // error the string is not finished, so the error path names the string itself; the
+        // caller clears the document.
+        // Reserve only up to the closing quote: reserving the rest of the input for every
+        // escaped string would make a document of many such strings quadratic.
+        std::size_t close = p;
+        while (close < in_.size() && in_[close] != '"') {
+            close += in_[close] == '\\' ? 2 : 1;
+        }
+        std::size_t end_guess = (close < in_.size() ? close : in_.size()) - start;
         char* out = b_.begin_string(end_guess);
         char* w = out;
         p = start;
         for (;;) {
             if (p >= in_.size()) {
                 pos_ = p;
-                b_.end_string(w);
                 return fail(make_error(errc::unexpected_eof, p, "unterminated string"));
             }
             unsigned char c = static_cast<unsigned char>(in_[p]);
@@ -246,7 +253,6 @@ private:
                 break;
             }
             if (c < 0x20) {
-                b_.end_string(w);
                 return fail(make_error(errc::invalid_string, p,
                                        "control character in string (escape it as \\u00XX)"));
             }
@@ -256,7 +262,6 @@ private:
                 continue;
             }
             if (p + 1 >= in_.size()) {
-                b_.end_string(w);
                 return fail(make_error(errc::unexpected_eof, p + 1, "unterminated escape"));
             }
             char e = in_[p + 1];
@@ -273,7 +278,6 @@ private:
                 case 'u': {
                     int u = hex4(p);
                     if (u < 0) {
-                        b_.end_string(w);
                         return fail(make_error(errc::invalid_string, p - 2,
                                                "expected 4 hex digits after \\u"));
                     }
@@ -284,14 +288,12 @@ private:
                                      ? hex4(p + 2)
                                      : -1;
                         if (lo < 0xDC00 || lo > 0xDFFF) {
-                            b_.end_string(w);
                             return fail(make_error(errc::invalid_string, p - 6,
                                                    "unpaired UTF-16 surrogate in \\u escape"));
                         }
                         p += 6;
                         cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<std::uint32_t>(lo) - 0xDC00);
                     } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                        b_.end_string(w);
                         return fail(make_error(errc::invalid_string, p - 6,
                                                "unpaired UTF-16 surrogate in \\u escape"));
                     }
@@ -299,7 +301,6 @@ private:
                     break;
                 }
                 default:
-                    b_.end_string(w);
                     return fail(make_error(errc::invalid_string, p - 2,
                                            std::string("invalid escape \\") + e));
             }
@@ -307,7 +308,6 @@ private:
         std::string_view written(out, static_cast<std::size_t>(w - out));
         std::size_t valid = utf8_valid_prefix(written);
         if (valid != written.size()) {
-            b_.end_string(w);
             // Report the first invalid byte's offset in the source.
             std::size_t q = start;
             std::size_t src_valid = utf8_valid_prefix(in_.substr(start, p - start));
