@@ -190,6 +190,72 @@ TEST(JsonDecode, ReportsUnterminatedArray) {
     EXPECT_EQ(describe(e).find("json"), 0u) << describe(e);
 }
 
+// The fast path (simdjson) hands some inputs to the own reader: integers beyond 64 bits, scalar
+// documents, and every error. Both must give the same answers wherever the value sits.
+TEST(JsonDecode, BignumsAnywhereInLargeDocuments) {
+    std::string text = "{\"pad\":[";
+    for (int i = 0; i < 2000; ++i) {
+        text += "\"x\\n\",1.5,";
+    }
+    text += "0],\"big\":[-18446744073709551617,99999999999999999999999],\"a\":1,\"a\":2}";
+    document d = test::must_decode(format_id::json, text);
+    value big = d.root().find("big");
+    ASSERT_NE(big.doc(), nullptr);
+    EXPECT_EQ(to_debug_string(big), "[-18446744073709551617n,99999999999999999999999n]");
+    EXPECT_EQ(d.root().size(), 4u);
+    std::string keys;
+    for (auto [k, v] : d.root().entries()) {
+        keys += std::string(k.get_string()) + ";";
+    }
+    EXPECT_EQ(keys, "pad;big;a;a;");
+}
+
+TEST(JsonDecode, EscapedKeysAndStringsInLargeDocuments) {
+    std::string text = "[";
+    for (int i = 0; i < 500; ++i) {
+        text += R"({"k\u00e9\"":"v\ud83d\ude00\t",)";
+        text += R"("n":-0.0},)";
+    }
+    text += "null]";
+    document d = test::must_decode(format_id::json, text);
+    ASSERT_EQ(d.root().size(), 501u);
+    EXPECT_EQ(to_debug_string(*d.root().items().begin()),
+              "{\"k\xc3\xa9\\\"\":\"v\xf0\x9f\x98\x80\\u0009\",\"n\":-0.0}");
+}
+
+TEST(JsonDecode, LoneSurrogatesAreRejected) {
+    for (const char* text : {R"(["\udc00"])", R"(["\ud800x"])", R"(["\ud800\u0041"])",
+                             R"({"\udfff":1})"}) {
+        auto e = test::decode_error(format_id::json, text);
+        EXPECT_EQ(e.code, errc::invalid_string) << text;
+        EXPECT_EQ(e.offset, 2u) << text;
+    }
+}
+
+TEST(JsonDecode, ErrorsDeepInLargeDocuments) {
+    // The offset comes from the own reader after simdjson refuses the input.
+    std::string text = "[";
+    for (int i = 0; i < 1000; ++i) {
+        text += "{\"a\":[1,2,3]},";
+    }
+    std::size_t at = text.size();
+    text += "{\"a\":[1,2,]}]";
+    auto e = test::decode_error(format_id::json, text);
+    EXPECT_EQ(e.code, errc::unexpected_char);
+    EXPECT_EQ(e.offset, at + 10);
+    EXPECT_EQ(e.path, "/1000/a/2");
+    text.resize(at);
+    text += "0] 7";
+    e = test::decode_error(format_id::json, text);
+    EXPECT_EQ(e.code, errc::trailing_content);
+    EXPECT_EQ(e.offset, at + 3);
+    text.resize(at);
+    text += "0]]";
+    e = test::decode_error(format_id::json, text);
+    EXPECT_EQ(e.code, errc::trailing_content);
+    EXPECT_EQ(e.offset, at + 2);
+}
+
 // ---- limits ----
 
 std::string nested_arrays(std::size_t n) { return std::string(n, '[') + std::string(n, ']'); }
@@ -208,6 +274,10 @@ TEST(JsonDecode, DepthLimit) {
     EXPECT_EQ(e.code, errc::depth_exceeded);
     EXPECT_EQ(e.offset, 7u);
     EXPECT_EQ(e.path, "/0/a/0");
+    // A limit above simdjson's own (1024) is honoured too.
+    opt.limits.max_depth = 3000;
+    EXPECT_TRUE(decode(format_id::json, nested_arrays(2000), d, opt));
+    EXPECT_EQ(d.root().size(), 1u);
     // Deep input far beyond the limit fails fast without recursion.
     e = test::decode_error(format_id::json, std::string(1'000'000, '['));
     EXPECT_EQ(e.code, errc::depth_exceeded);
