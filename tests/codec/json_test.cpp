@@ -143,9 +143,9 @@ const error_case error_table[] = {
     {"\"abc", errc::unexpected_eof, 4, 1, 5, ""},
     {"[\"\xff\"]", errc::invalid_utf8, 2, 1, 3, "/0"},
     {"[\"\xc3\xa9\xc3\"]", errc::invalid_utf8, 4, 1, 4, "/0"},  // truncated sequence
-    {"\"\xed\xa0\x80\"", errc::invalid_utf8, 1, 1, 2, ""},        // encoded surrogate
-    {"\"\xc0\xaf\"", errc::invalid_utf8, 1, 1, 2, ""},            // overlong
-    {"\"\\n\xf8\"", errc::invalid_utf8, 3, 1, 4, ""},             // after an escape
+    {"\"\xed\xa0\x80\"", errc::invalid_utf8, 1, 1, 2, ""},      // encoded surrogate
+    {"\"\xc0\xaf\"", errc::invalid_utf8, 1, 1, 2, ""},          // overlong
+    {"\"\\n\xf8\"", errc::invalid_utf8, 3, 1, 4, ""},           // after an escape
     {"[1] 2", errc::trailing_content, 4, 1, 5, ""},
     {"{} {}", errc::trailing_content, 3, 1, 4, ""},
     {"\xef\xbb\xbf[]", errc::unexpected_char, 0, 1, 1, ""},
@@ -224,8 +224,8 @@ TEST(JsonDecode, EscapedKeysAndStringsInLargeDocuments) {
 }
 
 TEST(JsonDecode, LoneSurrogatesAreRejected) {
-    for (const char* text : {R"(["\udc00"])", R"(["\ud800x"])", R"(["\ud800\u0041"])",
-                             R"({"\udfff":1})"}) {
+    for (const char* text :
+         {R"(["\udc00"])", R"(["\ud800x"])", R"(["\ud800\u0041"])", R"({"\udfff":1})"}) {
         auto e = test::decode_error(format_id::json, text);
         EXPECT_EQ(e.code, errc::invalid_string) << text;
         EXPECT_EQ(e.offset, 2u) << text;
@@ -315,9 +315,10 @@ TEST(JsonEncode, Escapes) {
     b.add_string("h\xc3\xa9llo \xe6\x97\xa5 \xf0\x9f\x98\x80");
     b.add_string("\xe2\x80\xa8");  // U+2028 is valid unescaped JSON
     b.end_array();
-    EXPECT_EQ(encoded(d), "[\"a\\\"b\\\\c/\",\"\\u0000\\u0001\\u001f\x7f\","
-                          "\"\\b\\f\\n\\r\\t\","
-                          "\"h\xc3\xa9llo \xe6\x97\xa5 \xf0\x9f\x98\x80\",\"\xe2\x80\xa8\"]");
+    EXPECT_EQ(encoded(d),
+              "[\"a\\\"b\\\\c/\",\"\\u0000\\u0001\\u001f\x7f\","
+              "\"\\b\\f\\n\\r\\t\","
+              "\"h\xc3\xa9llo \xe6\x97\xa5 \xf0\x9f\x98\x80\",\"\xe2\x80\xa8\"]");
 }
 
 TEST(JsonEncode, Floats) {

@@ -116,8 +116,7 @@ private:
     result<void> container_limit() {
         return fail(make_error(b_.status(), pos_,
                                b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
@@ -229,8 +228,8 @@ private:
             std::string_view s = in_.substr(start, p - start);
             std::size_t valid = utf8_valid_prefix(s);
             if (valid != s.size()) {
-                return fail(make_error(errc::invalid_utf8, start + valid,
-                                       "invalid UTF-8 in string"));
+                return fail(
+                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
             }
             b_.add_string(s);
             pos_ = p + 1;
@@ -273,14 +272,30 @@ private:
             char e = in_[p + 1];
             p += 2;
             switch (e) {
-                case '"': *w++ = '"'; break;
-                case '\\': *w++ = '\\'; break;
-                case '/': *w++ = '/'; break;
-                case 'b': *w++ = '\b'; break;
-                case 'f': *w++ = '\f'; break;
-                case 'n': *w++ = '\n'; break;
-                case 'r': *w++ = '\r'; break;
-                case 't': *w++ = '\t'; break;
+                case '"':
+                    *w++ = '"';
+                    break;
+                case '\\':
+                    *w++ = '\\';
+                    break;
+                case '/':
+                    *w++ = '/';
+                    break;
+                case 'b':
+                    *w++ = '\b';
+                    break;
+                case 'f':
+                    *w++ = '\f';
+                    break;
+                case 'n':
+                    *w++ = '\n';
+                    break;
+                case 'r':
+                    *w++ = '\r';
+                    break;
+                case 't':
+                    *w++ = '\t';
+                    break;
                 case 'u': {
                     int u = hex4(p);
                     if (u < 0) {
@@ -298,7 +313,8 @@ private:
                                                    "unpaired UTF-16 surrogate in \\u escape"));
                         }
                         p += 6;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<std::uint32_t>(lo) - 0xDC00);
+                        cp = 0x10000 + ((cp - 0xD800) << 10) +
+                             (static_cast<std::uint32_t>(lo) - 0xDC00);
                     } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                         return fail(make_error(errc::invalid_string, p - 6,
                                                "unpaired UTF-16 surrogate in \\u escape"));
@@ -335,8 +351,8 @@ private:
         }
         if (p >= in_.size() || !(in_[p] >= '0' && in_[p] <= '9')) {
             pos_ = p;
-            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number,
-                                   p, "expected a digit, saw " + describe_at(p)));
+            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number, p,
+                                   "expected a digit, saw " + describe_at(p)));
         }
         if (in_[p] == '0') {
             ++p;
@@ -390,8 +406,8 @@ private:
                     }
                 }
                 if (huge) {
-                    return fail(make_error(errc::invalid_number, start,
-                                           "number too large for a double"));
+                    return fail(
+                        make_error(errc::invalid_number, start, "number too large for a double"));
                 }
                 d = neg ? -0.0 : 0.0;
             } else if (r.ec != std::errc()) {
@@ -707,13 +723,27 @@ void write_string(output_buffer& out, std::string_view s) {
         out.append(s.data() + run, i - run);
         run = i + 1;
         switch (c) {
-            case '"': out.append("\\\""); break;
-            case '\\': out.append("\\\\"); break;
-            case '\n': out.append("\\n"); break;
-            case '\r': out.append("\\r"); break;
-            case '\t': out.append("\\t"); break;
-            case '\b': out.append("\\b"); break;
-            case '\f': out.append("\\f"); break;
+            case '"':
+                out.append("\\\"");
+                break;
+            case '\\':
+                out.append("\\\\");
+                break;
+            case '\n':
+                out.append("\\n");
+                break;
+            case '\r':
+                out.append("\\r");
+                break;
+            case '\t':
+                out.append("\\t");
+                break;
+            case '\b':
+                out.append("\\b");
+                break;
+            case '\f':
+                out.append("\\f");
+                break;
             default: {
                 char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
                 out.append(buf, 6);
@@ -757,8 +787,8 @@ public:
                 const char* what = std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
                 if (!allow_lossy(opt_, v, "nonfinite_to_null",
                                  std::string(what) + " written as null")) {
-                    return fail(unrepresentable(v, std::string(what) +
-                                                       " is not representable in json"));
+                    return fail(
+                        unrepresentable(v, std::string(what) + " is not representable in json"));
                 }
                 out_.append("null");
                 return {};
@@ -855,8 +885,8 @@ private:
             default: {
                 std::string text = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(
-                        k, "map key " + text + " is not representable in json"));
+                    return fail(
+                        unrepresentable(k, "map key " + text + " is not representable in json"));
                 }
                 write_string(out_, text);
                 return {};
