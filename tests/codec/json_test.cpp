@@ -87,6 +87,10 @@ const decode_case decode_table[] = {
 TEST(JsonDecode, SpecTable) {
     for (const auto& c : decode_table) {
         EXPECT_EQ(decoded(c.json), c.value) << c.json;
+        // Inside an array too: a scalar document is read by the own reader, a container by
+        // simdjson first.
+        EXPECT_EQ(decoded("[" + std::string(c.json) + "]"), "[" + std::string(c.value) + "]")
+            << c.json;
     }
 }
 
@@ -586,6 +590,50 @@ TEST(JsonConformance, JsonTestSuite) {
     EXPECT_EQ(n_total, 188);
     EXPECT_EQ(n_rejected, 188);
     EXPECT_EQ(i_total, 35);
+}
+
+// A depth limit above 1022 makes the decoder skip simdjson (see docs/formats/json.md), so
+// decoding once with the default limit and once with 1100 compares simdjson's on-demand path
+// with the own reader on the same inputs.
+TEST(JsonConformance, FastPathAgreesWithOwnReader) {
+    decode_options own_only;
+    own_only.limits.max_depth = 1100;
+    std::vector<std::string> texts;
+    for (const char* name : {"records.json", "bench.json"}) {
+        texts.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    std::filesystem::path corpus = test::corpus_dir();
+    if (!corpus.empty() && std::filesystem::exists(corpus / "json-bench")) {
+        for (const char* name : {"twitter.json", "citm_catalog.json", "canada.json"}) {
+            texts.push_back(test::read_file(corpus / "json-bench" / name));
+        }
+    }
+    if (!corpus.empty() && std::filesystem::exists(corpus / "json/test_parsing")) {
+        for (const auto& entry :
+             std::filesystem::directory_iterator(corpus / "json/test_parsing")) {
+            texts.push_back(test::read_file(entry.path()));
+        }
+    }
+    for (const decode_case& c : decode_table) {
+        texts.emplace_back(c.json);
+    }
+    ASSERT_GE(texts.size(), 2u);
+    for (const std::string& text : texts) {
+        document fast, own;
+        auto rf = decode(format_id::json, text, fast);
+        auto ro = decode(format_id::json, text, own, own_only);
+        ASSERT_EQ(static_cast<bool>(rf), static_cast<bool>(ro)) << text.substr(0, 200);
+        if (rf) {
+            EXPECT_TRUE(equal(fast, own)) << text.substr(0, 200) << "\n"
+                                          << dbg(fast).substr(0, 200) << "\n"
+                                          << dbg(own).substr(0, 200);
+        } else {
+            EXPECT_EQ(rf.error().code, ro.error().code) << text.substr(0, 200);
+            if (rf.error().code != errc::depth_exceeded) {  // the limits differ on purpose
+                EXPECT_EQ(rf.error().offset, ro.error().offset) << text.substr(0, 200);
+            }
+        }
+    }
 }
 
 // ---- json-bench files ----
