@@ -150,6 +150,10 @@ const error_case error_table[] = {
     {"\"\xed\xa0\x80\"", errc::invalid_utf8, 1, 1, 2, ""},      // encoded surrogate
     {"\"\xc0\xaf\"", errc::invalid_utf8, 1, 1, 2, ""},          // overlong
     {"\"\\n\xf8\"", errc::invalid_utf8, 3, 1, 4, ""},           // after an escape
+    // The first offending byte wins: invalid UTF-8 before a control character or bad escape.
+    {"[\"\xff\tx\"]", errc::invalid_utf8, 2, 1, 3, "/0"},
+    {"[\"\xc3\xa9\xff\\u12\"]", errc::invalid_utf8, 4, 1, 4, "/0"},
+    {"[\"\xc3\xa9\\n\t\"]", errc::invalid_string, 6, 1, 6, "/0"},
     {"[1] 2", errc::trailing_content, 4, 1, 5, ""},
     {"{} {}", errc::trailing_content, 3, 1, 4, ""},
     {"\xef\xbb\xbf[]", errc::unexpected_char, 0, 1, 1, ""},

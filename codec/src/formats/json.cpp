@@ -213,6 +213,16 @@ private:
         return v;
     }
 
+    // An error inside the string starting at `start`; invalid UTF-8 before `at` comes first,
+    // so the reported offset is always that of the first offending byte.
+    error string_error(std::size_t start, errc code, std::size_t at, std::string message) const {
+        std::size_t valid = utf8_valid_prefix(in_.substr(start, at - start));
+        if (start + valid < at) {
+            return make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string");
+        }
+        return make_error(code, at, std::move(message));
+    }
+
     result<void> parse_string() {
         std::size_t start = ++pos_;
         // Fast scan: no escapes, no control characters.
@@ -251,15 +261,15 @@ private:
         for (;;) {
             if (p >= in_.size()) {
                 pos_ = p;
-                return fail(make_error(errc::unexpected_eof, p, "unterminated string"));
+                return fail(string_error(start, errc::unexpected_eof, p, "unterminated string"));
             }
             unsigned char c = static_cast<unsigned char>(in_[p]);
             if (c == '"') {
                 break;
             }
             if (c < 0x20) {
-                return fail(make_error(errc::invalid_string, p,
-                                       "control character in string (escape it as \\u00XX)"));
+                return fail(string_error(start, errc::invalid_string, p,
+                                         "control character in string (escape it as \\u00XX)"));
             }
             if (c != '\\') {
                 *w++ = static_cast<char>(c);
@@ -267,7 +277,8 @@ private:
                 continue;
             }
             if (p + 1 >= in_.size()) {
-                return fail(make_error(errc::unexpected_eof, p + 1, "unterminated escape"));
+                return fail(
+                    string_error(start, errc::unexpected_eof, p + 1, "unterminated escape"));
             }
             char e = in_[p + 1];
             p += 2;
@@ -299,8 +310,8 @@ private:
                 case 'u': {
                     int u = hex4(p);
                     if (u < 0) {
-                        return fail(make_error(errc::invalid_string, p - 2,
-                                               "expected 4 hex digits after \\u"));
+                        return fail(string_error(start, errc::invalid_string, p - 2,
+                                                 "expected 4 hex digits after \\u"));
                     }
                     p += 4;
                     std::uint32_t cp = static_cast<std::uint32_t>(u);
@@ -309,22 +320,22 @@ private:
                                      ? hex4(p + 2)
                                      : -1;
                         if (lo < 0xDC00 || lo > 0xDFFF) {
-                            return fail(make_error(errc::invalid_string, p - 6,
-                                                   "unpaired UTF-16 surrogate in \\u escape"));
+                            return fail(string_error(start, errc::invalid_string, p - 6,
+                                                     "unpaired UTF-16 surrogate in \\u escape"));
                         }
                         p += 6;
                         cp = 0x10000 + ((cp - 0xD800) << 10) +
                              (static_cast<std::uint32_t>(lo) - 0xDC00);
                     } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                        return fail(make_error(errc::invalid_string, p - 6,
-                                               "unpaired UTF-16 surrogate in \\u escape"));
+                        return fail(string_error(start, errc::invalid_string, p - 6,
+                                                 "unpaired UTF-16 surrogate in \\u escape"));
                     }
                     w += utf8_encode(cp, w);
                     break;
                 }
                 default:
-                    return fail(make_error(errc::invalid_string, p - 2,
-                                           std::string("invalid escape \\") + e));
+                    return fail(string_error(start, errc::invalid_string, p - 2,
+                                             std::string("invalid escape \\") + e));
             }
         }
         std::string_view written(out, static_cast<std::size_t>(w - out));
