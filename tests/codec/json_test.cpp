@@ -1,2 +1,677 @@
-// Tests of the json codec: spec examples, error positions, exact encodings.
+// Tests of the json codec (RFC 8259): spec examples, error positions, exact encodings,
+// JSONTestSuite and the json-bench files from the corpus, limits, lossy cases.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
 #include "support/support.hpp"
+
+namespace polycodec {
+namespace {
+
+using test::dbg;
+
+std::string decoded(std::string_view text, const decode_options& opt = {}) {
+    return dbg(test::must_decode(format_id::json, text, opt));
+}
+
+std::string encoded(const document& d, const encode_options& opt = {}) {
+    return test::must_encode(format_id::json, d, opt);
+}
+
+// JSON text -> JSON text through a document.
+std::string reencoded(std::string_view text, const encode_options& opt = {}) {
+    return encoded(test::must_decode(format_id::json, text), opt);
+}
+
+// ---- spec table ----
+
+struct decode_case {
+    const char* json;
+    const char* value;  // to_debug_string of the result
+};
+
+const decode_case decode_table[] = {
+    // RFC 8259 section 2: "A JSON text is a serialized value", so scalars are texts too.
+    {"null", "null"},
+    {"true", "true"},
+    {"false", "false"},
+    {" \t\r\n 1 \t\r\n ", "1"},
+    {"0", "0"},
+    {"-0", "0"},
+    {"-0.0", "-0.0"},
+    {"1.0", "1.0"},
+    {"1E2", "100.0"},
+    {"1e-2", "0.01"},
+    {"-1.5e+3", "-1500.0"},
+    {"123456789", "123456789"},
+    // Integers: int64, then uint64 above INT64_MAX, then exact bignums.
+    {"9223372036854775807", "9223372036854775807"},
+    {"-9223372036854775808", "-9223372036854775808"},
+    {"9223372036854775808", "9223372036854775808u"},
+    {"18446744073709551615", "18446744073709551615u"},
+    {"18446744073709551616", "18446744073709551616n"},
+    {"-9223372036854775809", "-9223372036854775809n"},
+    {"123456789012345678901234567890", "123456789012345678901234567890n"},
+    {"-123456789012345678901234567890", "-123456789012345678901234567890n"},
+    // Floats: underflow reads as zero, subnormals and the extremes exactly.
+    {"1e-400", "0.0"},
+    {"-1e-400", "-0.0"},
+    {"5e-324", "5e-324"},
+    {"1.7976931348623157e308", "1.7976931348623157e+308"},
+    {"0.1", "0.1"},
+    // Strings: RFC 8259 section 7 escapes, UTF-8 kept, surrogate pairs joined.
+    {R"("")", R"("")"},
+    {R"("abc")", R"("abc")"},
+    {R"("\"\\\/\b\f\n\r\t")", "\"\\\"\\\\/\\u0008\\u000c\\u000a\\u000d\\u0009\""},
+    {R"("\u0041\u00e9\u20AC")", "\"A\xc3\xa9\xe2\x82\xac\""},
+    {R"("\ud83d\ude00")", "\"\xf0\x9f\x98\x80\""},
+    {R"("\u0000")", R"("\u0000")"},
+    {"\"h\xc3\xa9llo \xe6\x97\xa5\xe6\x9c\xac\"", "\"h\xc3\xa9llo \xe6\x97\xa5\xe6\x9c\xac\""},
+    {"\"\xf4\x8f\xbf\xbf\"", "\"\xf4\x8f\xbf\xbf\""},  // U+10FFFF
+    // Containers.
+    {"[]", "[]"},
+    {"{}", "{}"},
+    {"[ ]", "[]"},
+    {"{ }", "{}"},
+    {"[1,\"a\",null,true,[],{}]", "[1,\"a\",null,true,[],{}]"},
+    {R"({"a":{"b":[{"c":null}]}})", R"({"a":{"b":[{"c":null}]}})"},
+    // Duplicate keys are kept in source order (RFC 8259 section 4 leaves them to us).
+    {R"({"a":1,"b":2,"a":3})", R"({"a":1,"b":2,"a":3})"},
+    {R"({"b":1,"a":2})", R"({"b":1,"a":2})"},
+};
+
+TEST(JsonDecode, SpecTable) {
+    for (const auto& c : decode_table) {
+        EXPECT_EQ(decoded(c.json), c.value) << c.json;
+        // Inside an array too: a scalar document is read by the own reader, a container by
+        // simdjson first.
+        EXPECT_EQ(decoded("[" + std::string(c.json) + "]"), "[" + std::string(c.value) + "]")
+            << c.json;
+    }
+}
+
+TEST(JsonDecode, KindsOfNumbers) {
+    document d =
+        test::must_decode(format_id::json, "[1,1.0,18446744073709551615,99999999999999999999]");
+    ASSERT_EQ(d.root().size(), 4u);
+    std::vector<kind> kinds;
+    for (value v : d.root().items()) {
+        kinds.push_back(v.kind());
+    }
+    EXPECT_EQ(kinds, (std::vector<kind>{kind::int64, kind::float64, kind::uint64, kind::bignum}));
+}
+
+// ---- error table ----
+
+struct error_case {
+    const char* json;
+    errc code;
+    std::uint64_t offset;
+    std::uint32_t line;
+    std::uint32_t column;
+    const char* path;
+};
+
+const error_case error_table[] = {
+    {"", errc::unexpected_eof, 0, 1, 1, ""},
+    {"   ", errc::unexpected_eof, 3, 1, 4, ""},
+    {"[1, 2", errc::unexpected_eof, 5, 1, 6, "/2"},
+    {"[1 2]", errc::unexpected_char, 3, 1, 4, "/1"},
+    {"[1,]", errc::unexpected_char, 3, 1, 4, "/1"},
+    {"[,1]", errc::unexpected_char, 1, 1, 2, "/0"},
+    {R"({"a" 1})", errc::unexpected_char, 5, 1, 6, "/a"},
+    {R"({"a":1,})", errc::unexpected_char, 7, 1, 8, ""},
+    {"{1:2}", errc::unexpected_char, 1, 1, 2, ""},
+    {R"({"a":})", errc::unexpected_char, 5, 1, 6, "/a"},
+    {"[tru]", errc::unexpected_char, 1, 1, 2, "/0"},
+    {"[NaN]", errc::unexpected_char, 1, 1, 2, "/0"},
+    {"[Infinity]", errc::unexpected_char, 1, 1, 2, "/0"},
+    {"'a'", errc::unexpected_char, 0, 1, 1, ""},
+    {"[01]", errc::invalid_number, 2, 1, 3, "/0"},
+    {"[1.]", errc::invalid_number, 3, 1, 4, "/0"},
+    {"[.5]", errc::unexpected_char, 1, 1, 2, "/0"},
+    {"[1e]", errc::invalid_number, 3, 1, 4, "/0"},
+    {"[-]", errc::invalid_number, 2, 1, 3, "/0"},
+    {"[+1]", errc::unexpected_char, 1, 1, 2, "/0"},
+    {"[1e400]", errc::invalid_number, 1, 1, 2, "/0"},
+    {R"(["a\x"])", errc::invalid_string, 3, 1, 4, "/0"},
+    {R"(["\u12"])", errc::invalid_string, 2, 1, 3, "/0"},
+    {R"(["\ud800"])", errc::invalid_string, 2, 1, 3, "/0"},
+    {R"(["\udc00\ud800"])", errc::invalid_string, 2, 1, 3, "/0"},
+    {"[\"a\tb\"]", errc::invalid_string, 3, 1, 4, "/0"},
+    {"[\"a\nb\"]", errc::invalid_string, 3, 1, 4, "/0"},
+    {"\"abc", errc::unexpected_eof, 4, 1, 5, ""},
+    {"[\"\xff\"]", errc::invalid_utf8, 2, 1, 3, "/0"},
+    {"[\"\xc3\xa9\xc3\"]", errc::invalid_utf8, 4, 1, 4, "/0"},  // truncated sequence
+    {"\"\xed\xa0\x80\"", errc::invalid_utf8, 1, 1, 2, ""},      // encoded surrogate
+    {"\"\xc0\xaf\"", errc::invalid_utf8, 1, 1, 2, ""},          // overlong
+    {"\"\\n\xf8\"", errc::invalid_utf8, 3, 1, 4, ""},           // after an escape
+    // The first offending byte wins: invalid UTF-8 before a control character or bad escape.
+    {"[\"\xff\tx\"]", errc::invalid_utf8, 2, 1, 3, "/0"},
+    {"[\"\xc3\xa9\xff\\u12\"]", errc::invalid_utf8, 4, 1, 4, "/0"},
+    {"[\"\xc3\xa9\\n\t\"]", errc::invalid_string, 6, 1, 6, "/0"},
+    {"[1] 2", errc::trailing_content, 4, 1, 5, ""},
+    {"{} {}", errc::trailing_content, 3, 1, 4, ""},
+    {"\xef\xbb\xbf[]", errc::unexpected_char, 0, 1, 1, ""},
+    {"{\n  \"a\": [1,\n    2,,\n  ]\n}", errc::unexpected_char, 19, 3, 7, "/a/2"},
+    {"{\r\n\"k\":\r\n  x}", errc::unexpected_char, 11, 3, 3, "/k"},
+    {"[\"\xc3\xa9\", nul]", errc::unexpected_char, 7, 1, 7, "/1"},
+};
+
+TEST(JsonDecode, ErrorTable) {
+    for (const auto& c : error_table) {
+        error e = test::decode_error(format_id::json, c.json);
+        EXPECT_EQ(e.code, c.code) << c.json << ": " << describe(e);
+        EXPECT_EQ(e.format, format_id::json) << c.json;
+        EXPECT_TRUE(e.has_offset) << c.json;
+        EXPECT_EQ(e.offset, c.offset) << c.json << ": " << describe(e);
+        EXPECT_EQ(e.line, c.line) << c.json << ": " << describe(e);
+        EXPECT_EQ(e.column, c.column) << c.json << ": " << describe(e);
+        EXPECT_EQ(e.path, c.path) << c.json << ": " << describe(e);
+        EXPECT_FALSE(e.message.empty()) << c.json;
+        EXPECT_NE(e.message.back(), '.') << c.json;
+    }
+}
+
+TEST(JsonDecode, ErrorMessagesSayWhatWasExpected) {
+    EXPECT_EQ(test::decode_error(format_id::json, "[1 2]").message, "expected ',' or ']', saw '2'");
+    EXPECT_EQ(test::decode_error(format_id::json, R"({"a" 1})").message,
+              "expected ':' after object key, saw '1'");
+    EXPECT_EQ(test::decode_error(format_id::json, "[1, 2").message,
+              "expected ',' or ']', saw end of input");
+    EXPECT_EQ(test::decode_error(format_id::json, "[1,").message,
+              "expected a value, saw end of input");
+    EXPECT_EQ(test::decode_error(format_id::json, "[\x01]").message,
+              "expected a value, saw byte 0x01");
+}
+
+TEST(JsonDecode, ReportsUnterminatedArray) {
+    auto e = test::decode_error(format_id::json, "[1, 2");
+    //                                                 ^ offset 5, line 1, column 6
+    EXPECT_EQ(e.code, errc::unexpected_eof);
+    EXPECT_EQ(e.offset, 5u);
+    EXPECT_EQ(e.column, 6u);
+    EXPECT_EQ(describe(e).find("json"), 0u) << describe(e);
+}
+
+// The fast path (simdjson) hands some inputs to the own reader: integers beyond 64 bits, scalar
+// documents, and every error. Both must give the same answers wherever the value sits.
+TEST(JsonDecode, BignumsAnywhereInLargeDocuments) {
+    std::string text = "{\"pad\":[";
+    for (int i = 0; i < 2000; ++i) {
+        text += "\"x\\n\",1.5,";
+    }
+    text += "0],\"big\":[-18446744073709551617,99999999999999999999999],\"a\":1,\"a\":2}";
+    document d = test::must_decode(format_id::json, text);
+    value big = d.root().find("big");
+    ASSERT_NE(big.doc(), nullptr);
+    EXPECT_EQ(to_debug_string(big), "[-18446744073709551617n,99999999999999999999999n]");
+    EXPECT_EQ(d.root().size(), 4u);
+    std::string keys;
+    for (auto [k, v] : d.root().entries()) {
+        keys += std::string(k.get_string()) + ";";
+    }
+    EXPECT_EQ(keys, "pad;big;a;a;");
+}
+
+TEST(JsonDecode, EscapedKeysAndStringsInLargeDocuments) {
+    std::string text = "[";
+    for (int i = 0; i < 500; ++i) {
+        text += R"({"k\u00e9\"":"v\ud83d\ude00\t",)";
+        text += R"("n":-0.0},)";
+    }
+    text += "null]";
+    document d = test::must_decode(format_id::json, text);
+    ASSERT_EQ(d.root().size(), 501u);
+    EXPECT_EQ(to_debug_string(*d.root().items().begin()),
+              "{\"k\xc3\xa9\\\"\":\"v\xf0\x9f\x98\x80\\u0009\",\"n\":-0.0}");
+}
+
+TEST(JsonDecode, LoneSurrogatesAreRejected) {
+    for (const char* text :
+         {R"(["\udc00"])", R"(["\ud800x"])", R"(["\ud800\u0041"])", R"({"\udfff":1})"}) {
+        auto e = test::decode_error(format_id::json, text);
+        EXPECT_EQ(e.code, errc::invalid_string) << text;
+        EXPECT_EQ(e.offset, 2u) << text;
+    }
+}
+
+TEST(JsonDecode, ErrorsDeepInLargeDocuments) {
+    // The offset comes from the own reader after simdjson refuses the input.
+    std::string text = "[";
+    for (int i = 0; i < 1000; ++i) {
+        text += "{\"a\":[1,2,3]},";
+    }
+    std::size_t at = text.size();
+    text += "{\"a\":[1,2,]}]";
+    auto e = test::decode_error(format_id::json, text);
+    EXPECT_EQ(e.code, errc::unexpected_char);
+    EXPECT_EQ(e.offset, at + 10);
+    EXPECT_EQ(e.path, "/1000/a/2");
+    text.resize(at);
+    text += "0] 7";
+    e = test::decode_error(format_id::json, text);
+    EXPECT_EQ(e.code, errc::trailing_content);
+    EXPECT_EQ(e.offset, at + 3);
+    text.resize(at);
+    text += "0]]";
+    e = test::decode_error(format_id::json, text);
+    EXPECT_EQ(e.code, errc::trailing_content);
+    EXPECT_EQ(e.offset, at + 2);
+}
+
+// ---- limits ----
+
+std::string nested_arrays(std::size_t n) { return std::string(n, '[') + std::string(n, ']'); }
+
+TEST(JsonDecode, DepthLimit) {
+    document d;
+    ASSERT_TRUE(decode(format_id::json, nested_arrays(512), d));
+    auto e = test::decode_error(format_id::json, nested_arrays(513));
+    EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
+    EXPECT_EQ(e.offset, 512u);
+    // Maps count too, and a lower limit is honoured.
+    decode_options opt;
+    opt.limits.max_depth = 3;
+    EXPECT_TRUE(decode(format_id::json, R"([{"a":[]}])", d, opt));
+    e = test::decode_error(format_id::json, R"([{"a":[{}]}])", opt);
+    EXPECT_EQ(e.code, errc::depth_exceeded);
+    EXPECT_EQ(e.offset, 7u);
+    EXPECT_EQ(e.path, "/0/a/0");
+    // A limit above simdjson's own (1024) is honoured too.
+    opt.limits.max_depth = 3000;
+    EXPECT_TRUE(decode(format_id::json, nested_arrays(2000), d, opt));
+    EXPECT_EQ(d.root().size(), 1u);
+    // Deep input far beyond the limit fails fast without recursion.
+    e = test::decode_error(format_id::json, std::string(1'000'000, '['));
+    EXPECT_EQ(e.code, errc::depth_exceeded);
+    EXPECT_EQ(e.offset, 512u);
+}
+
+TEST(JsonDecode, SizeBudget) {
+    decode_options opt;
+    opt.limits.max_bytes = 1000;
+    std::string big = "[\"" + std::string(5000, 'x') + "\",[]]";
+    auto e = test::decode_error(format_id::json, big, opt);
+    EXPECT_EQ(e.code, errc::size_exceeded) << describe(e);
+}
+
+TEST(JsonDecode, ReusedDocumentIsCleared) {
+    document d;
+    ASSERT_TRUE(decode(format_id::json, R"({"a":[1,2,3],"b":"xyz"})", d));
+    ASSERT_TRUE(decode(format_id::json, "[true]", d));
+    EXPECT_EQ(dbg(d), "[true]");
+    EXPECT_FALSE(decode(format_id::json, "[1,", d));
+    EXPECT_TRUE(d.empty());
+}
+
+// ---- encoding: exact bytes ----
+
+TEST(JsonEncode, Escapes) {
+    // RFC 8259 section 7: quotation mark, reverse solidus and the control characters must be
+    // escaped; everything else may be written as it is, so non-ASCII stays UTF-8.
+    document d;
+    builder b(d);
+    b.begin_array();
+    b.add_string("a\"b\\c/");
+    b.add_string(std::string_view("\x00\x01\x1f\x7f", 4));
+    b.add_string("\b\f\n\r\t");
+    b.add_string("h\xc3\xa9llo \xe6\x97\xa5 \xf0\x9f\x98\x80");
+    b.add_string("\xe2\x80\xa8");  // U+2028 is valid unescaped JSON
+    b.end_array();
+    EXPECT_EQ(encoded(d),
+              "[\"a\\\"b\\\\c/\",\"\\u0000\\u0001\\u001f\x7f\","
+              "\"\\b\\f\\n\\r\\t\","
+              "\"h\xc3\xa9llo \xe6\x97\xa5 \xf0\x9f\x98\x80\",\"\xe2\x80\xa8\"]");
+}
+
+TEST(JsonEncode, Floats) {
+    struct {
+        double d;
+        const char* text;
+    } cases[] = {
+        {1.0, "1.0"},
+        {-0.0, "-0.0"},
+        {0.0, "0.0"},
+        {1e300, "1e+300"},
+        {5e-324, "5e-324"},
+        {0.1, "0.1"},
+        {-2.5, "-2.5"},
+        {1e21, "1e+21"},
+        {123456789.0, "123456789.0"},
+        {1.7976931348623157e308, "1.7976931348623157e+308"},
+        {1e-7, "1e-07"},
+    };
+    for (const auto& c : cases) {
+        document d;
+        builder b(d);
+        b.add_double(c.d);
+        std::string out = encoded(d);
+        EXPECT_EQ(out, c.text);
+        // Shortest round trip: the text reads back to the same bits.
+        document back = test::must_decode(format_id::json, out);
+        EXPECT_TRUE(equal(back, d)) << out;
+    }
+}
+
+TEST(JsonEncode, Integers) {
+    document d;
+    builder b(d);
+    b.begin_array();
+    b.add_int(std::numeric_limits<std::int64_t>::min());
+    b.add_int(std::numeric_limits<std::int64_t>::max());
+    b.add_uint(std::numeric_limits<std::uint64_t>::max());
+    b.add_int(0);
+    b.add_int(-1);
+    b.add_bignum("18446744073709551616");
+    b.add_bignum("-123456789012345678901234567890");
+    b.end_array();
+    EXPECT_EQ(encoded(d),
+              "[-9223372036854775808,9223372036854775807,18446744073709551615,0,-1,"
+              "18446744073709551616,-123456789012345678901234567890]");
+}
+
+TEST(JsonEncode, CompactReencodingIsIdentity) {
+    const char* texts[] = {
+        R"({"a":[1,2.5,"x",null,true,false],"b":{},"c":[],"a":-3})",
+        "[18446744073709551616,-0.0,1e+300,\"\\u0000\\n\"]",
+        "\"\xe6\x97\xa5\"",
+    };
+    for (const char* t : texts) {
+        EXPECT_EQ(reencoded(t), t);
+    }
+}
+
+TEST(JsonEncode, Pretty) {
+    encode_options opt;
+    opt.pretty = true;
+    EXPECT_EQ(reencoded(R"({"a":[1,{"b":null}],"c":{},"d":[],"e":"x"})", opt),
+              "{\n"
+              "  \"a\": [\n"
+              "    1,\n"
+              "    {\n"
+              "      \"b\": null\n"
+              "    }\n"
+              "  ],\n"
+              "  \"c\": {},\n"
+              "  \"d\": [],\n"
+              "  \"e\": \"x\"\n"
+              "}\n");
+    EXPECT_EQ(reencoded("1", opt), "1\n");
+    EXPECT_EQ(reencoded("[]", opt), "[]\n");
+}
+
+TEST(JsonEncode, BytesAreBase64urlText) {
+    // DESIGN section 3 (RFC 8949 section 6.1 style): not lossy, no flag needed.
+    document d;
+    builder b(d);
+    b.begin_array();
+    b.add_bytes(std::string_view("\xfb\xff\x00", 3));
+    b.add_bytes("");
+    b.add_bytes("abcd");
+    b.end_array();
+    lossy_report report;
+    encode_options opt;
+    opt.report = &report;
+    EXPECT_EQ(encoded(d, opt), R"(["-_8A","","YWJjZA"])");
+    EXPECT_TRUE(report.empty());
+}
+
+TEST(JsonEncode, TimestampsAreText) {
+    document d;
+    builder b(d);
+    b.add_timestamp("1979-05-27T07:32:00Z", timestamp_kind::offset_date_time);
+    EXPECT_EQ(encoded(d), R"("1979-05-27T07:32:00Z")");
+}
+
+TEST(JsonEncode, IntegerKeysAreDecimalText) {
+    document d;
+    builder b(d);
+    b.begin_map();
+    b.add_int(7);
+    b.add_string("a");
+    b.add_int(-3);
+    b.add_string("b");
+    b.add_uint(std::numeric_limits<std::uint64_t>::max());
+    b.add_null();
+    b.add_bignum("-18446744073709551617");
+    b.add_bool(true);
+    b.add_string("s");
+    b.add_int(1);
+    b.end_map();
+    EXPECT_EQ(encoded(d), R"({"7":"a","-3":"b","18446744073709551615":null,)"
+                          R"("-18446744073709551617":true,"s":1})");
+}
+
+TEST(JsonEncode, BoolKeyIsUnrepresentable) {
+    document d;
+    builder b(d);
+    b.begin_map();
+    b.add_string("m");
+    b.begin_map();
+    b.add_bool(true);
+    b.add_int(1);
+    b.end_map();
+    b.end_map();
+    output_buffer out;
+    auto r = encode(format_id::json, d, out);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::unrepresentable);
+    EXPECT_EQ(r.error().format, format_id::json);
+    EXPECT_EQ(r.error().path, "/m/true");
+    EXPECT_EQ(r.error().message, "map key true is not representable in json");
+
+    lossy_report report;
+    encode_options opt;
+    opt.lossy = true;
+    opt.report = &report;
+    EXPECT_EQ(encoded(d, opt), R"({"m":{"true":1}})");
+    ASSERT_EQ(report.size(), 1u);
+    EXPECT_EQ(report[0].path, "/m/true");
+    EXPECT_EQ(report[0].kind, "key_to_string");
+}
+
+document nonfinite_doc(double d) {
+    document doc;
+    builder b(doc);
+    b.begin_map();
+    b.add_string("a");
+    b.begin_array();
+    b.add_double(d);
+    b.add_int(2);
+    b.end_array();
+    b.end_map();
+    return doc;
+}
+
+TEST(JsonEncode, NonFiniteIsUnrepresentable) {
+    struct {
+        double d;
+        const char* name;
+    } cases[] = {
+        {std::numeric_limits<double>::quiet_NaN(), "NaN"},
+        {std::numeric_limits<double>::infinity(), "Infinity"},
+        {-std::numeric_limits<double>::infinity(), "-Infinity"},
+    };
+    for (const auto& c : cases) {
+        document d = nonfinite_doc(c.d);
+        output_buffer out;
+        auto r = encode(format_id::json, d, out);
+        ASSERT_FALSE(r) << c.name;
+        EXPECT_EQ(r.error().code, errc::unrepresentable);
+        EXPECT_EQ(r.error().path, "/a/0");
+        EXPECT_EQ(r.error().message, std::string(c.name) + " is not representable in json");
+        EXPECT_NE(describe(r.error()).find("/a/0"), std::string::npos) << describe(r.error());
+
+        lossy_report report;
+        encode_options opt;
+        opt.lossy = true;
+        opt.report = &report;
+        EXPECT_EQ(encoded(d, opt), R"({"a":[null,2]})");
+        ASSERT_EQ(report.size(), 1u);
+        EXPECT_EQ(report[0].path, "/a/0");
+        EXPECT_EQ(report[0].kind, "nonfinite_to_null");
+        EXPECT_EQ(report[0].detail, std::string(c.name) + " written as null");
+    }
+}
+
+TEST(JsonEncode, TagIsUnrepresentableUnlessLossy) {
+    document d;
+    builder b(d);
+    b.begin_array();
+    b.begin_tagged(32);
+    b.add_string("http://x");
+    b.end_array();
+    output_buffer out;
+    auto r = encode(format_id::json, d, out);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::unrepresentable);
+    EXPECT_EQ(r.error().path, "/0");
+    lossy_report report;
+    encode_options opt;
+    opt.lossy = true;
+    opt.report = &report;
+    EXPECT_EQ(encoded(d, opt), R"(["http://x"])");
+    ASSERT_EQ(report.size(), 1u);
+    EXPECT_EQ(report[0].kind, "tag_dropped");
+    EXPECT_EQ(report[0].path, "/0");
+}
+
+// ---- JSONTestSuite (nst/JSONTestSuite test_parsing) ----
+
+TEST(JsonConformance, JsonTestSuite) {
+    POLYCODEC_REQUIRE_CORPUS("json/test_parsing", dir);
+    int y_total = 0, y_ok = 0, n_total = 0, n_rejected = 0, i_total = 0;
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        files.push_back(entry.path().filename().string());
+    }
+    std::sort(files.begin(), files.end());
+    document d;
+    output_buffer out;
+    for (const auto& name : files) {
+        if (name.size() < 2 || name[1] != '_' || name.find(".json") == std::string::npos) {
+            continue;
+        }
+        std::string text = test::read_file(dir / name);
+        auto r = decode(format_id::json, text, d);
+        if (name[0] == 'y') {
+            ++y_total;
+            if (r) {
+                ++y_ok;
+                // What we accept we can write and read back unchanged.
+                out.clear();
+                ASSERT_TRUE(encode(format_id::json, d, out)) << name;
+                document back;
+                ASSERT_TRUE(decode(format_id::json, out.view(), back)) << name;
+                EXPECT_TRUE(equal(back, d)) << name;
+            } else {
+                ADD_FAILURE() << name << " rejected: " << describe(r.error());
+            }
+        } else if (name[0] == 'n') {
+            ++n_total;
+            if (!r) {
+                ++n_rejected;
+                EXPECT_LE(r.error().offset, text.size()) << name;
+                EXPECT_GE(r.error().line, 1u) << name;
+            } else {
+                ADD_FAILURE() << name << " accepted as " << dbg(d);
+            }
+        } else if (name[0] == 'i') {
+            ++i_total;  // either answer is fine; it must not crash
+            if (r) {
+                out.clear();
+                (void)encode(format_id::json, d, out);
+            }
+        }
+    }
+    EXPECT_EQ(y_total, 95);
+    EXPECT_EQ(y_ok, 95);
+    EXPECT_EQ(n_total, 188);
+    EXPECT_EQ(n_rejected, 188);
+    EXPECT_EQ(i_total, 35);
+}
+
+// A depth limit above 1022 makes the decoder skip simdjson (see docs/formats/json.md), so
+// decoding once with the default limit and once with 1100 compares simdjson's on-demand path
+// with the own reader on the same inputs.
+TEST(JsonConformance, FastPathAgreesWithOwnReader) {
+    decode_options own_only;
+    own_only.limits.max_depth = 1100;
+    std::vector<std::string> texts;
+    for (const char* name : {"records.json", "bench.json"}) {
+        texts.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    std::filesystem::path corpus = test::corpus_dir();
+    if (!corpus.empty() && std::filesystem::exists(corpus / "json-bench")) {
+        for (const char* name : {"twitter.json", "citm_catalog.json", "canada.json"}) {
+            texts.push_back(test::read_file(corpus / "json-bench" / name));
+        }
+    }
+    if (!corpus.empty() && std::filesystem::exists(corpus / "json/test_parsing")) {
+        for (const auto& entry :
+             std::filesystem::directory_iterator(corpus / "json/test_parsing")) {
+            texts.push_back(test::read_file(entry.path()));
+        }
+    }
+    for (const decode_case& c : decode_table) {
+        texts.emplace_back(c.json);
+    }
+    ASSERT_GE(texts.size(), 2u);
+    for (const std::string& text : texts) {
+        document fast, own;
+        auto rf = decode(format_id::json, text, fast);
+        auto ro = decode(format_id::json, text, own, own_only);
+        ASSERT_EQ(static_cast<bool>(rf), static_cast<bool>(ro)) << text.substr(0, 200);
+        if (rf) {
+            EXPECT_TRUE(equal(fast, own)) << text.substr(0, 200) << "\n"
+                                          << dbg(fast).substr(0, 200) << "\n"
+                                          << dbg(own).substr(0, 200);
+        } else {
+            EXPECT_EQ(rf.error().code, ro.error().code) << text.substr(0, 200);
+            if (rf.error().code != errc::depth_exceeded) {  // the limits differ on purpose
+                EXPECT_EQ(rf.error().offset, ro.error().offset) << text.substr(0, 200);
+            }
+        }
+    }
+}
+
+// ---- json-bench files ----
+
+TEST(JsonConformance, JsonBenchRoundTrip) {
+    POLYCODEC_REQUIRE_CORPUS("json-bench", dir);
+    for (const char* name : {"twitter.json", "citm_catalog.json", "canada.json"}) {
+        std::string text = test::read_file(dir / name);
+        ASSERT_FALSE(text.empty()) << name;
+        document d = test::must_decode(format_id::json, text);
+        ASSERT_FALSE(d.empty()) << name;
+        for (bool pretty : {false, true}) {
+            encode_options opt;
+            opt.pretty = pretty;
+            std::string out = encoded(d, opt);
+            document back = test::must_decode(format_id::json, out);
+            EXPECT_TRUE(equal(back, d)) << name << (pretty ? " pretty" : "");
+            // The compact form is a fixed point.
+            if (!pretty) {
+                EXPECT_EQ(encoded(back), out) << name;
+            }
+        }
+    }
+}
+
+TEST(JsonConformance, FixturesRoundTrip) {
+    for (const char* name : {"records.json", "bench.json"}) {
+        std::string text = test::read_file(test::fixtures_dir() / name);
+        ASSERT_FALSE(text.empty()) << name;
+        document d = test::must_decode(format_id::json, text);
+        document back = test::must_decode(format_id::json, encoded(d));
+        EXPECT_TRUE(equal(back, d)) << name;
+    }
+}
+
+}  // namespace
+}  // namespace polycodec

@@ -1,8 +1,14 @@
-// JSON (RFC 8259). A first, portable recursive-descent reader and the writer.
-// TODO(#2): the simdjson-based decoder replaces the reader on the hot path.
+// JSON (RFC 8259). Decoding goes through simdjson's on-demand API, which walks the input once
+// and appends straight into the Document; when simdjson refuses the input, the own
+// recursive-descent reader below reads it again: it accepts what simdjson cannot hold (integers
+// beyond 64 bits become bignums) and reports the exact byte offset and message of every error.
+// docs/formats/json.md has the measurements behind this choice (on-demand, DOM, own reader).
+#include <simdjson.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "detail/base64.hpp"
@@ -110,8 +116,7 @@ private:
     result<void> container_limit() {
         return fail(make_error(b_.status(), pos_,
                                b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
@@ -208,6 +213,16 @@ private:
         return v;
     }
 
+    // An error inside the string starting at `start`; invalid UTF-8 before `at` comes first,
+    // so the reported offset is always that of the first offending byte.
+    error string_error(std::size_t start, errc code, std::size_t at, std::string message) const {
+        std::size_t valid = utf8_valid_prefix(in_.substr(start, at - start));
+        if (start + valid < at) {
+            return make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string");
+        }
+        return make_error(code, at, std::move(message));
+    }
+
     result<void> parse_string() {
         std::size_t start = ++pos_;
         // Fast scan: no escapes, no control characters.
@@ -223,32 +238,38 @@ private:
             std::string_view s = in_.substr(start, p - start);
             std::size_t valid = utf8_valid_prefix(s);
             if (valid != s.size()) {
-                return fail(make_error(errc::invalid_utf8, start + valid,
-                                       "invalid UTF-8 in string"));
+                return fail(
+                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
             }
             b_.add_string(s);
             pos_ = p + 1;
             return {};
         }
-        // Slow path: unescape into the builder's buffer (never longer than the source).
-        std::size_t end_guess = in_.size() - start;
+        // Slow path: unescape into the builder's buffer (never longer than the source). On an
+        // error the string is not finished, so the error path names the string itself; the
+        // caller clears the document.
+        // Reserve only up to the closing quote: reserving the rest of the input for every
+        // escaped string would make a document of many such strings quadratic.
+        std::size_t close = p;
+        while (close < in_.size() && in_[close] != '"') {
+            close += in_[close] == '\\' ? 2 : 1;
+        }
+        std::size_t end_guess = (close < in_.size() ? close : in_.size()) - start;
         char* out = b_.begin_string(end_guess);
         char* w = out;
         p = start;
         for (;;) {
             if (p >= in_.size()) {
                 pos_ = p;
-                b_.end_string(w);
-                return fail(make_error(errc::unexpected_eof, p, "unterminated string"));
+                return fail(string_error(start, errc::unexpected_eof, p, "unterminated string"));
             }
             unsigned char c = static_cast<unsigned char>(in_[p]);
             if (c == '"') {
                 break;
             }
             if (c < 0x20) {
-                b_.end_string(w);
-                return fail(make_error(errc::invalid_string, p,
-                                       "control character in string (escape it as \\u00XX)"));
+                return fail(string_error(start, errc::invalid_string, p,
+                                         "control character in string (escape it as \\u00XX)"));
             }
             if (c != '\\') {
                 *w++ = static_cast<char>(c);
@@ -256,26 +277,41 @@ private:
                 continue;
             }
             if (p + 1 >= in_.size()) {
-                b_.end_string(w);
-                return fail(make_error(errc::unexpected_eof, p + 1, "unterminated escape"));
+                return fail(
+                    string_error(start, errc::unexpected_eof, p + 1, "unterminated escape"));
             }
             char e = in_[p + 1];
             p += 2;
             switch (e) {
-                case '"': *w++ = '"'; break;
-                case '\\': *w++ = '\\'; break;
-                case '/': *w++ = '/'; break;
-                case 'b': *w++ = '\b'; break;
-                case 'f': *w++ = '\f'; break;
-                case 'n': *w++ = '\n'; break;
-                case 'r': *w++ = '\r'; break;
-                case 't': *w++ = '\t'; break;
+                case '"':
+                    *w++ = '"';
+                    break;
+                case '\\':
+                    *w++ = '\\';
+                    break;
+                case '/':
+                    *w++ = '/';
+                    break;
+                case 'b':
+                    *w++ = '\b';
+                    break;
+                case 'f':
+                    *w++ = '\f';
+                    break;
+                case 'n':
+                    *w++ = '\n';
+                    break;
+                case 'r':
+                    *w++ = '\r';
+                    break;
+                case 't':
+                    *w++ = '\t';
+                    break;
                 case 'u': {
                     int u = hex4(p);
                     if (u < 0) {
-                        b_.end_string(w);
-                        return fail(make_error(errc::invalid_string, p - 2,
-                                               "expected 4 hex digits after \\u"));
+                        return fail(string_error(start, errc::invalid_string, p - 2,
+                                                 "expected 4 hex digits after \\u"));
                     }
                     p += 4;
                     std::uint32_t cp = static_cast<std::uint32_t>(u);
@@ -284,30 +320,27 @@ private:
                                      ? hex4(p + 2)
                                      : -1;
                         if (lo < 0xDC00 || lo > 0xDFFF) {
-                            b_.end_string(w);
-                            return fail(make_error(errc::invalid_string, p - 6,
-                                                   "unpaired UTF-16 surrogate in \\u escape"));
+                            return fail(string_error(start, errc::invalid_string, p - 6,
+                                                     "unpaired UTF-16 surrogate in \\u escape"));
                         }
                         p += 6;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<std::uint32_t>(lo) - 0xDC00);
+                        cp = 0x10000 + ((cp - 0xD800) << 10) +
+                             (static_cast<std::uint32_t>(lo) - 0xDC00);
                     } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                        b_.end_string(w);
-                        return fail(make_error(errc::invalid_string, p - 6,
-                                               "unpaired UTF-16 surrogate in \\u escape"));
+                        return fail(string_error(start, errc::invalid_string, p - 6,
+                                                 "unpaired UTF-16 surrogate in \\u escape"));
                     }
                     w += utf8_encode(cp, w);
                     break;
                 }
                 default:
-                    b_.end_string(w);
-                    return fail(make_error(errc::invalid_string, p - 2,
-                                           std::string("invalid escape \\") + e));
+                    return fail(string_error(start, errc::invalid_string, p - 2,
+                                             std::string("invalid escape \\") + e));
             }
         }
         std::string_view written(out, static_cast<std::size_t>(w - out));
         std::size_t valid = utf8_valid_prefix(written);
         if (valid != written.size()) {
-            b_.end_string(w);
             // Report the first invalid byte's offset in the source.
             std::size_t q = start;
             std::size_t src_valid = utf8_valid_prefix(in_.substr(start, p - start));
@@ -329,8 +362,8 @@ private:
         }
         if (p >= in_.size() || !(in_[p] >= '0' && in_[p] <= '9')) {
             pos_ = p;
-            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number,
-                                   p, "expected a digit, saw " + describe_at(p)));
+            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number, p,
+                                   "expected a digit, saw " + describe_at(p)));
         }
         if (in_[p] == '0') {
             ++p;
@@ -384,8 +417,8 @@ private:
                     }
                 }
                 if (huge) {
-                    return fail(make_error(errc::invalid_number, start,
-                                           "number too large for a double"));
+                    return fail(
+                        make_error(errc::invalid_number, start, "number too large for a double"));
                 }
                 d = neg ? -0.0 : 0.0;
             } else if (r.ec != std::errc()) {
@@ -419,11 +452,269 @@ private:
     std::size_t pos_ = 0;
 };
 
+// ---- simdjson ----
+
+// Which decoder runs first: 2 simdjson on-demand (the default, measured fastest), 1 simdjson
+// DOM, 0 the own reader only. 0 and 1 exist to repeat the measurement of docs/formats/json.md
+// (cmake -DCMAKE_CXX_FLAGS=-DPOLYCODEC_JSON_DECODER=1).
+#ifndef POLYCODEC_JSON_DECODER
+#define POLYCODEC_JSON_DECODER 2
+#endif
+
+// Inputs above this size do not keep their parser buffers after the decode, so one huge body
+// does not pin its memory in a worker thread for good.
+constexpr std::size_t keep_parser_limit = std::size_t{16} << 20;
+
+#if POLYCODEC_JSON_DECODER == 1
+
+// Copies simdjson's DOM into the builder. Recursion is bounded by the builder's depth limit.
+class dom_walker {
+public:
+    explicit dom_walker(builder& b) : b_(b) {}
+
+    // False when the builder refused a container (depth limit or size budget).
+    bool walk(simdjson::dom::element e) {
+        using simdjson::dom::element_type;
+        switch (e.type()) {
+            case element_type::ARRAY: {
+                if (!b_.begin_array()) {
+                    return false;
+                }
+                // A named copy: value_unsafe() of a temporary result returns a reference into
+                // it, which a range-for would keep after the temporary is gone.
+                simdjson::dom::array arr = e.get_array().value_unsafe();
+                for (simdjson::dom::element c : arr) {
+                    if (!walk(c)) {
+                        return false;
+                    }
+                }
+                b_.end_array();
+                return true;
+            }
+            case element_type::OBJECT: {
+                if (!b_.begin_map()) {
+                    return false;
+                }
+                simdjson::dom::object obj = e.get_object().value_unsafe();
+                for (simdjson::dom::key_value_pair kv : obj) {
+                    b_.add_string(kv.key);
+                    if (!walk(kv.value)) {
+                        return false;
+                    }
+                }
+                b_.end_map();
+                return true;
+            }
+            case element_type::INT64:
+                b_.add_int(e.get_int64().value_unsafe());
+                return true;
+            case element_type::UINT64:
+                b_.add_uint(e.get_uint64().value_unsafe());
+                return true;
+            case element_type::DOUBLE:
+                b_.add_double(e.get_double().value_unsafe());
+                return true;
+            case element_type::STRING:
+                b_.add_string(e.get_string().value_unsafe());
+                return true;
+            case element_type::BOOL:
+                b_.add_bool(e.get_bool().value_unsafe());
+                return true;
+            case element_type::NULL_VALUE:
+                b_.add_null();
+                return true;
+        }
+        return true;
+    }
+
+private:
+    builder& b_;
+};
+
+// True when simdjson read the whole input into the builder.
+bool decode_with_simdjson(std::string_view in, builder& b) {
+    // One parser per thread, reused: its buffers grow to the largest input and stay, so a
+    // steady stream of decodes allocates nothing. parse() copies the input into the parser's
+    // padded buffer (simdjson reads up to SIMDJSON_PADDING bytes past the end).
+    thread_local simdjson::dom::parser parser;
+    bool done = false;
+    simdjson::dom::element root;
+    if (parser.parse(in.data(), in.size(), true).get(root) == simdjson::SUCCESS) {
+        dom_walker w(b);
+        done = w.walk(root);
+    }
+    if (in.size() > keep_parser_limit) {
+        parser = simdjson::dom::parser{};
+    }
+    return done;
+}
+
+#elif POLYCODEC_JSON_DECODER == 2
+
+// Walks simdjson's on-demand API into the builder. It compiles to this translation unit's
+// target: without -march that is simdjson's fallback kernel, and still beats the DOM parser's
+// run-time dispatched AVX-512 kernel, because the DOM costs a second pass over its own tape
+// while the on-demand walk appends to the Document as it goes. Recursion is bounded by the
+// builder's depth limit. Every value is visited, so on-demand validates all of the input.
+class ondemand_walker {
+public:
+    explicit ondemand_walker(builder& b) : b_(b) {}
+
+    simdjson::error_code walk(simdjson::ondemand::value v) {
+        using simdjson::ondemand::json_type;
+        json_type t;
+        SIMDJSON_TRY(v.type().get(t));
+        switch (t) {
+            case json_type::array: {
+                simdjson::ondemand::array a;
+                SIMDJSON_TRY(v.get_array().get(a));
+                if (!b_.begin_array()) {
+                    return simdjson::DEPTH_ERROR;
+                }
+                for (auto c : a) {
+                    simdjson::ondemand::value cv;
+                    SIMDJSON_TRY(std::move(c).get(cv));
+                    SIMDJSON_TRY(walk(cv));
+                }
+                b_.end_array();
+                return simdjson::SUCCESS;
+            }
+            case json_type::object: {
+                simdjson::ondemand::object o;
+                SIMDJSON_TRY(v.get_object().get(o));
+                if (!b_.begin_map()) {
+                    return simdjson::DEPTH_ERROR;
+                }
+                for (auto f : o) {
+                    simdjson::ondemand::field field;
+                    SIMDJSON_TRY(std::move(f).get(field));
+                    std::string_view key;
+                    SIMDJSON_TRY(field.unescaped_key().get(key));
+                    b_.add_string(key);
+                    SIMDJSON_TRY(walk(field.value()));
+                }
+                b_.end_map();
+                return simdjson::SUCCESS;
+            }
+            case json_type::number: {
+                simdjson::ondemand::number n;
+                SIMDJSON_TRY(v.get_number().get(n));
+                switch (n.get_number_type()) {
+                    case simdjson::ondemand::number_type::signed_integer:
+                        b_.add_int(n.get_int64());
+                        break;
+                    case simdjson::ondemand::number_type::unsigned_integer:
+                        b_.add_uint(n.get_uint64());
+                        break;
+                    default:
+                        b_.add_double(n.get_double());
+                }
+                return simdjson::SUCCESS;
+            }
+            case json_type::string: {
+                std::string_view s;
+                SIMDJSON_TRY(v.get_string().get(s));
+                b_.add_string(s);
+                return simdjson::SUCCESS;
+            }
+            case json_type::boolean: {
+                bool x = false;
+                SIMDJSON_TRY(v.get_bool().get(x));
+                b_.add_bool(x);
+                return simdjson::SUCCESS;
+            }
+            case json_type::null: {
+                bool is_null = false;
+                SIMDJSON_TRY(v.is_null().get(is_null));
+                if (!is_null) {
+                    return simdjson::N_ATOM_ERROR;
+                }
+                b_.add_null();
+                return simdjson::SUCCESS;
+            }
+        }
+        return simdjson::UNEXPECTED_ERROR;
+    }
+
+private:
+    builder& b_;
+};
+
+// The parser and the padded copy of the input, one per thread and reused: they grow to the
+// largest input and stay, so a steady stream of decodes allocates nothing.
+struct ondemand_state {
+    simdjson::ondemand::parser parser;
+    std::unique_ptr<char[]> padded;
+    std::size_t padded_cap = 0;
+};
+
+bool walk_ondemand(ondemand_state& st, std::string_view in, builder& b) {
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end: copy the input into a padded
+    // buffer (a memcpy, small next to the parse).
+    if (st.padded_cap < in.size() + simdjson::SIMDJSON_PADDING) {
+        st.padded_cap = in.size() + simdjson::SIMDJSON_PADDING;
+        st.padded.reset(new char[st.padded_cap]);
+    }
+    std::memcpy(st.padded.get(), in.data(), in.size());
+    std::memset(st.padded.get() + in.size(), ' ', simdjson::SIMDJSON_PADDING);
+    simdjson::ondemand::document doc;
+    if (st.parser.iterate(simdjson::padded_string_view(st.padded.get(), in.size(), st.padded_cap))
+            .get(doc) != simdjson::SUCCESS) {
+        return false;
+    }
+    // A scalar document is not a value on-demand can hand out; the own reader takes it.
+    simdjson::ondemand::json_type t;
+    if (doc.type().get(t) != simdjson::SUCCESS ||
+        (t != simdjson::ondemand::json_type::array && t != simdjson::ondemand::json_type::object)) {
+        return false;
+    }
+    simdjson::ondemand::value root;
+    if (doc.get_value().get(root) != simdjson::SUCCESS) {
+        return false;
+    }
+    ondemand_walker w(b);
+    // Trailing content: simdjson 3.0.1 has no document::at_end(); past the last token
+    // current_location() answers OUT_OF_BOUNDS.
+    return w.walk(root) == simdjson::SUCCESS &&
+           doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
+}
+
+// True when simdjson read the whole input into the builder.
+bool decode_with_simdjson(std::string_view in, builder& b) {
+    // On-demand tracks nesting against the parser's max_depth (1024) only in builds with
+    // simdjson's development checks (no NDEBUG), where going deeper asserts. The walk stops one
+    // level past the builder's limit, so a limit that could come near it goes to the own reader.
+    if (b.limits().max_depth + 2 > simdjson::DEFAULT_MAX_DEPTH) {
+        return false;
+    }
+    thread_local ondemand_state st;
+    bool done = walk_ondemand(st, in, b);
+    if (in.size() > keep_parser_limit) {
+        st.parser = simdjson::ondemand::parser();
+        st.padded.reset();
+        st.padded_cap = 0;
+    }
+    return done;
+}
+
+#endif
+
 result<void> decode_json(std::string_view in, builder& b, const decode_options&) {
     if (in.size() >= 3 && in.substr(0, 3) == "\xEF\xBB\xBF") {
         return fail(make_error(errc::unexpected_char, 0,
                                "a byte order mark is not allowed before JSON text"));
     }
+#if POLYCODEC_JSON_DECODER != 0
+    if (!in.empty() && in.size() <= simdjson::SIMDJSON_MAXSIZE_BYTES) {
+        if (decode_with_simdjson(in, b)) {
+            return {};
+        }
+        // simdjson refused the input or the builder refused a container. The own reader
+        // reads it again from scratch: it keeps integers beyond 64 bits as bignums (simdjson
+        // calls them a number error) and reports the exact offset and message of real errors.
+        b.reset();
+    }
+#endif
     json_reader r(in, b);
     return r.run();
 }
@@ -443,13 +734,27 @@ void write_string(output_buffer& out, std::string_view s) {
         out.append(s.data() + run, i - run);
         run = i + 1;
         switch (c) {
-            case '"': out.append("\\\""); break;
-            case '\\': out.append("\\\\"); break;
-            case '\n': out.append("\\n"); break;
-            case '\r': out.append("\\r"); break;
-            case '\t': out.append("\\t"); break;
-            case '\b': out.append("\\b"); break;
-            case '\f': out.append("\\f"); break;
+            case '"':
+                out.append("\\\"");
+                break;
+            case '\\':
+                out.append("\\\\");
+                break;
+            case '\n':
+                out.append("\\n");
+                break;
+            case '\r':
+                out.append("\\r");
+                break;
+            case '\t':
+                out.append("\\t");
+                break;
+            case '\b':
+                out.append("\\b");
+                break;
+            case '\f':
+                out.append("\\f");
+                break;
             default: {
                 char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
                 out.append(buf, 6);
@@ -493,8 +798,8 @@ public:
                 const char* what = std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
                 if (!allow_lossy(opt_, v, "nonfinite_to_null",
                                  std::string(what) + " written as null")) {
-                    return fail(unrepresentable(v, std::string(what) +
-                                                       " is not representable in json"));
+                    return fail(
+                        unrepresentable(v, std::string(what) + " is not representable in json"));
                 }
                 out_.append("null");
                 return {};
@@ -591,8 +896,8 @@ private:
             default: {
                 std::string text = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(
-                        k, "map key " + text + " is not representable in json"));
+                    return fail(
+                        unrepresentable(k, "map key " + text + " is not representable in json"));
                 }
                 write_string(out_, text);
                 return {};
