@@ -12,6 +12,7 @@
 #include <string>
 
 #include "detail/base64.hpp"
+#include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
@@ -816,7 +817,15 @@ public:
                 return {};
             }
             case kind::tagged:
-                // TODO(#2): a documented lossless form for tags (Extended JSON for BSON).
+                // BSON's own types become MongoDB Extended JSON v2 (relaxed) objects, which
+                // the BSON encoder turns back into those types (DESIGN section 3).
+                if (v.get_tag_space() == tag_space::bson) {
+                    thread_local document ext;
+                    builder eb(ext);
+                    if (extjson::write_relaxed(v, eb)) {
+                        return write(ext.root(), depth);
+                    }
+                }
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
                     return fail(unrepresentable(
                         v, "tag " + std::to_string(v.tag()) + " is not representable in json"));
