@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "polycodec/formats/postcard.hpp"
 #include "polycodec/polycodec.hpp"
 #include "polycodec/proto/frame.hpp"
 
@@ -45,6 +46,11 @@ struct load_options {
     std::vector<std::string> formats;
     std::string data;
     bool allow_remote = false;
+    /// postcard: the schema the server knows by this name (its --schema-dir), read locally
+    /// from schema_file to compute the expected answers. Defaults to the data file's stem
+    /// when fixtures/schemas/<stem>.json exists.
+    std::string schema_name;
+    std::string schema_file;
 };
 
 // Log-bucketed latency histogram: 16 buckets per power of two from 1 us to ~1000 s.
@@ -395,18 +401,35 @@ std::vector<job> make_jobs(const load_options& opt, const document& plain,
         const document& in = f.caps.map_root_only ? wrapped : plain;
         output_buffer as_json;
         output_buffer as_x;
-        if (!encode(format_id::json, in, as_json) || !encode(f.id, in, as_x)) {
+        encode_options xo;
+        std::string query;
+        if (f.caps.needs_schema && !opt.schema_file.empty()) {
+            std::ifstream sf(opt.schema_file, std::ios::binary);
+            std::string text((std::istreambuf_iterator<char>(sf)),
+                             std::istreambuf_iterator<char>());
+            auto parsed = postcard::parse_schema(text);
+            if (!parsed) {
+                std::printf("# %s: skipped (schema %s: %s)\n", std::string(f.name).c_str(),
+                            opt.schema_file.c_str(), parsed.error().message.c_str());
+                continue;
+            }
+            xo.schema = *parsed;
+            query = "schema=" + opt.schema_name;
+        }
+        if (!encode(format_id::json, in, as_json) || !encode(f.id, in, as_x, xo)) {
             std::printf("# %s: skipped (the data has no lossless form in it)\n",
                         std::string(f.name).c_str());
             continue;
         }
-        jobs.push_back({std::string(f.name) + " encode", &json, &f, as_json.str(), as_x.str(), ""});
-        if (f.caps.needs_schema) {
+        jobs.push_back(
+            {std::string(f.name) + " encode", &json, &f, as_json.str(), as_x.str(), query});
+        if (f.caps.needs_schema && query.empty()) {
             std::printf("# %s decode: skipped (needs a server schema)\n",
                         std::string(f.name).c_str());
             continue;
         }
-        jobs.push_back({std::string(f.name) + " decode", &f, &json, as_x.str(), as_json.str(), ""});
+        jobs.push_back(
+            {std::string(f.name) + " decode", &f, &json, as_x.str(), as_json.str(), query});
     }
     return jobs;
 }
@@ -464,6 +487,10 @@ int run_load(bool http, int argc, char** argv) {
             }
         } else if (a == "--data") {
             opt.data = value();
+        } else if (a == "--schema") {
+            opt.schema_name = value();
+        } else if (a == "--schema-file") {
+            opt.schema_file = value();
         } else if (a == "--allow-remote") {
             opt.allow_remote = true;
         } else {
@@ -506,6 +533,19 @@ int run_load(bool http, int argc, char** argv) {
     std::string json = read_file(path, ok);
     if (!ok) {
         return usage_error("cannot read " + path);
+    }
+    if (opt.schema_name.empty()) {
+        // records.json -> schema "records", read from fixtures/schemas/records.json.
+        std::string stem = path.substr(path.find_last_of('/') + 1);
+        stem = stem.substr(0, stem.find('.'));
+        std::string file = std::string(POLYCODEC_FIXTURES_DIR) + "/schemas/" + stem + ".json";
+        if (std::ifstream(file).good()) {
+            opt.schema_name = stem;
+            opt.schema_file = file;
+        }
+    } else if (opt.schema_file.empty()) {
+        opt.schema_file =
+            std::string(POLYCODEC_FIXTURES_DIR) + "/schemas/" + opt.schema_name + ".json";
     }
     document plain;
     if (auto r = decode(format_id::json, json, plain); !r) {

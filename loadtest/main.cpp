@@ -14,7 +14,8 @@ const char* usage =
     "                           [--formats all|json,cbor,...]\n"
     "  polycodec-loadtest http|tcp --target HOST:PORT [--concurrency 64] [--duration 10s]\n"
     "                           [--requests N] [--pipeline 8] [--formats all|json,cbor,...]\n"
-    "                           [--data FILE.json] [--allow-remote]\n"
+    "                           [--data FILE.json] [--schema NAME [--schema-file F]]\n"
+    "                           [--allow-remote]\n"
     "  polycodec-loadtest peers [--data FILE.json]... [--ms 1000]\n";
 }
 
