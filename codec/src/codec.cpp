@@ -15,7 +15,9 @@ const detail::codec_functions* const codecs[format_count] = {
     &detail::yaml_codec,    &detail::ron_codec,     &detail::sexpr_codec,
     &detail::cbor_codec,    &detail::msgpack_codec, &detail::pickle_codec,
     &detail::toml_codec,    &detail::bson_codec,    &detail::bencode_codec,
-    &detail::postcard_codec, &detail::csv_codec,
+    &detail::postcard_codec, &detail::csv_codec,    &detail::ndjson_codec,
+    &detail::urlform_codec, &detail::ini_codec,     &detail::edn_codec,
+    &detail::ubjson_codec,  &detail::smile_codec,   &detail::dotenv_codec,
 };
 
 const detail::codec_functions* codec_of(format_id f) noexcept {

@@ -40,6 +40,20 @@ constexpr sv postcard_types[] = {"application/postcard", "application/x-postcard
 constexpr sv postcard_ext[] = {".postcard"};
 constexpr sv csv_types[] = {"text/csv", "application/csv", "text/tab-separated-values"};
 constexpr sv csv_ext[] = {".csv", ".tsv"};
+constexpr sv ndjson_types[] = {"application/x-ndjson", "application/jsonl", "application/ndjson"};
+constexpr sv ndjson_ext[] = {".ndjson", ".jsonl"};
+constexpr sv urlform_types[] = {"application/x-www-form-urlencoded"};
+constexpr sv urlform_ext[] = {".form"};
+constexpr sv ini_types[] = {"text/x-ini"};
+constexpr sv ini_ext[] = {".ini"};
+constexpr sv edn_types[] = {"application/edn"};
+constexpr sv edn_ext[] = {".edn"};
+constexpr sv ubjson_types[] = {"application/ubjson"};
+constexpr sv ubjson_ext[] = {".ubj"};
+constexpr sv smile_types[] = {"application/x-jackson-smile"};
+constexpr sv smile_ext[] = {".sml"};
+constexpr sv dotenv_types[] = {"text/x-dotenv", "application/x-env"};
+constexpr sv dotenv_ext[] = {".env"};
 
 // Capabilities: text, null, boolean, floats, bytes, any_keys, map_root_only, tabular, schema.
 constexpr format_caps text_json{true, true, true, true, false, false, false, false, false};
@@ -66,6 +80,18 @@ constexpr std::array<format_info, format_count> table{{
      {false, true, true, true, true, true, false, false, true}},
     {format_id::csv, "csv", csv_types, csv_ext,
      {true, false, false, false, false, false, false, true, false}},
+    {format_id::ndjson, "ndjson", ndjson_types, ndjson_ext, text_json},
+    {format_id::urlform, "urlform", urlform_types, urlform_ext,
+     {true, false, false, false, false, false, true, false, false}},
+    {format_id::ini, "ini", ini_types, ini_ext,
+     {true, false, false, false, false, false, true, false, false}},
+    {format_id::edn, "edn", edn_types, edn_ext, {true, true, true, true, false, true, false, false, false}},
+    {format_id::ubjson, "ubjson", ubjson_types, ubjson_ext,
+     {false, true, true, true, false, false, false, false, false}},
+    {format_id::smile, "smile", smile_types, smile_ext,
+     {false, true, true, true, true, false, false, false, false}},
+    {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,
+     {true, false, false, false, false, false, true, false, false}},
 }};
 
 }  // namespace

@@ -8,11 +8,13 @@
 namespace polycodec {
 namespace {
 
-TEST(Format, TableHasTheFourteenFormatsInIdOrder) {
-    const char* names[] = {"json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor",
-                           "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv"};
+TEST(Format, TableHasTheTwentyOneFormatsInIdOrder) {
+    const char* names[] = {"json",   "json5",   "hjson", "yaml",    "ron",      "sexpr", "cbor",
+                           "msgpack", "pickle", "toml",  "bson",    "bencode",  "postcard",
+                           "csv",    "ndjson",  "urlform", "ini",   "edn",      "ubjson",
+                           "smile",  "dotenv"};
     auto all = formats();
-    ASSERT_EQ(all.size(), 14u);
+    ASSERT_EQ(all.size(), 21u);
     for (std::size_t i = 0; i < all.size(); ++i) {
         EXPECT_EQ(static_cast<std::size_t>(all[i].id), i + 1);
         EXPECT_EQ(all[i].name, names[i]);
@@ -47,7 +49,9 @@ TEST(Format, LookupsByNameTypeExtensionAndPath) {
     EXPECT_EQ(find_format_by_path("dir.x/in.PKL")->id, format_id::pickle);
     EXPECT_EQ(find_format_by_path("Makefile"), nullptr);
     EXPECT_EQ(find_format_by_number(0), nullptr);
-    EXPECT_EQ(find_format_by_number(15), nullptr);
+    EXPECT_EQ(find_format_by_number(22), nullptr);
+    EXPECT_EQ(find_format_by_number(21)->id, format_id::dotenv);
+    EXPECT_EQ(find_format_by_media_type("application/jsonl")->id, format_id::ndjson);
     EXPECT_EQ(to_string(format_id::postcard), "postcard");
 }
 

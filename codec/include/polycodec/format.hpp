@@ -26,10 +26,17 @@ enum class format_id : std::uint8_t {
     bencode = 12,
     postcard = 13,
     csv = 14,
+    ndjson = 15,
+    urlform = 16,
+    ini = 17,
+    edn = 18,
+    ubjson = 19,
+    smile = 20,
+    dotenv = 21,
 };
 
 /// Number of formats in the table; ids run from 1 to format_count.
-inline constexpr std::size_t format_count = 14;
+inline constexpr std::size_t format_count = 21;
 
 /// What a format can carry. Encoders use these to decide what is lossy; /formats shows them.
 struct format_caps {

@@ -39,5 +39,12 @@ extern const codec_functions bson_codec;
 extern const codec_functions bencode_codec;
 extern const codec_functions postcard_codec;
 extern const codec_functions csv_codec;
+extern const codec_functions ndjson_codec;
+extern const codec_functions urlform_codec;
+extern const codec_functions ini_codec;
+extern const codec_functions edn_codec;
+extern const codec_functions ubjson_codec;
+extern const codec_functions smile_codec;
+extern const codec_functions dotenv_codec;
 
 }  // namespace polycodec::detail

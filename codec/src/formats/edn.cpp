@@ -1,0 +1,8 @@
+// edn: not implemented yet (the registry answers errc::not_implemented).
+#include "formats.hpp"
+
+namespace polycodec::detail {
+
+const codec_functions edn_codec{};
+
+}  // namespace polycodec::detail

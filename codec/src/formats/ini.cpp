@@ -1,0 +1,8 @@
+// ini: not implemented yet (the registry answers errc::not_implemented).
+#include "formats.hpp"
+
+namespace polycodec::detail {
+
+const codec_functions ini_codec{};
+
+}  // namespace polycodec::detail

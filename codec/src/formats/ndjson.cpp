@@ -1,0 +1,8 @@
+// ndjson: not implemented yet (the registry answers errc::not_implemented).
+#include "formats.hpp"
+
+namespace polycodec::detail {
+
+const codec_functions ndjson_codec{};
+
+}  // namespace polycodec::detail

@@ -1,0 +1,8 @@
+// ubjson: not implemented yet (the registry answers errc::not_implemented).
+#include "formats.hpp"
+
+namespace polycodec::detail {
+
+const codec_functions ubjson_codec{};
+
+}  // namespace polycodec::detail

@@ -1,0 +1,8 @@
+// urlform: not implemented yet (the registry answers errc::not_implemented).
+#include "formats.hpp"
+
+namespace polycodec::detail {
+
+const codec_functions urlform_codec{};
+
+}  // namespace polycodec::detail
