@@ -107,6 +107,12 @@ struct metrics::impl {
             .Name("polycodec_lossy_conversions_total")
             .Help("Fallbacks taken under lossy=allow, by kind")
             .Register(*registry);
+    prometheus::Family<prometheus::Gauge>& draining_family =
+        prometheus::BuildGauge()
+            .Name("polycodec_draining")
+            .Help("1 while the server drains after SIGTERM/SIGINT, else 0")
+            .Register(*registry);
+    prometheus::Gauge* draining = &draining_family.Add({});
     prometheus::Family<prometheus::Gauge>& build_info =
         prometheus::BuildGauge()
             .Name("polycodec_build_info")
@@ -238,6 +244,8 @@ void metrics::inflight(transport t, int delta) {
 void metrics::connections(transport t, int delta) {
     impl_->conns[static_cast<std::size_t>(t)]->Increment(delta);
 }
+
+void metrics::set_draining(bool on) { impl_->draining->Set(on ? 1 : 0); }
 
 std::string metrics::serialize() const {
     prometheus::TextSerializer s;

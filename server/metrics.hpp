@@ -31,6 +31,8 @@ public:
     void lossy(format_id from, format_id to, std::string_view kind);
     void inflight(transport t, int delta);
     void connections(transport t, int delta);
+    /// polycodec_draining (not in DESIGN section 6; the "drain stuck" alert reads it).
+    void set_draining(bool on);
 
     /// The Prometheus text exposition of every metric.
     std::string serialize() const;

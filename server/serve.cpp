@@ -144,6 +144,7 @@ int run_serve(int argc, char** argv) {
               {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
                {"grace_ms", std::to_string(cfg.grace.count()), true}});
     svc.draining.store(true);
+    svc.stats.set_draining(true);
     http_server.stop_accepting();
     tcp_server.stop_accepting();
     http_server.drain();
