@@ -6,6 +6,12 @@
 #include <cstdlib>
 #include <string_view>
 
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+
+#include "polycodec/formats/postcard.hpp"
 #include "polycodec/polycodec.hpp"
 
 namespace {
@@ -13,6 +19,17 @@ namespace {
 constexpr auto fuzzed = static_cast<polycodec::format_id>(POLYCODEC_FUZZ_FORMAT);
 
 [[noreturn]] void property_failed() { std::abort(); }
+
+// postcard is not self-describing: its target decodes with the records fixture's schema.
+std::shared_ptr<const polycodec::postcard::schema> fixture_schema() {
+    std::ifstream f(POLYCODEC_FUZZ_SCHEMA_FILE, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto s = polycodec::postcard::parse_schema(text);
+    if (!s) {
+        std::abort();
+    }
+    return *s;
+}
 
 }  // namespace
 
@@ -22,13 +39,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static document again;
     static output_buffer out;
     std::string_view in(reinterpret_cast<const char*>(data), size);
+    static const auto schema =
+        fuzzed == format_id::postcard ? fixture_schema() : std::shared_ptr<const postcard::schema>();
     decode_options opt;
     opt.limits.max_bytes = std::size_t{64} << 20;
+    opt.schema = schema;
     if (!decode(fuzzed, in, doc, opt)) {
         return 0;
     }
     out.clear();
     encode_options eo;
+    eo.schema = schema;
     auto w = encode(fuzzed, doc, out, eo);
     if (!w) {
         // A decoded value must be representable in its own format.
