@@ -184,9 +184,18 @@ private:
                     }
                 }
             } else if (c == '#' && peek(pos_ + 1) == ';') {
+                // #; #; 1 2 skips two datums: the recursion is bounded like nesting.
+                if (depth_ + 1 > b_.limits().max_depth) {
+                    return fail(make_error(errc::depth_exceeded, pos_,
+                                           "nesting deeper than " +
+                                               std::to_string(b_.limits().max_depth)));
+                }
                 pos_ += 2;
-                if (auto r = skip_atmosphere(); !r) {
-                    return r;
+                ++depth_;
+                auto skipped = skip_atmosphere();
+                --depth_;
+                if (!skipped) {
+                    return skipped;
                 }
                 ++discard_;
                 auto r = parse_datum();
@@ -277,12 +286,23 @@ private:
                 ++pos_;
                 break;
             }
+            if (at_dot() && discard_ != 0) {
+                // Inside a #; comment any datum goes, a dotted pair too.
+                ++pos_;
+                if (auto r = skip_atmosphere(); !r) {
+                    return r;
+                }
+                if (auto r = parse_datum(); !r) {
+                    return r;
+                }
+                continue;
+            }
             if (at_dot()) {
                 return fail(make_error(errc::unexpected_char, pos_,
                                        "a dotted tail outside a (key . value) pair is not "
                                        "supported"));
             }
-            if (in_[pos_] == '(' && nonempty_list_at(pos_)) {
+            if (in_[pos_] == '(' && discard_ == 0 && nonempty_list_at(pos_)) {
                 return fail(make_error(errc::unexpected_char, pos_,
                                        "a list mixing pairs and other values is neither an "
                                        "array nor an association list (write arrays as #(...))"));
