@@ -14,6 +14,8 @@ build_pkgs=(
 )
 test_pkgs=(
     python3 nodejs npm curl
+    guile-3.0
+    cargo librust-ron-dev librust-serde-json-dev
 )
 
 want=("${build_pkgs[@]}")
