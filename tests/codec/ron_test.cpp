@@ -234,6 +234,10 @@ TEST(RonDecode, ErrorTable) {
         {"(a: 1,\n b 2)", errc::unexpected_char, 10, 2, 4},
         {"{1: 2, 3}", errc::unexpected_char, 8, 1, 9},
         {"{(1, 2): 3}", errc::unexpected_char, 1, 1, 2},
+        {"{{{1: 2}: 3}: 4}", errc::unexpected_char, 1, 1, 2},
+        {"{A(B(1)): 1}", errc::unexpected_char, 1, 1, 2},
+        {"{Some([1]): 1}", errc::unexpected_char, 1, 1, 2},
+        {"{1..2: 1}", errc::unexpected_char, 1, 1, 2},
         {"\"abc", errc::unexpected_eof, 4, 1, 5},
         {"\"a\\qb\"", errc::invalid_string, 2, 1, 3},
         {"\"\\x80\"", errc::invalid_string, 1, 1, 2},
@@ -255,6 +259,8 @@ TEST(RonDecode, ErrorTable) {
         {"Some(1, 2)", errc::unexpected_char, 8, 1, 9},
         {"(\n  name: \"x\",\n  count: ?\n)", errc::unexpected_char, 24, 3, 10},
         {"@", errc::unexpected_char, 0, 1, 1},
+        {"[Ok, B\xc3(1)]", errc::invalid_utf8, 6, 1, 7},
+        {"(f\xff: 1)", errc::invalid_utf8, 2, 1, 3},
     };
     for (const auto& c : cases) {
         auto e = decode_error(format_id::ron, c.ron);

@@ -58,6 +58,7 @@ TEST(SexprDecode, SpecTable) {
         {"|two words|", "\"two words\""},
         {"#{two words}#", "\"two words\""},
         {"...", "\"...\""},
+        {"a#b", "\"a#b\""},
         {"-", "\"-\""},
         {"->x", "\"->x\""},
         {"#\\a", "\"a\""},
@@ -108,6 +109,8 @@ TEST(SexprDecode, ErrorTable) {
         {"((a . 1)\n (b . 2 3))", errc::unexpected_char, 17, 2, 9},
         {"(1 . 2)", errc::unexpected_char, 3, 1, 4},
         {"(((1) . 2))", errc::unexpected_char, 2, 1, 3},
+        {"((k ((k 1))))", errc::unexpected_char, 5, 1, 6},
+        {"((#(1) . 2))", errc::unexpected_char, 2, 1, 3},
         {"\"abc", errc::unexpected_eof, 4, 1, 5},
         {"\"a\\qb\"", errc::invalid_string, 2, 1, 3},
         {"\"\\x110000;\"", errc::invalid_string, 1, 1, 2},
@@ -149,6 +152,26 @@ TEST(SexprDecode, DepthLimit) {
     }
     comments += "1 2";
     EXPECT_EQ(decode_error(format_id::sexpr, comments).code, errc::depth_exceeded);
+    // ((k (k (k . 1)))) is {k: {k: {k: 1}}} as Scheme writers print it: entries nest through
+    // their list tails. Inside #; nothing is built, so only the reader's own count stops them.
+    std::string tails = "#;(";
+    for (int i = 0; i < 100000; ++i) {
+        tails += "(k ";
+    }
+    EXPECT_EQ(decode_error(format_id::sexpr, tails).code, errc::depth_exceeded);
+    std::string nested = "(";
+    for (int i = 0; i < 20; ++i) {
+        nested += "(k ";
+    }
+    nested += ". 1" + std::string(21, ')');
+    std::string want;
+    for (int i = 0; i < 20; ++i) {
+        want += "{\"k\":";
+    }
+    want += "1" + std::string(20, '}');
+    EXPECT_EQ(dbg(must_decode(format_id::sexpr, nested)), want);
+    EXPECT_EQ(decode_error(format_id::sexpr, nested, opt).code, errc::depth_exceeded);
+    EXPECT_EQ(decode_error(format_id::sexpr, nested, opt).code, errc::depth_exceeded);
 }
 
 struct encode_case {

@@ -1,6 +1,7 @@
 // RON, Rusty Object Notation (the ron-rs grammar, docs/formats/ron.md). Our own reader into the
 // serde data model of DESIGN section 2, and the writer in ron-rs's own style.
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -114,6 +115,18 @@ private:
                                          std::to_string(b_.limits().max_depth)));
     }
     char peek(std::size_t p) const { return p < in_.size() ? in_[p] : '\0'; }
+
+    // A map key must be a scalar: a container is refused before it reaches the tape.
+    result<void> open_container(bool map) {
+        if (key_depth_ == b_.depth()) {
+            return fail(make_error(errc::unexpected_char, key_at_,
+                                   "a map key must be a scalar, saw a compound value"));
+        }
+        if (!(map ? b_.begin_map() : b_.begin_array())) {
+            return container_limit();
+        }
+        return {};
+    }
 
     // ---- whitespace and comments ----
 
@@ -323,9 +336,11 @@ private:
             return q;
         }
         std::size_t q = p;
-        if (q < in_.size() && is_ident_start(static_cast<unsigned char>(in_[q]))) {
+        if (q < in_.size() && is_ident_start(static_cast<unsigned char>(in_[q])) &&
+            ws_len(q) == 0) {
             ++q;
-            while (q < in_.size() && is_ident_char(static_cast<unsigned char>(in_[q]))) {
+            while (q < in_.size() && is_ident_char(static_cast<unsigned char>(in_[q])) &&
+                   (static_cast<unsigned char>(in_[q]) < 0x80 || ws_len(q) == 0)) {
                 ++q;
             }
         }
@@ -333,6 +348,16 @@ private:
             *name = in_.substr(p, q - p);
         }
         return q;
+    }
+    // Identifiers become strings: they must be valid UTF-8.
+    result<void> check_ident_utf8(std::string_view name) const {
+        std::size_t valid = utf8_valid_prefix(name);
+        if (valid != name.size()) {
+            return fail(make_error(errc::invalid_utf8,
+                                   static_cast<std::size_t>(name.data() - in_.data()) + valid,
+                                   "invalid UTF-8 in an identifier"));
+        }
+        return {};
     }
     // A string, byte string or byte literal starts at p (b"", b'', br"", r"", r#"").
     bool at_string_prefix(std::size_t p) const {
@@ -454,8 +479,8 @@ private:
     }
 
     result<void> parse_list() {
-        if (!b_.begin_array()) {
-            return container_limit();
+        if (auto r = open_container(false); !r) {
+            return r;
         }
         ++pos_;
         if (auto r = skip_ws(); !r) {
@@ -469,8 +494,8 @@ private:
     }
 
     result<void> parse_map() {
-        if (!b_.begin_map()) {
-            return container_limit();
+        if (auto r = open_container(true); !r) {
+            return r;
         }
         ++pos_;
         if (auto r = skip_ws(); !r) {
@@ -482,16 +507,12 @@ private:
             return {};
         }
         for (;;) {
-            std::size_t key_at = pos_;
-            std::size_t key_index = b_.next_index();
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
-            kind k = value(&b_.doc(), key_index).kind();
-            if (k == kind::array || k == kind::map) {
-                return fail(make_error(errc::unexpected_char, key_at,
-                                       "a map key must be a scalar (a polycodec map key is a "
-                                       "scalar), saw a compound value"));
+            key_at_ = pos_;
+            key_depth_ = b_.depth();
+            auto key = parse_value();
+            key_depth_ = SIZE_MAX;
+            if (!key) {
+                return key;
             }
             if (auto r = skip_ws(); !r) {
                 return r;
@@ -520,14 +541,17 @@ private:
 
     // Named fields `name: value, ...` up to ')': a struct is a map of its fields.
     result<void> parse_fields() {
-        if (!b_.begin_map()) {
-            return container_limit();
+        if (auto r = open_container(true); !r) {
+            return r;
         }
         for (;;) {
             std::string_view name;
             std::size_t q = ident_end(pos_, &name);
             if (q == pos_) {
                 return fail(unexpected("a field name"));
+            }
+            if (auto r = check_ident_utf8(name); !r) {
+                return r;
             }
             b_.add_string(name);
             pos_ = q;
@@ -571,8 +595,8 @@ private:
         if (at_field(pos_)) {
             return parse_fields();
         }
-        if (!b_.begin_array()) {
-            return container_limit();
+        if (auto r = open_container(false); !r) {
+            return r;
         }
         if (auto r = parse_elements(')', "',' or ')'"); !r) {
             return r;
@@ -661,6 +685,12 @@ private:
         std::string_view name;
         std::size_t q = ident_end(pos_, &name);
         bool raw = at_raw_ident(pos_);
+        if (q == pos_) {
+            return fail(unexpected("a value"));
+        }
+        if (auto r = check_ident_utf8(name); !r) {
+            return r;
+        }
         pos_ = q;
         if (!raw) {
             if (name == "true" || name == "false") {
@@ -706,8 +736,8 @@ private:
         if (pos_ < in_.size() && in_[pos_] == ')') {
             // Name(): a named struct without fields.
             ++pos_;
-            if (!b_.begin_map()) {
-                return container_limit();
+            if (auto r = open_container(true); !r) {
+                return r;
             }
             b_.end_map();
             return {};
@@ -723,13 +753,13 @@ private:
             std::size_t f = skip_ws_from(e + 1, nullptr);
             tuple = f != std::string_view::npos && f < in_.size() && in_[f] != ')';
         }
-        if (!b_.begin_map()) {
-            return container_limit();
+        if (auto r = open_container(true); !r) {
+            return r;
         }
         b_.add_string(name);
         if (tuple) {
-            if (!b_.begin_array()) {
-                return container_limit();
+            if (auto r = open_container(false); !r) {
+                return r;
             }
             if (auto r = parse_elements(')', "',' or ')'"); !r) {
                 return r;
@@ -1278,8 +1308,8 @@ private:
         if (peek(pos_) == '=') {
             ++pos_;
         }
-        if (!b_.begin_map()) {
-            return container_limit();
+        if (auto r = open_container(true); !r) {
+            return r;
         }
         if (has_start) {
             b_.add_string("start");
@@ -1310,6 +1340,8 @@ private:
     builder& b_;
     std::size_t pos_ = 0;
     std::uint32_t depth_ = 0;
+    std::size_t key_depth_ = SIZE_MAX;  // builder depth while a map key is read
+    std::size_t key_at_ = 0;
     std::string scratch_;
 };
 

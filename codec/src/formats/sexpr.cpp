@@ -1,6 +1,7 @@
 // S-expressions in R7RS datum syntax as DESIGN section 1 fixes them (docs/formats/sexpr.md):
 // null #nil, vectors for arrays, association lists of dotted pairs for maps.
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -96,6 +97,18 @@ private:
                                          std::to_string(b_.limits().max_depth)));
     }
     char peek(std::size_t p) const { return p < in_.size() ? in_[p] : '\0'; }
+
+    // A map key must be a scalar: a container is refused before it reaches the tape.
+    result<void> open_container(bool map) {
+        if (key_depth_ == b_.depth()) {
+            return fail(make_error(errc::unexpected_char, key_at_,
+                                   "a map key must be a scalar, saw a compound value"));
+        }
+        if (!(map ? e_begin_map() : e_begin_array())) {
+            return container_limit();
+        }
+        return {};
+    }
 
     // Builder calls go through these so that a #; datum comment parses without output.
     bool e_begin_array() { return discard_ != 0 || b_.begin_array(); }
@@ -263,8 +276,8 @@ private:
         }
         if (pos_ < in_.size() && in_[pos_] == ')') {
             ++pos_;
-            if (!e_begin_map()) {
-                return container_limit();
+            if (auto r = open_container(true); !r) {
+                return r;
             }
             e_end_map();
             return {};
@@ -272,8 +285,8 @@ private:
         if (pos_ < in_.size() && in_[pos_] == '(' && nonempty_list_at(pos_)) {
             return parse_alist();
         }
-        if (!e_begin_array()) {
-            return container_limit();
+        if (auto r = open_container(false); !r) {
+            return r;
         }
         for (;;) {
             if (auto r = skip_atmosphere(); !r) {
@@ -329,8 +342,8 @@ private:
 
     // The entries of an association list, up to its ')'.
     result<void> parse_alist() {
-        if (!e_begin_map()) {
-            return container_limit();
+        if (auto r = open_container(true); !r) {
+            return r;
         }
         for (;;) {
             if (auto r = skip_atmosphere(); !r) {
@@ -353,17 +366,14 @@ private:
             if (auto r = skip_atmosphere(); !r) {
                 return r;
             }
-            std::size_t key_at = pos_;
-            std::size_t key_index = b_.next_index();
-            if (auto r = parse_datum(); !r) {
-                return r;
-            }
-            if (discard_ == 0) {
-                kind k = value(&b_.doc(), key_index).kind();
-                if (k == kind::array || k == kind::map) {
-                    return fail(make_error(errc::unexpected_char, key_at,
-                                           "a map key must be a scalar, saw a compound datum"));
-                }
+            // Inside a #; comment nothing is built, so any key goes.
+            std::size_t saved_depth = key_depth_;
+            key_at_ = pos_;
+            key_depth_ = discard_ == 0 ? b_.depth() : SIZE_MAX;
+            auto key = parse_datum();
+            key_depth_ = saved_depth;
+            if (!key) {
+                return key;
             }
             if (auto r = skip_atmosphere(); !r) {
                 return r;
@@ -386,8 +396,15 @@ private:
                 ++pos_;
             } else {
                 // (key v ...) is (key . (v ...)): the value is the rest of the list, as
-                // Scheme writers print a pair whose cdr is a list.
-                if (auto r = parse_list_body(); !r) {
+                // Scheme writers print a pair whose cdr is a list. It nests like a datum.
+                if (++depth_ > b_.limits().max_depth) {
+                    return fail(make_error(errc::depth_exceeded, pos_,
+                                           "nesting deeper than " +
+                                               std::to_string(b_.limits().max_depth)));
+                }
+                auto r = parse_list_body();
+                --depth_;
+                if (!r) {
                     return r;
                 }
             }
@@ -436,8 +453,8 @@ private:
     }
 
     result<void> parse_vector() {
-        if (!e_begin_array()) {
-            return container_limit();
+        if (auto r = open_container(false); !r) {
+            return r;
         }
         for (;;) {
             if (auto r = skip_atmosphere(); !r) {
@@ -742,8 +759,8 @@ private:
         if (valid != tok.size()) {
             return fail(make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in symbol"));
         }
-        if (tok.find_first_of("#\\'`,") != std::string_view::npos && c != '#') {
-            std::size_t bad = tok.find_first_of("#\\'`,");
+        if (tok.find_first_of("\\'`,") != std::string_view::npos) {
+            std::size_t bad = tok.find_first_of("\\'`,");
             return fail(make_error(errc::unexpected_char, start + bad,
                                    "unexpected " + describe_at(start + bad) + " in a symbol"));
         }
@@ -939,6 +956,8 @@ private:
     builder& b_;
     std::size_t pos_ = 0;
     std::uint32_t depth_ = 0;
+    std::size_t key_depth_ = SIZE_MAX;  // builder depth while a map key is read
+    std::size_t key_at_ = 0;
     std::uint32_t discard_ = 0;
     std::string scratch_;
 };
