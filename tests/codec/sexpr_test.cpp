@@ -50,7 +50,8 @@ TEST(SexprDecode, SpecTable) {
         {"+nan.0", "NaN"},
         {"\"plain\"", "\"plain\""},
         // R7RS string escapes, including \x<hex>; and a line continuation.
-        {R"("\a\b\t\n\r\"\\\|\x41;\x3bb;")", "\"\\u0007\\u0008\\u0009\\u000a\\u000d\\\"\\\\|A\xce\xbb\""},
+        {R"("\a\b\t\n\r\"\\\|\x41;\x3bb;")",
+         "\"\\u0007\\u0008\\u0009\\u000a\\u000d\\\"\\\\|A\xce\xbb\""},
         {"\"one \\   \n   two\"", "\"one two\""},
         // What Guile's writer produces: \xHH (two digits), \uHHHH, \UHHHHHH.
         {R"("\x01\x7f\u2028\U01F600")", "\"\\u0001\x7f\xe2\x80\xa8\xf0\x9f\x98\x80\""},

@@ -1,8 +1,8 @@
 // RON, Rusty Object Notation (the ron-rs grammar, docs/formats/ron.md). Our own reader into the
 // serde data model of DESIGN section 2, and the writer in ron-rs's own style.
 #include <charconv>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -108,11 +108,11 @@ private:
                           std::string("expected ") + expected + ", saw " + describe_at(pos_));
     }
     result<void> container_limit() {
-        return fail(make_error(b_.status() == errc::ok ? errc::depth_exceeded : b_.status(), pos_,
-                               b_.status() == errc::size_exceeded
-                                   ? std::string("document larger than its size budget")
-                                   : "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)));
+        return fail(
+            make_error(b_.status() == errc::ok ? errc::depth_exceeded : b_.status(), pos_,
+                       b_.status() == errc::size_exceeded
+                           ? std::string("document larger than its size budget")
+                           : "nesting deeper than " + std::to_string(b_.limits().max_depth)));
     }
     char peek(std::size_t p) const { return p < in_.size() ? in_[p] : '\0'; }
 
@@ -197,9 +197,9 @@ private:
         std::size_t p = skip_ws_from(pos_, &err_at);
         if (p == std::string_view::npos) {
             pos_ = in_.size();
-            return fail(make_error(errc::unexpected_eof, in_.size(),
-                                   "unterminated block comment (opened at byte " +
-                                       std::to_string(err_at) + ")"));
+            return fail(make_error(
+                errc::unexpected_eof, in_.size(),
+                "unterminated block comment (opened at byte " + std::to_string(err_at) + ")"));
         }
         pos_ = p;
         return {};
@@ -279,10 +279,9 @@ private:
                 }
             } else {
                 return fail(make_error(errc::unexpected_char, name_at,
-                                       name.empty() ? "expected an attribute, saw " +
-                                                          describe_at(name_at)
-                                                    : "unknown attribute '" + std::string(name) +
-                                                          "'"));
+                                       name.empty()
+                                           ? "expected an attribute, saw " + describe_at(name_at)
+                                           : "unknown attribute '" + std::string(name) + "'"));
             }
             if (auto r = expect_char(']', "']' closing the attribute"); !r) {
                 return r;
@@ -645,8 +644,9 @@ private:
                     if (q >= in_.size()) {
                         return std::string_view::npos;
                     }
-                    if (in_[q] == '"' && in_.substr(q + 1, hashes).find_first_not_of('#') ==
-                                             std::string_view::npos &&
+                    if (in_[q] == '"' &&
+                        in_.substr(q + 1, hashes).find_first_not_of('#') ==
+                            std::string_view::npos &&
                         q + 1 + hashes <= in_.size()) {
                         q += 1 + hashes;
                         break;
@@ -792,19 +792,33 @@ private:
         }
         char e = in_[p];
         switch (e) {
-            case '\'': *w++ = '\''; return p + 1;
-            case '"': *w++ = '"'; return p + 1;
-            case '\\': *w++ = '\\'; return p + 1;
-            case 'n': *w++ = '\n'; return p + 1;
-            case 'r': *w++ = '\r'; return p + 1;
-            case 't': *w++ = '\t'; return p + 1;
-            case '0': *w++ = '\0'; return p + 1;
+            case '\'':
+                *w++ = '\'';
+                return p + 1;
+            case '"':
+                *w++ = '"';
+                return p + 1;
+            case '\\':
+                *w++ = '\\';
+                return p + 1;
+            case 'n':
+                *w++ = '\n';
+                return p + 1;
+            case 'r':
+                *w++ = '\r';
+                return p + 1;
+            case 't':
+                *w++ = '\t';
+                return p + 1;
+            case '0':
+                *w++ = '\0';
+                return p + 1;
             case 'x': {
                 int hi = hex_value(peek(p + 1));
                 int lo = hex_value(peek(p + 2));
                 if (hi < 0 || lo < 0 || p + 2 >= in_.size()) {
-                    return fail(make_error(errc::invalid_string, bs,
-                                           "expected 2 hex digits after \\x"));
+                    return fail(
+                        make_error(errc::invalid_string, bs, "expected 2 hex digits after \\x"));
                 }
                 int v = hi * 16 + lo;
                 if (v > 0x7f && !bytes) {
@@ -833,7 +847,8 @@ private:
                     ++q;
                 }
                 if (q >= in_.size()) {
-                    return fail(make_error(errc::unexpected_eof, q, "unterminated \\u{...} escape"));
+                    return fail(
+                        make_error(errc::unexpected_eof, q, "unterminated \\u{...} escape"));
                 }
                 if (n == 0) {
                     return fail(make_error(errc::invalid_string, bs,
@@ -851,27 +866,26 @@ private:
                     // A backslash at the end of a line skips the line break and the next
                     // line's leading whitespace, as in Rust.
                     std::size_t q = p + (e == '\r' ? 2 : 1);
-                    while (q < in_.size() && (in_[q] == ' ' || in_[q] == '\t' ||
-                                              in_[q] == '\n' || in_[q] == '\r')) {
+                    while (q < in_.size() &&
+                           (in_[q] == ' ' || in_[q] == '\t' || in_[q] == '\n' || in_[q] == '\r')) {
                         ++q;
                     }
                     return q;
                 }
-                return fail(make_error(errc::invalid_string, bs,
-                                       "invalid escape \\" + describe_at(p)));
+                return fail(
+                    make_error(errc::invalid_string, bs, "invalid escape \\" + describe_at(p)));
         }
     }
 
-    result<void> finish_string(char* out, char* w, std::size_t start, std::size_t end,
-                               bool bytes) {
+    result<void> finish_string(char* out, char* w, std::size_t start, std::size_t end, bool bytes) {
         if (!bytes) {
             std::string_view written(out, static_cast<std::size_t>(w - out));
             std::size_t valid = utf8_valid_prefix(written);
             if (valid != written.size()) {
                 b_.end_string(w);
                 std::size_t src_valid = utf8_valid_prefix(in_.substr(start, end - start));
-                return fail(make_error(errc::invalid_utf8, start + src_valid,
-                                       "invalid UTF-8 in string"));
+                return fail(
+                    make_error(errc::invalid_utf8, start + src_valid, "invalid UTF-8 in string"));
             }
         }
         b_.end_string(w, bytes ? kind::bytes : kind::string);
@@ -891,8 +905,8 @@ private:
             } else {
                 std::size_t valid = utf8_valid_prefix(s);
                 if (valid != s.size()) {
-                    return fail(make_error(errc::invalid_utf8, start + valid,
-                                           "invalid UTF-8 in string"));
+                    return fail(
+                        make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
                 }
                 b_.add_string(s);
             }
@@ -949,9 +963,9 @@ private:
         for (;;) {
             q = in_.find('"', q);
             if (q == std::string_view::npos) {
-                return fail(make_error(errc::unexpected_eof, in_.size(),
-                                       "unterminated raw string (opened at byte " +
-                                           std::to_string(opened) + ")"));
+                return fail(make_error(
+                    errc::unexpected_eof, in_.size(),
+                    "unterminated raw string (opened at byte " + std::to_string(opened) + ")"));
             }
             std::size_t h = 0;
             while (h < hashes && q + 1 + h < in_.size() && in_[q + 1 + h] == '#') {
@@ -968,8 +982,8 @@ private:
         } else {
             std::size_t valid = utf8_valid_prefix(s);
             if (valid != s.size()) {
-                return fail(make_error(errc::invalid_utf8, start + valid,
-                                       "invalid UTF-8 in string"));
+                return fail(
+                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
             }
             b_.add_string(s);
         }
@@ -1010,9 +1024,8 @@ private:
             p += len;
         }
         if (p >= in_.size() || in_[p] != '\'') {
-            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_string,
-                                   p, "expected ''' closing a char literal, saw " +
-                                          describe_at(p)));
+            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_string, p,
+                                   "expected ''' closing a char literal, saw " + describe_at(p)));
         }
         b_.add_string(std::string_view(buf, static_cast<std::size_t>(w - buf)));
         pos_ = p + 1;
@@ -1033,13 +1046,12 @@ private:
         } else if (p < in_.size() && static_cast<unsigned char>(in_[p]) < 0x80 && in_[p] != '\'') {
             *w++ = in_[p++];
         } else {
-            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_string,
-                                   p, "expected one ASCII character in a byte literal"));
+            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_string, p,
+                                   "expected one ASCII character in a byte literal"));
         }
         if (w - buf != 1 || p >= in_.size() || in_[p] != '\'') {
-            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_string,
-                                   p, "expected ''' closing a byte literal, saw " +
-                                          describe_at(p)));
+            return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_string, p,
+                                   "expected ''' closing a byte literal, saw " + describe_at(p)));
         }
         b_.add_int(static_cast<unsigned char>(buf[0]));
         pos_ = p + 1;
@@ -1068,7 +1080,8 @@ private:
             t.digits_start = p;
             p += 3;
             t.digits_end = p;
-        } else if (peek(p) == '0' && (peek(p + 1) == 'x' || peek(p + 1) == 'o' || peek(p + 1) == 'b')) {
+        } else if (peek(p) == '0' &&
+                   (peek(p + 1) == 'x' || peek(p + 1) == 'o' || peek(p + 1) == 'b')) {
             t.base = in_[p + 1] == 'x' ? 16 : in_[p + 1] == 'o' ? 8 : 2;
             p += 2;
             t.digits_start = p;
@@ -1078,9 +1091,9 @@ private:
             };
             if (!digit_ok(peek(p)) || p >= in_.size()) {
                 pos_ = p;
-                return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number,
-                                       p, "expected a digit after the base prefix, saw " +
-                                              describe_at(p)));
+                return fail(
+                    make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number, p,
+                               "expected a digit after the base prefix, saw " + describe_at(p)));
             }
             while (p < in_.size() && (digit_ok(in_[p]) || in_[p] == '_')) {
                 ++p;
@@ -1110,8 +1123,9 @@ private:
             }
             if (!digits) {
                 pos_ = p;
-                return fail(make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number,
-                                       p, "expected a digit, saw " + describe_at(p)));
+                return fail(
+                    make_error(p >= in_.size() ? errc::unexpected_eof : errc::invalid_number, p,
+                               "expected a digit, saw " + describe_at(p)));
             }
             if (peek(p) == 'e' || peek(p) == 'E') {
                 t.is_float = true;
@@ -1126,9 +1140,9 @@ private:
                 }
                 if (!exp_digit) {
                     pos_ = p;
-                    return fail(make_error(errc::invalid_number, p,
-                                           "expected a digit in the exponent, saw " +
-                                               describe_at(p)));
+                    return fail(
+                        make_error(errc::invalid_number, p,
+                                   "expected a digit in the exponent, saw " + describe_at(p)));
                 }
             }
             t.digits_end = p;
@@ -1145,12 +1159,13 @@ private:
             std::from_chars(bits.data(), bits.data() + bits.size(), n);
             bool ok = k == 'f' ? (bits == "32" || bits == "64") && t.base == 10 && !t.special
                                : (bits == "8" || bits == "16" || bits == "32" || bits == "64" ||
-                                  bits == "128") && !t.is_float;
+                                  bits == "128") &&
+                                     !t.is_float;
             if (!ok || (q < in_.size() && is_ident_char(static_cast<unsigned char>(in_[q])))) {
                 pos_ = p;
-                return fail(make_error(errc::invalid_number, p,
-                                       "invalid number suffix '" +
-                                           std::string(in_.substr(p, q - p)) + "'"));
+                return fail(make_error(
+                    errc::invalid_number, p,
+                    "invalid number suffix '" + std::string(in_.substr(p, q - p)) + "'"));
             }
             t.suffix_kind = k;
             t.suffix_bits = n;
@@ -1367,11 +1382,21 @@ void write_quoted(output_buffer& out, std::string_view s, bool bytes) {
         out.append(s.data() + run, i - run);
         run = i + 1;
         switch (c) {
-            case '"': out.append("\\\""); break;
-            case '\\': out.append("\\\\"); break;
-            case '\n': out.append("\\n"); break;
-            case '\r': out.append("\\r"); break;
-            case '\t': out.append("\\t"); break;
+            case '"':
+                out.append("\\\"");
+                break;
+            case '\\':
+                out.append("\\\\");
+                break;
+            case '\n':
+                out.append("\\n");
+                break;
+            case '\r':
+                out.append("\\r");
+                break;
+            case '\t':
+                out.append("\\t");
+                break;
             default: {
                 char buf[4] = {'\\', 'x', hex_digits[c >> 4], hex_digits[c & 15]};
                 out.append(buf, 4);

@@ -1,8 +1,8 @@
 // S-expressions in R7RS datum syntax as DESIGN section 1 fixes them (docs/formats/sexpr.md):
 // null #nil, vectors for arrays, association lists of dotted pairs for maps.
 #include <charconv>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -90,11 +90,11 @@ private:
                           std::string("expected ") + expected + ", saw " + describe_at(pos_));
     }
     result<void> container_limit() {
-        return fail(make_error(b_.status() == errc::ok ? errc::depth_exceeded : b_.status(), pos_,
-                               b_.status() == errc::size_exceeded
-                                   ? std::string("document larger than its size budget")
-                                   : "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)));
+        return fail(
+            make_error(b_.status() == errc::ok ? errc::depth_exceeded : b_.status(), pos_,
+                       b_.status() == errc::size_exceeded
+                           ? std::string("document larger than its size budget")
+                           : "nesting deeper than " + std::to_string(b_.limits().max_depth)));
     }
     char peek(std::size_t p) const { return p < in_.size() ? in_[p] : '\0'; }
 
@@ -199,9 +199,9 @@ private:
             } else if (c == '#' && peek(pos_ + 1) == ';') {
                 // #; #; 1 2 skips two datums: the recursion is bounded like nesting.
                 if (depth_ + 1 > b_.limits().max_depth) {
-                    return fail(make_error(errc::depth_exceeded, pos_,
-                                           "nesting deeper than " +
-                                               std::to_string(b_.limits().max_depth)));
+                    return fail(
+                        make_error(errc::depth_exceeded, pos_,
+                                   "nesting deeper than " + std::to_string(b_.limits().max_depth)));
                 }
                 pos_ += 2;
                 ++depth_;
@@ -255,9 +255,9 @@ private:
             case '\'':
             case '`':
             case ',':
-                return fail(make_error(errc::unexpected_char, pos_,
-                                       "quote abbreviations are not supported, saw " +
-                                           describe_at(pos_)));
+                return fail(
+                    make_error(errc::unexpected_char, pos_,
+                               "quote abbreviations are not supported, saw " + describe_at(pos_)));
             default:
                 return parse_token();
         }
@@ -398,9 +398,9 @@ private:
                 // (key v ...) is (key . (v ...)): the value is the rest of the list, as
                 // Scheme writers print a pair whose cdr is a list. It nests like a datum.
                 if (++depth_ > b_.limits().max_depth) {
-                    return fail(make_error(errc::depth_exceeded, pos_,
-                                           "nesting deeper than " +
-                                               std::to_string(b_.limits().max_depth)));
+                    return fail(
+                        make_error(errc::depth_exceeded, pos_,
+                                   "nesting deeper than " + std::to_string(b_.limits().max_depth)));
                 }
                 auto r = parse_list_body();
                 --depth_;
@@ -496,9 +496,9 @@ private:
             }
             if (pos_ == s || v > 255 || (pos_ < in_.size() && !is_delimiter(in_[pos_]))) {
                 pos_ = s;
-                return fail(make_error(pos_ >= in_.size() ? errc::unexpected_eof
-                                                          : errc::invalid_number,
-                                       s, "expected a byte (0 to 255) in a bytevector"));
+                return fail(
+                    make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::invalid_number, s,
+                               "expected a byte (0 to 255) in a bytevector"));
             }
             scratch_.push_back(static_cast<char>(v));
         }
@@ -534,9 +534,9 @@ private:
         static constexpr struct {
             std::string_view name;
             std::uint32_t cp;
-        } names[] = {{"alarm", 7},      {"backspace", 8}, {"delete", 0x7f}, {"escape", 0x1b},
-                     {"newline", 10},   {"null", 0},      {"nul", 0},       {"return", 13},
-                     {"space", 32},     {"tab", 9},       {"linefeed", 10}};
+        } names[] = {{"alarm", 7},    {"backspace", 8}, {"delete", 0x7f}, {"escape", 0x1b},
+                     {"newline", 10}, {"null", 0},      {"nul", 0},       {"return", 13},
+                     {"space", 32},   {"tab", 9},       {"linefeed", 10}};
         bool found = false;
         for (const auto& n : names) {
             if (n.name == name) {
@@ -557,8 +557,7 @@ private:
         }
         if (!found || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
             return fail(make_error(errc::invalid_string, start,
-                                   "unknown character name #\\" +
-                                       std::string(name.substr(0, 16))));
+                                   "unknown character name #\\" + std::string(name.substr(0, 16))));
         }
         e_string(std::string_view(buf, utf8_encode(cp, buf)));
         pos_ = end;
@@ -568,8 +567,8 @@ private:
     // ---- strings and symbols ----
 
     // An escape at p (after the backslash) inside "..." or |...|. R7RS: \a \b \t \n \r \"
-    // backslash, \| \xHH; and line continuations; also Guile's and Racket's \xHH (two digits, no ';'),
-    // \uHHHH and \UHHHHHH, which Guile's writer produces.
+    // backslash, \| \xHH; and line continuations; also Guile's and Racket's \xHH (two digits, no
+    // ';'), \uHHHH and \UHHHHHH, which Guile's writer produces.
     result<std::size_t> escape(std::size_t p, char*& w) {
         std::size_t bs = p - 1;
         if (p >= in_.size()) {
@@ -577,17 +576,39 @@ private:
         }
         char e = in_[p];
         switch (e) {
-            case 'a': *w++ = '\a'; return p + 1;
-            case 'b': *w++ = '\b'; return p + 1;
-            case 't': *w++ = '\t'; return p + 1;
-            case 'n': *w++ = '\n'; return p + 1;
-            case 'r': *w++ = '\r'; return p + 1;
-            case 'f': *w++ = '\f'; return p + 1;
-            case 'v': *w++ = '\v'; return p + 1;
-            case '0': *w++ = '\0'; return p + 1;
-            case '"': *w++ = '"'; return p + 1;
-            case '\\': *w++ = '\\'; return p + 1;
-            case '|': *w++ = '|'; return p + 1;
+            case 'a':
+                *w++ = '\a';
+                return p + 1;
+            case 'b':
+                *w++ = '\b';
+                return p + 1;
+            case 't':
+                *w++ = '\t';
+                return p + 1;
+            case 'n':
+                *w++ = '\n';
+                return p + 1;
+            case 'r':
+                *w++ = '\r';
+                return p + 1;
+            case 'f':
+                *w++ = '\f';
+                return p + 1;
+            case 'v':
+                *w++ = '\v';
+                return p + 1;
+            case '0':
+                *w++ = '\0';
+                return p + 1;
+            case '"':
+                *w++ = '"';
+                return p + 1;
+            case '\\':
+                *w++ = '\\';
+                return p + 1;
+            case '|':
+                *w++ = '|';
+                return p + 1;
             case 'x':
             case 'X':
             case 'u':
@@ -605,9 +626,9 @@ private:
                 } else {
                     std::size_t want = e == 'u' ? 4 : e == 'U' ? 6 : 2;
                     if (n < want) {
-                        return fail(make_error(errc::invalid_string, bs,
-                                               "expected hex digits in the \\" +
-                                                   std::string(1, e) + " escape"));
+                        return fail(make_error(
+                            errc::invalid_string, bs,
+                            "expected hex digits in the \\" + std::string(1, e) + " escape"));
                     }
                     // Guile style: a fixed number of digits.
                     q = p + 1 + want;
@@ -636,8 +657,8 @@ private:
                     }
                     return q;
                 }
-                return fail(make_error(errc::invalid_string, bs,
-                                       "invalid escape \\" + describe_at(p)));
+                return fail(
+                    make_error(errc::invalid_string, bs, "invalid escape \\" + describe_at(p)));
             }
         }
     }
@@ -653,8 +674,8 @@ private:
             std::string_view s = in_.substr(start, p - start);
             std::size_t valid = utf8_valid_prefix(s);
             if (valid != s.size()) {
-                return fail(make_error(errc::invalid_utf8, start + valid,
-                                       "invalid UTF-8 in string"));
+                return fail(
+                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
             }
             e_string(s);
             pos_ = p + 1;
@@ -677,9 +698,9 @@ private:
             if (p >= in_.size()) {
                 close();
                 pos_ = p;
-                return fail(make_error(errc::unexpected_eof, p,
-                                       quote == '"' ? "unterminated string"
-                                                    : "unterminated |symbol|"));
+                return fail(
+                    make_error(errc::unexpected_eof, p,
+                               quote == '"' ? "unterminated string" : "unterminated |symbol|"));
             }
             char c = in_[p];
             if (c == quote) {
@@ -702,8 +723,8 @@ private:
         if (valid != written.size()) {
             close();
             std::size_t src_valid = utf8_valid_prefix(in_.substr(start, p - start));
-            return fail(make_error(errc::invalid_utf8, start + src_valid,
-                                   "invalid UTF-8 in string"));
+            return fail(
+                make_error(errc::invalid_utf8, start + src_valid, "invalid UTF-8 in string"));
         }
         close();
         pos_ = p + 1;
@@ -752,8 +773,8 @@ private:
             return parse_number(tok, start);
         }
         if (tok == ".") {
-            return fail(make_error(errc::unexpected_char, start,
-                                   "a dot outside a (key . value) pair"));
+            return fail(
+                make_error(errc::unexpected_char, start, "a dot outside a (key . value) pair"));
         }
         std::size_t valid = utf8_valid_prefix(tok);
         if (valid != tok.size()) {
@@ -795,8 +816,7 @@ private:
         auto bad = [&](const char* why) {
             pos_ = start;
             return fail(make_error(errc::invalid_number, start,
-                                   std::string(why) + " '" + std::string(tok.substr(0, 40)) +
-                                       "'"));
+                                   std::string(why) + " '" + std::string(tok.substr(0, 40)) + "'"));
         };
         if (t.empty()) {
             return bad("expected a number after the prefix in");
@@ -979,14 +999,29 @@ void write_string(output_buffer& out, std::string_view s) {
         char c = s[i];
         const char* esc = nullptr;
         switch (c) {
-            case '"': esc = "\\\""; break;
-            case '\\': esc = "\\\\"; break;
-            case '\a': esc = "\\a"; break;
-            case '\b': esc = "\\b"; break;
-            case '\t': esc = "\\t"; break;
-            case '\n': esc = "\\n"; break;
-            case '\r': esc = "\\r"; break;
-            default: continue;
+            case '"':
+                esc = "\\\"";
+                break;
+            case '\\':
+                esc = "\\\\";
+                break;
+            case '\a':
+                esc = "\\a";
+                break;
+            case '\b':
+                esc = "\\b";
+                break;
+            case '\t':
+                esc = "\\t";
+                break;
+            case '\n':
+                esc = "\\n";
+                break;
+            case '\r':
+                esc = "\\r";
+                break;
+            default:
+                continue;
         }
         out.append(s.data() + run, i - run);
         out.append(esc);
@@ -1070,8 +1105,8 @@ public:
             }
             case kind::tagged:
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(v, "tag " + std::to_string(v.tag()) +
-                                                       " is not representable in sexpr"));
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in sexpr"));
                 }
                 return write(v.tagged_value(), depth);
             case kind::array: {
