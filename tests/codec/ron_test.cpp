@@ -118,6 +118,29 @@ TEST(RonDecode, SpecTable) {
     }
 }
 
+// The newtype/tuple decision looks ahead past strings, chars, comments and nested groups.
+TEST(RonDecode, VariantLookAhead) {
+    EXPECT_EQ(ron_dbg(R"([A(1), B(1, 2), C((1, 2)), D([1, 2], 3), E("a,b"), F(',' ),
+                         G(b',', 2), H(r#"),"#), I(/* , */ 1), J(K(1, 2)), L(M(1), 2),
+                         N((1, 2),), O('\'', 1), P({1: 2, 3: 4}), Q(a: 1, b: 2)])"),
+              "[{\"A\":1},{\"B\":[1,2]},{\"C\":[1,2]},{\"D\":[[1,2],3]},{\"E\":\"a,b\"},"
+              "{\"F\":\",\"},{\"G\":[44,2]},{\"H\":\"),\"},{\"I\":1},{\"J\":{\"K\":[1,2]}},"
+              "{\"L\":[{\"M\":1},2]},{\"N\":[1,2]},{\"O\":[\"'\",1]},{\"P\":{1:2,3:4}},"
+              "{\"a\":1,\"b\":2}]");
+    // Nested variants are scanned once, not once per level.
+    std::string deep = "[";
+    for (int i = 0; i < 400; ++i) {
+        deep += "A(";
+    }
+    deep += "[";
+    for (int i = 0; i < 100000; ++i) {
+        deep += "1,";
+    }
+    deep += "]" + std::string(400, ')') + "]";
+    document d = must_decode(format_id::ron, deep);
+    EXPECT_EQ(d.root().size(), 1u);
+}
+
 TEST(RonDecode, MapWithAnyScalarKeys) {
     document d = must_decode(format_id::ron, "{1: 'a', \"k\": true, 'c': 2.5, None: 1, true: [],}");
     ASSERT_EQ(d.root().kind(), kind::map);

@@ -1,11 +1,13 @@
 // RON, Rusty Object Notation (the ron-rs grammar, docs/formats/ron.md). Our own reader into the
 // serde data model of DESIGN section 2, and the writer in ron-rs's own style.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
@@ -604,17 +606,49 @@ private:
         return {};
     }
 
-    // Skips one value lexically from p (brackets balanced, strings and comments stepped
-    // over); returns the position after it, or npos when the input ends first. Used only to
-    // tell a newtype variant `V(x)` from a tuple variant `V(x, y)` before writing either.
-    std::size_t skip_value_from(std::size_t p) const {
-        int level = 0;
+    // ---- newtype or tuple variant: a lexical look-ahead ----
+    //
+    // `V(x)` is {V: x} and `V(x, y)` is {V: [x, y]}, and the tape needs to know which before
+    // x is written. So the group is scanned lexically (brackets balanced, strings, chars and
+    // comments stepped over) for its first top-level comma. One scan records the answer for
+    // every '(' group inside it, so nested variants A(B(C(...))) cost one pass, not one per
+    // level.
+
+    struct paren_group {
+        std::size_t open;         // offset of '('
+        std::size_t first_comma;  // its first top-level ',' or npos
+    };
+
+    // Offset of the first top-level comma of the '(' group opening at `open`, npos when there
+    // is none (or the group is not closed: the parser then reports the error).
+    std::size_t first_comma_of(std::size_t open) {
+        while (groups_next_ < groups_.size() && groups_[groups_next_].open < open) {
+            ++groups_next_;
+        }
+        if (groups_next_ == groups_.size()) {
+            groups_.clear();
+            groups_next_ = 0;
+            scan_groups(open);
+        }
+        if (groups_next_ < groups_.size() && groups_[groups_next_].open == open) {
+            return groups_[groups_next_].first_comma;
+        }
+        return std::string_view::npos;
+    }
+
+    // Scans the group opening at `open` up to its closer; appends every '(' group closed on
+    // the way to groups_, sorted by offset.
+    void scan_groups(std::size_t open) {
+        constexpr std::size_t npos = std::string_view::npos;
+        std::size_t first = groups_.size();
+        stack_.clear();
+        std::size_t p = open;
         while (p < in_.size()) {
             char c = in_[p];
             if (c == '/' && (peek(p + 1) == '/' || peek(p + 1) == '*')) {
                 p = skip_ws_from(p, nullptr);
-                if (p == std::string_view::npos) {
-                    return p;
+                if (p == npos) {
+                    break;
                 }
                 continue;
             }
@@ -642,42 +676,50 @@ private:
                 ++q;  // the quote
                 for (;;) {
                     if (q >= in_.size()) {
-                        return std::string_view::npos;
+                        p = q;
+                        break;
                     }
-                    if (in_[q] == '"' &&
-                        in_.substr(q + 1, hashes).find_first_not_of('#') ==
-                            std::string_view::npos &&
-                        q + 1 + hashes <= in_.size()) {
-                        q += 1 + hashes;
+                    if (in_[q] == '"' && q + 1 + hashes <= in_.size() &&
+                        in_.substr(q + 1, hashes).find_first_not_of('#') == npos) {
+                        p = q + 1 + hashes;
                         break;
                     }
                     ++q;
                 }
-                p = q;
                 continue;
             }
-            if (c == '\'') {
+            if (c == '\'' && (p == 0 || !is_ident_char(static_cast<unsigned char>(in_[p - 1])) ||
+                              in_[p - 1] == 'b')) {
                 // A char or byte literal: at most a short escape.
                 std::size_t q = p + 1;
-                while (q < in_.size() && in_[q] != '\'') {
+                while (q < in_.size() && in_[q] != '\'' && q < p + 16) {
                     q += in_[q] == '\\' ? 2 : 1;
                 }
                 p = q + 1;
                 continue;
             }
             if (c == '(' || c == '[' || c == '{') {
-                ++level;
+                // Only '(' groups are recorded; the others just shield their commas.
+                stack_.push_back({c == '(' ? p : npos - 1, npos});
             } else if (c == ')' || c == ']' || c == '}') {
-                if (level == 0) {
-                    return p;
+                if (stack_.empty()) {
+                    break;
                 }
-                --level;
-            } else if (c == ',' && level == 0) {
-                return p;
+                paren_group g = stack_.back();
+                stack_.pop_back();
+                if (g.open != npos - 1) {
+                    groups_.push_back(g);
+                }
+                if (stack_.empty()) {
+                    break;
+                }
+            } else if (c == ',' && !stack_.empty() && stack_.back().first_comma == npos) {
+                stack_.back().first_comma = p;
             }
             ++p;
         }
-        return std::string_view::npos;
+        std::sort(groups_.begin() + static_cast<std::ptrdiff_t>(first), groups_.end(),
+                  [](const paren_group& x, const paren_group& y) { return x.open < y.open; });
     }
 
     result<void> parse_ident_value() {
@@ -748,8 +790,8 @@ private:
         }
         // Name(x) is the newtype variant {Name: x}; Name(x, y) the tuple variant {Name: [x, y]}.
         bool tuple = false;
-        std::size_t e = skip_value_from(pos_);
-        if (e != std::string_view::npos && in_[e] == ',') {
+        std::size_t e = first_comma_of(after);
+        if (e != std::string_view::npos) {
             std::size_t f = skip_ws_from(e + 1, nullptr);
             tuple = f != std::string_view::npos && f < in_.size() && in_[f] != ')';
         }
@@ -1358,6 +1400,9 @@ private:
     std::size_t key_depth_ = SIZE_MAX;  // builder depth while a map key is read
     std::size_t key_at_ = 0;
     std::string scratch_;
+    std::vector<paren_group> groups_;  // look-ahead results, sorted by offset
+    std::size_t groups_next_ = 0;
+    std::vector<paren_group> stack_;
 };
 
 result<void> decode_ron(std::string_view in, builder& b, const decode_options&) {
