@@ -175,6 +175,17 @@ TEST(SexprDecode, DepthLimit) {
     EXPECT_EQ(decode_error(format_id::sexpr, nested, opt).code, errc::depth_exceeded);
 }
 
+// Each datum is read once, also when a #; comment sits where the reader decides between an
+// array and an association list: 200 nested levels would take 3^200 steps otherwise.
+TEST(SexprDecode, DatumCommentsAreReadOnce) {
+    std::string x = "1";
+    for (int i = 0; i < 200; ++i) {
+        x = "((#;" + x + " k . 1))";
+    }
+    EXPECT_EQ(sx_dbg(x), "{\"k\":1}");
+    EXPECT_EQ(sx_dbg("#(( #| c |# ) ((#;(1 . 2) a . 1) #;(x) (b)))"), "[{},{\"a\":1,\"b\":{}}]");
+}
+
 struct encode_case {
     const char* json;
     const char* sexpr;

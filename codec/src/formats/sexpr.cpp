@@ -270,6 +270,7 @@ private:
 
     // After '(' : "()" is the empty map; a list whose first element is a pair (a dotted pair
     // or any non-empty list) is an association list, so a map; any other list is an array.
+    // An element's '(' is consumed before its kind is known, so nothing is read twice.
     result<void> parse_list_body() {
         if (auto r = skip_atmosphere(); !r) {
             return r;
@@ -282,12 +283,55 @@ private:
             e_end_map();
             return {};
         }
-        if (pos_ < in_.size() && in_[pos_] == '(' && nonempty_list_at(pos_)) {
-            return parse_alist();
-        }
-        if (auto r = open_container(false); !r) {
+        if (pos_ < in_.size() && in_[pos_] == '(') {
+            std::size_t open = pos_;
+            ++pos_;
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (pos_ >= in_.size() || in_[pos_] != ')') {
+                // The first element is a pair: an association list.
+                if (auto r = open_container(true); !r) {
+                    pos_ = open;
+                    return r;
+                }
+                if (auto r = parse_entry(); !r) {
+                    return r;
+                }
+                return parse_alist();
+            }
+            // The first element is (), the empty map: an array.
+            ++pos_;
+            if (auto r = open_container(false); !r) {
+                return r;
+            }
+            if (auto r = empty_map(); !r) {
+                return r;
+            }
+        } else if (auto r = open_container(false); !r) {
             return r;
         }
+        return parse_array_rest();
+    }
+
+    result<void> empty_map() {
+        if (++depth_ > b_.limits().max_depth) {
+            return depth_error();
+        }
+        auto r = open_container(true);
+        --depth_;
+        if (r) {
+            e_end_map();
+        }
+        return r;
+    }
+    result<void> depth_error() {
+        return fail(make_error(errc::depth_exceeded, pos_,
+                               "nesting deeper than " + std::to_string(b_.limits().max_depth)));
+    }
+
+    // The elements of an array-list up to its ')'.
+    result<void> parse_array_rest() {
         for (;;) {
             if (auto r = skip_atmosphere(); !r) {
                 return r;
@@ -299,26 +343,44 @@ private:
                 ++pos_;
                 break;
             }
-            if (at_dot() && discard_ != 0) {
+            if (at_dot()) {
+                if (discard_ == 0) {
+                    return fail(make_error(errc::unexpected_char, pos_,
+                                           "a dotted tail outside a (key . value) pair is not "
+                                           "supported"));
+                }
                 // Inside a #; comment any datum goes, a dotted pair too.
+                ++pos_;
+                continue;
+            }
+            if (in_[pos_] == '(') {
+                std::size_t open = pos_;
                 ++pos_;
                 if (auto r = skip_atmosphere(); !r) {
                     return r;
                 }
-                if (auto r = parse_datum(); !r) {
+                if (pos_ < in_.size() && in_[pos_] == ')') {
+                    ++pos_;
+                    if (auto r = empty_map(); !r) {
+                        return r;
+                    }
+                    continue;
+                }
+                if (discard_ == 0) {
+                    return fail(make_error(errc::unexpected_char, open,
+                                           "a list mixing pairs and other values is neither an "
+                                           "array nor an association list (write arrays as "
+                                           "#(...))"));
+                }
+                if (++depth_ > b_.limits().max_depth) {
+                    return depth_error();
+                }
+                auto r = parse_list_body();
+                --depth_;
+                if (!r) {
                     return r;
                 }
                 continue;
-            }
-            if (at_dot()) {
-                return fail(make_error(errc::unexpected_char, pos_,
-                                       "a dotted tail outside a (key . value) pair is not "
-                                       "supported"));
-            }
-            if (in_[pos_] == '(' && discard_ == 0 && nonempty_list_at(pos_)) {
-                return fail(make_error(errc::unexpected_char, pos_,
-                                       "a list mixing pairs and other values is neither an "
-                                       "array nor an association list (write arrays as #(...))"));
             }
             if (auto r = parse_datum(); !r) {
                 return r;
@@ -328,23 +390,8 @@ private:
         return {};
     }
 
-    // Whether the list opening at p has an element (looks past atmosphere, then restores).
-    bool nonempty_list_at(std::size_t p) {
-        std::size_t saved = pos_;
-        pos_ = p + 1;
-        ++discard_;
-        auto r = skip_atmosphere();
-        --discard_;
-        bool nonempty = !r || pos_ >= in_.size() || in_[pos_] != ')';
-        pos_ = saved;
-        return nonempty;
-    }
-
-    // The entries of an association list, up to its ')'.
+    // The entries after the first of an association list, up to its ')'.
     result<void> parse_alist() {
-        if (auto r = open_container(true); !r) {
-            return r;
-        }
         for (;;) {
             if (auto r = skip_atmosphere(); !r) {
                 return r;
@@ -356,61 +403,80 @@ private:
                 ++pos_;
                 break;
             }
-            if (in_[pos_] != '(' || !nonempty_list_at(pos_)) {
-                return fail(make_error(
-                    pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
-                    "expected a (key . value) pair in an association list, saw " +
-                        describe_at(pos_)));
+            if (in_[pos_] != '(') {
+                if (discard_ != 0) {
+                    if (auto r = at_dot() ? (++pos_, result<void>{}) : parse_datum(); !r) {
+                        return r;
+                    }
+                    continue;
+                }
+                return fail(unexpected("a (key . value) pair in an association list"));
             }
+            std::size_t open = pos_;
             ++pos_;
             if (auto r = skip_atmosphere(); !r) {
                 return r;
             }
-            // Inside a #; comment nothing is built, so any key goes.
-            std::size_t saved_depth = key_depth_;
-            key_at_ = pos_;
-            key_depth_ = discard_ == 0 ? b_.depth() : SIZE_MAX;
-            auto key = parse_datum();
-            key_depth_ = saved_depth;
-            if (!key) {
-                return key;
+            if (pos_ < in_.size() && in_[pos_] == ')') {
+                if (discard_ != 0) {
+                    ++pos_;
+                    continue;
+                }
+                pos_ = open;
+                return fail(unexpected("a (key . value) pair in an association list"));
             }
-            if (auto r = skip_atmosphere(); !r) {
+            if (auto r = parse_entry(); !r) {
                 return r;
-            }
-            if (at_dot()) {
-                // (key . value)
-                ++pos_;
-                if (auto r = skip_atmosphere(); !r) {
-                    return r;
-                }
-                if (auto r = parse_datum(); !r) {
-                    return r;
-                }
-                if (auto r = skip_atmosphere(); !r) {
-                    return r;
-                }
-                if (pos_ >= in_.size() || in_[pos_] != ')') {
-                    return fail(unexpected("')' closing a (key . value) pair"));
-                }
-                ++pos_;
-            } else {
-                // (key v ...) is (key . (v ...)): the value is the rest of the list, as
-                // Scheme writers print a pair whose cdr is a list. It nests like a datum.
-                if (++depth_ > b_.limits().max_depth) {
-                    return fail(
-                        make_error(errc::depth_exceeded, pos_,
-                                   "nesting deeper than " + std::to_string(b_.limits().max_depth)));
-                }
-                auto r = parse_list_body();
-                --depth_;
-                if (!r) {
-                    return r;
-                }
             }
         }
         e_end_map();
         return {};
+    }
+
+    // One entry, its '(' consumed: key, then ". value)", ")" (the empty map) or the rest of
+    // the list as the value.
+    result<void> parse_entry() {
+        if (pos_ >= in_.size()) {
+            return fail(unexpected("a key"));
+        }
+        // Inside a #; comment nothing is built, so any key goes.
+        std::size_t saved_depth = key_depth_;
+        key_at_ = pos_;
+        key_depth_ = discard_ == 0 ? b_.depth() : SIZE_MAX;
+        auto key = parse_datum();
+        key_depth_ = saved_depth;
+        if (!key) {
+            return key;
+        }
+        if (auto r = skip_atmosphere(); !r) {
+            return r;
+        }
+        if (at_dot()) {
+            // (key . value)
+            ++pos_;
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (auto r = parse_datum(); !r) {
+                return r;
+            }
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (pos_ >= in_.size() || in_[pos_] != ')') {
+                return fail(unexpected("')' closing a (key . value) pair"));
+            }
+            ++pos_;
+            return {};
+        }
+        // (key v ...) is (key . (v ...)): the value is the rest of the list, as Scheme
+        // writers print a pair whose cdr is a list. It nests like a datum.
+        if (++depth_ > b_.limits().max_depth) {
+            return depth_error();
+        }
+        auto r = parse_list_body();
+        --depth_;
+        return r;
     }
 
     // #t #f #true #false #nil #(vector) #u8(bytes) #vu8(bytes) #\char #x1F #{symbol}#
