@@ -139,6 +139,14 @@ TEST(RonDecode, VariantLookAhead) {
     deep += "]" + std::string(400, ')') + "]";
     document d = must_decode(format_id::ron, deep);
     EXPECT_EQ(d.root().size(), 1u);
+    // And unclosed ones too.
+    std::string open(400 * 2, ' ');
+    for (int i = 0; i < 400; ++i) {
+        open[2 * i] = 'A';
+        open[2 * i + 1] = '(';
+    }
+    open += std::string(2000000, '1');
+    EXPECT_EQ(decode_error(format_id::ron, open).code, errc::unexpected_eof);
 }
 
 TEST(RonDecode, MapWithAnyScalarKeys) {

@@ -622,18 +622,23 @@ private:
     // Offset of the first top-level comma of the '(' group opening at `open`, npos when there
     // is none (or the group is not closed: the parser then reports the error).
     std::size_t first_comma_of(std::size_t open) {
-        while (groups_next_ < groups_.size() && groups_[groups_next_].open < open) {
-            ++groups_next_;
-        }
-        if (groups_next_ == groups_.size()) {
+        constexpr std::size_t npos = std::string_view::npos;
+        for (int pass = 0; pass < 2; ++pass) {
+            while (groups_next_ < groups_.size() && groups_[groups_next_].open < open) {
+                ++groups_next_;
+            }
+            if (groups_next_ < groups_.size() && groups_[groups_next_].open == open) {
+                return groups_[groups_next_].first_comma;
+            }
+            if (open < scanned_to_ || pass == 1) {
+                // Inside a scanned stretch and never closed: the input ends first.
+                return npos;
+            }
             groups_.clear();
             groups_next_ = 0;
             scan_groups(open);
         }
-        if (groups_next_ < groups_.size() && groups_[groups_next_].open == open) {
-            return groups_[groups_next_].first_comma;
-        }
-        return std::string_view::npos;
+        return npos;
     }
 
     // Scans the group opening at `open` up to its closer; appends every '(' group closed on
@@ -718,6 +723,7 @@ private:
             }
             ++p;
         }
+        scanned_to_ = p;
         std::sort(groups_.begin() + static_cast<std::ptrdiff_t>(first), groups_.end(),
                   [](const paren_group& x, const paren_group& y) { return x.open < y.open; });
     }
@@ -1402,6 +1408,7 @@ private:
     std::string scratch_;
     std::vector<paren_group> groups_;  // look-ahead results, sorted by offset
     std::size_t groups_next_ = 0;
+    std::size_t scanned_to_ = 0;  // where the last look-ahead scan stopped
     std::vector<paren_group> stack_;
 };
 
