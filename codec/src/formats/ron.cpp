@@ -1299,8 +1299,8 @@ private:
                     max = (max >> 1) + (t.neg ? 1 : 0);
                 }
                 out = big || mag > max;
-            } else if (big && ndigits > 39) {
-                out = true;
+            } else if (big && ndigits > 160) {
+                out = true;  // far beyond 128 bits; the exact check follows below
             }
             if (out) {
                 return fail(make_error(errc::invalid_number, t.start,
@@ -1338,6 +1338,17 @@ private:
                     decimal_mul_add(scratch_, static_cast<unsigned>(t.base),
                                     static_cast<unsigned>(hex_value(c)));
                 }
+            }
+        }
+        if (t.suffix_bits == 128) {
+            // The magnitude limits of u128 and i128, compared as decimal text.
+            std::string_view max = t.suffix_kind == 'u' ? "340282366920938463463374607431768211455"
+                                   : t.neg              ? "170141183460469231731687303715884105728"
+                                                        : "170141183460469231731687303715884105727";
+            std::string_view mag_text = scratch_;
+            if (mag_text.size() > max.size() || (mag_text.size() == max.size() && mag_text > max)) {
+                return fail(make_error(errc::invalid_number, t.start,
+                                       "integer out of range for its suffix"));
             }
         }
         if (t.neg) {
