@@ -15,6 +15,8 @@ build_pkgs=(
 )
 test_pkgs=(
     python3 python3-yaml curl prometheus
+    guile-3.0
+    cargo librust-ron-dev librust-serde-json-dev
 )
 
 want=("${build_pkgs[@]}")

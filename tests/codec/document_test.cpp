@@ -193,6 +193,17 @@ TEST(Document, CurrentPathFollowsOpenContainers) {
     EXPECT_EQ(b.current_path(), "/items/2");
 }
 
+TEST(Document, CurrentPathInsideACompoundKeyNamesTheMap) {
+    document d;
+    builder b(d);
+    b.begin_map();
+    b.add_string("m");
+    b.begin_map();
+    b.begin_array();  // a key that is an array (YAML, CBOR, MessagePack allow them)
+    b.add_int(1);
+    EXPECT_EQ(b.current_path(), "/m");
+}
+
 TEST(Document, CopyRelocatesPayloadsAndEnds) {
     document src;
     {

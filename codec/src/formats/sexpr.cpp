@@ -1,8 +1,1263 @@
-// sexpr: not implemented yet (the registry answers errc::not_implemented).
+// S-expressions in R7RS datum syntax as DESIGN section 1 fixes them (docs/formats/sexpr.md):
+// null #nil, vectors for arrays, association lists of dotted pairs for maps.
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "detail/lossy.hpp"
+#include "detail/number.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions sexpr_codec{};
+constexpr bool is_dec(char c) noexcept { return c >= '0' && c <= '9'; }
+int hex_value(char c) noexcept {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+constexpr bool is_space(char c) noexcept {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\v';
+}
+// R7RS delimiters end a token.
+constexpr bool is_delimiter(char c) noexcept {
+    return is_space(c) || c == '(' || c == ')' || c == '"' || c == ';' || c == '|';
+}
+
+void decimal_mul_add(std::string& dec, unsigned base, unsigned digit) {
+    unsigned carry = digit;
+    for (std::size_t i = dec.size(); i-- > 0;) {
+        unsigned v = static_cast<unsigned>(dec[i] - '0') * base + carry;
+        dec[i] = static_cast<char>('0' + v % 10);
+        carry = v / 10;
+    }
+    while (carry != 0) {
+        dec.insert(dec.begin(), static_cast<char>('0' + carry % 10));
+        carry /= 10;
+    }
+}
+
+// ---- reader ----
+
+class sexpr_reader {
+public:
+    sexpr_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+
+    result<void> run() {
+        if (auto r = skip_atmosphere(); !r) {
+            return r;
+        }
+        if (auto r = parse_datum(); !r) {
+            return r;
+        }
+        if (auto r = skip_atmosphere(); !r) {
+            return r;
+        }
+        if (pos_ != in_.size()) {
+            return fail(make_error(errc::trailing_content, pos_,
+                                   "expected end of input, saw " + describe_at(pos_)));
+        }
+        return {};
+    }
+
+private:
+    std::string describe_at(std::size_t p) const {
+        if (p >= in_.size()) {
+            return "end of input";
+        }
+        unsigned char c = static_cast<unsigned char>(in_[p]);
+        if (c >= 0x20 && c < 0x7f) {
+            return std::string("'") + static_cast<char>(c) + "'";
+        }
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
+        return buf;
+    }
+    error unexpected(const char* expected) const {
+        return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
+                          std::string("expected ") + expected + ", saw " + describe_at(pos_));
+    }
+    result<void> container_limit() {
+        return fail(
+            make_error(b_.status() == errc::ok ? errc::depth_exceeded : b_.status(), pos_,
+                       b_.status() == errc::size_exceeded
+                           ? std::string("document larger than its size budget")
+                           : "nesting deeper than " + std::to_string(b_.limits().max_depth)));
+    }
+    char peek(std::size_t p) const { return p < in_.size() ? in_[p] : '\0'; }
+
+    // A map key must be a scalar: a container is refused before it reaches the tape.
+    result<void> open_container(bool map) {
+        if (key_depth_ == b_.depth()) {
+            return fail(make_error(errc::unexpected_char, key_at_,
+                                   "a map key must be a scalar, saw a compound value"));
+        }
+        if (!(map ? e_begin_map() : e_begin_array())) {
+            return container_limit();
+        }
+        return {};
+    }
+
+    // Builder calls go through these so that a #; datum comment parses without output.
+    bool e_begin_array() { return discard_ != 0 || b_.begin_array(); }
+    bool e_begin_map() { return discard_ != 0 || b_.begin_map(); }
+    void e_end_array() {
+        if (discard_ == 0) {
+            b_.end_array();
+        }
+    }
+    void e_end_map() {
+        if (discard_ == 0) {
+            b_.end_map();
+        }
+    }
+    void e_null() {
+        if (discard_ == 0) {
+            b_.add_null();
+        }
+    }
+    void e_bool(bool v) {
+        if (discard_ == 0) {
+            b_.add_bool(v);
+        }
+    }
+    void e_int(std::int64_t v) {
+        if (discard_ == 0) {
+            b_.add_int(v);
+        }
+    }
+    void e_uint(std::uint64_t v) {
+        if (discard_ == 0) {
+            b_.add_uint(v);
+        }
+    }
+    void e_double(double v) {
+        if (discard_ == 0) {
+            b_.add_double(v);
+        }
+    }
+    void e_string(std::string_view s) {
+        if (discard_ == 0) {
+            b_.add_string(s);
+        }
+    }
+    void e_bytes(std::string_view s) {
+        if (discard_ == 0) {
+            b_.add_bytes(s);
+        }
+    }
+    void e_bignum(std::string_view s) {
+        if (discard_ == 0) {
+            b_.add_bignum(s);
+        }
+    }
+
+    // ---- atmosphere: whitespace, ; comments, #| nested |# comments, #; datum comments ----
+
+    result<void> skip_atmosphere() {
+        while (pos_ < in_.size()) {
+            char c = in_[pos_];
+            if (is_space(c)) {
+                ++pos_;
+            } else if (c == ';') {
+                while (pos_ < in_.size() && in_[pos_] != '\n') {
+                    ++pos_;
+                }
+            } else if (c == '#' && peek(pos_ + 1) == '|') {
+                std::size_t open = pos_;
+                std::size_t level = 1;
+                pos_ += 2;
+                while (level != 0) {
+                    if (pos_ + 1 >= in_.size()) {
+                        pos_ = in_.size();
+                        return fail(make_error(errc::unexpected_eof, in_.size(),
+                                               "unterminated #| comment (opened at byte " +
+                                                   std::to_string(open) + ")"));
+                    }
+                    if (in_[pos_] == '#' && in_[pos_ + 1] == '|') {
+                        ++level;
+                        pos_ += 2;
+                    } else if (in_[pos_] == '|' && in_[pos_ + 1] == '#') {
+                        --level;
+                        pos_ += 2;
+                    } else {
+                        ++pos_;
+                    }
+                }
+            } else if (c == '#' && peek(pos_ + 1) == ';') {
+                // #; #; 1 2 skips two datums: the recursion is bounded like nesting.
+                if (depth_ + 1 > b_.limits().max_depth) {
+                    return fail(
+                        make_error(errc::depth_exceeded, pos_,
+                                   "nesting deeper than " + std::to_string(b_.limits().max_depth)));
+                }
+                pos_ += 2;
+                ++depth_;
+                auto skipped = skip_atmosphere();
+                --depth_;
+                if (!skipped) {
+                    return skipped;
+                }
+                ++discard_;
+                auto r = parse_datum();
+                --discard_;
+                if (!r) {
+                    return r;
+                }
+            } else {
+                break;
+            }
+        }
+        return {};
+    }
+
+    // ---- datums ----
+
+    result<void> parse_datum() {
+        if (++depth_ > b_.limits().max_depth) {
+            return fail(make_error(errc::depth_exceeded, pos_,
+                                   "nesting deeper than " + std::to_string(b_.limits().max_depth)));
+        }
+        auto r = parse_datum_inner();
+        --depth_;
+        return r;
+    }
+
+    result<void> parse_datum_inner() {
+        if (pos_ >= in_.size()) {
+            return fail(unexpected("a datum"));
+        }
+        char c = in_[pos_];
+        switch (c) {
+            case '(':
+                ++pos_;
+                return parse_list_body();
+            case '"':
+                return parse_string();
+            case '|':
+                return parse_bar_symbol();
+            case '#':
+                return parse_hash();
+            case ')':
+                return fail(unexpected("a datum"));
+            case '\'':
+            case '`':
+            case ',':
+                return fail(
+                    make_error(errc::unexpected_char, pos_,
+                               "quote abbreviations are not supported, saw " + describe_at(pos_)));
+            default:
+                return parse_token();
+        }
+    }
+
+    // `.` standing alone (a dotted pair's dot).
+    bool at_dot() const {
+        return peek(pos_) == '.' && (pos_ + 1 >= in_.size() || is_delimiter(in_[pos_ + 1]));
+    }
+
+    // After '(' : "()" is the empty map; a list whose first element is a pair (a dotted pair
+    // or any non-empty list) is an association list, so a map; any other list is an array.
+    // An element's '(' is consumed before its kind is known, so nothing is read twice.
+    result<void> parse_list_body() {
+        if (auto r = skip_atmosphere(); !r) {
+            return r;
+        }
+        if (pos_ < in_.size() && in_[pos_] == ')') {
+            ++pos_;
+            if (auto r = open_container(true); !r) {
+                return r;
+            }
+            e_end_map();
+            return {};
+        }
+        if (pos_ < in_.size() && in_[pos_] == '(') {
+            std::size_t open = pos_;
+            ++pos_;
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (pos_ >= in_.size() || in_[pos_] != ')') {
+                // The first element is a pair: an association list.
+                if (auto r = open_container(true); !r) {
+                    pos_ = open;
+                    return r;
+                }
+                if (auto r = parse_entry(); !r) {
+                    return r;
+                }
+                return parse_alist();
+            }
+            // The first element is (), the empty map: an array.
+            ++pos_;
+            if (auto r = open_container(false); !r) {
+                return r;
+            }
+            if (auto r = empty_map(); !r) {
+                return r;
+            }
+        } else if (auto r = open_container(false); !r) {
+            return r;
+        }
+        return parse_array_rest();
+    }
+
+    result<void> empty_map() {
+        if (++depth_ > b_.limits().max_depth) {
+            return depth_error();
+        }
+        auto r = open_container(true);
+        --depth_;
+        if (r) {
+            e_end_map();
+        }
+        return r;
+    }
+    result<void> depth_error() {
+        return fail(make_error(errc::depth_exceeded, pos_,
+                               "nesting deeper than " + std::to_string(b_.limits().max_depth)));
+    }
+
+    // The elements of an array-list up to its ')'.
+    result<void> parse_array_rest() {
+        for (;;) {
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (pos_ >= in_.size()) {
+                return fail(unexpected("')'"));
+            }
+            if (in_[pos_] == ')') {
+                ++pos_;
+                break;
+            }
+            if (at_dot()) {
+                if (discard_ == 0) {
+                    return fail(make_error(errc::unexpected_char, pos_,
+                                           "a dotted tail outside a (key . value) pair is not "
+                                           "supported"));
+                }
+                // Inside a #; comment any datum goes, a dotted pair too.
+                ++pos_;
+                continue;
+            }
+            if (in_[pos_] == '(') {
+                std::size_t open = pos_;
+                ++pos_;
+                if (auto r = skip_atmosphere(); !r) {
+                    return r;
+                }
+                if (pos_ < in_.size() && in_[pos_] == ')') {
+                    ++pos_;
+                    if (auto r = empty_map(); !r) {
+                        return r;
+                    }
+                    continue;
+                }
+                if (discard_ == 0) {
+                    return fail(make_error(errc::unexpected_char, open,
+                                           "a list mixing pairs and other values is neither an "
+                                           "array nor an association list (write arrays as "
+                                           "#(...))"));
+                }
+                if (++depth_ > b_.limits().max_depth) {
+                    return depth_error();
+                }
+                auto r = parse_list_body();
+                --depth_;
+                if (!r) {
+                    return r;
+                }
+                continue;
+            }
+            if (auto r = parse_datum(); !r) {
+                return r;
+            }
+        }
+        e_end_array();
+        return {};
+    }
+
+    // The entries after the first of an association list, up to its ')'.
+    result<void> parse_alist() {
+        for (;;) {
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (pos_ >= in_.size()) {
+                return fail(unexpected("')'"));
+            }
+            if (in_[pos_] == ')') {
+                ++pos_;
+                break;
+            }
+            if (in_[pos_] != '(') {
+                if (discard_ != 0) {
+                    if (auto r = at_dot() ? (++pos_, result<void>{}) : parse_datum(); !r) {
+                        return r;
+                    }
+                    continue;
+                }
+                return fail(unexpected("a (key . value) pair in an association list"));
+            }
+            std::size_t open = pos_;
+            ++pos_;
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (pos_ < in_.size() && in_[pos_] == ')') {
+                if (discard_ != 0) {
+                    ++pos_;
+                    continue;
+                }
+                pos_ = open;
+                return fail(unexpected("a (key . value) pair in an association list"));
+            }
+            if (auto r = parse_entry(); !r) {
+                return r;
+            }
+        }
+        e_end_map();
+        return {};
+    }
+
+    // One entry, its '(' consumed: key, then ". value)", ")" (the empty map) or the rest of
+    // the list as the value.
+    result<void> parse_entry() {
+        if (pos_ >= in_.size()) {
+            return fail(unexpected("a key"));
+        }
+        // Inside a #; comment nothing is built, so any key goes.
+        std::size_t saved_depth = key_depth_;
+        key_at_ = pos_;
+        key_depth_ = discard_ == 0 ? b_.depth() : SIZE_MAX;
+        auto key = parse_datum();
+        key_depth_ = saved_depth;
+        if (!key) {
+            return key;
+        }
+        if (auto r = skip_atmosphere(); !r) {
+            return r;
+        }
+        if (at_dot()) {
+            // (key . value)
+            ++pos_;
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (auto r = parse_datum(); !r) {
+                return r;
+            }
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (pos_ >= in_.size() || in_[pos_] != ')') {
+                return fail(unexpected("')' closing a (key . value) pair"));
+            }
+            ++pos_;
+            return {};
+        }
+        // (key v ...) is (key . (v ...)): the value is the rest of the list, as Scheme
+        // writers print a pair whose cdr is a list. It nests like a datum.
+        if (++depth_ > b_.limits().max_depth) {
+            return depth_error();
+        }
+        auto r = parse_list_body();
+        --depth_;
+        return r;
+    }
+
+    // #t #f #true #false #nil #(vector) #u8(bytes) #vu8(bytes) #\char #x1F #{symbol}#
+    result<void> parse_hash() {
+        std::size_t start = pos_;
+        char c = peek(pos_ + 1);
+        if (c == '(') {
+            pos_ += 2;
+            return parse_vector();
+        }
+        if (c == '\\') {
+            return parse_char();
+        }
+        if (c == '{') {
+            return parse_brace_symbol();
+        }
+        if (in_.substr(pos_, 4) == "#u8(" || in_.substr(pos_, 5) == "#vu8(") {
+            pos_ += in_[pos_ + 1] == 'v' ? 5 : 4;
+            return parse_bytevector();
+        }
+        std::size_t end = pos_ + 1;
+        while (end < in_.size() && !is_delimiter(in_[end])) {
+            ++end;
+        }
+        std::string_view tok = in_.substr(pos_, end - pos_);
+        if (tok == "#t" || tok == "#true") {
+            e_bool(true);
+        } else if (tok == "#f" || tok == "#false") {
+            e_bool(false);
+        } else if (tok == "#nil") {
+            e_null();
+        } else if (tok.size() >= 2 && std::strchr("xXbBoOdDeEiI", tok[1]) != nullptr) {
+            return parse_number(tok, start);
+        } else {
+            return fail(make_error(errc::unexpected_char, start,
+                                   "unknown # syntax '" + std::string(tok.substr(0, 16)) + "'"));
+        }
+        pos_ = end;
+        return {};
+    }
+
+    result<void> parse_vector() {
+        if (auto r = open_container(false); !r) {
+            return r;
+        }
+        for (;;) {
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (pos_ >= in_.size()) {
+                return fail(unexpected("')' closing a vector"));
+            }
+            if (in_[pos_] == ')') {
+                ++pos_;
+                break;
+            }
+            if (auto r = parse_datum(); !r) {
+                return r;
+            }
+        }
+        e_end_array();
+        return {};
+    }
+
+    result<void> parse_bytevector() {
+        scratch_.clear();
+        for (;;) {
+            if (auto r = skip_atmosphere(); !r) {
+                return r;
+            }
+            if (pos_ >= in_.size()) {
+                return fail(unexpected("')' closing a bytevector"));
+            }
+            if (in_[pos_] == ')') {
+                ++pos_;
+                break;
+            }
+            std::size_t s = pos_;
+            unsigned v = 0;
+            while (pos_ < in_.size() && is_dec(in_[pos_]) && v < 1000) {
+                v = v * 10 + static_cast<unsigned>(in_[pos_] - '0');
+                ++pos_;
+            }
+            if (pos_ == s || v > 255 || (pos_ < in_.size() && !is_delimiter(in_[pos_]))) {
+                pos_ = s;
+                return fail(
+                    make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::invalid_number, s,
+                               "expected a byte (0 to 255) in a bytevector"));
+            }
+            scratch_.push_back(static_cast<char>(v));
+        }
+        e_bytes(scratch_);
+        return {};
+    }
+
+    // #\a #\space #\x41: a character is the string of that one character.
+    result<void> parse_char() {
+        std::size_t start = pos_;
+        std::size_t p = pos_ + 2;
+        if (p >= in_.size()) {
+            return fail(make_error(errc::unexpected_eof, p, "expected a character after #\\"));
+        }
+        // The first character is taken even when it is a delimiter: #\( #\space.
+        unsigned char c0 = static_cast<unsigned char>(in_[p]);
+        std::size_t len = c0 < 0x80 ? 1 : c0 < 0xe0 ? 2 : c0 < 0xf0 ? 3 : 4;
+        if (utf8_valid_prefix(in_.substr(p, len)) != len) {
+            return fail(make_error(errc::invalid_utf8, p, "invalid UTF-8 in a character"));
+        }
+        std::size_t end = p + len;
+        while (end < in_.size() && !is_delimiter(in_[end])) {
+            ++end;
+        }
+        std::string_view name = in_.substr(p, end - p);
+        char buf[4];
+        std::uint32_t cp = 0;
+        if (end - p == len) {
+            e_string(name);
+            pos_ = end;
+            return {};
+        }
+        static constexpr struct {
+            std::string_view name;
+            std::uint32_t cp;
+        } names[] = {{"alarm", 7},    {"backspace", 8}, {"delete", 0x7f}, {"escape", 0x1b},
+                     {"newline", 10}, {"null", 0},      {"nul", 0},       {"return", 13},
+                     {"space", 32},   {"tab", 9},       {"linefeed", 10}};
+        bool found = false;
+        for (const auto& n : names) {
+            if (n.name == name) {
+                cp = n.cp;
+                found = true;
+            }
+        }
+        if (!found && (name[0] == 'x' || name[0] == 'U' || name[0] == 'u') && name.size() > 1) {
+            found = true;
+            for (char h : name.substr(1)) {
+                int v = hex_value(h);
+                if (v < 0 || cp > 0x10FFFF) {
+                    found = false;
+                    break;
+                }
+                cp = cp * 16 + static_cast<std::uint32_t>(v);
+            }
+        }
+        if (!found || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+            return fail(make_error(errc::invalid_string, start,
+                                   "unknown character name #\\" + std::string(name.substr(0, 16))));
+        }
+        e_string(std::string_view(buf, utf8_encode(cp, buf)));
+        pos_ = end;
+        return {};
+    }
+
+    // ---- strings and symbols ----
+
+    // An escape at p (after the backslash) inside "..." or |...|. R7RS: \a \b \t \n \r \"
+    // backslash, \| \xHH; and line continuations; also Guile's and Racket's \xHH (two digits, no
+    // ';'), \uHHHH and \UHHHHHH, which Guile's writer produces.
+    result<std::size_t> escape(std::size_t p, char*& w) {
+        std::size_t bs = p - 1;
+        if (p >= in_.size()) {
+            return fail(make_error(errc::unexpected_eof, p, "unterminated escape"));
+        }
+        char e = in_[p];
+        switch (e) {
+            case 'a':
+                *w++ = '\a';
+                return p + 1;
+            case 'b':
+                *w++ = '\b';
+                return p + 1;
+            case 't':
+                *w++ = '\t';
+                return p + 1;
+            case 'n':
+                *w++ = '\n';
+                return p + 1;
+            case 'r':
+                *w++ = '\r';
+                return p + 1;
+            case 'f':
+                *w++ = '\f';
+                return p + 1;
+            case 'v':
+                *w++ = '\v';
+                return p + 1;
+            case '0':
+                *w++ = '\0';
+                return p + 1;
+            case '"':
+                *w++ = '"';
+                return p + 1;
+            case '\\':
+                *w++ = '\\';
+                return p + 1;
+            case '|':
+                *w++ = '|';
+                return p + 1;
+            case 'x':
+            case 'X':
+            case 'u':
+            case 'U': {
+                std::size_t q = p + 1;
+                std::uint32_t cp = 0;
+                std::size_t n = 0;
+                while (q < in_.size() && hex_value(in_[q]) >= 0 && n < 8) {
+                    cp = cp * 16 + static_cast<std::uint32_t>(hex_value(in_[q]));
+                    ++q;
+                    ++n;
+                }
+                if ((e == 'x' || e == 'X') && q < in_.size() && in_[q] == ';' && n > 0) {
+                    ++q;  // R7RS \x41;
+                } else {
+                    std::size_t want = e == 'u' ? 4 : e == 'U' ? 6 : 2;
+                    if (n < want) {
+                        return fail(make_error(
+                            errc::invalid_string, bs,
+                            "expected hex digits in the \\" + std::string(1, e) + " escape"));
+                    }
+                    // Guile style: a fixed number of digits.
+                    q = p + 1 + want;
+                    cp = 0;
+                    for (std::size_t i = p + 1; i < q; ++i) {
+                        cp = cp * 16 + static_cast<std::uint32_t>(hex_value(in_[i]));
+                    }
+                }
+                if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+                    return fail(make_error(errc::invalid_string, bs,
+                                           "escape is not a Unicode scalar value"));
+                }
+                w += utf8_encode(cp, w);
+                return q;
+            }
+            default: {
+                // \ <intraline whitespace>* <line ending> <intraline whitespace>*
+                std::size_t q = p;
+                while (q < in_.size() && (in_[q] == ' ' || in_[q] == '\t')) {
+                    ++q;
+                }
+                if (q < in_.size() && (in_[q] == '\n' || in_[q] == '\r')) {
+                    q += (in_[q] == '\r' && peek(q + 1) == '\n') ? 2 : 1;
+                    while (q < in_.size() && (in_[q] == ' ' || in_[q] == '\t')) {
+                        ++q;
+                    }
+                    return q;
+                }
+                return fail(
+                    make_error(errc::invalid_string, bs, "invalid escape \\" + describe_at(p)));
+            }
+        }
+    }
+
+    // "..." (quote '"') or |...| (quote '|'), both unescaped into a string.
+    result<void> parse_quoted(char quote) {
+        std::size_t start = pos_ + 1;
+        std::size_t p = start;
+        while (p < in_.size() && in_[p] != quote && in_[p] != '\\') {
+            ++p;
+        }
+        if (p < in_.size() && in_[p] == quote) {
+            std::string_view s = in_.substr(start, p - start);
+            std::size_t valid = utf8_valid_prefix(s);
+            if (valid != s.size()) {
+                return fail(
+                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
+            }
+            e_string(s);
+            pos_ = p + 1;
+            return {};
+        }
+        // Escapes never produce more bytes than they take.
+        char* out = discard_ == 0 ? b_.begin_string(in_.size() - start) : nullptr;
+        scratch_.resize(discard_ == 0 ? 0 : in_.size() - start);
+        if (out == nullptr) {
+            out = scratch_.data();
+        }
+        char* w = out;
+        p = start;
+        auto close = [&] {
+            if (discard_ == 0) {
+                b_.end_string(w);
+            }
+        };
+        for (;;) {
+            if (p >= in_.size()) {
+                close();
+                pos_ = p;
+                return fail(
+                    make_error(errc::unexpected_eof, p,
+                               quote == '"' ? "unterminated string" : "unterminated |symbol|"));
+            }
+            char c = in_[p];
+            if (c == quote) {
+                break;
+            }
+            if (c != '\\') {
+                *w++ = c;
+                ++p;
+                continue;
+            }
+            auto r = escape(p + 1, w);
+            if (!r) {
+                close();
+                return fail(r.error());
+            }
+            p = *r;
+        }
+        std::string_view written(out, static_cast<std::size_t>(w - out));
+        std::size_t valid = utf8_valid_prefix(written);
+        if (valid != written.size()) {
+            close();
+            std::size_t src_valid = utf8_valid_prefix(in_.substr(start, p - start));
+            return fail(
+                make_error(errc::invalid_utf8, start + src_valid, "invalid UTF-8 in string"));
+        }
+        close();
+        pos_ = p + 1;
+        return {};
+    }
+    result<void> parse_string() { return parse_quoted('"'); }
+    result<void> parse_bar_symbol() { return parse_quoted('|'); }
+
+    // Guile's #{symbol with spaces}# (what Guile writes for symbols R7RS would put in |...|).
+    result<void> parse_brace_symbol() {
+        std::size_t start = pos_ + 2;
+        std::size_t end = in_.find("}#", start);
+        if (end == std::string_view::npos) {
+            return fail(make_error(errc::unexpected_eof, in_.size(), "unterminated #{symbol}#"));
+        }
+        std::string_view s = in_.substr(start, end - start);
+        if (s.find('\\') != std::string_view::npos) {
+            // Rare; keep it simple: escapes inside #{...}# are not supported.
+            return fail(make_error(errc::invalid_string, start,
+                                   "escapes inside #{...}# symbols are not supported"));
+        }
+        std::size_t valid = utf8_valid_prefix(s);
+        if (valid != s.size()) {
+            return fail(make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in symbol"));
+        }
+        e_string(s);
+        pos_ = end + 2;
+        return {};
+    }
+
+    // A token up to the next delimiter: a number if it reads as one, else a symbol (decoded
+    // to a string).
+    result<void> parse_token() {
+        std::size_t start = pos_;
+        std::size_t end = pos_;
+        while (end < in_.size() && !is_delimiter(in_[end])) {
+            ++end;
+        }
+        std::string_view tok = in_.substr(start, end - start);
+        char c = tok[0];
+        bool numeric = is_dec(c) ||
+                       ((c == '+' || c == '-' || c == '.') && tok.size() > 1 &&
+                        (is_dec(tok[1]) || (tok[1] == '.' && tok.size() > 2 && is_dec(tok[2])))) ||
+                       tok == "+inf.0" || tok == "-inf.0" || tok == "+nan.0" || tok == "-nan.0";
+        if (numeric) {
+            return parse_number(tok, start);
+        }
+        if (tok == ".") {
+            return fail(
+                make_error(errc::unexpected_char, start, "a dot outside a (key . value) pair"));
+        }
+        std::size_t valid = utf8_valid_prefix(tok);
+        if (valid != tok.size()) {
+            return fail(make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in symbol"));
+        }
+        if (tok.find_first_of("\\'`,") != std::string_view::npos) {
+            std::size_t bad = tok.find_first_of("\\'`,");
+            return fail(make_error(errc::unexpected_char, start + bad,
+                                   "unexpected " + describe_at(start + bad) + " in a symbol"));
+        }
+        e_string(tok);
+        pos_ = end;
+        return {};
+    }
+
+    // R7RS numbers: prefixes #x #b #o #d (radix) and #e #i (exactness), integers of any size,
+    // decimals with an optional exponent, +inf.0 -inf.0 +nan.0.
+    result<void> parse_number(std::string_view tok, std::size_t start) {
+        int radix = 10;
+        char exactness = 0;
+        std::string_view t = tok;
+        while (t.size() >= 2 && t[0] == '#') {
+            char p = static_cast<char>(t[1] | 0x20);
+            if (p == 'x') {
+                radix = 16;
+            } else if (p == 'b') {
+                radix = 2;
+            } else if (p == 'o') {
+                radix = 8;
+            } else if (p == 'd') {
+                radix = 10;
+            } else if (p == 'e' || p == 'i') {
+                exactness = p;
+            } else {
+                break;
+            }
+            t.remove_prefix(2);
+        }
+        auto bad = [&](const char* why) {
+            pos_ = start;
+            return fail(make_error(errc::invalid_number, start,
+                                   std::string(why) + " '" + std::string(tok.substr(0, 40)) + "'"));
+        };
+        if (t.empty()) {
+            return bad("expected a number after the prefix in");
+        }
+        if (t == "+inf.0" || t == "-inf.0" || t == "+nan.0" || t == "-nan.0") {
+            if (exactness == 'e') {
+                return bad("no exact form of");
+            }
+            double d = t[1] == 'i' ? HUGE_VAL : std::nan("");
+            e_double(t[0] == '-' ? -d : d);
+            pos_ = start + tok.size();
+            return {};
+        }
+        bool neg = t[0] == '-';
+        std::string_view body = (t[0] == '+' || t[0] == '-') ? t.substr(1) : t;
+        if (body.empty()) {
+            return bad("not a number:");
+        }
+        bool all_digits = true;
+        for (char ch : body) {
+            int v = hex_value(ch);
+            if (v < 0 || v >= radix) {
+                all_digits = false;
+                break;
+            }
+        }
+        if (all_digits) {
+            if (exactness == 'i') {
+                double d = 0;
+                for (char ch : body) {
+                    d = d * radix + hex_value(ch);
+                }
+                e_double(neg ? -d : d);
+                pos_ = start + tok.size();
+                return {};
+            }
+            return emit_integer(body, radix, neg, start, tok.size());
+        }
+        if (radix != 10) {
+            return bad("not a number:");
+        }
+        if (body.find('/') != std::string_view::npos) {
+            return bad("rational numbers are not supported:");
+        }
+        // Decimal: digits [. digits] [e [sign] digits], at least one digit before the exponent.
+        std::size_t i = 0;
+        std::size_t mant = 0;
+        while (i < body.size() && is_dec(body[i])) {
+            ++i;
+            ++mant;
+        }
+        if (i < body.size() && body[i] == '.') {
+            ++i;
+            while (i < body.size() && is_dec(body[i])) {
+                ++i;
+                ++mant;
+            }
+        }
+        if (mant == 0) {
+            return bad("not a number:");
+        }
+        if (i < body.size() && (body[i] == 'e' || body[i] == 'E')) {
+            ++i;
+            if (i < body.size() && (body[i] == '+' || body[i] == '-')) {
+                ++i;
+            }
+            std::size_t ed = 0;
+            while (i < body.size() && is_dec(body[i])) {
+                ++i;
+                ++ed;
+            }
+            if (ed == 0) {
+                return bad("expected exponent digits in");
+            }
+        }
+        if (i != body.size()) {
+            return bad("not a number:");
+        }
+        scratch_.assign(body);
+        if (scratch_.front() == '.') {
+            scratch_.insert(scratch_.begin(), '0');
+        }
+        double d = 0;
+        auto r = std::from_chars(scratch_.data(), scratch_.data() + scratch_.size(), d);
+        if (r.ec == std::errc::result_out_of_range) {
+            std::size_t e = scratch_.find_first_of("eE");
+            d = (e == std::string::npos || scratch_[e + 1] != '-') ? HUGE_VAL : 0.0;
+        } else if (r.ec != std::errc()) {
+            return bad("not a number:");
+        }
+        if (neg) {
+            d = -d;
+        }
+        if (exactness == 'e') {
+            if (d != std::floor(d) || std::fabs(d) >= 9.2e18) {
+                return bad("exact non-integers are not supported:");
+            }
+            e_int(static_cast<std::int64_t>(d));
+        } else {
+            e_double(d);
+        }
+        pos_ = start + tok.size();
+        return {};
+    }
+
+    result<void> emit_integer(std::string_view digits, int radix, bool neg, std::size_t start,
+                              std::size_t len) {
+        std::uint64_t mag = 0;
+        bool big = false;
+        for (char ch : digits) {
+            auto v = static_cast<std::uint64_t>(hex_value(ch));
+            if (!big && mag > (UINT64_MAX - v) / static_cast<std::uint64_t>(radix)) {
+                big = true;
+            }
+            if (!big) {
+                mag = mag * static_cast<std::uint64_t>(radix) + v;
+            }
+        }
+        pos_ = start + len;
+        if (!big) {
+            if (!neg) {
+                e_uint(mag);
+                return {};
+            }
+            if (mag <= std::uint64_t{1} << 63) {
+                e_int(mag == (std::uint64_t{1} << 63) ? INT64_MIN
+                                                      : -static_cast<std::int64_t>(mag));
+                return {};
+            }
+        }
+        scratch_.clear();
+        if (radix == 10) {
+            for (char ch : digits) {
+                if (!(scratch_.empty() && ch == '0')) {
+                    scratch_.push_back(ch);
+                }
+            }
+        } else {
+            if (digits.size() > 4096) {
+                return fail(make_error(errc::invalid_number, start,
+                                       "integer literal longer than 4096 digits"));
+            }
+            scratch_ = "0";
+            for (char ch : digits) {
+                decimal_mul_add(scratch_, static_cast<unsigned>(radix),
+                                static_cast<unsigned>(hex_value(ch)));
+            }
+        }
+        if (neg) {
+            scratch_.insert(scratch_.begin(), '-');
+        }
+        e_bignum(scratch_);
+        return {};
+    }
+
+    std::string_view in_;
+    builder& b_;
+    std::size_t pos_ = 0;
+    std::uint32_t depth_ = 0;
+    std::size_t key_depth_ = SIZE_MAX;  // builder depth while a map key is read
+    std::size_t key_at_ = 0;
+    std::uint32_t discard_ = 0;
+    std::string scratch_;
+};
+
+result<void> decode_sexpr(std::string_view in, builder& b, const decode_options&) {
+    sexpr_reader r(in, b);
+    return r.run();
+}
+
+// ---- writer ----
+
+// A string in the escapes R7RS, Guile and Racket all read: \" \\ \a \b \t \n \r. Other
+// control characters are written as themselves (legal inside a string everywhere), since
+// R7RS's \x1f; is misread by Guile's and Racket's default readers.
+void write_string(output_buffer& out, std::string_view s) {
+    out.push_back('"');
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        char c = s[i];
+        const char* esc = nullptr;
+        switch (c) {
+            case '"':
+                esc = "\\\"";
+                break;
+            case '\\':
+                esc = "\\\\";
+                break;
+            case '\a':
+                esc = "\\a";
+                break;
+            case '\b':
+                esc = "\\b";
+                break;
+            case '\t':
+                esc = "\\t";
+                break;
+            case '\n':
+                esc = "\\n";
+                break;
+            case '\r':
+                esc = "\\r";
+                break;
+            default:
+                continue;
+        }
+        out.append(s.data() + run, i - run);
+        out.append(esc);
+        run = i + 1;
+    }
+    out.append(s.data() + run, s.size() - run);
+    out.push_back('"');
+}
+
+// A key written as a symbol: an R7RS identifier of ASCII letters, digits and
+// ! $ % & * / < = > ? ^ _ ~ + - . @ that starts with a letter or one of ! $ % & * / < = > ? ^ _ ~.
+bool plain_identifier(std::string_view s) {
+    if (s.empty() || s.size() > 256) {
+        return false;
+    }
+    auto initial = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               std::strchr("!$%&*/<=>?^_~", c) != nullptr;
+    };
+    if (!initial(s[0]) || s[0] == 0) {
+        return false;
+    }
+    for (char c : s) {
+        if (c == 0 || !(initial(c) || is_dec(c) || c == '+' || c == '-' || c == '.' || c == '@')) {
+            return false;
+        }
+    }
+    return true;
+}
+
+class sexpr_writer {
+public:
+    sexpr_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> write(value v, int depth) {
+        switch (v.kind()) {
+            case kind::null:
+                out_.append("#nil");
+                return {};
+            case kind::boolean_false:
+                out_.append("#f");
+                return {};
+            case kind::boolean_true:
+                out_.append("#t");
+                return {};
+            case kind::int64:
+                write_int(out_, v.get_int());
+                return {};
+            case kind::uint64:
+                write_uint(out_, v.get_uint());
+                return {};
+            case kind::bignum:
+                out_.append(v.get_string());
+                return {};
+            case kind::float64: {
+                double d = v.get_double();
+                if (std::isnan(d)) {
+                    out_.append("+nan.0");
+                } else if (std::isinf(d)) {
+                    out_.append(d > 0 ? "+inf.0" : "-inf.0");
+                } else {
+                    write_double(out_, d);
+                }
+                return {};
+            }
+            case kind::string:
+            case kind::timestamp:
+                write_string(out_, v.get_string());
+                return {};
+            case kind::bytes: {
+                out_.append("#u8(");
+                std::string_view b = v.get_string();
+                for (std::size_t i = 0; i < b.size(); ++i) {
+                    if (i != 0) {
+                        out_.push_back(' ');
+                    }
+                    write_uint(out_, static_cast<unsigned char>(b[i]));
+                }
+                out_.push_back(')');
+                return {};
+            }
+            case kind::tagged:
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in sexpr"));
+                }
+                return write(v.tagged_value(), depth);
+            case kind::array: {
+                out_.append("#(");
+                bool first = true;
+                for (value c : v.items()) {
+                    separator(first, depth + 1);
+                    first = false;
+                    if (auto r = write(c, depth + 1); !r) {
+                        return r;
+                    }
+                }
+                close(first, depth);
+                return {};
+            }
+            case kind::map: {
+                out_.push_back('(');
+                bool first = true;
+                for (auto [k, val] : v.entries()) {
+                    separator(first, depth + 1);
+                    first = false;
+                    out_.push_back('(');
+                    if (auto r = write_key(k); !r) {
+                        return r;
+                    }
+                    out_.append(" . ");
+                    if (auto r = write(val, depth + 1); !r) {
+                        return r;
+                    }
+                    out_.push_back(')');
+                }
+                close(first, depth);
+                return {};
+            }
+        }
+        return {};
+    }
+
+private:
+    result<void> write_key(value k) {
+        if (k.kind() == kind::string && plain_identifier(k.get_string())) {
+            out_.append(k.get_string());
+            return {};
+        }
+        // Any other scalar is its own datum; a tagged key follows the value rules.
+        return write(k, 0);
+    }
+
+    // Compact: one space between elements. Pretty: one element per line, two spaces per level,
+    // the closing parenthesis on its own line.
+    void separator(bool first, int depth) {
+        if (opt_.pretty) {
+            newline(depth);
+        } else if (!first) {
+            out_.push_back(' ');
+        }
+    }
+    void close(bool empty, int depth) {
+        if (opt_.pretty && !empty) {
+            newline(depth);
+        }
+        out_.push_back(')');
+    }
+    void newline(int depth) {
+        out_.push_back('\n');
+        for (int i = 0; i < depth; ++i) {
+            out_.append("  ");
+        }
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+};
+
+result<void> encode_sexpr(const document& doc, output_buffer& out, const encode_options& opt) {
+    sexpr_writer w(out, opt);
+    auto r = w.write(doc.root(), 0);
+    if (r && opt.pretty) {
+        out.push_back('\n');
+    }
+    return r;
+}
+
+}  // namespace
+
+const codec_functions sexpr_codec{decode_sexpr, encode_sexpr};
 
 }  // namespace polycodec::detail

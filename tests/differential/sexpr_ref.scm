@@ -1,0 +1,87 @@
+;; The S-expression reference of test_sexpr.py: GNU Guile's own reader and writer.
+;;   guile --no-auto-compile sexpr_ref.scm json   read one datum from stdin with Guile's `read`,
+;;                                               print it as JSON (the mapping of DESIGN
+;;                                               section 1, walked here independently)
+;;   guile --no-auto-compile sexpr_ref.scm write  read one datum, print it with Guile's `write`
+;; Maps are printed as {"$pairs": [[key, value], ...]} so that keys keep their kind; bytevectors
+;; as {"$bytes": [n, ...]}.
+(use-modules (ice-9 rdelim) (rnrs bytevectors))
+
+(define (json-string s port)
+  (write-char #\" port)
+  (string-for-each
+   (lambda (c)
+     (let ((n (char->integer c)))
+       (cond ((char=? c #\") (display "\\\"" port))
+             ((char=? c #\\) (display "\\\\" port))
+             ((< n 32) (display (string-append "\\u00"
+                                               (if (< n 16) "0" "")
+                                               (number->string n 16))
+                                port))
+             (else (write-char c port)))))
+   s)
+  (write-char #\" port))
+
+(define (json-list items port)
+  (write-char #\[ port)
+  (let loop ((xs items) (first #t))
+    (unless (null? xs)
+      (unless first (write-char #\, port))
+      (emit (car xs) port)
+      (loop (cdr xs) #f)))
+  (write-char #\] port))
+
+;; A list whose elements are all pairs is an association list; one without pairs an array.
+(define (alist? x)
+  (and (list? x) (not (null? x))
+       (let loop ((xs x))
+         (or (null? xs)
+             (and (pair? (car xs)) (not (eq? (car xs) #nil)) (loop (cdr xs)))))))
+
+(define (emit x port)
+  (cond ((eq? x #nil) (display "null" port))   ; before null?: (null? #nil) is #t in Guile
+        ((eq? x #t) (display "true" port))
+        ((eq? x #f) (display "false" port))
+        ((and (number? x) (exact? x) (integer? x)) (display (number->string x) port))
+        ((and (number? x) (real? x))
+         (cond ((nan? x) (display "NaN" port))
+               ((inf? x) (display (if (> x 0) "Infinity" "-Infinity") port))
+               (else (display (number->string x) port))))
+        ((string? x) (json-string x port))
+        ((symbol? x) (json-string (symbol->string x) port))
+        ((bytevector? x)
+         (display "{\"$bytes\":" port)
+         (json-list (bytevector->u8-list x) port)
+         (display "}" port))
+        ((vector? x) (json-list (vector->list x) port))
+        ((null? x) (display "{\"$pairs\":[]}" port))
+        ((alist? x)
+         (display "{\"$pairs\":[" port)
+         (let loop ((xs x) (first #t))
+           (unless (null? xs)
+             (unless first (write-char #\, port))
+             (write-char #\[ port)
+             (emit (caar xs) port)
+             (write-char #\, port)
+             (emit (cdar xs) port)
+             (write-char #\] port)
+             (loop (cdr xs) #f)))
+         (display "]}" port))
+        ((list? x) (json-list x port))
+        (else (error "no JSON form for" x))))
+
+(define (main args)
+  (set-port-encoding! (current-input-port) "UTF-8")
+  (set-port-encoding! (current-output-port) "UTF-8")
+  (let ((datum (read (current-input-port)))
+        (mode (if (> (length args) 1) (cadr args) "json")))
+    (when (eof-object? datum)
+      (error "no datum on standard input"))
+    (unless (eof-object? (read (current-input-port)))
+      (error "more than one datum on standard input"))
+    (if (string=? mode "write")
+        (write datum)
+        (emit datum (current-output-port)))
+    (newline)))
+
+(main (command-line))
