@@ -1416,11 +1416,25 @@ private:
     std::uint32_t depth_ = 0;
     std::size_t key_depth_ = SIZE_MAX;  // builder depth while a map key is read
     std::size_t key_at_ = 0;
-    std::string scratch_;
-    std::vector<paren_group> groups_;  // look-ahead results, sorted by offset
+    // Per-thread buffers, reused so that steady-state decoding allocates nothing.
+    struct scratch_buffers {
+        std::string text;
+        std::vector<paren_group> groups;
+        std::vector<paren_group> stack;
+    };
+    static scratch_buffers& thread_scratch() {
+        thread_local scratch_buffers s;
+        s.text.clear();
+        s.groups.clear();
+        s.stack.clear();
+        return s;
+    }
+    scratch_buffers& buffers_ = thread_scratch();
+    std::string& scratch_ = buffers_.text;
+    std::vector<paren_group>& groups_ = buffers_.groups;  // look-ahead results, by offset
     std::size_t groups_next_ = 0;
     std::size_t scanned_to_ = 0;  // where the last look-ahead scan stopped
-    std::vector<paren_group> stack_;
+    std::vector<paren_group>& stack_ = buffers_.stack;
 };
 
 result<void> decode_ron(std::string_view in, builder& b, const decode_options&) {

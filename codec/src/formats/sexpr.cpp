@@ -1045,7 +1045,13 @@ private:
     std::size_t key_depth_ = SIZE_MAX;  // builder depth while a map key is read
     std::size_t key_at_ = 0;
     std::uint32_t discard_ = 0;
-    std::string scratch_;
+    // A per-thread buffer, reused so that steady-state decoding allocates nothing.
+    static std::string& thread_scratch() {
+        thread_local std::string s;
+        s.clear();
+        return s;
+    }
+    std::string& scratch_ = thread_scratch();
 };
 
 result<void> decode_sexpr(std::string_view in, builder& b, const decode_options&) {
