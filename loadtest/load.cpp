@@ -575,6 +575,8 @@ int run_load(bool http, int argc, char** argv) {
                 "latency_p50_ms,latency_p90_ms,latency_p99_ms,latency_max_ms,errors\n");
     std::fflush(stdout);
     int failures = 0;
+    std::uint64_t total_ok = 0;
+    std::uint64_t total_errors = 0;
     // Rows in pairs: encode then decode of the same format share one CSV line.
     for (std::size_t j = 0; j < jobs.size();) {
         std::string name = jobs[j].format_name.substr(0, jobs[j].format_name.find(' '));
@@ -631,6 +633,8 @@ int run_load(bool http, int argc, char** argv) {
                     std::max(enc.latency.max(), dec.latency.max()) * 1e3,
                     static_cast<unsigned long long>(enc.errors + dec.errors));
         for (const row_stats* s : {&enc, &dec}) {
+            total_ok += s->ok;
+            total_errors += s->errors;
             if (!s->first_error.empty()) {
                 std::printf("# %s: first error: %s\n", name.c_str(), s->first_error.c_str());
             }
@@ -640,6 +644,11 @@ int run_load(bool http, int argc, char** argv) {
         }
         std::fflush(stdout);
     }
+    // Answers received, for comparing with the server's polycodec_requests_total.
+    std::printf("# totals: answers=%llu ok=%llu errors=%llu\n",
+                static_cast<unsigned long long>(total_ok + total_errors),
+                static_cast<unsigned long long>(total_ok),
+                static_cast<unsigned long long>(total_errors));
     return failures == 0 ? 0 : 1;
 }
 
