@@ -175,3 +175,22 @@ TEST(IniConformance, NextjsonIniDoc) {
 
 }  // namespace
 }  // namespace polycodec::test
+
+namespace polycodec::test {
+namespace {
+
+TEST(IniDecode, SizeBudget) {
+    decode_options opt;
+    opt.limits.max_bytes = 4096;
+    std::string many = "[s]\n";
+    for (int i = 0; i < 1000; ++i) {
+        many += "k" + std::to_string(i) + "=\n";
+    }
+    document d;
+    auto r = decode(format_id::ini, many, d, opt);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::size_exceeded);
+}
+
+}  // namespace
+}  // namespace polycodec::test

@@ -177,3 +177,22 @@ TEST(UrlformRoundTrip, RecordsFixtureSubset) {
 
 }  // namespace
 }  // namespace polycodec::test
+
+namespace polycodec::test {
+namespace {
+
+TEST(UrlformDecode, SizeBudget) {
+    decode_options opt;
+    opt.limits.max_bytes = 4096;
+    std::string many;
+    for (int i = 0; i < 1000; ++i) {
+        many += "a&";
+    }
+    document d;
+    auto r = decode(format_id::urlform, many, d, opt);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::size_exceeded);
+}
+
+}  // namespace
+}  // namespace polycodec::test

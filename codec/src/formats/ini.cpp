@@ -70,6 +70,10 @@ private:
         if (p == end || in_[p] == ';' || in_[p] == '#') {
             return {};
         }
+        // The tree costs more per line than the tape: it counts against the size budget.
+        if (nodes_.size() * (sizeof(ini_node) + 64) > b_.limits().max_bytes) {
+            return fail(make_error(errc::size_exceeded, p, "document larger than its size budget"));
+        }
         if (in_[p] == '[') {
             return header(p, end);
         }

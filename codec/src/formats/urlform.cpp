@@ -182,7 +182,19 @@ private:
         set_leaf(id);
     }
 
+    // The tree costs far more per pair than the tape (`a&a&a…` is 2 bytes a node): it counts
+    // against the document's size budget, so a large input fails with size_exceeded instead
+    // of taking memory without bound.
+    bool over_budget() const {
+        constexpr std::size_t per_node = sizeof(form_node) + sizeof(form_child_key) + 64;
+        return nodes_.size() * per_node + arena_.size() > b_.limits().max_bytes;
+    }
+
     result<void> pair(std::size_t from, std::size_t to) {
+        if (over_budget()) {
+            return fail(make_error(errc::size_exceeded, from,
+                                   "document larger than its size budget"));
+        }
         std::size_t eq = in_.find('=', from);
         if (eq == std::string_view::npos || eq > to) {
             eq = to;
