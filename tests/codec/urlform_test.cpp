@@ -32,6 +32,10 @@ TEST(UrlformDecode, FlatForms) {
     EXPECT_EQ(form("k=a=b%3D%26%2B"), "{\"k\":\"a=b=&+\"}");
     EXPECT_EQ(form("%C3%A9t%C3%A9=%E2%82%AC&raw=\xC3\xA9"), "{\"\u00e9t\u00e9\":\"\u20ac\",\"raw\":\"\u00e9\"}");
     EXPECT_EQ(form("a=1&b=2&a=3"), "{\"a\":[\"1\",\"3\"],\"b\":\"2\"}");
+    // One final line break is dropped; other raw line breaks are data.
+    EXPECT_EQ(form("a=1\n"), "{\"a\":\"1\"}");
+    EXPECT_EQ(form("a=1\r\n"), "{\"a\":\"1\"}");
+    EXPECT_EQ(form("a=1\n\n"), "{\"a\":\"1\\u000a\"}");
 }
 
 TEST(UrlformDecode, BracketNesting) {

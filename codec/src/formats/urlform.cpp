@@ -51,6 +51,11 @@ public:
     form_reader(std::string_view in, builder& b, bool infer) : in_(in), b_(b), infer_(infer) {}
 
     result<void> run() {
+        // One line break at the very end is not part of the form (files and here-strings end
+        // with one; an encoder never writes a raw line break, it writes %0A).
+        if (!in_.empty() && in_.back() == '\n') {
+            in_.remove_suffix(in_.size() >= 2 && in_[in_.size() - 2] == '\r' ? 2 : 1);
+        }
         nodes_.push_back({});
         keys_.push_back({});
         nodes_[0].container = true;
