@@ -142,16 +142,18 @@ inline bool scalar_text(value v, std::string& out) {
             } else if (std::isinf(d)) {
                 out.assign(d > 0 ? "Infinity" : "-Infinity");
             } else {
-                output_buffer tmp;
+                thread_local output_buffer tmp;
+                tmp.clear();
                 write_double(tmp, d);
-                out.assign(tmp.str());
+                out.assign(tmp.view());
             }
             return true;
         }
         case polycodec::kind::bytes: {
-            output_buffer tmp;
+            thread_local output_buffer tmp;
+            tmp.clear();
             base64_encode(tmp, v.get_string(), true);
-            out.assign(tmp.str());
+            out.assign(tmp.view());
             return true;
         }
         default:
