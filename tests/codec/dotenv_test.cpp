@@ -1,2 +1,137 @@
 // Tests of the dotenv codec: spec examples, error positions, exact encodings.
+#include <string>
+
 #include "support/support.hpp"
+
+namespace polycodec::test {
+namespace {
+
+std::string env(std::string_view text) { return dbg(must_decode(format_id::dotenv, text)); }
+
+std::string encode_env(std::string_view json, encode_options opt = {}) {
+    return must_encode(format_id::dotenv, must_decode(format_id::json, json), opt);
+}
+
+error encode_error(std::string_view json, encode_options opt = {}) {
+    document d = must_decode(format_id::json, json);
+    output_buffer out;
+    auto r = encode(format_id::dotenv, d, out, opt);
+    EXPECT_FALSE(r) << out.str();
+    return r ? error{} : r.error();
+}
+
+TEST(DotenvDecode, Grammar) {
+    EXPECT_EQ(env("A=1\n"
+                  "export B = \"x\\ny\" # comment\n"
+                  "C='lit $x \\n'\n"
+                  "D=a b # comment\n"
+                  "E=#x\n"
+                  "F=a#b\n"
+                  "# a comment\n"
+                  "\n"
+                  "  G.h-i=\"multi\nline\"\n"
+                  "H=\"t\\tq\\\"b\\\\ \\x\"\n"
+                  "I=\n"
+                  "J='two\nlines'\n"
+                  "K=  padded\t \n"),
+              "{\"A\":\"1\",\"B\":\"x\\u000ay\",\"C\":\"lit $x \\\\n\",\"D\":\"a b\",\"E\":\"\","
+              "\"F\":\"a#b\",\"G.h-i\":\"multi\\u000aline\",\"H\":\"t\\u0009q\\\"b\\\\ \\\\x\",\"I\":\"\","
+              "\"J\":\"two\\u000alines\",\"K\":\"padded\"}");
+}
+
+TEST(DotenvDecode, LineEndsBomEmptyAndDuplicates) {
+    EXPECT_EQ(env(""), "{}");
+    EXPECT_EQ(env("\xEF\xBB\xBF" "A=1\r\nB=\"x\r\ny\"\r\n"), "{\"A\":\"1\",\"B\":\"x\\u000ay\"}");
+    EXPECT_EQ(env("A=1\nA=2"), "{\"A\":\"1\",\"A\":\"2\"}");  // kept as they came
+    EXPECT_EQ(env("export=1\n"), "{\"export\":\"1\"}");
+}
+
+TEST(DotenvDecode, Errors) {
+    error e = decode_error(format_id::dotenv, "A=1\nB\n");
+    EXPECT_EQ(e.code, errc::unexpected_char);
+    EXPECT_EQ(e.offset, 5u);
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.column, 2u);
+    EXPECT_EQ(e.message, "expected '=' after the variable name, saw end of line");
+
+    e = decode_error(format_id::dotenv, "A=1\n  $X=2\n");
+    EXPECT_EQ(e.code, errc::unexpected_char);
+    EXPECT_EQ(e.offset, 6u);
+    EXPECT_EQ(e.column, 3u);
+
+    e = decode_error(format_id::dotenv, "A=1\nB=\"open\nC=2\n");
+    EXPECT_EQ(e.code, errc::unexpected_eof);
+    EXPECT_EQ(e.offset, 6u);
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.column, 3u);
+
+    e = decode_error(format_id::dotenv, "A='x' y\n");
+    EXPECT_EQ(e.code, errc::trailing_content);
+    EXPECT_EQ(e.offset, 6u);
+
+    e = decode_error(format_id::dotenv, "A=ok\nB=\xC3\x28\n");
+    EXPECT_EQ(e.code, errc::invalid_utf8);
+    EXPECT_EQ(e.offset, 7u);
+    EXPECT_EQ(e.line, 2u);
+}
+
+TEST(DotenvEncode, ExactBytes) {
+    EXPECT_EQ(encode_env(R"({"A":"1","B":"x y","C":" pad","D":"a#b","E":"","F":"it's \"q\"",)"
+                         R"("G":"two\nlines","H":"cr\r","I":"back\\slash $HOME"})"),
+              "A=1\nB=x y\nC=' pad'\nD='a#b'\nE=''\nF=\"it's \\\"q\\\"\"\n"
+              "G='two\nlines'\nH=\"cr\\r\"\nI='back\\slash $HOME'\n");
+    EXPECT_EQ(encode_env(R"({"n":5,"f":2.0,"t":true,"big":123456789012345678901234567890})"),
+              "n=5\nf=2.0\nt=true\nbig=123456789012345678901234567890\n");
+    EXPECT_EQ(encode_env("{}"), "");
+}
+
+TEST(DotenvEncode, NestedMapsJoinWithDoubleUnderscore) {
+    EXPECT_EQ(encode_env(R"({"app":{"db":{"host":"h","port":5432},"debug":false},"x":"1"})"),
+              "app__db__host=h\napp__db__port=5432\napp__debug=false\nx=1\n");
+    // Decoding stays flat, and flat maps of strings round trip.
+    const char* flat = R"({"app__db__host":"h","x":"it's","y":"a\nb\r"})";
+    document a = must_decode(format_id::json, flat);
+    document back = must_decode(format_id::dotenv, must_encode(format_id::dotenv, a));
+    EXPECT_TRUE(equal(a, back)) << dbg(back);
+}
+
+TEST(DotenvEncode, Unrepresentable) {
+    error e = encode_error(R"([1])");
+    EXPECT_EQ(e.code, errc::unrepresentable);
+    EXPECT_EQ(e.path, "");
+    e = encode_error(R"({"a":{"b":[1,2]}})");
+    EXPECT_EQ(e.code, errc::unrepresentable);
+    EXPECT_EQ(e.path, "/a/b");
+    e = encode_error(R"({"a":null})");
+    EXPECT_EQ(e.path, "/a");
+    EXPECT_EQ(e.message, "null is not representable in dotenv");
+    e = encode_error(R"({"a b":"1"})");
+    EXPECT_EQ(e.path, "/a b");
+    e = encode_error(R"({"a":{}})");
+    EXPECT_EQ(e.path, "/a");
+
+    encode_options lossy;
+    lossy_report report;
+    lossy.lossy = true;
+    lossy.report = &report;
+    EXPECT_EQ(encode_env(R"({"a":null,"b":[1,"x"],"c d":"1","e":{}})", lossy),
+              "a=''\nb='[1,\"x\"]'\nc_d=1\n");
+    ASSERT_EQ(report.size(), 4u);
+    EXPECT_EQ(report[0].kind, "null_to_empty");
+    EXPECT_EQ(report[1].kind, "array_to_json");
+    EXPECT_EQ(report[2].kind, "key_changed");
+    EXPECT_EQ(report[3].kind, "empty_map_dropped");
+}
+
+TEST(DotenvEncode, BytesAreBase64url) {
+    document d;
+    builder b(d);
+    b.begin_map();
+    b.add_string("K");
+    b.add_bytes(std::string("\xfb\xff", 2));
+    b.end_map();
+    EXPECT_EQ(must_encode(format_id::dotenv, d), "K=-_8\n");
+}
+
+}  // namespace
+}  // namespace polycodec::test

@@ -1,2 +1,196 @@
 // Tests of the ini codec: spec examples, error positions, exact encodings.
+#include <string>
+
 #include "support/support.hpp"
+
+namespace polycodec::test {
+namespace {
+
+std::string ini(std::string_view text, bool infer = false) {
+    decode_options opt;
+    opt.infer = infer;
+    return dbg(must_decode(format_id::ini, text, opt));
+}
+
+std::string encode_ini(std::string_view json, encode_options opt = {}) {
+    return must_encode(format_id::ini, must_decode(format_id::json, json), opt);
+}
+
+error encode_error(std::string_view json, encode_options opt = {}) {
+    document d = must_decode(format_id::json, json);
+    output_buffer out;
+    auto r = encode(format_id::ini, d, out, opt);
+    EXPECT_FALSE(r) << out.str();
+    return r ? error{} : r.error();
+}
+
+TEST(IniDecode, SectionsKeysComments) {
+    // The configparser documentation's example file, minus its continuation lines.
+    EXPECT_EQ(ini("[Simple Values]\n"
+                  "key=value\n"
+                  "spaces in keys=allowed\n"
+                  "spaces in values=allowed as well\n"
+                  "spaces around the delimiter = obviously\n"
+                  "you can also use : to delimit keys from values\n"
+                  "\n"
+                  "[All Values Are Strings]\n"
+                  "values like this: 1000000\n"
+                  "or this: 3.14159265359\n"
+                  "are they treated as numbers? : no\n"
+                  "\n"
+                  "[You can use comments]\n"
+                  "# like this\n"
+                  "; or this\n"
+                  "    [Sections Can Be Indented]\n"
+                  "        can_values_be_as_well = True\n"),
+              "{\"Simple Values\":{\"key\":\"value\",\"spaces in keys\":\"allowed\","
+              "\"spaces in values\":\"allowed as well\",\"spaces around the delimiter\":"
+              "\"obviously\",\"you can also use\":\"to delimit keys from values\"},"
+              "\"All Values Are Strings\":{\"values like this\":\"1000000\",\"or this\":"
+              "\"3.14159265359\",\"are they treated as numbers?\":\"no\"},"
+              "\"You can use comments\":{},\"Sections Can Be Indented\":"
+              "{\"can_values_be_as_well\":\"True\"}}");
+}
+
+TEST(IniDecode, NestingQuotesTopLevel) {
+    EXPECT_EQ(ini("top = 1\n[a.b]\nx = 1\n[a]\ny = 2\n[ c . d ]\n"),
+              "{\"top\":\"1\",\"a\":{\"b\":{\"x\":\"1\"},\"y\":\"2\"},\"c\":{\"d\":{}}}");
+    EXPECT_EQ(ini("a = \"  x \"\nb = 'y'\nc = \"z'\nd = \"\"\ne =\nf = 1 ; no inline comment\n"
+                  "g = x = y\nh: a=b\n"),
+              "{\"a\":\"  x \",\"b\":\"y\",\"c\":\"\\\"z'\",\"d\":\"\",\"e\":\"\","
+              "\"f\":\"1 ; no inline comment\",\"g\":\"x = y\",\"h\":\"a=b\"}");
+    EXPECT_EQ(ini(""), "{}");
+    EXPECT_EQ(ini("\xEF\xBB\xBF[s]\r\nK=V\r\n"), "{\"s\":{\"K\":\"V\"}}");  // case kept
+}
+
+TEST(IniDecode, Infer) {
+    EXPECT_EQ(ini("i = -12\nf = 2.5\nt = true\nn =\ns = \"12\"\nz = 007\nT = True\n", true),
+              "{\"i\":-12,\"f\":2.5,\"t\":true,\"n\":null,\"s\":\"12\",\"z\":\"007\","
+              "\"T\":\"True\"}");
+}
+
+TEST(IniDecode, Errors) {
+    struct case_t {
+        const char* in;
+        errc code;
+        std::uint64_t offset;
+        std::uint32_t line, column;
+    } cases[] = {
+        {"[a]\nx=1\n[a]\n", errc::duplicate_key, 8, 3, 1},
+        {"[a]\nx=1\nx=2\n", errc::duplicate_key, 8, 3, 1},
+        {"[a]\njunk\n", errc::unexpected_char, 8, 2, 5},
+        {"[a\n", errc::unexpected_char, 2, 1, 3},
+        {"[a] x\n", errc::trailing_content, 3, 1, 4},
+        {"[a..b]\n", errc::unexpected_char, 3, 1, 4},
+        {"[]\n", errc::unexpected_char, 1, 1, 2},
+        {"a=1\n[a]\n", errc::duplicate_key, 5, 2, 2},
+        {"[a.b]\n[a]\nb=1\n", errc::duplicate_key, 10, 3, 1},
+        {"= x\n", errc::unexpected_char, 0, 1, 1},
+        {"a=\xff\n", errc::invalid_utf8, 2, 1, 3},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.in);
+        error e = decode_error(format_id::ini, c.in);
+        EXPECT_EQ(e.code, c.code) << describe(e);
+        EXPECT_EQ(e.offset, c.offset);
+        EXPECT_EQ(e.line, c.line);
+        EXPECT_EQ(e.column, c.column);
+    }
+}
+
+TEST(IniDecode, DepthLimit) {
+    decode_options opt;
+    opt.limits.max_depth = 2;
+    EXPECT_EQ(dbg(must_decode(format_id::ini, "[a]\nx=1\n", opt)), "{\"a\":{\"x\":\"1\"}}");
+    document d;
+    auto r = decode(format_id::ini, "[a.b]\nx=1\n", d, opt);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::depth_exceeded);
+}
+
+TEST(IniEncode, ExactBytes) {
+    EXPECT_EQ(encode_ini(R"({"t":1,"s":{"a":"x","n":null,"e":"","f":2.5,"b":false,)"
+                         R"("q":" pad","r":"\"x\"","sub":{"k":"true","z":{}}},"u":{"v":{"w":"1"}}})"),
+              "t = 1\n"
+              "\n[s]\na = x\nn =\ne = \"\"\nf = 2.5\nb = false\nq = \" pad\"\nr = \"\"x\"\"\n"
+              "\n[s.sub]\nk = \"true\"\n"
+              "\n[s.sub.z]\n"
+              "\n[u.v]\nw = \"1\"\n");
+    EXPECT_EQ(encode_ini("{}"), "");
+}
+
+TEST(IniEncode, RoundTrips) {
+    const char* json = R"({"top":"x","n":1,"s":{"a":-2.5,"b":true,"c":null,"d":"","e":"12",)"
+                       R"("big":123456789012345678901234567890,"t":"it's \"q\""},)"
+                       R"("x":{"y":{"z":"deep"}}})";
+    document a = must_decode(format_id::json, json);
+    decode_options infer;
+    infer.infer = true;
+    document back = must_decode(format_id::ini, must_encode(format_id::ini, a), infer);
+    EXPECT_TRUE(equal(a, back)) << dbg(back);
+
+    // All strings: reads back without infer.
+    const char* strings = R"({"title":"NextJson benchmark","retries":"3",)"
+                          R"("owner":{"name":"blueokanna","id":"42"}})";
+    document s = must_decode(format_id::json, strings);
+    EXPECT_TRUE(equal(s, must_decode(format_id::ini, must_encode(format_id::ini, s))));
+}
+
+TEST(IniEncode, Unrepresentable) {
+    error e = encode_error("[1]");
+    EXPECT_EQ(e.code, errc::unrepresentable);
+    EXPECT_EQ(e.path, "");
+    e = encode_error(R"({"s":{"a":[1,2]}})");
+    EXPECT_EQ(e.path, "/s/a");
+    EXPECT_EQ(e.message, "an array is not representable in ini");
+    e = encode_error(R"({"s":{"m":{},"k":1}})");
+    EXPECT_EQ(e.path, "/s/k");
+    e = encode_error(R"({"a.b":{"k":1}})");
+    EXPECT_EQ(e.path, "/a.b");
+    e = encode_error(R"({"k=v":1})");
+    EXPECT_EQ(e.path, "/k=v");
+    e = encode_error(R"({"k":"two\nlines"})");
+    EXPECT_EQ(e.path, "/k");
+
+    encode_options lossy;
+    lossy_report report;
+    lossy.lossy = true;
+    lossy.report = &report;
+    EXPECT_EQ(encode_ini(R"({"a":[1,"x"],"s":{"m":{},"k":"l1\nl2"}})", lossy),
+              "a = [1,\"x\"]\n\n[s]\nk = l1 l2\n\n[s.m]\n");
+    ASSERT_EQ(report.size(), 3u);
+    EXPECT_EQ(report[0].kind, "array_to_json");
+    EXPECT_EQ(report[1].kind, "key_reordered");
+    EXPECT_EQ(report[2].kind, "line_break_to_space");
+}
+
+TEST(IniConformance, NextjsonIniDoc) {
+    POLYCODEC_REQUIRE_CORPUS("nextjson-bench/ini_doc.json", path);
+    document a = must_decode(format_id::json, read_file(path));
+    std::string text = must_encode(format_id::ini, a);
+    EXPECT_EQ(text, "title = NextJson benchmark\nretries = \"3\"\n\n[owner]\nname = blueokanna\n"
+                    "id = \"42\"\n");
+    EXPECT_TRUE(equal(a, must_decode(format_id::ini, text)));
+}
+
+}  // namespace
+}  // namespace polycodec::test
+
+namespace polycodec::test {
+namespace {
+
+TEST(IniDecode, SizeBudget) {
+    decode_options opt;
+    opt.limits.max_bytes = 4096;
+    std::string many = "[s]\n";
+    for (int i = 0; i < 1000; ++i) {
+        many += "k" + std::to_string(i) + "=\n";
+    }
+    document d;
+    auto r = decode(format_id::ini, many, d, opt);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::size_exceeded);
+}
+
+}  // namespace
+}  // namespace polycodec::test

@@ -1,8 +1,394 @@
-// dotenv: not implemented yet (the registry answers errc::not_implemented).
+// dotenv: `KEY=value` lines as npm dotenv, python-dotenv and the shells read them, decoded to a
+// flat map of strings in source order (duplicates kept). The grammar (docs/formats/dotenv.md):
+//   line     = ws* ( '#' comment | ['export' ws+] key ws* '=' ws* value ws* ['#' comment] )?
+//   key      = [A-Za-z0-9_.-]+
+//   value    = '...' (literal, may span lines) | "..." (\n \r \t \" \\ escapes, may span lines)
+//            | unquoted text up to the end of the line or a '#' that starts the value or
+//              follows white space, trimmed
+// The writer takes a map of scalars; nested maps are flattened with "__" between the keys
+// (envy-style prefixes: {"db": {"host": "x"}} -> db__host=x); decoding stays flat.
+#include <string>
+
+#include "detail/lossy.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
+#include "json_internal.hpp"
+#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions dotenv_codec{};
+bool key_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == '-';
+}
+
+bool space(char c) { return c == ' ' || c == '\t'; }
+
+std::string describe_at(std::string_view in, std::size_t p) {
+    if (p >= in.size()) {
+        return "end of input";
+    }
+    unsigned char c = static_cast<unsigned char>(in[p]);
+    if (c == '\n' || c == '\r') {
+        return "end of line";
+    }
+    if (c >= 0x20 && c < 0x7f) {
+        return std::string("'") + static_cast<char>(c) + "'";
+    }
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
+    return buf;
+}
+
+class dotenv_reader {
+public:
+    dotenv_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+
+    result<void> run() {
+        std::size_t valid = utf8_valid_prefix(in_);
+        if (valid != in_.size()) {
+            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
+        }
+        if (in_.substr(0, 3) == "\xEF\xBB\xBF") {
+            pos_ = 3;
+        }
+        if (!b_.begin_map()) {
+            return fail(make_error(b_.status(), 0, "document larger than its size budget"));
+        }
+        while (pos_ < in_.size()) {
+            if (auto r = line(); !r) {
+                return r;
+            }
+        }
+        b_.end_map();
+        if (!b_.ok()) {
+            return fail(make_error(b_.status(), in_.size(), "document larger than its size budget"));
+        }
+        return {};
+    }
+
+private:
+    void skip_space() {
+        while (pos_ < in_.size() && space(in_[pos_])) {
+            ++pos_;
+        }
+    }
+    bool at_eol() const { return pos_ >= in_.size() || in_[pos_] == '\n' || in_[pos_] == '\r'; }
+    void skip_eol() {
+        if (pos_ < in_.size() && in_[pos_] == '\r') {
+            ++pos_;
+        }
+        if (pos_ < in_.size() && in_[pos_] == '\n') {
+            ++pos_;
+        }
+    }
+    void skip_comment() {
+        while (!at_eol()) {
+            ++pos_;
+        }
+    }
+    error unexpected(const char* expected) const {
+        return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
+                          std::string("expected ") + expected + ", saw " + describe_at(in_, pos_));
+    }
+
+    result<void> line() {
+        skip_space();
+        if (at_eol()) {
+            skip_eol();
+            return {};
+        }
+        if (in_[pos_] == '#') {
+            skip_comment();
+            skip_eol();
+            return {};
+        }
+        if (in_.substr(pos_, 6) == "export" && pos_ + 6 < in_.size() && space(in_[pos_ + 6])) {
+            pos_ += 6;
+            skip_space();
+        }
+        std::size_t key_start = pos_;
+        while (pos_ < in_.size() && key_char(in_[pos_])) {
+            ++pos_;
+        }
+        if (pos_ == key_start) {
+            return fail(unexpected("a variable name"));
+        }
+        std::string_view key = in_.substr(key_start, pos_ - key_start);
+        skip_space();
+        if (pos_ >= in_.size() || in_[pos_] != '=') {
+            return fail(unexpected("'=' after the variable name"));
+        }
+        ++pos_;
+        skip_space();
+        b_.add_string(key);
+        if (pos_ < in_.size() && (in_[pos_] == '\'' || in_[pos_] == '"')) {
+            if (auto r = quoted(); !r) {
+                return r;
+            }
+            skip_space();
+            if (!at_eol() && in_[pos_] != '#') {
+                return fail(make_error(errc::trailing_content, pos_,
+                                       "expected end of line or a comment after the closing "
+                                       "quote, saw " + describe_at(in_, pos_)));
+            }
+            skip_comment();
+            skip_eol();
+            return {};
+        }
+        // Unquoted: up to the end of the line or a comment ('#' at the start or after white
+        // space), trimmed.
+        std::size_t start = pos_;
+        std::size_t end = pos_;
+        while (!at_eol()) {
+            char c = in_[pos_];
+            if (c == '#' && (pos_ == start || space(in_[pos_ - 1]))) {
+                break;
+            }
+            ++pos_;
+            if (!space(c)) {
+                end = pos_;
+            }
+        }
+        b_.add_string(in_.substr(start, end - start));
+        skip_comment();
+        skip_eol();
+        return {};
+    }
+
+    result<void> quoted() {
+        char q = in_[pos_];
+        std::size_t open = pos_++;
+        std::size_t close = in_.find(q, pos_);
+        if (q == '"') {
+            close = pos_;
+            while (close < in_.size() && in_[close] != '"') {
+                close += in_[close] == '\\' ? 2 : 1;
+            }
+        }
+        if (close >= in_.size()) {
+            return fail(make_error(errc::unexpected_eof, open,
+                                   q == '"' ? "unterminated double-quoted value"
+                                            : "unterminated single-quoted value"));
+        }
+        char* out = b_.begin_string(close - pos_);
+        char* w = out;
+        while (pos_ < close) {
+            char c = in_[pos_++];
+            if (c == '\r' && pos_ < close && in_[pos_] == '\n') {
+                continue;  // CRLF inside quotes reads as LF
+            }
+            if (q == '"' && c == '\\') {
+                char e = in_[pos_++];
+                switch (e) {
+                    case 'n':
+                        *w++ = '\n';
+                        break;
+                    case 'r':
+                        *w++ = '\r';
+                        break;
+                    case 't':
+                        *w++ = '\t';
+                        break;
+                    case '"':
+                        *w++ = '"';
+                        break;
+                    case '\\':
+                        *w++ = '\\';
+                        break;
+                    default:  // other escapes stay as written, backslash included
+                        *w++ = '\\';
+                        *w++ = e;
+                }
+                continue;
+            }
+            *w++ = c;
+        }
+        b_.end_string(w);
+        pos_ = close + 1;
+        return {};
+    }
+
+    std::string_view in_;
+    builder& b_;
+    std::size_t pos_ = 0;
+};
+
+result<void> decode_dotenv(std::string_view in, builder& b, const decode_options&) {
+    dotenv_reader r(in, b);
+    return r.run();
+}
+
+// ---- writer ----
+
+bool valid_key(std::string_view k) {
+    if (k.empty()) {
+        return false;
+    }
+    for (char c : k) {
+        if (!key_char(c)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// How a value is written: bare when a reader gives it back as it is; else in single quotes
+// (literal, line feeds included) when it has no single quote and no CR; else in double quotes
+// with \n \r \" \\ escapes.
+void write_value(output_buffer& out, std::string_view s) {
+    bool bare = !s.empty() && !space(s.front()) && !space(s.back()) && s.front() != '\'' &&
+                s.front() != '"' && s.front() != '`';
+    bool single_ok = true;
+    for (char c : s) {
+        if (c == '#' || c == '\n' || c == '\r' || c == '\\' || c == '"' || c == '\'' ||
+            c == '`' || c == '$') {
+            bare = false;
+        }
+        if (c == '\'' || c == '\r') {
+            single_ok = false;
+        }
+    }
+    if (bare) {
+        out.append(s);
+        return;
+    }
+    if (single_ok) {
+        out.push_back('\'');
+        out.append(s);
+        out.push_back('\'');
+        return;
+    }
+    out.push_back('"');
+    for (char c : s) {
+        switch (c) {
+            case '\n':
+                out.append("\\n");
+                break;
+            case '\r':
+                out.append("\\r");
+                break;
+            case '"':
+                out.append("\\\"");
+                break;
+            case '\\':
+                out.append("\\\\");
+                break;
+            default:
+                out.push_back(c);
+        }
+    }
+    out.push_back('"');
+}
+
+class dotenv_writer {
+public:
+    dotenv_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> write_map(value m, std::size_t prefix_len, int depth) {
+        for (auto [k, v] : m.entries()) {
+            if (!textinfer::scalar_text(k, key_text_) || k.kind() == kind::bytes ||
+                k.kind() == kind::float64 || k.is_bool()) {
+                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                    return fail(unrepresentable(
+                        k, "map key " + to_debug_string(k) + " is not representable in dotenv"));
+                }
+                key_text_ = to_debug_string(k);
+            }
+            prefix_.resize(prefix_len);
+            if (prefix_len != 0) {
+                prefix_.append("__");
+            }
+            prefix_.append(key_text_);
+            if (v.kind() == kind::map) {
+                if (v.size() == 0) {
+                    if (!allow_lossy(opt_, v, "empty_map_dropped", "empty map dropped")) {
+                        return fail(unrepresentable(v, "an empty map is not representable in "
+                                                       "dotenv"));
+                    }
+                    continue;
+                }
+                if (auto r = write_map(v, prefix_.size(), depth + 1); !r) {
+                    return r;
+                }
+                continue;
+            }
+            if (!valid_key(prefix_)) {
+                if (!allow_lossy(opt_, k, "key_changed", "invalid name characters replaced by '_'")) {
+                    return fail(unrepresentable(k, "variable name '" + prefix_ +
+                                                       "' is not representable in dotenv "
+                                                       "(letters, digits, '_', '.', '-' only)"));
+                }
+                for (char& c : prefix_) {
+                    if (!key_char(c)) {
+                        c = '_';
+                    }
+                }
+                if (prefix_.empty()) {
+                    prefix_ = "_";
+                }
+            }
+            if (auto r = write_entry(v); !r) {
+                return r;
+            }
+        }
+        return {};
+    }
+
+private:
+    result<void> write_entry(value v) {
+        value inner = v;
+        while (inner.kind() == kind::tagged) {
+            if (!allow_lossy(opt_, inner, "tag_dropped", "tag dropped, inner value kept")) {
+                return fail(unrepresentable(inner, "tag " + std::to_string(inner.tag()) +
+                                                       " is not representable in dotenv"));
+            }
+            inner = inner.tagged_value();
+        }
+        if (inner.kind() == kind::null) {
+            if (!allow_lossy(opt_, inner, "null_to_empty", "null written as an empty value")) {
+                return fail(unrepresentable(inner, "null is not representable in dotenv"));
+            }
+            text_.clear();
+        } else if (inner.kind() == kind::array || inner.kind() == kind::map) {
+            if (!allow_lossy(opt_, inner, "array_to_json", "array written as JSON text")) {
+                return fail(unrepresentable(inner, "an array is not representable in dotenv"));
+            }
+            output_buffer json;
+            if (auto r = json_write_value(inner, json, opt_); !r) {
+                return r;
+            }
+            text_.assign(json.str());
+        } else {
+            textinfer::scalar_text(inner, text_);
+        }
+        out_.append(prefix_);
+        out_.push_back('=');
+        write_value(out_, text_);
+        out_.push_back('\n');
+        return {};
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+    std::string prefix_;
+    std::string key_text_;
+    std::string text_;
+};
+
+result<void> encode_dotenv(const document& doc, output_buffer& out, const encode_options& opt) {
+    value root = doc.root();
+    if (root.kind() != kind::map) {
+        return fail(unrepresentable(root, "a root that is not a map is not representable in "
+                                          "dotenv"));
+    }
+    dotenv_writer w(out, opt);
+    return w.write_map(root, 0, 0);
+}
+
+}  // namespace
+
+const codec_functions dotenv_codec{decode_dotenv, encode_dotenv};
 
 }  // namespace polycodec::detail

@@ -1,8 +1,424 @@
-// ini: not implemented yet (the registry answers errc::not_implemented).
+// INI as Python's configparser reads it, with dotted section names nesting. An INI file
+// decodes to a map:
+//   title = x            keys before any section sit at the top level
+//   [owner]              a section is a map;  [a.b] is {"a": {"b": {...}}}
+//   name = Tom           `key = value` or `key: value`, both sides trimmed
+//   ; comment            full-line comments start with ';' or '#' (no inline comments)
+//   q = "  x "           one pair of matching quotes around a value is removed
+// Duplicate keys and sections are errors (configparser's strict mode). With infer=true unquoted
+// values are typed by urlform/infer.hpp and an empty value is null. The writer quotes every
+// string an inferring reader would read as something else, so --infer reads back every scalar.
+// docs/formats/ini.md has every rule.
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "detail/lossy.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
+#include "json_internal.hpp"
+#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions ini_codec{};
+bool space(char c) { return c == ' ' || c == '\t'; }
+
+struct ini_node {
+    bool section = false;   // a map (section or implicit parent of a dotted section)
+    bool declared = false;  // its [header] was seen
+    bool quoted = false;
+    std::size_t name_off = 0, name_len = 0;
+    std::size_t val_off = 0, val_len = 0;
+    std::vector<std::uint32_t> children;
+};
+
+class ini_reader {
+public:
+    ini_reader(std::string_view in, builder& b, bool infer) : in_(in), b_(b), infer_(infer) {}
+
+    result<void> run() {
+        std::size_t valid = utf8_valid_prefix(in_);
+        if (valid != in_.size()) {
+            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
+        }
+        std::size_t pos = in_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+        nodes_.push_back({});
+        nodes_[0].section = true;
+        while (pos < in_.size()) {
+            std::size_t nl = in_.find('\n', pos);
+            std::size_t end = nl == std::string_view::npos ? in_.size() : nl;
+            if (auto r = line(pos, end); !r) {
+                return r;
+            }
+            pos = end + 1;
+        }
+        return emit(0);
+    }
+
+private:
+    result<void> line(std::size_t p, std::size_t end) {
+        if (end > p && in_[end - 1] == '\r') {
+            --end;
+        }
+        while (p < end && space(in_[p])) {
+            ++p;
+        }
+        while (end > p && space(in_[end - 1])) {
+            --end;
+        }
+        if (p == end || in_[p] == ';' || in_[p] == '#') {
+            return {};
+        }
+        // The tree costs more per line than the tape: it counts against the size budget.
+        if (nodes_.size() * (sizeof(ini_node) + 64) > b_.limits().max_bytes) {
+            return fail(make_error(errc::size_exceeded, p, "document larger than its size budget"));
+        }
+        if (in_[p] == '[') {
+            return header(p, end);
+        }
+        std::size_t d = p;
+        while (d < end && in_[d] != '=' && in_[d] != ':') {
+            ++d;
+        }
+        if (d == end) {
+            return fail(make_error(errc::unexpected_char, end,
+                                   "expected '=' or ':' after the key, saw end of line"));
+        }
+        std::size_t ke = d;
+        while (ke > p && space(in_[ke - 1])) {
+            --ke;
+        }
+        if (ke == p) {
+            return fail(make_error(errc::unexpected_char, p, "expected a key before '" +
+                                                                 std::string(1, in_[d]) + "'"));
+        }
+        std::size_t vs = d + 1;
+        while (vs < end && space(in_[vs])) {
+            ++vs;
+        }
+        bool quoted = end - vs >= 2 && (in_[vs] == '"' || in_[vs] == '\'') &&
+                      in_[end - 1] == in_[vs];
+        std::uint32_t c = 0;
+        if (find(current_, p, ke - p, c)) {
+            return fail(make_error(errc::duplicate_key, p,
+                                   "duplicate key '" + std::string(in_.substr(p, ke - p)) + "'"));
+        }
+        c = add(current_, p, ke - p);
+        ini_node& n = nodes_[c];
+        n.quoted = quoted;
+        n.val_off = quoted ? vs + 1 : vs;
+        n.val_len = quoted ? end - vs - 2 : end - vs;
+        return {};
+    }
+
+    result<void> header(std::size_t p, std::size_t end) {
+        std::size_t close = in_.substr(0, end).rfind(']');
+        if (close == std::string_view::npos || close < p + 1) {
+            return fail(make_error(errc::unexpected_char, end,
+                                   "expected ']' to close the section name, saw end of line"));
+        }
+        if (close + 1 != end) {
+            return fail(make_error(errc::trailing_content, close + 1,
+                                   "expected end of line after the section header"));
+        }
+        std::size_t s = p + 1;
+        std::uint32_t cur = 0;
+        for (;;) {
+            std::size_t dot = s;
+            while (dot < close && in_[dot] != '.') {
+                ++dot;
+            }
+            std::size_t a = s, z = dot;
+            while (a < z && space(in_[a])) {
+                ++a;
+            }
+            while (z > a && space(in_[z - 1])) {
+                --z;
+            }
+            if (a == z) {
+                return fail(make_error(errc::unexpected_char, a,
+                                       "expected a section name, saw " +
+                                           std::string(a < close ? "'.'" : "']'")));
+            }
+            std::uint32_t c = 0;
+            if (find(cur, a, z - a, c)) {
+                if (!nodes_[c].section) {
+                    return fail(make_error(errc::duplicate_key, a,
+                                           "'" + std::string(in_.substr(a, z - a)) +
+                                               "' is both a key and a section"));
+                }
+            } else {
+                c = add(cur, a, z - a);
+                nodes_[c].section = true;
+            }
+            cur = c;
+            if (dot == close) {
+                break;
+            }
+            s = dot + 1;
+        }
+        if (nodes_[cur].declared) {
+            return fail(make_error(errc::duplicate_key, p,
+                                   "duplicate section [" +
+                                       std::string(in_.substr(p + 1, close - p - 1)) + "]"));
+        }
+        nodes_[cur].declared = true;
+        current_ = cur;
+        return {};
+    }
+
+    bool find(std::uint32_t parent, std::size_t off, std::size_t len, std::uint32_t& out) {
+        lookup_.assign(reinterpret_cast<const char*>(&parent), sizeof parent);
+        lookup_.append(in_.substr(off, len));
+        auto it = index_.find(lookup_);
+        if (it == index_.end()) {
+            return false;
+        }
+        out = it->second;
+        return true;
+    }
+
+    std::uint32_t add(std::uint32_t parent, std::size_t off, std::size_t len) {
+        auto id = static_cast<std::uint32_t>(nodes_.size());
+        nodes_.push_back({});
+        nodes_[id].name_off = off;
+        nodes_[id].name_len = len;
+        nodes_[parent].children.push_back(id);
+        lookup_.assign(reinterpret_cast<const char*>(&parent), sizeof parent);
+        lookup_.append(in_.substr(off, len));
+        index_.emplace(lookup_, id);
+        return id;
+    }
+
+    result<void> emit(std::uint32_t n) {
+        const ini_node& node = nodes_[n];
+        if (!node.section) {
+            std::string_view v = in_.substr(node.val_off, node.val_len);
+            if (!infer_ || node.quoted) {
+                b_.add_string(v);
+            } else if (v.empty()) {
+                b_.add_null();
+            } else {
+                textinfer::add(b_, v);
+            }
+            return {};
+        }
+        if (!b_.begin_map()) {
+            return fail(make_error(b_.status(), node.name_off,
+                                   b_.status() == errc::depth_exceeded
+                                       ? "nesting deeper than " +
+                                             std::to_string(b_.limits().max_depth)
+                                       : std::string("document larger than its size budget")));
+        }
+        for (std::uint32_t c : node.children) {
+            b_.add_string(in_.substr(nodes_[c].name_off, nodes_[c].name_len));
+            if (auto r = emit(c); !r) {
+                return r;
+            }
+        }
+        b_.end_map();
+        return {};
+    }
+
+    std::string_view in_;
+    builder& b_;
+    bool infer_;
+    std::vector<ini_node> nodes_;
+    std::unordered_map<std::string, std::uint32_t> index_;
+    std::string lookup_;
+    std::uint32_t current_ = 0;
+};
+
+result<void> decode_ini(std::string_view in, builder& b, const decode_options& opt) {
+    ini_reader r(in, b, opt.infer);
+    return r.run();
+}
+
+// ---- writer ----
+
+class ini_writer {
+public:
+    ini_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    // Writes the scalars of map `m` (whose section header, if any, is written), then each
+    // nested map as section `path.key`.
+    result<void> write_map(value m) {
+        bool seen_map = false;
+        for (auto [k, v] : m.entries()) {
+            if (v.kind() == kind::map) {
+                seen_map = true;
+                continue;
+            }
+            if (seen_map && !allow_lossy(opt_, v, "key_reordered",
+                                         "key written before the sections of its map")) {
+                return fail(unrepresentable(v, "a key after a nested map is not representable "
+                                               "in ini (keys come before sections)"));
+            }
+            if (auto r = key_text(k, false); !r) {
+                return r;
+            }
+            out_.append(key_);
+            out_.append(" =");
+            std::size_t at = out_.size();
+            out_.push_back(' ');
+            if (auto r = write_value(v); !r) {
+                return r;
+            }
+            if (out_.size() == at + 1) {
+                out_.truncate(at);  // an empty value (null): no trailing space
+            }
+            out_.push_back('\n');
+        }
+        std::size_t base = path_.size();
+        for (auto [k, v] : m.entries()) {
+            if (v.kind() != kind::map) {
+                continue;
+            }
+            if (auto r = key_text(k, true); !r) {
+                return r;
+            }
+            path_.resize(base);
+            if (base != 0) {
+                path_.push_back('.');
+            }
+            path_.append(key_);
+            bool has_scalar = v.size() == 0;
+            for (auto [k2, v2] : v.entries()) {
+                if (v2.kind() != kind::map) {
+                    has_scalar = true;
+                    break;
+                }
+            }
+            if (has_scalar) {
+                if (out_.size() != 0) {
+                    out_.push_back('\n');
+                }
+                out_.push_back('[');
+                out_.append(path_);
+                out_.append("]\n");
+            }
+            if (auto r = write_map(v); !r) {
+                return r;
+            }
+        }
+        path_.resize(base);
+        return {};
+    }
+
+private:
+    result<void> key_text(value k, bool section) {
+        if (!textinfer::scalar_text(k, key_) || k.is_bool() || k.kind() == kind::float64 ||
+            k.kind() == kind::bytes) {
+            if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                return fail(unrepresentable(
+                    k, "map key " + to_debug_string(k) + " is not representable in ini"));
+            }
+            key_ = to_debug_string(k);
+        }
+        bool ok = !key_.empty() && !space(key_.front()) && !space(key_.back());
+        for (char c : key_) {
+            if (c == '\n' || c == '\r' || (section ? (c == '.' || c == ']') : (c == '=' || c == ':'))) {
+                ok = false;
+            }
+        }
+        if (!section && ok && (key_[0] == '[' || key_[0] == ';' || key_[0] == '#')) {
+            ok = false;
+        }
+        if (!ok) {
+            if (!allow_lossy(opt_, k, "key_changed", "key characters replaced by '_'")) {
+                return fail(unrepresentable(
+                    k, std::string(section ? "section name '" : "key '") + key_ +
+                           "' is not representable in ini"));
+            }
+            for (char& c : key_) {
+                if (c == '\n' || c == '\r' || c == '.' || c == ']' || c == '=' || c == ':') {
+                    c = '_';
+                }
+            }
+            if (key_.empty() || key_[0] == '[' || key_[0] == ';' || key_[0] == '#' ||
+                space(key_[0])) {
+                key_.insert(0, "_");
+            }
+        }
+        return {};
+    }
+
+    result<void> write_value(value v) {
+        while (v.kind() == kind::tagged) {
+            if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                return fail(unrepresentable(
+                    v, "tag " + std::to_string(v.tag()) + " is not representable in ini"));
+            }
+            v = v.tagged_value();
+        }
+        switch (v.kind()) {
+            case kind::null:
+                return {};  // an empty value: null with --infer
+            case kind::array:
+            case kind::map: {
+                if (!allow_lossy(opt_, v, "array_to_json", "array written as JSON text")) {
+                    return fail(unrepresentable(v, "an array is not representable in ini"));
+                }
+                output_buffer json;
+                if (auto r = json_write_value(v, json, opt_); !r) {
+                    return r;
+                }
+                text_.assign(json.str());
+                break;
+            }
+            case kind::string:
+            case kind::timestamp: {
+                text_.assign(v.get_string());
+                if (text_.find_first_of("\r\n") != std::string::npos) {
+                    if (!allow_lossy(opt_, v, "line_break_to_space",
+                                     "line breaks written as spaces")) {
+                        return fail(unrepresentable(v, "a line break in a value is not "
+                                                       "representable in ini"));
+                    }
+                    for (char& c : text_) {
+                        if (c == '\r' || c == '\n') {
+                            c = ' ';
+                        }
+                    }
+                }
+                bool quote = text_.empty() || space(text_.front()) || space(text_.back()) ||
+                             text_.front() == '"' || text_.front() == '\'' ||
+                             textinfer::classify(text_) != textinfer::kind::string;
+                if (quote) {
+                    out_.push_back('"');
+                    out_.append(text_);
+                    out_.push_back('"');
+                    return {};
+                }
+                out_.append(text_);
+                return {};
+            }
+            default:
+                textinfer::scalar_text(v, text_);
+        }
+        out_.append(text_);
+        return {};
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+    std::string path_;
+    std::string key_;
+    std::string text_;
+};
+
+result<void> encode_ini(const document& doc, output_buffer& out, const encode_options& opt) {
+    value root = doc.root();
+    if (root.kind() != kind::map) {
+        return fail(unrepresentable(root, "a root that is not a map is not representable in ini"));
+    }
+    ini_writer w(out, opt);
+    return w.write_map(root);
+}
+
+}  // namespace
+
+const codec_functions ini_codec{decode_ini, encode_ini};
 
 }  // namespace polycodec::detail

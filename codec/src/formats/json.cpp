@@ -17,6 +17,7 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
+#include "json_internal.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -25,7 +26,8 @@ namespace {
 
 class json_reader {
 public:
-    json_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+    json_reader(std::string_view in, builder& b, std::size_t begin = 0)
+        : in_(in), b_(b), pos_(begin) {}
 
     result<void> run() {
         skip_ws();
@@ -940,5 +942,15 @@ result<void> encode_json(const document& doc, output_buffer& out, const encode_o
 }  // namespace
 
 const codec_functions json_codec{decode_json, encode_json};
+
+result<void> json_read_value(std::string_view in, std::size_t begin, builder& b) {
+    json_reader r(in, b, begin);
+    return r.run();
+}
+
+result<void> json_write_value(value v, output_buffer& out, const encode_options& opt) {
+    json_writer w(out, opt);
+    return w.write(v, 0);
+}
 
 }  // namespace polycodec::detail

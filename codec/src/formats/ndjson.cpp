@@ -1,8 +1,80 @@
-// ndjson: not implemented yet (the registry answers errc::not_implemented).
+// NDJSON / JSON Lines: one JSON value per line, decoded to an array. Each line is read by the
+// JSON reader of json.cpp (json_internal.hpp) on the whole input, so error offsets, lines and
+// columns are those of the whole input. Lines whose only content is white space (space, tab,
+// CR) are skipped. The encoder writes each element of a root array as compact JSON followed by
+// "\n". docs/formats/ndjson.md has the rules.
+#include <string>
+
+#include "detail/lossy.hpp"
 #include "formats.hpp"
+#include "json_internal.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions ndjson_codec{};
+bool blank(std::string_view line) {
+    for (char c : line) {
+        if (c != ' ' && c != '\t' && c != '\r') {
+            return false;
+        }
+    }
+    return true;
+}
+
+result<void> decode_ndjson(std::string_view in, builder& b, const decode_options&) {
+    if (in.size() >= 3 && in.substr(0, 3) == "\xEF\xBB\xBF") {
+        return fail(make_error(errc::unexpected_char, 0,
+                               "a byte order mark is not allowed before JSON text"));
+    }
+    if (!b.begin_array()) {
+        return fail(make_error(b.status(), 0, "document larger than its size budget"));
+    }
+    std::size_t pos = 0;
+    while (pos < in.size()) {
+        std::size_t nl = in.find('\n', pos);
+        std::size_t end = nl == std::string_view::npos ? in.size() : nl;
+        if (!blank(in.substr(pos, end - pos))) {
+            // The reader sees the input up to the end of this line only: a value cannot run
+            // into the next line, and what follows it on the line must be white space.
+            if (auto r = json_read_value(in.substr(0, end), pos, b); !r) {
+                return r;
+            }
+            if (!b.ok()) {
+                return fail(make_error(b.status(), end, "document larger than its size budget"));
+            }
+        }
+        pos = end + 1;
+    }
+    b.end_array();
+    return {};
+}
+
+result<void> encode_ndjson(const document& doc, output_buffer& out, const encode_options& opt) {
+    encode_options line_opt = opt;
+    line_opt.pretty = false;  // one value per line, always compact
+    value root = doc.root();
+    if (root.kind() != kind::array) {
+        if (!allow_lossy(opt, root, "root_as_single_line", "root written as a single line")) {
+            return fail(unrepresentable(root, "a root that is not an array is not "
+                                              "representable in ndjson"));
+        }
+        if (auto r = json_write_value(root, out, line_opt); !r) {
+            return r;
+        }
+        out.push_back('\n');
+        return {};
+    }
+    for (value v : root.items()) {
+        if (auto r = json_write_value(v, out, line_opt); !r) {
+            return r;
+        }
+        out.push_back('\n');
+    }
+    return {};
+}
+
+}  // namespace
+
+const codec_functions ndjson_codec{decode_ndjson, encode_ndjson};
 
 }  // namespace polycodec::detail

@@ -1,0 +1,164 @@
+#pragma once
+// Typing of text values with infer=true, shared by the urlform and ini readers and their
+// writers (which must know what an inferring reader would make of a string): "true", "false",
+// integers and floats in JSON grammar (no leading zeros, no '+', no ".5"), "NaN", "Infinity"
+// and "-Infinity". Everything else, the empty text included, stays a string.
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <limits>
+#include <string_view>
+
+#include "../../detail/base64.hpp"
+#include "../../detail/number.hpp"
+#include "../json5/text.hpp"
+#include "polycodec/document.hpp"
+
+namespace polycodec::detail::textinfer {
+
+enum class kind { string, boolean, integer, floating };
+
+inline kind classify(std::string_view s) {
+    if (s.empty()) {
+        return kind::string;
+    }
+    if (s == "true" || s == "false") {
+        return kind::boolean;
+    }
+    if (s == "NaN" || s == "Infinity" || s == "-Infinity") {
+        return kind::floating;
+    }
+    std::size_t p = 0;
+    if (s[p] == '-') {
+        ++p;
+    }
+    std::size_t int_start = p;
+    while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
+        ++p;
+    }
+    std::size_t int_len = p - int_start;
+    if (int_len == 0 || (int_len > 1 && s[int_start] == '0')) {
+        return kind::string;
+    }
+    bool is_float = false;
+    if (p < s.size() && s[p] == '.') {
+        is_float = true;
+        std::size_t f = ++p;
+        while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
+            ++p;
+        }
+        if (p == f) {
+            return kind::string;
+        }
+    }
+    if (p < s.size() && (s[p] == 'e' || s[p] == 'E')) {
+        is_float = true;
+        ++p;
+        if (p < s.size() && (s[p] == '+' || s[p] == '-')) {
+            ++p;
+        }
+        std::size_t e = p;
+        while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
+            ++p;
+        }
+        if (p == e) {
+            return kind::string;
+        }
+    }
+    if (p != s.size()) {
+        return kind::string;
+    }
+    if (is_float) {
+        double d = 0;
+        if (!text::parse_double(s, d) || !std::isfinite(d)) {
+            return kind::string;  // "1e999" stays text
+        }
+        return kind::floating;
+    }
+    return kind::integer;
+}
+
+/// Appends `s` typed as classify() says.
+inline void add(builder& b, std::string_view s) {
+    switch (classify(s)) {
+        case kind::string:
+            b.add_string(s);
+            return;
+        case kind::boolean:
+            b.add_bool(s == "true");
+            return;
+        case kind::integer:
+            text::add_decimal_integer(b, s);
+            return;
+        case kind::floating: {
+            double d = 0;
+            if (s == "NaN") {
+                d = std::numeric_limits<double>::quiet_NaN();
+            } else if (s == "Infinity" || s == "-Infinity") {
+                d = s[0] == '-' ? -std::numeric_limits<double>::infinity()
+                                : std::numeric_limits<double>::infinity();
+            } else {
+                text::parse_double(s, d);
+            }
+            b.add_double(d);
+            return;
+        }
+    }
+}
+
+/// The text of scalar `v` as the urlform, ini and dotenv writers put it: strings and timestamps
+/// as they are, integers and bignums in decimal, floats in shortest round-trip form ("2.0",
+/// "NaN", "Infinity", "-Infinity"), booleans "true"/"false", bytes as base64url (DESIGN
+/// section 3). Replaces `out`; false (and `out` untouched) for null, tagged values and
+/// containers, which each writer handles by its own rules.
+inline bool scalar_text(value v, std::string& out) {
+    char buf[32];
+    switch (v.kind()) {
+        case polycodec::kind::string:
+        case polycodec::kind::timestamp:
+        case polycodec::kind::bignum:
+            out.assign(v.get_string());
+            return true;
+        case polycodec::kind::boolean_false:
+            out.assign("false");
+            return true;
+        case polycodec::kind::boolean_true:
+            out.assign("true");
+            return true;
+        case polycodec::kind::int64: {
+            auto r = std::to_chars(buf, buf + sizeof buf, v.get_int());
+            out.assign(buf, r.ptr);
+            return true;
+        }
+        case polycodec::kind::uint64: {
+            auto r = std::to_chars(buf, buf + sizeof buf, v.get_uint());
+            out.assign(buf, r.ptr);
+            return true;
+        }
+        case polycodec::kind::float64: {
+            double d = v.get_double();
+            if (std::isnan(d)) {
+                out.assign("NaN");
+            } else if (std::isinf(d)) {
+                out.assign(d > 0 ? "Infinity" : "-Infinity");
+            } else {
+                thread_local output_buffer tmp;
+                tmp.clear();
+                write_double(tmp, d);
+                out.assign(tmp.view());
+            }
+            return true;
+        }
+        case polycodec::kind::bytes: {
+            thread_local output_buffer tmp;
+            tmp.clear();
+            base64_encode(tmp, v.get_string(), true);
+            out.assign(tmp.view());
+            return true;
+        }
+        default:
+            return false;
+    }
+}
+
+}  // namespace polycodec::detail::textinfer
