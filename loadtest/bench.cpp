@@ -104,6 +104,9 @@ int bench_file(const std::string& path, const options& opt) {
         const document& in = f.caps.map_root_only ? wrapped : src;
         encode_options eo;
         decode_options dopt;
+        // Formats that keep only text (CSV, urlform, INI, dotenv) read numbers, booleans and
+        // dotted columns back with infer/unflatten, as a user of the table would.
+        dopt.infer = dopt.unflatten = !f.caps.boolean;
         output_buffer out;
         if (auto r = encode(f.id, in, out, eo); !r) {
             std::printf("# %s: skipped (%s)\n", std::string(f.name).c_str(),

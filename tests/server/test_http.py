@@ -198,8 +198,15 @@ class HttpTest(unittest.TestCase):
         r = self.post("/transcode", b"[1]", content_type="application/x-klingon")
         self.assertProblem(r, 415, "unsupported_format")
         self.assertEqual(r.headers.get("vary"), "Accept")
-        # curl's default for --data-binary is application/x-www-form-urlencoded: not a format.
-        self.assertProblem(self.post("/transcode", b"[1]", content_type=None), 415)
+        # No Content-Type at all ("Content-Type:" makes curl send none).
+        self.assertProblem(self.post("/transcode", b"[1]", content_type=None,
+                                     headers=["Content-Type:"]), 415)
+        # curl's default for --data-binary, application/x-www-form-urlencoded, is the urlform
+        # format (id 16): a form body is read as a form.
+        if any(name == "urlform" and impl for fid, name, mt, impl in all_formats(self.server)):
+            r = self.post("/transcode", b"a=1&b=x%20y", content_type=None,
+                          accept="application/json")
+            self.assertEqual((r.status, r.body), (200, b'{"a":"1","b":"x y"}'), r)
         self.assertProblem(self.post("/transcode?from=klingon", b"[1]"), 415)
         for fid, name, mt, impl in all_formats(self.server):
             if not impl:
