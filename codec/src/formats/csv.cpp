@@ -4,15 +4,20 @@
 // union of the flattened keys, first seen first) or an array of arrays and writes CRLF lines.
 //
 // The lossless scheme (docs/formats/csv.md): the writer quotes every string that an inferring
-// reader would take for something else ("", "12", "true", "NaN"), and the reader never infers a
-// quoted field. So null is an empty field, the empty string is "", and `--infer` reads back every
-// scalar the writer wrote.
+// reader would take for something else ("", "12", "true", "null", "NaN"), and the reader never
+// infers a quoted field. So null is an empty field, the empty string is "", and `--infer` reads
+// back every scalar the writer wrote. Arrays inside map rows become index columns (`tags.0`,
+// `tags.1`); below an array an unquoted empty field is *absent* (past the end of this row's
+// array, or a key this element lacks) and null is written `null`; `unflatten` turns columns
+// named "0".."n-1" back into arrays, one past the last present element long.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "detail/base64.hpp"
@@ -36,10 +41,10 @@ char delimiter_of(const common_options& opt) {
 
 enum class inferred { string, null, boolean, integer, floating };
 
-/// What an unquoted field reads as with infer=true: "" null, true/false, integers without
+/// What an unquoted field reads as with infer=true: "" and null null, true/false, integers without
 /// leading zeros (JSON grammar), floats in JSON grammar plus NaN, Infinity and -Infinity.
 inferred infer_kind(std::string_view s) {
-    if (s.empty()) {
+    if (s.empty() || s == "null") {
         return inferred::null;
     }
     if (s == "true" || s == "false") {
@@ -143,6 +148,9 @@ struct header_node {
     std::string_view name;
     int column = -1;  // a leaf's column; -1 for an inner map
     std::vector<std::size_t> children;
+    std::size_t parent = 0;
+    bool is_array = false;  // children named exactly "0", "1", ... "n-1"
+    bool in_array = false;  // below an array: an unquoted empty field is absent
 };
 
 class csv_reader {
@@ -343,13 +351,33 @@ private:
                                                "unflatten"));
                 }
                 if (found == 0) {
-                    nodes_.push_back(header_node{parts[i], last ? static_cast<int>(col) : -1, {}});
+                    nodes_.push_back(
+                        header_node{parts[i], last ? static_cast<int>(col) : -1, {}, node});
                     found = nodes_.size() - 1;
                     nodes_[node].children.push_back(found);
                 }
                 node = found;
             }
         }
+        // Inner nodes whose children are "0".."n-1" in that order are arrays. Children come
+        // after their parent, so one pass in order sets `in_array` too.
+        for (std::size_t n = 0; n < nodes_.size(); ++n) {
+            header_node& nd = nodes_[n];
+            if (n != 0 && nd.column < 0) {
+                bool arr = !nd.children.empty();
+                for (std::size_t i = 0; arr && i < nd.children.size(); ++i) {
+                    char buf[24];
+                    auto res = std::to_chars(buf, buf + sizeof buf, i);
+                    arr = nodes_[nd.children[i]].name ==
+                          std::string_view(buf, static_cast<std::size_t>(res.ptr - buf));
+                }
+                nd.is_array = arr;
+            }
+            for (std::size_t c : nd.children) {
+                nodes_[c].in_array = nd.in_array || nd.is_array;
+            }
+        }
+        present_.assign(nodes_.size(), 0);
         return {};
     }
 
@@ -362,20 +390,67 @@ private:
         }
     }
 
+    result<void> emit_child(std::size_t c) {
+        if (nodes_[c].column >= 0) {
+            add_field(fields_[static_cast<std::size_t>(nodes_[c].column)]);
+            return {};
+        }
+        return emit_node(c);
+    }
+
+    // Under an array node the element count is one past the last element with a present cell;
+    // in a map inside an array, absent leaves and maps without a present cell are left out.
     result<void> emit_node(std::size_t node) {
+        const header_node& nd = nodes_[node];
+        if (nd.is_array) {
+            if (!b_.begin_array()) {
+                return container_limit();
+            }
+            std::size_t len = 0;
+            for (std::size_t i = 0; i < nd.children.size(); ++i) {
+                if (present_[nd.children[i]] != 0) {
+                    len = i + 1;
+                }
+            }
+            for (std::size_t i = 0; i < len; ++i) {
+                if (auto r = emit_child(nd.children[i]); !r) {
+                    return r;
+                }
+            }
+            b_.end_array();
+            return {};
+        }
         if (!b_.begin_map()) {
             return container_limit();
         }
-        for (std::size_t c : nodes_[node].children) {
-            b_.add_string(nodes_[c].name);
-            if (nodes_[c].column >= 0) {
-                add_field(fields_[static_cast<std::size_t>(nodes_[c].column)]);
-            } else if (auto r = emit_node(c); !r) {
+        for (std::size_t c : nd.children) {
+            const header_node& ch = nodes_[c];
+            if (ch.in_array && present_[c] == 0 && !ch.is_array) {
+                continue;
+            }
+            b_.add_string(ch.name);
+            if (auto r = emit_child(c); !r) {
                 return r;
             }
         }
         b_.end_map();
         return {};
+    }
+
+    /// Marks the nodes with at least one present cell for this record (children follow their
+    /// parent in nodes_, so one backward pass suffices).
+    void mark_present() {
+        std::fill(present_.begin(), present_.end(), 0);
+        for (std::size_t n = nodes_.size(); n-- > 1;) {
+            const header_node& nd = nodes_[n];
+            if (nd.column >= 0) {
+                const field& f = fields_[static_cast<std::size_t>(nd.column)];
+                present_[n] = !(nd.in_array && !f.quoted && f.len == 0);
+            }
+            if (present_[n] != 0) {
+                present_[nd.parent] = 1;
+            }
+        }
     }
 
     result<void> emit_record() {
@@ -390,6 +465,7 @@ private:
             return {};
         }
         if (opt_.unflatten) {
+            mark_present();
             return emit_node(0);
         }
         if (!b_.begin_map()) {
@@ -414,6 +490,7 @@ private:
     std::string header_buf_;
     std::vector<std::string_view> names_;
     std::vector<header_node> nodes_;
+    std::vector<char> present_;
 };
 
 bool bad_delimiter(char d) { return d == '"' || d == '\r' || d == '\n'; }
@@ -485,6 +562,37 @@ public:
 
 private:
     // ---- maps: columns are the flattened key paths ----
+    //
+    // A nested map adds `.key` to the column name, an array adds `.0`, `.1` ... (any depth).
+    // Pass 1 collects the union of the columns; pass 2 fills one row's cells and checks what
+    // cannot be read back. Inside an array a missing cell is *absent* (an unquoted empty field)
+    // and null is written `null`; outside arrays null is the empty field (docs/formats/csv.md).
+
+    struct column_info {
+        bool in_array = false;     // below an array: null is `null`, empty means absent
+        bool placeholder = false;  // `key.0` of an array that is empty in every row
+    };
+
+    enum class pass { collect, fill, empty_check };
+
+    static std::string_view key_view(value k, char (&buf)[24]) {
+        switch (k.kind()) {
+            case kind::string:
+            case kind::timestamp:
+            case kind::bignum:
+                return k.get_string();
+            case kind::int64: {
+                auto res = std::to_chars(buf, buf + sizeof buf, k.get_int());
+                return {buf, static_cast<std::size_t>(res.ptr - buf)};
+            }
+            case kind::uint64: {
+                auto res = std::to_chars(buf, buf + sizeof buf, k.get_uint());
+                return {buf, static_cast<std::size_t>(res.ptr - buf)};
+            }
+            default:
+                return {};
+        }
+    }
 
     result<void> key_text(value k, std::string& into) {
         switch (k.kind()) {
@@ -511,38 +619,244 @@ private:
         }
     }
 
-    // Visits the leaf values of a row map as (column name, value); nested non-empty maps are
-    // flattened with '.', empty ones are reported through `on_empty`.
-    template <class OnLeaf, class OnEmpty>
-    result<void> flatten(value map, std::string& name, OnLeaf&& on_leaf, OnEmpty&& on_empty) {
-        std::size_t base = name.size();
-        for (auto [k, v] : map.entries()) {
-            name.resize(base);
-            if (base != 0) {
-                name.push_back('.');
-            }
-            if (auto r = key_text(k, name); !r) {
-                return r;
-            }
-            value inner = v;
-            if (inner.kind() == kind::map) {
-                if (inner.size() == 0) {
-                    if (auto r = on_empty(inner); !r) {
-                        return r;
-                    }
-                    continue;
+    static void append_index(std::string& name, std::uint64_t i) {
+        char buf[24];
+        auto res = std::to_chars(buf, buf + sizeof buf, i);
+        name.append(buf, static_cast<std::size_t>(res.ptr - buf));
+    }
+
+    /// Whether a value holds at least one scalar (and so at least one written cell).
+    static bool has_scalar(value v) {
+        if (v.kind() == kind::array) {
+            for (value item : v.items()) {
+                if (has_scalar(item)) {
+                    return true;
                 }
-                if (auto r = flatten(inner, name, on_leaf, on_empty); !r) {
+            }
+            return false;
+        }
+        if (v.kind() == kind::map) {
+            for (auto [k, item] : v.entries()) {
+                if (has_scalar(item)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return true;
+    }
+
+    result<void> walk(value v, std::string& name, bool in_array) {
+        std::size_t base = name.size();
+        if (v.kind() == kind::array) {
+            std::uint64_t i = 0;
+            for (value item : v.items()) {
+                name.resize(base);
+                name.push_back('.');
+                append_index(name, i++);
+                if (auto r = visit(item, name, true); !r) {
                     return r;
                 }
-                continue;
             }
-            if (auto r = on_leaf(name, v); !r) {
-                return r;
+        } else {
+            for (auto [k, item] : v.entries()) {
+                name.resize(base);
+                if (base != 0) {
+                    name.push_back('.');
+                }
+                if (auto r = key_text(k, name); !r) {
+                    return r;
+                }
+                if (auto r = visit(item, name, in_array); !r) {
+                    return r;
+                }
             }
         }
         name.resize(base);
         return {};
+    }
+
+    result<void> visit(value v, std::string& name, bool in_array) {
+        if (v.kind() == kind::map) {
+            if (v.size() == 0) {
+                return visit_empty_map(v);
+            }
+            if (pass_ == pass::fill) {
+                if (auto r = check_index_keys(v); !r) {
+                    return r;
+                }
+            }
+            return walk(v, name, in_array);
+        }
+        if (v.kind() == kind::array) {
+            if (auto r = visit_array(v, name); !r) {
+                return r;
+            }
+            return walk(v, name, true);
+        }
+        return visit_leaf(name, v, in_array);
+    }
+
+    std::size_t add_column(const std::string& n, bool in_array, bool placeholder) {
+        index_.emplace(n, columns_.size());
+        columns_.push_back(n);
+        info_.push_back({in_array, placeholder});
+        return columns_.size() - 1;
+    }
+
+    result<void> visit_leaf(const std::string& n, value v, bool in_array) {
+        std::size_t c = column_of(n, guess_);
+        if (pass_ == pass::collect) {
+            if (c == std::string::npos) {
+                c = add_column(n, in_array, false);
+            } else {
+                info_[c].placeholder = false;
+            }
+            guess_ = c + 1;
+            return {};
+        }
+        if (pass_ != pass::fill) {
+            return {};
+        }
+        guess_ = c + 1;
+        if (cells_[c].doc() != nullptr) {
+            if (!allow_lossy(opt_, v, "duplicate_column_dropped",
+                             "second value of column " + n + " dropped")) {
+                return fail(unrepresentable(v, "column " + n + " appears twice in this row"));
+            }
+            return {};
+        }
+        cells_[c] = v;
+        return {};
+    }
+
+    result<void> visit_array(value v, std::string& name) {
+        if (pass_ == pass::collect) {
+            if (array_paths_.find(name) == array_paths_.end()) {
+                array_paths_.insert(name);
+            }
+            if (v.size() == 0) {
+                // An empty array still needs a column, or it would vanish: `key.0`, absent.
+                std::size_t base = name.size();
+                name.append(".0");
+                if (column_of(name, guess_) == std::string::npos) {
+                    add_column(name, true, true);
+                }
+                name.resize(base);
+            }
+            return {};
+        }
+        if (pass_ == pass::fill && v.size() != 0) {
+            value last;
+            for (value item : v.items()) {
+                last = item;
+            }
+            if (!has_scalar(last) &&
+                !allow_lossy(opt_, last, "trailing_empty_element_dropped",
+                             "written as is; reads back without it")) {
+                return fail(unrepresentable(
+                    last, "an empty array as the last element of an array is not representable "
+                          "in csv (its cells are all absent, so the array reads back shorter)"));
+            }
+        }
+        return {};
+    }
+
+    result<void> visit_empty_map(value v) {
+        if (pass_ == pass::empty_check) {
+            return fail(unrepresentable(v,
+                                        "an empty map inside a row is not representable in csv "
+                                        "(it flattens to no column)"));
+        }
+        if (pass_ == pass::fill &&
+            !allow_lossy(opt_, v, "empty_map_dropped", "empty map dropped")) {
+            return fail(unrepresentable(v,
+                                        "an empty map inside a row is not representable in csv "
+                                        "(it flattens to no column)"));
+        }
+        return {};
+    }
+
+    /// A nested map whose keys are "0", "1", ... "n-1" in order would read back as an array.
+    result<void> check_index_keys(value v) {
+        std::uint64_t i = 0;
+        for (auto [k, item] : v.entries()) {
+            char buf[24];
+            char want[24];
+            auto res = std::to_chars(want, want + sizeof want, i++);
+            if (key_view(k, buf) !=
+                std::string_view(want, static_cast<std::size_t>(res.ptr - want))) {
+                return {};
+            }
+        }
+        if (!allow_lossy(opt_, v, "index_keys_read_as_array",
+                         "written as is; unflatten reads it back as an array")) {
+            return fail(unrepresentable(v,
+                                        "a map with the keys \"0\"..\"" + std::to_string(i - 1) +
+                                            "\" is not representable in csv (unflatten reads "
+                                            "those columns back as an array)"));
+        }
+        return {};
+    }
+
+    /// Whether leaving column `col` empty in this row reads back right: it lies past the end of
+    /// an array of the row, or names a missing key of a map inside an array (unless that key
+    /// holds arrays elsewhere: absent cells there read back as an empty array).
+    bool absent_ok(value v, std::string_view col) const {
+        std::string_view rest = col;
+        bool in_array = false;
+        for (;;) {
+            std::size_t dot = rest.find('.');
+            std::string_view seg = rest.substr(0, dot);
+            if (v.kind() == kind::array) {
+                std::uint64_t idx = 0;
+                auto res = std::from_chars(seg.data(), seg.data() + seg.size(), idx);
+                if (res.ec != std::errc() || res.ptr != seg.data() + seg.size()) {
+                    return false;
+                }
+                if (idx >= v.size()) {
+                    return true;
+                }
+                if (dot == std::string_view::npos) {
+                    return false;
+                }
+                std::uint64_t i = 0;
+                for (value item : v.items()) {
+                    if (i++ == idx) {
+                        v = item;
+                        break;
+                    }
+                }
+                rest = rest.substr(dot + 1);
+                in_array = true;
+                continue;
+            }
+            if (v.kind() != kind::map) {
+                return false;
+            }
+            bool found = false;
+            for (auto [k, item] : v.entries()) {
+                char buf[24];
+                std::string_view kt = key_view(k, buf);
+                if (rest.substr(0, kt.size()) == kt &&
+                    (rest.size() == kt.size() || rest[kt.size()] == '.')) {
+                    if (rest.size() == kt.size()) {
+                        return false;
+                    }
+                    v = item;
+                    rest = rest.substr(kt.size() + 1);
+                    found = true;
+                    break;
+                }
+            }
+            if (!found) {
+                if (!in_array) {
+                    return false;
+                }
+                std::size_t end = col.size() - rest.size() + seg.size();
+                return array_paths_.find(std::string(col.substr(0, end))) == array_paths_.end();
+            }
+        }
     }
 
     std::size_t column_of(const std::string& name, std::size_t guess) {
@@ -553,44 +867,61 @@ private:
         return it == index_.end() ? std::string::npos : it->second;
     }
 
+    /// Drops the `key.0` column of an always-empty array when other rows hold maps or arrays
+    /// there (`key.0.x`): their columns already stand for it.
+    void drop_covered_placeholders() {
+        bool any = false;
+        for (const column_info& i : info_) {
+            any = any || i.placeholder;
+        }
+        if (!any) {
+            return;
+        }
+        std::vector<std::string> cols;
+        std::vector<column_info> infos;
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            if (info_[c].placeholder) {
+                std::string prefix = columns_[c] + ".";
+                bool covered = false;
+                for (const std::string& other : columns_) {
+                    covered = covered || other.compare(0, prefix.size(), prefix) == 0;
+                }
+                if (covered) {
+                    continue;
+                }
+            }
+            cols.push_back(columns_[c]);
+            infos.push_back(info_[c]);
+        }
+        columns_ = std::move(cols);
+        info_ = std::move(infos);
+        index_.clear();
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            index_.emplace(columns_[c], c);
+        }
+    }
+
     result<void> write_maps(value root) {
         std::string name;
         // Pass 1: the union of the column names in first-seen order.
+        pass_ = pass::collect;
         for (value row : root.items()) {
             if (row.kind() != kind::map) {
                 return fail(unrepresentable(
                     row, std::string("a csv table mixes map rows and ") + kind_name(row.kind())));
             }
-            std::size_t i = 0;
-            auto r = flatten(
-                row, name,
-                [&](const std::string& n, value) -> result<void> {
-                    std::size_t c = column_of(n, i);
-                    if (c == std::string::npos) {
-                        index_.emplace(n, columns_.size());
-                        columns_.push_back(n);
-                        c = columns_.size() - 1;
-                    }
-                    i = c + 1;
-                    return {};
-                },
-                [](value) -> result<void> { return {}; });
-            if (!r) {
+            guess_ = 0;
+            if (auto r = walk(row, name, false); !r) {
                 return r;
             }
         }
+        drop_covered_placeholders();
         if (columns_.empty()) {
             // Rows without a single column have no text at all: they would read back as [].
             // Name a nested empty map first, as the error that explains it.
+            pass_ = pass::empty_check;
             for (value r : root.items()) {
-                auto e = flatten(
-                    r, name, [](const std::string&, value) -> result<void> { return {}; },
-                    [&](value v) -> result<void> {
-                        return fail(unrepresentable(v,
-                                                    "an empty map inside a row is not "
-                                                    "representable in csv (it flattens to "
-                                                    "no column)"));
-                    });
+                auto e = walk(r, name, false);
                 if (!e && !opt_.lossy) {
                     return e;
                 }
@@ -613,52 +944,34 @@ private:
             out_.append("\r\n");
         }
         // Pass 2: one line per row.
-        std::vector<value> cells(columns_.size());
+        pass_ = pass::fill;
+        cells_.assign(columns_.size(), value());
         for (value row : root.items()) {
-            std::fill(cells.begin(), cells.end(), value());
-            std::size_t i = 0;
-            auto r = flatten(
-                row, name,
-                [&](const std::string& n, value v) -> result<void> {
-                    std::size_t c = column_of(n, i);
-                    i = c + 1;
-                    if (cells[c].doc() != nullptr) {
-                        if (!allow_lossy(opt_, v, "duplicate_column_dropped",
-                                         "second value of column " + n + " dropped")) {
-                            return fail(
-                                unrepresentable(v, "column " + n + " appears twice in this row"));
-                        }
-                        return {};
-                    }
-                    cells[c] = v;
-                    return {};
-                },
-                [&](value v) -> result<void> {
-                    if (!allow_lossy(opt_, v, "empty_map_dropped", "empty map dropped")) {
-                        return fail(unrepresentable(
-                            v,
-                            "an empty map inside a row is not representable in csv (it "
-                            "flattens to no column)"));
-                    }
-                    return {};
-                });
-            if (!r) {
+            std::fill(cells_.begin(), cells_.end(), value());
+            guess_ = 0;
+            if (auto r = walk(row, name, false); !r) {
                 return r;
             }
-            for (std::size_t c = 0; c < cells.size(); ++c) {
+            for (std::size_t c = 0; c < cells_.size(); ++c) {
                 if (c != 0) {
                     out_.push_back(delim_);
                 }
-                if (cells[c].doc() == nullptr) {
+                if (cells_[c].doc() == nullptr) {
+                    if (info_[c].in_array && absent_ok(row, columns_[c])) {
+                        continue;  // absent: an unquoted empty field
+                    }
                     if (!allow_lossy(opt_, row, "missing_cell",
                                      "column " + columns_[c] + " missing, written empty")) {
-                        return fail(
-                            unrepresentable(row, "row has no value for column " + columns_[c] +
-                                                     " (an empty field would read back as null)"));
+                        return fail(unrepresentable(
+                            row, "row has no value for column " + columns_[c] +
+                                     (info_[c].in_array
+                                          ? " (empty fields there would read back as an empty "
+                                            "array or a missing element)"
+                                          : " (an empty field would read back as null)")));
                     }
                     continue;
                 }
-                if (auto w = write_cell(cells[c]); !w) {
+                if (auto w = write_cell(cells_[c], info_[c].in_array); !w) {
                     return w;
                 }
             }
@@ -756,9 +1069,13 @@ private:
         out_.push_back('"');
     }
 
-    result<void> write_cell(value v) {
+    // `in_array`: the cell lies below an array, where the empty field means absent.
+    result<void> write_cell(value v, bool in_array = false) {
         switch (v.kind()) {
             case kind::null:
+                if (in_array) {
+                    out_.append("null");
+                }
                 return {};
             case kind::boolean_false:
                 out_.append("false");
@@ -800,7 +1117,7 @@ private:
                     return fail(unrepresentable(
                         v, "tag " + std::to_string(v.tag()) + " is not representable in csv"));
                 }
-                return write_cell(v.tagged_value());
+                return write_cell(v.tagged_value(), in_array);
             case kind::array:
             case kind::map: {
                 const char* what = v.kind() == kind::array ? "an array" : "a map";
@@ -829,7 +1146,12 @@ private:
     const encode_options& opt_;
     char delim_;
     std::vector<std::string> columns_;
+    std::vector<column_info> info_;
     std::unordered_map<std::string, std::size_t> index_;
+    std::unordered_set<std::string> array_paths_;  // column-name paths that hold an array
+    std::vector<value> cells_;
+    std::size_t guess_ = 0;
+    pass pass_ = pass::collect;
 };
 
 result<void> encode_csv(const document& doc, output_buffer& out, const encode_options& opt) {
