@@ -14,10 +14,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "detail/base64.hpp"
@@ -147,13 +146,40 @@ struct field {
 struct header_node {
     std::string_view name;
     int column = -1;  // a leaf's column; -1 for an inner map
-    std::vector<std::size_t> children;
+    // Children as a list (0 ends it: the root is nobody's child), so the tree needs no
+    // allocation per node.
+    std::size_t first_child = 0;
+    std::size_t last_child = 0;
+    std::size_t next = 0;
     std::size_t parent = 0;
     bool is_array = false;  // children named exactly "0", "1", ... "n-1"
     bool in_array = false;  // below an array: an unquoted empty field is absent
 };
 
+// Buffers kept per thread between documents, so decoding allocates nothing in steady state.
+struct reader_scratch {
+    std::vector<field> fields;
+    std::string text;
+    std::string header;
+    std::vector<std::string_view> names;
+    std::vector<header_node> nodes;
+    std::vector<char> present;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    std::vector<std::string_view> parts;
+};
+
 class csv_reader {
+    static reader_scratch& thread_scratch() {
+        thread_local reader_scratch s;
+        s.fields.clear();
+        s.text.clear();
+        s.header.clear();
+        s.names.clear();
+        s.nodes.clear();
+        s.present.clear();
+        return s;
+    }
+
 public:
     csv_reader(std::string_view in, builder& b, const decode_options& opt)
         : in_(in), b_(b), opt_(opt), delim_(delimiter_of(opt)) {}
@@ -300,7 +326,8 @@ private:
 
     result<void> take_header() {
         header_buf_.clear();
-        std::vector<std::pair<std::size_t, std::size_t>> spans;
+        auto& spans = s_.spans;
+        spans.clear();
         for (const field& f : fields_) {
             std::string_view t = text_of(f);
             spans.emplace_back(header_buf_.size(), t.size());
@@ -317,7 +344,8 @@ private:
         nodes_.assign(1, header_node{});
         for (std::size_t col = 0; col < names_.size(); ++col) {
             std::string_view name = names_[col];
-            std::vector<std::string_view> parts;
+            auto& parts = s_.parts;
+            parts.clear();
             bool empty_part = false;
             std::size_t start = 0;
             for (;;) {
@@ -338,7 +366,7 @@ private:
             for (std::size_t i = 0; i < parts.size(); ++i) {
                 bool last = i + 1 == parts.size();
                 std::size_t found = 0;
-                for (std::size_t c : nodes_[node].children) {
+                for (std::size_t c = nodes_[node].first_child; c != 0; c = nodes_[c].next) {
                     if (nodes_[c].name == parts[i]) {
                         found = c;
                         break;
@@ -351,10 +379,18 @@ private:
                                                "unflatten"));
                 }
                 if (found == 0) {
-                    nodes_.push_back(
-                        header_node{parts[i], last ? static_cast<int>(col) : -1, {}, node});
+                    header_node nn;
+                    nn.name = parts[i];
+                    nn.column = last ? static_cast<int>(col) : -1;
+                    nn.parent = node;
+                    nodes_.push_back(nn);
                     found = nodes_.size() - 1;
-                    nodes_[node].children.push_back(found);
+                    if (nodes_[node].first_child == 0) {
+                        nodes_[node].first_child = found;
+                    } else {
+                        nodes_[nodes_[node].last_child].next = found;
+                    }
+                    nodes_[node].last_child = found;
                 }
                 node = found;
             }
@@ -364,16 +400,17 @@ private:
         for (std::size_t n = 0; n < nodes_.size(); ++n) {
             header_node& nd = nodes_[n];
             if (n != 0 && nd.column < 0) {
-                bool arr = !nd.children.empty();
-                for (std::size_t i = 0; arr && i < nd.children.size(); ++i) {
+                bool arr = nd.first_child != 0;
+                std::size_t i = 0;
+                for (std::size_t c = nd.first_child; arr && c != 0; c = nodes_[c].next) {
                     char buf[24];
-                    auto res = std::to_chars(buf, buf + sizeof buf, i);
-                    arr = nodes_[nd.children[i]].name ==
+                    auto res = std::to_chars(buf, buf + sizeof buf, i++);
+                    arr = nodes_[c].name ==
                           std::string_view(buf, static_cast<std::size_t>(res.ptr - buf));
                 }
                 nd.is_array = arr;
             }
-            for (std::size_t c : nd.children) {
+            for (std::size_t c = nd.first_child; c != 0; c = nodes_[c].next) {
                 nodes_[c].in_array = nd.in_array || nd.is_array;
             }
         }
@@ -407,13 +444,16 @@ private:
                 return container_limit();
             }
             std::size_t len = 0;
-            for (std::size_t i = 0; i < nd.children.size(); ++i) {
-                if (present_[nd.children[i]] != 0) {
-                    len = i + 1;
+            std::size_t i = 0;
+            for (std::size_t c = nd.first_child; c != 0; c = nodes_[c].next) {
+                ++i;
+                if (present_[c] != 0) {
+                    len = i;
                 }
             }
-            for (std::size_t i = 0; i < len; ++i) {
-                if (auto r = emit_child(nd.children[i]); !r) {
+            i = 0;
+            for (std::size_t c = nd.first_child; c != 0 && i < len; c = nodes_[c].next, ++i) {
+                if (auto r = emit_child(c); !r) {
                     return r;
                 }
             }
@@ -423,7 +463,7 @@ private:
         if (!b_.begin_map()) {
             return container_limit();
         }
-        for (std::size_t c : nd.children) {
+        for (std::size_t c = nd.first_child; c != 0; c = nodes_[c].next) {
             const header_node& ch = nodes_[c];
             if (ch.in_array && present_[c] == 0 && !ch.is_array) {
                 continue;
@@ -485,12 +525,13 @@ private:
     char delim_;
     std::size_t pos_ = 0;
     std::size_t end_ = 0;  // where the last record's line ended
-    std::vector<field> fields_;
-    std::string scratch_;
-    std::string header_buf_;
-    std::vector<std::string_view> names_;
-    std::vector<header_node> nodes_;
-    std::vector<char> present_;
+    reader_scratch& s_ = thread_scratch();
+    std::vector<field>& fields_ = s_.fields;
+    std::string& scratch_ = s_.text;
+    std::string& header_buf_ = s_.header;
+    std::vector<std::string_view>& names_ = s_.names;
+    std::vector<header_node>& nodes_ = s_.nodes;
+    std::vector<char>& present_ = s_.present;
 };
 
 bool bad_delimiter(char d) { return d == '"' || d == '\r' || d == '\n'; }
@@ -535,7 +576,92 @@ const char* kind_name(kind k) {
     return "a value";
 }
 
+/// Strings in one buffer with an open-addressing index: adding and finding allocate nothing
+/// once the buffers have grown (the writer keeps them per thread).
+class name_table {
+public:
+    static constexpr std::size_t npos = std::string::npos;
+
+    void clear() {
+        text_.clear();
+        spans_.clear();
+        std::fill(slots_.begin(), slots_.end(), 0);
+    }
+    std::size_t size() const { return spans_.size(); }
+    bool empty() const { return spans_.empty(); }
+    std::string_view operator[](std::size_t i) const {
+        return std::string_view(text_).substr(spans_[i].first, spans_[i].second);
+    }
+    std::size_t find(std::string_view n) const {
+        if (slots_.empty()) {
+            return npos;
+        }
+        std::size_t mask = slots_.size() - 1;
+        for (std::size_t h = hash(n) & mask;; h = (h + 1) & mask) {
+            std::size_t slot = slots_[h];
+            if (slot == 0) {
+                return npos;
+            }
+            if ((*this)[slot - 1] == n) {
+                return slot - 1;
+            }
+        }
+    }
+    /// `n` must not point into the table.
+    std::size_t add(std::string_view n) {
+        if ((spans_.size() + 1) * 2 > slots_.size()) {
+            slots_.assign(std::max<std::size_t>(64, slots_.size() * 2), 0);
+            for (std::size_t i = 0; i < spans_.size(); ++i) {
+                place(i);
+            }
+        }
+        spans_.emplace_back(text_.size(), n.size());
+        text_.append(n);
+        place(spans_.size() - 1);
+        return spans_.size() - 1;
+    }
+
+private:
+    static std::size_t hash(std::string_view n) { return std::hash<std::string_view>{}(n); }
+    void place(std::size_t i) {
+        std::size_t mask = slots_.size() - 1;
+        std::size_t h = hash((*this)[i]) & mask;
+        while (slots_[h] != 0) {
+            h = (h + 1) & mask;
+        }
+        slots_[h] = i + 1;
+    }
+
+    std::string text_;
+    std::vector<std::pair<std::size_t, std::size_t>> spans_;
+    std::vector<std::size_t> slots_;  // column + 1; 0 is free
+};
+
+struct column_info {
+    bool in_array = false;     // below an array: null is `null`, empty means absent
+    bool placeholder = false;  // `key.0` of an array that is empty in every row
+};
+
+// Buffers kept per thread between documents, so encoding allocates nothing in steady state.
+struct writer_scratch {
+    name_table columns;
+    name_table arrays;  // column-name paths that hold an array
+    std::vector<column_info> info;
+    std::vector<value> cells;
+    std::string name;
+};
+
 class csv_writer {
+    static writer_scratch& thread_scratch() {
+        thread_local writer_scratch s;
+        s.columns.clear();
+        s.arrays.clear();
+        s.info.clear();
+        s.cells.clear();
+        s.name.clear();
+        return s;
+    }
+
 public:
     csv_writer(output_buffer& out, const encode_options& opt)
         : out_(out), opt_(opt), delim_(delimiter_of(opt)) {}
@@ -567,11 +693,6 @@ private:
     // Pass 1 collects the union of the columns; pass 2 fills one row's cells and checks what
     // cannot be read back. Inside an array a missing cell is *absent* (an unquoted empty field)
     // and null is written `null`; outside arrays null is the empty field (docs/formats/csv.md).
-
-    struct column_info {
-        bool in_array = false;     // below an array: null is `null`, empty means absent
-        bool placeholder = false;  // `key.0` of an array that is empty in every row
-    };
 
     enum class pass { collect, fill, empty_check };
 
@@ -698,10 +819,8 @@ private:
     }
 
     std::size_t add_column(const std::string& n, bool in_array, bool placeholder) {
-        index_.emplace(n, columns_.size());
-        columns_.push_back(n);
         info_.push_back({in_array, placeholder});
-        return columns_.size() - 1;
+        return columns_.add(n);
     }
 
     result<void> visit_leaf(const std::string& n, value v, bool in_array) {
@@ -732,8 +851,8 @@ private:
 
     result<void> visit_array(value v, std::string& name) {
         if (pass_ == pass::collect) {
-            if (array_paths_.find(name) == array_paths_.end()) {
-                array_paths_.insert(name);
+            if (array_paths_.find(name) == name_table::npos) {
+                array_paths_.add(name);
             }
             if (v.size() == 0) {
                 // An empty array still needs a column, or it would vanish: `key.0`, absent.
@@ -854,7 +973,7 @@ private:
                     return false;
                 }
                 std::size_t end = col.size() - rest.size() + seg.size();
-                return array_paths_.find(std::string(col.substr(0, end))) == array_paths_.end();
+                return array_paths_.find(col.substr(0, end)) == name_table::npos;
             }
         }
     }
@@ -863,8 +982,7 @@ private:
         if (guess < columns_.size() && columns_[guess] == name) {
             return guess;
         }
-        auto it = index_.find(name);
-        return it == index_.end() ? std::string::npos : it->second;
+        return columns_.find(name);
     }
 
     /// Drops the `key.0` column of an always-empty array when other rows hold maps or arrays
@@ -881,28 +999,27 @@ private:
         std::vector<column_info> infos;
         for (std::size_t c = 0; c < columns_.size(); ++c) {
             if (info_[c].placeholder) {
-                std::string prefix = columns_[c] + ".";
+                std::string prefix = std::string(columns_[c]) + ".";
                 bool covered = false;
-                for (const std::string& other : columns_) {
-                    covered = covered || other.compare(0, prefix.size(), prefix) == 0;
+                for (std::size_t o = 0; o < columns_.size(); ++o) {
+                    covered = covered || columns_[o].substr(0, prefix.size()) == prefix;
                 }
                 if (covered) {
                     continue;
                 }
             }
-            cols.push_back(columns_[c]);
+            cols.emplace_back(columns_[c]);
             infos.push_back(info_[c]);
         }
-        columns_ = std::move(cols);
-        info_ = std::move(infos);
-        index_.clear();
-        for (std::size_t c = 0; c < columns_.size(); ++c) {
-            index_.emplace(columns_[c], c);
+        columns_.clear();
+        for (const std::string& c : cols) {
+            columns_.add(c);
         }
+        info_ = infos;
     }
 
     result<void> write_maps(value root) {
-        std::string name;
+        std::string& name = s_.name;
         // Pass 1: the union of the column names in first-seen order.
         pass_ = pass::collect;
         for (value row : root.items()) {
@@ -961,9 +1078,10 @@ private:
                         continue;  // absent: an unquoted empty field
                     }
                     if (!allow_lossy(opt_, row, "missing_cell",
-                                     "column " + columns_[c] + " missing, written empty")) {
+                                     "column " + std::string(columns_[c]) +
+                                         " missing, written empty")) {
                         return fail(unrepresentable(
-                            row, "row has no value for column " + columns_[c] +
+                            row, "row has no value for column " + std::string(columns_[c]) +
                                      (info_[c].in_array
                                           ? " (empty fields there would read back as an empty "
                                             "array or a missing element)"
@@ -1145,11 +1263,11 @@ private:
     output_buffer& out_;
     const encode_options& opt_;
     char delim_;
-    std::vector<std::string> columns_;
-    std::vector<column_info> info_;
-    std::unordered_map<std::string, std::size_t> index_;
-    std::unordered_set<std::string> array_paths_;  // column-name paths that hold an array
-    std::vector<value> cells_;
+    writer_scratch& s_ = thread_scratch();
+    name_table& columns_ = s_.columns;
+    name_table& array_paths_ = s_.arrays;
+    std::vector<column_info>& info_ = s_.info;
+    std::vector<value>& cells_ = s_.cells;
     std::size_t guess_ = 0;
     pass pass_ = pass::collect;
 };
