@@ -874,8 +874,9 @@ private:
                 !allow_lossy(opt_, last, "trailing_empty_element_dropped",
                              "written as is; reads back without it")) {
                 return fail(unrepresentable(
-                    last, "an empty array as the last element of an array is not representable "
-                          "in csv (its cells are all absent, so the array reads back shorter)"));
+                    last, "an array whose last element holds no scalar (an empty array) is not "
+                          "representable in csv (that element's cells are all absent, so the "
+                          "array reads back shorter)"));
             }
         }
         return {};
