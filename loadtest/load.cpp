@@ -416,6 +416,9 @@ std::vector<job> make_jobs(const load_options& opt, const document& plain,
             xo.schema = *parsed;
             query = "schema=" + opt.schema_name;
         }
+        if (f.id == format_id::csv) {
+            query = "infer=true&unflatten=true";  // CSV reads back typed and nested with these
+        }
         if (!encode(format_id::json, in, as_json) || !encode(f.id, in, as_x, xo)) {
             std::printf("# %s: skipped (the data has no lossless form in it)\n",
                         std::string(f.name).c_str());

@@ -47,10 +47,10 @@ class LoadTest(unittest.TestCase):
         self.assertIn("latency_p99_ms", rows[0])
         names = {r["format"] for r in rows}
         # records.json has nulls, floats and nested lists: formats that cannot carry it
-        # without loss (TOML, bencode, CSV, urlform, INI, dotenv) are reported as skipped;
-        # every other format gets a row.
+        # without loss (TOML, bencode, urlform, INI, dotenv) are reported as skipped; every
+        # other format gets a row (CSV with infer=true&unflatten=true, arrays as index columns).
         must_carry = {"json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack",
-                      "pickle", "bson", "postcard", "ndjson", "edn", "ubjson", "smile"}
+                      "pickle", "bson", "postcard", "csv", "ndjson", "edn", "ubjson", "smile"}
         for fid, name, mt, caps in self.formats:
             if name in must_carry:
                 self.assertIn(name, names)

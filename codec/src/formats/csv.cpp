@@ -4,15 +4,19 @@
 // union of the flattened keys, first seen first) or an array of arrays and writes CRLF lines.
 //
 // The lossless scheme (docs/formats/csv.md): the writer quotes every string that an inferring
-// reader would take for something else ("", "12", "true", "NaN"), and the reader never infers a
-// quoted field. So null is an empty field, the empty string is "", and `--infer` reads back every
-// scalar the writer wrote.
+// reader would take for something else ("", "12", "true", "null", "NaN"), and the reader never
+// infers a quoted field. So null is an empty field, the empty string is "", and `--infer` reads
+// back every scalar the writer wrote. Arrays inside map rows become index columns (`tags.0`,
+// `tags.1`); below an array an unquoted empty field is *absent* (past the end of this row's
+// array, or a key this element lacks) and null is written `null`; `unflatten` turns columns
+// named "0".."n-1" back into arrays, one past the last present element long.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "detail/base64.hpp"
@@ -36,10 +40,10 @@ char delimiter_of(const common_options& opt) {
 
 enum class inferred { string, null, boolean, integer, floating };
 
-/// What an unquoted field reads as with infer=true: "" null, true/false, integers without
+/// What an unquoted field reads as with infer=true: "" and null null, true/false, integers without
 /// leading zeros (JSON grammar), floats in JSON grammar plus NaN, Infinity and -Infinity.
 inferred infer_kind(std::string_view s) {
-    if (s.empty()) {
+    if (s.empty() || s == "null") {
         return inferred::null;
     }
     if (s == "true" || s == "false") {
@@ -142,10 +146,40 @@ struct field {
 struct header_node {
     std::string_view name;
     int column = -1;  // a leaf's column; -1 for an inner map
-    std::vector<std::size_t> children;
+    // Children as a list (0 ends it: the root is nobody's child), so the tree needs no
+    // allocation per node.
+    std::size_t first_child = 0;
+    std::size_t last_child = 0;
+    std::size_t next = 0;
+    std::size_t parent = 0;
+    bool is_array = false;  // children named exactly "0", "1", ... "n-1"
+    bool in_array = false;  // below an array: an unquoted empty field is absent
+};
+
+// Buffers kept per thread between documents, so decoding allocates nothing in steady state.
+struct reader_scratch {
+    std::vector<field> fields;
+    std::string text;
+    std::string header;
+    std::vector<std::string_view> names;
+    std::vector<header_node> nodes;
+    std::vector<char> present;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    std::vector<std::string_view> parts;
 };
 
 class csv_reader {
+    static reader_scratch& thread_scratch() {
+        thread_local reader_scratch s;
+        s.fields.clear();
+        s.text.clear();
+        s.header.clear();
+        s.names.clear();
+        s.nodes.clear();
+        s.present.clear();
+        return s;
+    }
+
 public:
     csv_reader(std::string_view in, builder& b, const decode_options& opt)
         : in_(in), b_(b), opt_(opt), delim_(delimiter_of(opt)) {}
@@ -292,7 +326,8 @@ private:
 
     result<void> take_header() {
         header_buf_.clear();
-        std::vector<std::pair<std::size_t, std::size_t>> spans;
+        auto& spans = s_.spans;
+        spans.clear();
         for (const field& f : fields_) {
             std::string_view t = text_of(f);
             spans.emplace_back(header_buf_.size(), t.size());
@@ -309,7 +344,8 @@ private:
         nodes_.assign(1, header_node{});
         for (std::size_t col = 0; col < names_.size(); ++col) {
             std::string_view name = names_[col];
-            std::vector<std::string_view> parts;
+            auto& parts = s_.parts;
+            parts.clear();
             bool empty_part = false;
             std::size_t start = 0;
             for (;;) {
@@ -330,7 +366,7 @@ private:
             for (std::size_t i = 0; i < parts.size(); ++i) {
                 bool last = i + 1 == parts.size();
                 std::size_t found = 0;
-                for (std::size_t c : nodes_[node].children) {
+                for (std::size_t c = nodes_[node].first_child; c != 0; c = nodes_[c].next) {
                     if (nodes_[c].name == parts[i]) {
                         found = c;
                         break;
@@ -343,13 +379,42 @@ private:
                                                "unflatten"));
                 }
                 if (found == 0) {
-                    nodes_.push_back(header_node{parts[i], last ? static_cast<int>(col) : -1, {}});
+                    header_node nn;
+                    nn.name = parts[i];
+                    nn.column = last ? static_cast<int>(col) : -1;
+                    nn.parent = node;
+                    nodes_.push_back(nn);
                     found = nodes_.size() - 1;
-                    nodes_[node].children.push_back(found);
+                    if (nodes_[node].first_child == 0) {
+                        nodes_[node].first_child = found;
+                    } else {
+                        nodes_[nodes_[node].last_child].next = found;
+                    }
+                    nodes_[node].last_child = found;
                 }
                 node = found;
             }
         }
+        // Inner nodes whose children are "0".."n-1" in that order are arrays. Children come
+        // after their parent, so one pass in order sets `in_array` too.
+        for (std::size_t n = 0; n < nodes_.size(); ++n) {
+            header_node& nd = nodes_[n];
+            if (n != 0 && nd.column < 0) {
+                bool arr = nd.first_child != 0;
+                std::size_t i = 0;
+                for (std::size_t c = nd.first_child; arr && c != 0; c = nodes_[c].next) {
+                    char buf[24];
+                    auto res = std::to_chars(buf, buf + sizeof buf, i++);
+                    arr = nodes_[c].name ==
+                          std::string_view(buf, static_cast<std::size_t>(res.ptr - buf));
+                }
+                nd.is_array = arr;
+            }
+            for (std::size_t c = nd.first_child; c != 0; c = nodes_[c].next) {
+                nodes_[c].in_array = nd.in_array || nd.is_array;
+            }
+        }
+        present_.assign(nodes_.size(), 0);
         return {};
     }
 
@@ -362,20 +427,70 @@ private:
         }
     }
 
+    result<void> emit_child(std::size_t c) {
+        if (nodes_[c].column >= 0) {
+            add_field(fields_[static_cast<std::size_t>(nodes_[c].column)]);
+            return {};
+        }
+        return emit_node(c);
+    }
+
+    // Under an array node the element count is one past the last element with a present cell;
+    // in a map inside an array, absent leaves and maps without a present cell are left out.
     result<void> emit_node(std::size_t node) {
+        const header_node& nd = nodes_[node];
+        if (nd.is_array) {
+            if (!b_.begin_array()) {
+                return container_limit();
+            }
+            std::size_t len = 0;
+            std::size_t i = 0;
+            for (std::size_t c = nd.first_child; c != 0; c = nodes_[c].next) {
+                ++i;
+                if (present_[c] != 0) {
+                    len = i;
+                }
+            }
+            i = 0;
+            for (std::size_t c = nd.first_child; c != 0 && i < len; c = nodes_[c].next, ++i) {
+                if (auto r = emit_child(c); !r) {
+                    return r;
+                }
+            }
+            b_.end_array();
+            return {};
+        }
         if (!b_.begin_map()) {
             return container_limit();
         }
-        for (std::size_t c : nodes_[node].children) {
-            b_.add_string(nodes_[c].name);
-            if (nodes_[c].column >= 0) {
-                add_field(fields_[static_cast<std::size_t>(nodes_[c].column)]);
-            } else if (auto r = emit_node(c); !r) {
+        for (std::size_t c = nd.first_child; c != 0; c = nodes_[c].next) {
+            const header_node& ch = nodes_[c];
+            if (ch.in_array && present_[c] == 0 && !ch.is_array) {
+                continue;
+            }
+            b_.add_string(ch.name);
+            if (auto r = emit_child(c); !r) {
                 return r;
             }
         }
         b_.end_map();
         return {};
+    }
+
+    /// Marks the nodes with at least one present cell for this record (children follow their
+    /// parent in nodes_, so one backward pass suffices).
+    void mark_present() {
+        std::fill(present_.begin(), present_.end(), 0);
+        for (std::size_t n = nodes_.size(); n-- > 1;) {
+            const header_node& nd = nodes_[n];
+            if (nd.column >= 0) {
+                const field& f = fields_[static_cast<std::size_t>(nd.column)];
+                present_[n] = !(nd.in_array && !f.quoted && f.len == 0);
+            }
+            if (present_[n] != 0) {
+                present_[nd.parent] = 1;
+            }
+        }
     }
 
     result<void> emit_record() {
@@ -390,6 +505,7 @@ private:
             return {};
         }
         if (opt_.unflatten) {
+            mark_present();
             return emit_node(0);
         }
         if (!b_.begin_map()) {
@@ -409,11 +525,13 @@ private:
     char delim_;
     std::size_t pos_ = 0;
     std::size_t end_ = 0;  // where the last record's line ended
-    std::vector<field> fields_;
-    std::string scratch_;
-    std::string header_buf_;
-    std::vector<std::string_view> names_;
-    std::vector<header_node> nodes_;
+    reader_scratch& s_ = thread_scratch();
+    std::vector<field>& fields_ = s_.fields;
+    std::string& scratch_ = s_.text;
+    std::string& header_buf_ = s_.header;
+    std::vector<std::string_view>& names_ = s_.names;
+    std::vector<header_node>& nodes_ = s_.nodes;
+    std::vector<char>& present_ = s_.present;
 };
 
 bool bad_delimiter(char d) { return d == '"' || d == '\r' || d == '\n'; }
@@ -458,7 +576,92 @@ const char* kind_name(kind k) {
     return "a value";
 }
 
+/// Strings in one buffer with an open-addressing index: adding and finding allocate nothing
+/// once the buffers have grown (the writer keeps them per thread).
+class name_table {
+public:
+    static constexpr std::size_t npos = std::string::npos;
+
+    void clear() {
+        text_.clear();
+        spans_.clear();
+        std::fill(slots_.begin(), slots_.end(), 0);
+    }
+    std::size_t size() const { return spans_.size(); }
+    bool empty() const { return spans_.empty(); }
+    std::string_view operator[](std::size_t i) const {
+        return std::string_view(text_).substr(spans_[i].first, spans_[i].second);
+    }
+    std::size_t find(std::string_view n) const {
+        if (slots_.empty()) {
+            return npos;
+        }
+        std::size_t mask = slots_.size() - 1;
+        for (std::size_t h = hash(n) & mask;; h = (h + 1) & mask) {
+            std::size_t slot = slots_[h];
+            if (slot == 0) {
+                return npos;
+            }
+            if ((*this)[slot - 1] == n) {
+                return slot - 1;
+            }
+        }
+    }
+    /// `n` must not point into the table.
+    std::size_t add(std::string_view n) {
+        if ((spans_.size() + 1) * 2 > slots_.size()) {
+            slots_.assign(std::max<std::size_t>(64, slots_.size() * 2), 0);
+            for (std::size_t i = 0; i < spans_.size(); ++i) {
+                place(i);
+            }
+        }
+        spans_.emplace_back(text_.size(), n.size());
+        text_.append(n);
+        place(spans_.size() - 1);
+        return spans_.size() - 1;
+    }
+
+private:
+    static std::size_t hash(std::string_view n) { return std::hash<std::string_view>{}(n); }
+    void place(std::size_t i) {
+        std::size_t mask = slots_.size() - 1;
+        std::size_t h = hash((*this)[i]) & mask;
+        while (slots_[h] != 0) {
+            h = (h + 1) & mask;
+        }
+        slots_[h] = i + 1;
+    }
+
+    std::string text_;
+    std::vector<std::pair<std::size_t, std::size_t>> spans_;
+    std::vector<std::size_t> slots_;  // column + 1; 0 is free
+};
+
+struct column_info {
+    bool in_array = false;     // below an array: null is `null`, empty means absent
+    bool placeholder = false;  // `key.0` of an array that is empty in every row
+};
+
+// Buffers kept per thread between documents, so encoding allocates nothing in steady state.
+struct writer_scratch {
+    name_table columns;
+    name_table arrays;  // column-name paths that hold an array
+    std::vector<column_info> info;
+    std::vector<value> cells;
+    std::string name;
+};
+
 class csv_writer {
+    static writer_scratch& thread_scratch() {
+        thread_local writer_scratch s;
+        s.columns.clear();
+        s.arrays.clear();
+        s.info.clear();
+        s.cells.clear();
+        s.name.clear();
+        return s;
+    }
+
 public:
     csv_writer(output_buffer& out, const encode_options& opt)
         : out_(out), opt_(opt), delim_(delimiter_of(opt)) {}
@@ -485,6 +688,32 @@ public:
 
 private:
     // ---- maps: columns are the flattened key paths ----
+    //
+    // A nested map adds `.key` to the column name, an array adds `.0`, `.1` ... (any depth).
+    // Pass 1 collects the union of the columns; pass 2 fills one row's cells and checks what
+    // cannot be read back. Inside an array a missing cell is *absent* (an unquoted empty field)
+    // and null is written `null`; outside arrays null is the empty field (docs/formats/csv.md).
+
+    enum class pass { collect, fill, empty_check };
+
+    static std::string_view key_view(value k, char (&buf)[24]) {
+        switch (k.kind()) {
+            case kind::string:
+            case kind::timestamp:
+            case kind::bignum:
+                return k.get_string();
+            case kind::int64: {
+                auto res = std::to_chars(buf, buf + sizeof buf, k.get_int());
+                return {buf, static_cast<std::size_t>(res.ptr - buf)};
+            }
+            case kind::uint64: {
+                auto res = std::to_chars(buf, buf + sizeof buf, k.get_uint());
+                return {buf, static_cast<std::size_t>(res.ptr - buf)};
+            }
+            default:
+                return {};
+        }
+    }
 
     result<void> key_text(value k, std::string& into) {
         switch (k.kind()) {
@@ -511,86 +740,306 @@ private:
         }
     }
 
-    // Visits the leaf values of a row map as (column name, value); nested non-empty maps are
-    // flattened with '.', empty ones are reported through `on_empty`.
-    template <class OnLeaf, class OnEmpty>
-    result<void> flatten(value map, std::string& name, OnLeaf&& on_leaf, OnEmpty&& on_empty) {
-        std::size_t base = name.size();
-        for (auto [k, v] : map.entries()) {
-            name.resize(base);
-            if (base != 0) {
-                name.push_back('.');
-            }
-            if (auto r = key_text(k, name); !r) {
-                return r;
-            }
-            value inner = v;
-            if (inner.kind() == kind::map) {
-                if (inner.size() == 0) {
-                    if (auto r = on_empty(inner); !r) {
-                        return r;
-                    }
-                    continue;
+    static void append_index(std::string& name, std::uint64_t i) {
+        char buf[24];
+        auto res = std::to_chars(buf, buf + sizeof buf, i);
+        name.append(buf, static_cast<std::size_t>(res.ptr - buf));
+    }
+
+    /// Whether a value holds at least one scalar (and so at least one written cell).
+    static bool has_scalar(value v) {
+        if (v.kind() == kind::array) {
+            for (value item : v.items()) {
+                if (has_scalar(item)) {
+                    return true;
                 }
-                if (auto r = flatten(inner, name, on_leaf, on_empty); !r) {
+            }
+            return false;
+        }
+        if (v.kind() == kind::map) {
+            for (auto [k, item] : v.entries()) {
+                if (has_scalar(item)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return true;
+    }
+
+    result<void> walk(value v, std::string& name, bool in_array) {
+        std::size_t base = name.size();
+        if (v.kind() == kind::array) {
+            std::uint64_t i = 0;
+            for (value item : v.items()) {
+                name.resize(base);
+                name.push_back('.');
+                append_index(name, i++);
+                if (auto r = visit(item, name, true); !r) {
                     return r;
                 }
-                continue;
             }
-            if (auto r = on_leaf(name, v); !r) {
-                return r;
+        } else {
+            for (auto [k, item] : v.entries()) {
+                name.resize(base);
+                if (base != 0) {
+                    name.push_back('.');
+                }
+                if (auto r = key_text(k, name); !r) {
+                    return r;
+                }
+                if (auto r = visit(item, name, in_array); !r) {
+                    return r;
+                }
             }
         }
         name.resize(base);
         return {};
     }
 
+    result<void> visit(value v, std::string& name, bool in_array) {
+        if (v.kind() == kind::map) {
+            if (v.size() == 0) {
+                return visit_empty_map(v);
+            }
+            if (pass_ == pass::fill) {
+                if (auto r = check_index_keys(v); !r) {
+                    return r;
+                }
+            }
+            return walk(v, name, in_array);
+        }
+        if (v.kind() == kind::array) {
+            if (auto r = visit_array(v, name); !r) {
+                return r;
+            }
+            return walk(v, name, true);
+        }
+        return visit_leaf(name, v, in_array);
+    }
+
+    std::size_t add_column(const std::string& n, bool in_array, bool placeholder) {
+        info_.push_back({in_array, placeholder});
+        return columns_.add(n);
+    }
+
+    result<void> visit_leaf(const std::string& n, value v, bool in_array) {
+        std::size_t c = column_of(n, guess_);
+        if (pass_ == pass::collect) {
+            if (c == std::string::npos) {
+                c = add_column(n, in_array, false);
+            } else {
+                info_[c].placeholder = false;
+            }
+            guess_ = c + 1;
+            return {};
+        }
+        if (pass_ != pass::fill) {
+            return {};
+        }
+        guess_ = c + 1;
+        if (cells_[c].doc() != nullptr) {
+            if (!allow_lossy(opt_, v, "duplicate_column_dropped",
+                             "second value of column " + n + " dropped")) {
+                return fail(unrepresentable(v, "column " + n + " appears twice in this row"));
+            }
+            return {};
+        }
+        cells_[c] = v;
+        return {};
+    }
+
+    result<void> visit_array(value v, std::string& name) {
+        if (pass_ == pass::collect) {
+            if (array_paths_.find(name) == name_table::npos) {
+                array_paths_.add(name);
+            }
+            if (v.size() == 0) {
+                // An empty array still needs a column, or it would vanish: `key.0`, absent.
+                std::size_t base = name.size();
+                name.append(".0");
+                if (column_of(name, guess_) == std::string::npos) {
+                    add_column(name, true, true);
+                }
+                name.resize(base);
+            }
+            return {};
+        }
+        if (pass_ == pass::fill && v.size() != 0) {
+            value last;
+            for (value item : v.items()) {
+                last = item;
+            }
+            if (!has_scalar(last) &&
+                !allow_lossy(opt_, last, "trailing_empty_element_dropped",
+                             "written as is; reads back without it")) {
+                return fail(unrepresentable(
+                    last, "an array whose last element holds no scalar (an empty array) is not "
+                          "representable in csv (that element's cells are all absent, so the "
+                          "array reads back shorter)"));
+            }
+        }
+        return {};
+    }
+
+    result<void> visit_empty_map(value v) {
+        if (pass_ == pass::empty_check) {
+            return fail(unrepresentable(v,
+                                        "an empty map inside a row is not representable in csv "
+                                        "(it flattens to no column)"));
+        }
+        if (pass_ == pass::fill &&
+            !allow_lossy(opt_, v, "empty_map_dropped", "empty map dropped")) {
+            return fail(unrepresentable(v,
+                                        "an empty map inside a row is not representable in csv "
+                                        "(it flattens to no column)"));
+        }
+        return {};
+    }
+
+    /// A nested map whose keys are "0", "1", ... "n-1" in order would read back as an array.
+    result<void> check_index_keys(value v) {
+        std::uint64_t i = 0;
+        for (auto [k, item] : v.entries()) {
+            char buf[24];
+            char want[24];
+            auto res = std::to_chars(want, want + sizeof want, i++);
+            if (key_view(k, buf) !=
+                std::string_view(want, static_cast<std::size_t>(res.ptr - want))) {
+                return {};
+            }
+        }
+        if (!allow_lossy(opt_, v, "index_keys_read_as_array",
+                         "written as is; unflatten reads it back as an array")) {
+            return fail(unrepresentable(v,
+                                        "a map with the keys \"0\"..\"" + std::to_string(i - 1) +
+                                            "\" is not representable in csv (unflatten reads "
+                                            "those columns back as an array)"));
+        }
+        return {};
+    }
+
+    /// Whether leaving column `col` empty in this row reads back right: it lies past the end of
+    /// an array of the row, or names a missing key of a map inside an array (unless that key
+    /// holds arrays elsewhere: absent cells there read back as an empty array).
+    bool absent_ok(value v, std::string_view col) const {
+        std::string_view rest = col;
+        bool in_array = false;
+        for (;;) {
+            std::size_t dot = rest.find('.');
+            std::string_view seg = rest.substr(0, dot);
+            if (v.kind() == kind::array) {
+                std::uint64_t idx = 0;
+                auto res = std::from_chars(seg.data(), seg.data() + seg.size(), idx);
+                if (res.ec != std::errc() || res.ptr != seg.data() + seg.size()) {
+                    return false;
+                }
+                if (idx >= v.size()) {
+                    return true;
+                }
+                if (dot == std::string_view::npos) {
+                    return false;
+                }
+                std::uint64_t i = 0;
+                for (value item : v.items()) {
+                    if (i++ == idx) {
+                        v = item;
+                        break;
+                    }
+                }
+                rest = rest.substr(dot + 1);
+                in_array = true;
+                continue;
+            }
+            if (v.kind() != kind::map) {
+                return false;
+            }
+            bool found = false;
+            for (auto [k, item] : v.entries()) {
+                char buf[24];
+                std::string_view kt = key_view(k, buf);
+                if (rest.substr(0, kt.size()) == kt &&
+                    (rest.size() == kt.size() || rest[kt.size()] == '.')) {
+                    if (rest.size() == kt.size()) {
+                        return false;
+                    }
+                    v = item;
+                    rest = rest.substr(kt.size() + 1);
+                    found = true;
+                    break;
+                }
+            }
+            if (!found) {
+                if (!in_array) {
+                    return false;
+                }
+                std::size_t end = col.size() - rest.size() + seg.size();
+                return array_paths_.find(col.substr(0, end)) == name_table::npos;
+            }
+        }
+    }
+
     std::size_t column_of(const std::string& name, std::size_t guess) {
         if (guess < columns_.size() && columns_[guess] == name) {
             return guess;
         }
-        auto it = index_.find(name);
-        return it == index_.end() ? std::string::npos : it->second;
+        return columns_.find(name);
+    }
+
+    /// Drops the `key.0` column of an always-empty array when other rows hold maps or arrays
+    /// there (`key.0.x`): their columns already stand for it.
+    void drop_covered_placeholders() {
+        bool any = false;
+        for (const column_info& i : info_) {
+            any = any || i.placeholder;
+        }
+        if (!any) {
+            return;
+        }
+        std::vector<std::string> cols;
+        std::vector<column_info> infos;
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            if (info_[c].placeholder) {
+                std::string prefix = std::string(columns_[c]) + ".";
+                bool covered = false;
+                for (std::size_t o = 0; o < columns_.size(); ++o) {
+                    covered = covered || columns_[o].substr(0, prefix.size()) == prefix;
+                }
+                if (covered) {
+                    continue;
+                }
+            }
+            cols.emplace_back(columns_[c]);
+            infos.push_back(info_[c]);
+        }
+        columns_.clear();
+        for (const std::string& c : cols) {
+            columns_.add(c);
+        }
+        info_ = infos;
     }
 
     result<void> write_maps(value root) {
-        std::string name;
+        std::string& name = s_.name;
         // Pass 1: the union of the column names in first-seen order.
+        pass_ = pass::collect;
         for (value row : root.items()) {
             if (row.kind() != kind::map) {
                 return fail(unrepresentable(
                     row, std::string("a csv table mixes map rows and ") + kind_name(row.kind())));
             }
-            std::size_t i = 0;
-            auto r = flatten(
-                row, name,
-                [&](const std::string& n, value) -> result<void> {
-                    std::size_t c = column_of(n, i);
-                    if (c == std::string::npos) {
-                        index_.emplace(n, columns_.size());
-                        columns_.push_back(n);
-                        c = columns_.size() - 1;
-                    }
-                    i = c + 1;
-                    return {};
-                },
-                [](value) -> result<void> { return {}; });
-            if (!r) {
+            guess_ = 0;
+            if (auto r = walk(row, name, false); !r) {
                 return r;
             }
         }
+        drop_covered_placeholders();
         if (columns_.empty()) {
             // Rows without a single column have no text at all: they would read back as [].
             // Name a nested empty map first, as the error that explains it.
+            pass_ = pass::empty_check;
             for (value r : root.items()) {
-                auto e = flatten(
-                    r, name, [](const std::string&, value) -> result<void> { return {}; },
-                    [&](value v) -> result<void> {
-                        return fail(unrepresentable(v,
-                                                    "an empty map inside a row is not "
-                                                    "representable in csv (it flattens to "
-                                                    "no column)"));
-                    });
+                auto e = walk(r, name, false);
                 if (!e && !opt_.lossy) {
                     return e;
                 }
@@ -613,52 +1062,35 @@ private:
             out_.append("\r\n");
         }
         // Pass 2: one line per row.
-        std::vector<value> cells(columns_.size());
+        pass_ = pass::fill;
+        cells_.assign(columns_.size(), value());
         for (value row : root.items()) {
-            std::fill(cells.begin(), cells.end(), value());
-            std::size_t i = 0;
-            auto r = flatten(
-                row, name,
-                [&](const std::string& n, value v) -> result<void> {
-                    std::size_t c = column_of(n, i);
-                    i = c + 1;
-                    if (cells[c].doc() != nullptr) {
-                        if (!allow_lossy(opt_, v, "duplicate_column_dropped",
-                                         "second value of column " + n + " dropped")) {
-                            return fail(
-                                unrepresentable(v, "column " + n + " appears twice in this row"));
-                        }
-                        return {};
-                    }
-                    cells[c] = v;
-                    return {};
-                },
-                [&](value v) -> result<void> {
-                    if (!allow_lossy(opt_, v, "empty_map_dropped", "empty map dropped")) {
-                        return fail(unrepresentable(
-                            v,
-                            "an empty map inside a row is not representable in csv (it "
-                            "flattens to no column)"));
-                    }
-                    return {};
-                });
-            if (!r) {
+            std::fill(cells_.begin(), cells_.end(), value());
+            guess_ = 0;
+            if (auto r = walk(row, name, false); !r) {
                 return r;
             }
-            for (std::size_t c = 0; c < cells.size(); ++c) {
+            for (std::size_t c = 0; c < cells_.size(); ++c) {
                 if (c != 0) {
                     out_.push_back(delim_);
                 }
-                if (cells[c].doc() == nullptr) {
+                if (cells_[c].doc() == nullptr) {
+                    if (info_[c].in_array && absent_ok(row, columns_[c])) {
+                        continue;  // absent: an unquoted empty field
+                    }
                     if (!allow_lossy(opt_, row, "missing_cell",
-                                     "column " + columns_[c] + " missing, written empty")) {
-                        return fail(
-                            unrepresentable(row, "row has no value for column " + columns_[c] +
-                                                     " (an empty field would read back as null)"));
+                                     "column " + std::string(columns_[c]) +
+                                         " missing, written empty")) {
+                        return fail(unrepresentable(
+                            row, "row has no value for column " + std::string(columns_[c]) +
+                                     (info_[c].in_array
+                                          ? " (empty fields there would read back as an empty "
+                                            "array or a missing element)"
+                                          : " (an empty field would read back as null)")));
                     }
                     continue;
                 }
-                if (auto w = write_cell(cells[c]); !w) {
+                if (auto w = write_cell(cells_[c], info_[c].in_array); !w) {
                     return w;
                 }
             }
@@ -756,9 +1188,13 @@ private:
         out_.push_back('"');
     }
 
-    result<void> write_cell(value v) {
+    // `in_array`: the cell lies below an array, where the empty field means absent.
+    result<void> write_cell(value v, bool in_array = false) {
         switch (v.kind()) {
             case kind::null:
+                if (in_array) {
+                    out_.append("null");
+                }
                 return {};
             case kind::boolean_false:
                 out_.append("false");
@@ -800,7 +1236,7 @@ private:
                     return fail(unrepresentable(
                         v, "tag " + std::to_string(v.tag()) + " is not representable in csv"));
                 }
-                return write_cell(v.tagged_value());
+                return write_cell(v.tagged_value(), in_array);
             case kind::array:
             case kind::map: {
                 const char* what = v.kind() == kind::array ? "an array" : "a map";
@@ -828,8 +1264,13 @@ private:
     output_buffer& out_;
     const encode_options& opt_;
     char delim_;
-    std::vector<std::string> columns_;
-    std::unordered_map<std::string, std::size_t> index_;
+    writer_scratch& s_ = thread_scratch();
+    name_table& columns_ = s_.columns;
+    name_table& array_paths_ = s_.arrays;
+    std::vector<column_info>& info_ = s_.info;
+    std::vector<value>& cells_ = s_.cells;
+    std::size_t guess_ = 0;
+    pass pass_ = pass::collect;
 };
 
 result<void> encode_csv(const document& doc, output_buffer& out, const encode_options& opt) {
