@@ -15,6 +15,7 @@ build_pkgs=(
 )
 test_pkgs=(
     python3 python3-yaml curl prometheus
+    openjdk-17-jdk-headless libjackson2-dataformat-smile
 )
 
 want=("${build_pkgs[@]}")
