@@ -3,7 +3,7 @@
 // 7-bit and raw binary, BigInteger and BigDecimal. Where the specification is loose, the
 // choices follow Jackson's SmileParser and SmileGenerator (see docs/formats/smile.md).
 #include <array>
-#include <deque>
+#include <forward_list>
 #include <cstring>
 #include <string>
 
@@ -177,17 +177,19 @@ private:
 
     // The 7-bit encoding of n raw bytes (spec "safe" binary): each run of 7 bytes is 8 bytes
     // of 7 bits, big-endian; a last run of k < 7 bytes is k + 1 bytes, the last holding the
-    // remaining k bits right-aligned (as Jackson reads and writes it).
-    result<std::string> read_7bit(std::size_t start, std::uint64_t n, const char* what) {
-        std::uint64_t enc = encoded_7bit_size(n);
-        if (n > left() || enc > left()) {
+    // remaining k bits right-aligned (as Jackson reads and writes it). Checks the encoded size
+    // against the input first (call check_7bit), then writes n bytes to `out`.
+    result<void> check_7bit(std::size_t start, std::uint64_t n, const char* what) {
+        if (n > left() || encoded_7bit_size(n) > left()) {
             return fail(too_long(start, n, what));
         }
-        std::string out;
-        out.resize(static_cast<std::size_t>(n));
+        return {};
+    }
+
+    result<void> read_7bit(std::size_t n, const char* what, char* out) {
         std::size_t o = 0;
         while (o < n) {
-            std::size_t k = n - o < 7 ? static_cast<std::size_t>(n - o) : 7;
+            std::size_t k = n - o < 7 ? n - o : 7;
             std::uint64_t v = 0;
             for (std::size_t i = 0; i < k; ++i) {
                 unsigned char c = byte(pos_);
@@ -212,7 +214,7 @@ private:
             }
             o += k;
         }
-        return out;
+        return {};
     }
 
     // A big integer: VInt byte count, then 7-bit encoded two's complement big-endian bytes
@@ -231,11 +233,13 @@ private:
                                        " bytes exceeds the limit of " +
                                        std::to_string(max_big_bytes)));
         }
-        auto raw = read_7bit(start, *n, "big integer");
-        if (!raw) {
-            return fail(raw.error());
+        if (auto r = check_7bit(start, *n, "big integer"); !r) {
+            return r;
         }
-        std::string& bytes = *raw;
+        std::string bytes(static_cast<std::size_t>(*n), '\0');
+        if (auto r = read_7bit(bytes.size(), "big integer", bytes.data()); !r) {
+            return r;
+        }
         bool neg = (static_cast<unsigned char>(bytes[0]) & 0x80) != 0;
         if (neg) {
             for (char& c : bytes) {
@@ -445,11 +449,16 @@ private:
                 if (!n) {
                     return fail(n.error());
                 }
-                auto raw = read_7bit(start, *n, "binary");
-                if (!raw) {
-                    return fail(raw.error());
+                if (auto r = check_7bit(start, *n, "binary"); !r) {
+                    return r;
                 }
-                b_.add_bytes(*raw);
+                // Decoded straight into the document's payload buffer.
+                auto len = static_cast<std::size_t>(*n);
+                char* p = b_.begin_string(len);
+                if (auto r = read_7bit(len, "binary", p); !r) {
+                    return r;
+                }
+                b_.end_string(p + len, kind::bytes);
                 return {};
             }
             case 0xec: case 0xed: case 0xee: case 0xef: {
@@ -848,8 +857,8 @@ private:
             case kind::bignum: {
                 // Integer keys become their decimal text (DESIGN section 3: not lossy). The
                 // text is kept for back-references while the document is written.
-                key_text_.emplace_back(integer_text(k));
-                write_name(key_text_.back());
+                key_text_.emplace_front(integer_text(k));
+                write_name(key_text_.front());
                 return {};
             }
             default: {
@@ -858,8 +867,8 @@ private:
                     return fail(unrepresentable(k, "map key " + text +
                                                        " is not representable in smile"));
                 }
-                key_text_.emplace_back(std::move(text));
-                write_name(key_text_.back());
+                key_text_.emplace_front(std::move(text));
+                write_name(key_text_.front());
                 return {};
             }
         }
@@ -924,7 +933,9 @@ private:
     std::array<std::string_view, max_shared> names_{};
     std::array<std::uint16_t, slot_count> slots_{};
     std::size_t name_count_ = 0;
-    std::deque<std::string> key_text_;  // texts of non-string keys, stable addresses
+    // Texts of non-string keys, kept (stable addresses) while names may refer to them; a
+    // forward_list allocates nothing until used.
+    std::forward_list<std::string> key_text_;
 };
 
 result<void> encode_smile(const document& doc, output_buffer& out, const encode_options& opt) {
