@@ -12,10 +12,10 @@ using test::dbg;
 using test::hex;
 using test::to_hex;
 
-const std::string header = hex("3a 29 0a 00");          // ":)\n", version 0, no flags
-const std::string header_names = hex("3a 29 0a 01");    // shared names
-const std::string header_values = hex("3a 29 0a 02");   // shared values
-const std::string header_raw = hex("3a 29 0a 04");      // raw binary allowed
+const std::string header = hex("3a 29 0a 00");         // ":)\n", version 0, no flags
+const std::string header_names = hex("3a 29 0a 01");   // shared names
+const std::string header_values = hex("3a 29 0a 02");  // shared values
+const std::string header_raw = hex("3a 29 0a 04");     // raw binary allowed
 
 std::string decoded(std::string_view bytes) {
     return dbg(test::must_decode(format_id::smile, bytes));
@@ -176,22 +176,22 @@ TEST(SmileDecode, Errors) {
         {"", errc::unexpected_eof, 0},
         {hex("3a 29"), errc::unexpected_eof, 2},
         {hex("3a 28 0a 00 21"), errc::malformed, 0},
-        {hex("3a 29 0a 10 21"), errc::malformed, 3},               // version 1
+        {hex("3a 29 0a 10 21"), errc::malformed, 3},  // version 1
         {header, errc::unexpected_eof, 4},
         {header + hex("24"), errc::unexpected_eof, 5},
-        {header + hex("24 7f 7f 7f 7f 7f 80"), errc::malformed, 5},  // int32 VInt of 6 bytes
+        {header + hex("24 7f 7f 7f 7f 7f 80"), errc::malformed, 5},    // int32 VInt of 6 bytes
         {header + hex("24 3f 7f 7f 7f bf"), errc::invalid_number, 5},  // above 32 bits
-        {header + hex("24 c0"), errc::malformed, 5},               // last VInt byte 0xc0
-        {header + hex("2c"), errc::malformed, 4},                  // reserved
+        {header + hex("24 c0"), errc::malformed, 5},                   // last VInt byte 0xc0
+        {header + hex("2c"), errc::malformed, 4},                      // reserved
         {header + hex("00"), errc::malformed, 4},
         {header + hex("28 80 00 00 00 00"), errc::malformed, 5},
-        {header + hex("01"), errc::malformed, 4},                  // shared values disabled
-        {header_values + hex("01"), errc::malformed, 4},           // nothing seen yet
+        {header + hex("01"), errc::malformed, 4},         // shared values disabled
+        {header_values + hex("01"), errc::malformed, 4},  // nothing seen yet
         {header_values + hex("f8 41 61 62 ec 00 f9"), errc::malformed, 8},  // long ref below 31
-        {header_names + hex("fa 41 21 fb"), errc::malformed, 5},   // key reference 1 of 0
-        {header + hex("fa 40 21 fb"), errc::malformed, 5},         // shared names disabled
-        {header_names + hex("fa 30 05 21 fb"), errc::malformed, 5},  // long key ref below 64
-        {header + hex("fa 21 21 fb"), errc::malformed, 5},         // no key token
+        {header_names + hex("fa 41 21 fb"), errc::malformed, 5},            // key reference 1 of 0
+        {header + hex("fa 40 21 fb"), errc::malformed, 5},                  // shared names disabled
+        {header_names + hex("fa 30 05 21 fb"), errc::malformed, 5},         // long key ref below 64
+        {header + hex("fa 21 21 fb"), errc::malformed, 5},                  // no key token
         {header + hex("fa 80 61"), errc::unexpected_eof, 7},
         {header + hex("f8 21"), errc::unexpected_eof, 6},
         {header + hex("f9"), errc::malformed, 4},
@@ -201,11 +201,11 @@ TEST(SmileDecode, Errors) {
         {header + hex("e0 61 62"), errc::unexpected_eof, 7},
         {header + hex("e8 8a 00 01"), errc::size_exceeded, 4},
         {header + hex("e8 7f 7f 7f 7f 7f 7f 7f 7f 81"), errc::size_exceeded, 4},
-        {header + hex("e8 81 7f 7f"), errc::malformed, 7},         // bits past the last byte
-        {header + hex("fd 81 00"), errc::malformed, 4},            // raw binary not enabled
+        {header + hex("e8 81 7f 7f"), errc::malformed, 7},  // bits past the last byte
+        {header + hex("fd 81 00"), errc::malformed, 4},     // raw binary not enabled
         {header_raw + hex("fd 8f 00"), errc::size_exceeded, 4},
-        {header + hex("26 80"), errc::malformed, 4},               // BigInteger of 0 bytes
-        {header + hex("26 01 80 80"), errc::size_exceeded, 4},     // 8192 bytes: over the limit
+        {header + hex("26 80"), errc::malformed, 4},            // BigInteger of 0 bytes
+        {header + hex("26 01 80 80"), errc::size_exceeded, 4},  // 8192 bytes: over the limit
         {header + hex("21 21"), errc::trailing_content, 5},
         {header + hex("21 ff 21"), errc::trailing_content, 6},
     };
@@ -271,9 +271,7 @@ TEST(SmileEncode, ExactBytes) {
 }
 
 TEST(SmileEncode, StringAndNameLengths) {
-    auto body = [](std::string_view json) {
-        return encoded_from_json(json).substr(4);
-    };
+    auto body = [](std::string_view json) { return encoded_from_json(json).substr(4); };
     EXPECT_EQ(to_hex(body("\"" + std::string(32, 'x') + "\"").substr(0, 1)), "5f");
     EXPECT_EQ(to_hex(body("\"" + std::string(33, 'x') + "\"").substr(0, 1)), "60");
     EXPECT_EQ(to_hex(body("\"" + std::string(64, 'x') + "\"").substr(0, 1)), "7f");
@@ -338,9 +336,8 @@ TEST(SmileEncode, BinaryBigNumbersAndDecimals) {
     b.add_bignum("-123456789012345678901234567890");
     b.end_array();
     EXPECT_EQ(to_hex(test::must_encode(format_id::smile, d)),
-              to_hex(header_names +
-                     hex("f8 e8 84 00 00 3f 78 00 e8 80 2a 84 82 7f 5a 02 "
-                         "26 8d 7f 1c 22 6f 00 24 79 0c 0f 44 36 1c 07 54 2e f9")));
+              to_hex(header_names + hex("f8 e8 84 00 00 3f 78 00 e8 80 2a 84 82 7f 5a 02 "
+                                        "26 8d 7f 1c 22 6f 00 24 79 0c 0f 44 36 1c 07 54 2e f9")));
 }
 
 TEST(SmileEncode, KeysAndLossyCases) {

@@ -103,8 +103,8 @@ TEST(UbjsonDecode, Errors) {
         {"D" + hex("00 00"), errc::unexpected_eof, 3},
         {"C" + hex("80"), errc::invalid_utf8, 1},
         {"Si" + hex("02") + "\xc3(", errc::invalid_utf8, 3},
-        {"SZ", errc::malformed, 1},                            // length without integer marker
-        {"Si" + hex("ff"), errc::malformed, 1},                // negative length
+        {"SZ", errc::malformed, 1},              // length without integer marker
+        {"Si" + hex("ff"), errc::malformed, 1},  // negative length
         {"Sl" + hex("7f ff ff ff") + "ab", errc::size_exceeded, 0},
         {"SL" + hex("7f ff ff ff ff ff ff ff"), errc::size_exceeded, 0},
         {"Hi" + hex("02") + "1x", errc::invalid_number, 4},
@@ -113,10 +113,10 @@ TEST(UbjsonDecode, Errors) {
         {"[", errc::unexpected_eof, 1},
         {"[Z", errc::unexpected_eof, 2},
         {"{i" + hex("01") + "a", errc::unexpected_eof, 4},
-        {"{Z}", errc::malformed, 1},                           // a key needs a length
-        {"[$i]", errc::malformed, 3},                          // '$' needs '#'
-        {"[$N#i" + hex("01"), errc::malformed, 2},             // N is no type
-        {"[#i" + hex("ff"), errc::malformed, 2},               // negative count
+        {"{Z}", errc::malformed, 1},                // a key needs a length
+        {"[$i]", errc::malformed, 3},               // '$' needs '#'
+        {"[$N#i" + hex("01"), errc::malformed, 2},  // N is no type
+        {"[#i" + hex("ff"), errc::malformed, 2},    // negative count
         // Huge counts fail before anything is built.
         {"[#l" + hex("7f ff ff ff") + "Z", errc::size_exceeded, 0},
         {"[$D#l" + hex("00 00 10 00") + "12345678", errc::size_exceeded, 0},
@@ -213,8 +213,8 @@ TEST(UbjsonEncode, BytesAsTypedUint8Array) {
 
 TEST(UbjsonEncode, DecimalFractionAsHighPrecision) {
     const std::pair<std::string, std::string> cases[] = {
-        {"1.50", "1.50"}, {"-25e3", "-25E3"}, {"0.001", "0.001"}, {"1E0", "1E0"},
-        {"-0.5", "-0.5"}, {"12345678901234567890.5", "12345678901234567890.5"},
+        {"1.50", "1.50"}, {"-25e3", "-25E3"}, {"0.001", "0.001"},
+        {"1E0", "1E0"},   {"-0.5", "-0.5"},   {"12345678901234567890.5", "12345678901234567890.5"},
     };
     for (const auto& [text, written] : cases) {
         std::string in = "Hi" + std::string(1, static_cast<char>(text.size())) + text;
@@ -234,9 +234,9 @@ TEST(UbjsonEncode, KeysAndLossyCases) {
     b.add_timestamp("2024-01-02T03:04:05Z", timestamp_kind::offset_date_time);
     b.add_null();
     b.end_map();
-    EXPECT_EQ(test::must_encode(format_id::ubjson, d),
-              "{#i" + hex("02") + "i" + hex("01") + "7Si" + hex("05") + "seven" + "i" +
-                  hex("14") + "2024-01-02T03:04:05ZZ");
+    EXPECT_EQ(test::must_encode(format_id::ubjson, d), "{#i" + hex("02") + "i" + hex("01") + "7Si" +
+                                                           hex("05") + "seven" + "i" + hex("14") +
+                                                           "2024-01-02T03:04:05ZZ");
 
     document k;
     builder kb(k);
@@ -256,9 +256,9 @@ TEST(UbjsonEncode, KeysAndLossyCases) {
     encode_options opt;
     opt.lossy = true;
     opt.report = &report;
-    EXPECT_EQ(test::must_encode(format_id::ubjson, k, opt),
-              "{#i" + hex("01") + "i" + hex("01") + "x{#i" + hex("01") + "i" + hex("04") +
-                  "truei" + hex("01"));
+    EXPECT_EQ(test::must_encode(format_id::ubjson, k, opt), "{#i" + hex("01") + "i" + hex("01") +
+                                                                "x{#i" + hex("01") + "i" +
+                                                                hex("04") + "truei" + hex("01"));
     ASSERT_EQ(report.size(), 1u);
     EXPECT_EQ(report[0].kind, "key_to_string");
 

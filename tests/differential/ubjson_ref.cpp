@@ -4,10 +4,9 @@
 // Built by the test with g++ -std=c++17 (Debian nlohmann-json3-dev).
 #include <iostream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 int main(int argc, char** argv) {
     if (argc < 2) {

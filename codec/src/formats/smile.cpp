@@ -3,8 +3,8 @@
 // 7-bit and raw binary, BigInteger and BigDecimal. Where the specification is loose, the
 // choices follow Jackson's SmileParser and SmileGenerator (see docs/formats/smile.md).
 #include <array>
-#include <forward_list>
 #include <cstring>
+#include <forward_list>
 #include <string>
 
 #include "detail/bigint_text.hpp"
@@ -81,9 +81,9 @@ public:
             ++pos_;  // the optional end-of-content marker
         }
         if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " +
-                                       std::to_string(in_.size() - pos_) + " more bytes"));
+            return fail(make_error(
+                errc::trailing_content, pos_,
+                "expected end of input, saw " + std::to_string(in_.size() - pos_) + " more bytes"));
         }
         return {};
     }
@@ -105,8 +105,7 @@ private:
     result<void> container_limit(std::size_t start) {
         return fail(make_error(b_.status(), start,
                                b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
@@ -120,21 +119,21 @@ private:
                 return fail(eof(what));
             }
             if (i == max_bytes) {
-                return fail(make_error(errc::malformed, start,
-                                       std::string(what) + " longer than " +
-                                           std::to_string(max_bytes) + " bytes"));
+                return fail(make_error(
+                    errc::malformed, start,
+                    std::string(what) + " longer than " + std::to_string(max_bytes) + " bytes"));
             }
             unsigned char c = byte(pos_++);
             int bits = (c & 0x80) != 0 ? 6 : 7;
             if ((v >> (64 - bits)) != 0) {
-                return fail(make_error(errc::invalid_number, start,
-                                       std::string(what) + " out of range"));
+                return fail(
+                    make_error(errc::invalid_number, start, std::string(what) + " out of range"));
             }
             if ((c & 0x80) != 0) {
                 if ((c & 0x40) != 0) {
-                    return fail(make_error(errc::malformed, pos_ - 1,
-                                           "expected the last byte of a VInt (0x80-0xbf), saw " +
-                                               byte_name(c)));
+                    return fail(make_error(
+                        errc::malformed, pos_ - 1,
+                        "expected the last byte of a VInt (0x80-0xbf), saw " + byte_name(c)));
                 }
                 v = (v << 6) | (c & 0x3f);
                 break;
@@ -142,8 +141,8 @@ private:
             v = (v << 7) | c;
         }
         if (max_bits < 64 && (v >> max_bits) != 0) {
-            return fail(make_error(errc::invalid_number, start,
-                                   std::string(what) + " out of range"));
+            return fail(
+                make_error(errc::invalid_number, start, std::string(what) + " out of range"));
         }
         return v;
     }
@@ -161,9 +160,9 @@ private:
         for (int i = 0; i < n; ++i) {
             unsigned char c = byte(pos_);
             if (c > 0x7f) {
-                return fail(make_error(errc::malformed, pos_,
-                                       std::string("expected a 7-bit byte of ") + what +
-                                           ", saw " + byte_name(c)));
+                return fail(make_error(
+                    errc::malformed, pos_,
+                    std::string("expected a 7-bit byte of ") + what + ", saw " + byte_name(c)));
             }
             v = (v << 7) | c;
             ++pos_;
@@ -194,9 +193,9 @@ private:
             for (std::size_t i = 0; i < k; ++i) {
                 unsigned char c = byte(pos_);
                 if (c > 0x7f) {
-                    return fail(make_error(errc::malformed, pos_,
-                                           std::string("expected a 7-bit byte of ") + what +
-                                               ", saw " + byte_name(c)));
+                    return fail(make_error(
+                        errc::malformed, pos_,
+                        std::string("expected a 7-bit byte of ") + what + ", saw " + byte_name(c)));
                 }
                 v = (v << 7) | c;
                 ++pos_;
@@ -284,15 +283,14 @@ private:
     result<void> shared_ref(shared_table& t, std::size_t start, std::size_t index,
                             const char* what) {
         if (!t.enabled) {
-            return fail(make_error(errc::malformed, start,
-                                   std::string(what) +
-                                       " back-reference, but the header disables them"));
+            return fail(
+                make_error(errc::malformed, start,
+                           std::string(what) + " back-reference, but the header disables them"));
         }
         if (index >= t.count) {
             return fail(make_error(errc::malformed, start,
-                                   std::string(what) + " back-reference " +
-                                       std::to_string(index) + " to one of " +
-                                       std::to_string(t.count) + " seen"));
+                                   std::string(what) + " back-reference " + std::to_string(index) +
+                                       " to one of " + std::to_string(t.count) + " seen"));
         }
         b_.add_string(t.items[index]);
         return {};
@@ -300,7 +298,8 @@ private:
 
     result<void> read_value() {
         if (pos_ >= in_.size()) {
-            return fail(make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
+            return fail(
+                make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
         }
         const std::size_t start = pos_;
         const unsigned char t = byte(pos_++);
@@ -340,8 +339,8 @@ private:
             default:
                 return read_misc(t, start);
         }
-        return fail(make_error(errc::malformed, start,
-                               "expected a value token, saw " + byte_name(t)));
+        return fail(
+            make_error(errc::malformed, start, "expected a value token, saw " + byte_name(t)));
     }
 
     result<void> read_literal_or_number(unsigned char t, std::size_t start) {
@@ -427,8 +426,7 @@ private:
             }
             default:
                 return fail(make_error(errc::malformed, start,
-                                       "expected a value token, saw the reserved " +
-                                           byte_name(t)));
+                                       "expected a value token, saw the reserved " + byte_name(t)));
         }
     }
 
@@ -461,15 +459,17 @@ private:
                 b_.end_string(p + len, kind::bytes);
                 return {};
             }
-            case 0xec: case 0xed: case 0xee: case 0xef: {
+            case 0xec:
+            case 0xed:
+            case 0xee:
+            case 0xef: {
                 if (left() < 1) {
                     return fail(eof("the second byte of a shared value reference"));
                 }
                 std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | byte(pos_++);
                 if (index < 31) {
                     return fail(make_error(errc::malformed, start,
-                                           "long shared value reference " +
-                                               std::to_string(index) +
+                                           "long shared value reference " + std::to_string(index) +
                                                " below 31 (a short reference must be used)"));
                 }
                 return shared_ref(values_, start, index, "shared value");
@@ -593,9 +593,9 @@ private:
             b_.add_string(*s);
             return {};
         }
-        return fail(make_error(errc::malformed, start,
-                               "expected a key or the end of an object (0xfb), saw " +
-                                   byte_name(t)));
+        return fail(
+            make_error(errc::malformed, start,
+                       "expected a key or the end of an object (0xfb), saw " + byte_name(t)));
     }
 
     std::string_view in_;
@@ -673,8 +673,8 @@ private:
                     return write_big_decimal(v);
                 }
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(v, "tag " + std::to_string(v.tag()) +
-                                                       " is not representable in smile"));
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in smile"));
                 }
                 return write(v.tagged_value());
             case kind::array:
@@ -797,7 +797,8 @@ private:
         auto it = a.items().begin();
         std::int64_t exp = (*it).get_int();
         value m = *++it;
-        if (exp > -static_cast<std::int64_t>(INT32_MIN) || exp < -static_cast<std::int64_t>(INT32_MAX)) {
+        if (exp > -static_cast<std::int64_t>(INT32_MIN) ||
+            exp < -static_cast<std::int64_t>(INT32_MAX)) {
             if (!allow_lossy(opt_, v, "decimal_to_string", "decimal written as its text")) {
                 return fail(unrepresentable(v, "decimal exponent " + std::to_string(exp) +
                                                    " is outside the int32 scale of smile"));
@@ -864,8 +865,8 @@ private:
             default: {
                 std::string text = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(k, "map key " + text +
-                                                       " is not representable in smile"));
+                    return fail(
+                        unrepresentable(k, "map key " + text + " is not representable in smile"));
                 }
                 key_text_.emplace_front(std::move(text));
                 write_name(key_text_.front());

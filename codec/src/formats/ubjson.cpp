@@ -26,19 +26,27 @@ std::string marker_name(unsigned char m) {
 // values needs from the input. -1 for a marker that is no value type.
 int min_payload(unsigned char m) {
     switch (m) {
-        case 'Z': case 'T': case 'F':
+        case 'Z':
+        case 'T':
+        case 'F':
             return 0;
-        case 'i': case 'U': case 'C':
+        case 'i':
+        case 'U':
+        case 'C':
             return 1;
         case 'I':
             return 2;
-        case 'l': case 'd':
+        case 'l':
+        case 'd':
             return 4;
-        case 'L': case 'D':
+        case 'L':
+        case 'D':
             return 8;
-        case 'S': case 'H':
+        case 'S':
+        case 'H':
             return 2;  // a length (marker and at least one byte)
-        case '[': case '{':
+        case '[':
+        case '{':
             return 1;  // at least the closing marker or a '#' count
         default:
             return -1;
@@ -55,9 +63,9 @@ public:
         }
         skip_noop();
         if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " +
-                                       std::to_string(in_.size() - pos_) + " more bytes"));
+            return fail(make_error(
+                errc::trailing_content, pos_,
+                "expected end of input, saw " + std::to_string(in_.size() - pos_) + " more bytes"));
         }
         return {};
     }
@@ -85,8 +93,7 @@ private:
     result<void> container_limit(std::size_t start) {
         return fail(make_error(b_.status(), start,
                                b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
@@ -108,11 +115,16 @@ private:
         }
         std::uint64_t v = be(n);
         switch (m) {
-            case 'i': return static_cast<std::int8_t>(v);
-            case 'U': return static_cast<std::int64_t>(v);
-            case 'I': return static_cast<std::int16_t>(v);
-            case 'l': return static_cast<std::int32_t>(v);
-            default: return static_cast<std::int64_t>(v);
+            case 'i':
+                return static_cast<std::int8_t>(v);
+            case 'U':
+                return static_cast<std::int64_t>(v);
+            case 'I':
+                return static_cast<std::int16_t>(v);
+            case 'l':
+                return static_cast<std::int32_t>(v);
+            default:
+                return static_cast<std::int64_t>(v);
         }
     }
 
@@ -124,9 +136,9 @@ private:
         const std::size_t start = pos_;
         unsigned char m = byte(pos_);
         if (m != 'i' && m != 'U' && m != 'I' && m != 'l' && m != 'L') {
-            return fail(make_error(errc::malformed, start,
-                                   std::string("expected an integer marker for ") + what +
-                                       ", saw " + marker_name(m)));
+            return fail(make_error(
+                errc::malformed, start,
+                std::string("expected an integer marker for ") + what + ", saw " + marker_name(m)));
         }
         ++pos_;
         auto v = read_int(m, what);
@@ -162,7 +174,8 @@ private:
     result<void> read_value() {
         skip_noop();
         if (pos_ >= in_.size()) {
-            return fail(make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
+            return fail(
+                make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
         }
         const std::size_t start = pos_++;
         return read_typed(byte(start), start);
@@ -178,7 +191,11 @@ private:
             case 'F':
                 b_.add_bool(m == 'T');
                 return {};
-            case 'i': case 'U': case 'I': case 'l': case 'L': {
+            case 'i':
+            case 'U':
+            case 'I':
+            case 'l':
+            case 'L': {
                 auto v = read_int(m, "an integer");
                 if (!v) {
                     return fail(v.error());
@@ -240,12 +257,12 @@ private:
                     return container_limit(start);
                 }
                 if (st.what == decimal_status::bad_text) {
-                    return fail(make_error(
-                        errc::invalid_number, pos_ + st.at,
-                        "expected a JSON number in a high-precision number, saw " +
-                            (st.at < text.size()
-                                 ? marker_name(static_cast<unsigned char>(text[st.at]))
-                                 : std::string("its end"))));
+                    return fail(
+                        make_error(errc::invalid_number, pos_ + st.at,
+                                   "expected a JSON number in a high-precision number, saw " +
+                                       (st.at < text.size()
+                                            ? marker_name(static_cast<unsigned char>(text[st.at]))
+                                            : std::string("its end"))));
                 }
                 pos_ += text.size();
                 return {};
@@ -272,18 +289,18 @@ private:
             }
             type = byte(pos_);
             if (min_payload(type) < 0) {
-                return fail(make_error(errc::malformed, pos_,
-                                       "expected a value type after '$', saw " +
-                                           marker_name(type)));
+                return fail(
+                    make_error(errc::malformed, pos_,
+                               "expected a value type after '$', saw " + marker_name(type)));
             }
             ++pos_;
             if (pos_ >= in_.size()) {
                 return fail(eof("'#' after a '$' type"));
             }
             if (in_[pos_] != '#') {
-                return fail(make_error(errc::malformed, pos_,
-                                       "expected '#' after a '$' type, saw " +
-                                           marker_name(byte(pos_))));
+                return fail(
+                    make_error(errc::malformed, pos_,
+                               "expected '#' after a '$' type, saw " + marker_name(byte(pos_))));
             }
         }
         if (pos_ < in_.size() && in_[pos_] == '#') {
@@ -302,9 +319,9 @@ private:
             if (per == 0) {
                 // $Z, $T, $F arrays take no input per element: bound them by the budget.
                 if (count > b_.limits().max_bytes / 8) {
-                    return fail(make_error(errc::size_exceeded, start,
-                                           "count " + std::to_string(count) +
-                                               " exceeds the document size budget"));
+                    return fail(make_error(
+                        errc::size_exceeded, start,
+                        "count " + std::to_string(count) + " exceeds the document size budget"));
                 }
             } else if (count > left() / per) {
                 return fail(too_long(start, count, is_map ? "object count" : "array count"));
@@ -423,8 +440,8 @@ public:
                     return {};
                 }
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(v, "tag " + std::to_string(v.tag()) +
-                                                       " is not representable in ubjson"));
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in ubjson"));
                 }
                 return write(v.tagged_value());
             case kind::array:
@@ -501,8 +518,8 @@ private:
             default: {
                 std::string text = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(k, "map key " + text +
-                                                       " is not representable in ubjson"));
+                    return fail(
+                        unrepresentable(k, "map key " + text + " is not representable in ubjson"));
                 }
                 write_text(0, text);
                 return {};
