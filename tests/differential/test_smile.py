@@ -43,6 +43,9 @@ def edge_json():
     v["many"] = [{"key%04d" % i: i for i in range(j, j + 150)} for j in range(0, 1200, 150)]
     v["again"] = [{"key%04d" % i: i for i in range(0, 1200, 7)}]
     v["repeat"] = [{"name": "same", "kind": "x" * 10, "id": i} for i in range(100)]
+    # Shared string values (Jackson's "values" setting): long references (index >= 31) and
+    # the table reset after 1024 values.
+    v["vals"] = ["v%d" % i for i in range(40)] * 2 + ["s%d" % i for i in range(1100)] * 2
     return json.dumps(v, ensure_ascii=False).encode()
 
 

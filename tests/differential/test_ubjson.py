@@ -120,6 +120,13 @@ class ReferenceDecodesOurs(unittest.TestCase):
         self.assertEqual(json.loads(ref(["from-ubjson"], ours)), [0, 255, 16])
 
 
+    def test_decimal_fraction_as_high_precision(self):
+        # CBOR tag 4 [-2, 150] (1.50) is written as H "1.50"; nlohmann reads H as a number.
+        ours = common.convert(["--from", "cbor", "--to", "ubjson"], bytes.fromhex("c482211896"))[1]
+        self.assertEqual(ours, b"Hi\x041.50")
+        self.assertEqual(json.loads(ref(["from-ubjson"], ours)), 1.5)
+
+
 class WeDecodeReferences(unittest.TestCase):
     """nlohmann writes plain containers, counted ones (#) and typed ones ($ and #)."""
 
