@@ -416,8 +416,10 @@ std::vector<job> make_jobs(const load_options& opt, const document& plain,
             xo.schema = *parsed;
             query = "schema=" + opt.schema_name;
         }
-        if (f.id == format_id::csv) {
-            query = "infer=true&unflatten=true";  // CSV reads back typed and nested with these
+        if (!f.caps.boolean) {
+            // Text-only formats (CSV, urlform, INI, dotenv) read back typed and nested with
+            // these, as the bench does.
+            query = "infer=true&unflatten=true";
         }
         if (!encode(format_id::json, in, as_json) || !encode(f.id, in, as_x, xo)) {
             std::printf("# %s: skipped (the data has no lossless form in it)\n",

@@ -17,6 +17,7 @@ test_pkgs=(
     python3 python3-yaml curl prometheus
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev
+    openjdk-17-jdk-headless libjackson2-dataformat-smile
 )
 
 want=("${build_pkgs[@]}")

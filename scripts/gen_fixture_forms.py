@@ -19,9 +19,9 @@ FIX = os.path.join(ROOT, "fixtures")
 # bools: not bencode; nested values: not CSV).
 FORMS = {
     "records": ["json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "bson",
-                "postcard"],
+                "postcard", "ndjson", "edn", "ubjson", "smile"],
     "bench": ["json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "bson",
-              "toml", "postcard"],
+              "toml", "postcard", "ndjson", "edn", "ubjson", "smile"],
 }
 WRAPPED = {"bson", "toml"}
 

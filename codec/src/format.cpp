@@ -87,7 +87,7 @@ constexpr std::array<format_info, format_count> table{{
      {true, false, false, false, false, false, true, false, false}},
     {format_id::edn, "edn", edn_types, edn_ext, {true, true, true, true, false, true, false, false, false}},
     {format_id::ubjson, "ubjson", ubjson_types, ubjson_ext,
-     {false, true, true, true, false, false, false, false, false}},
+     {false, true, true, true, true, false, false, false, false}},
     {format_id::smile, "smile", smile_types, smile_ext,
      {false, true, true, true, true, false, false, false, false}},
     {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,

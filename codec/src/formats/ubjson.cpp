@@ -1,8 +1,543 @@
-// ubjson: not implemented yet (the registry answers errc::not_implemented).
+// UBJSON Draft 12 (https://ubjson.org): every marker on read, including the optimized
+// container forms with '$' type and '#' count; the smallest integer marker on write.
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "detail/lossy.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
+#include "ubjson/decimal.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions ubjson_codec{};
+// ---- reader ----
+
+std::string marker_name(unsigned char m) {
+    if (m >= 0x21 && m <= 0x7e) {
+        return std::string("'") + static_cast<char>(m) + "'";
+    }
+    static const char* digits = "0123456789abcdef";
+    return std::string("0x") + digits[m >> 4] + digits[m & 15];
+}
+
+// Payload bytes of a value of type `m` after its marker, at least: what a '#' count of such
+// values needs from the input. -1 for a marker that is no value type.
+int min_payload(unsigned char m) {
+    switch (m) {
+        case 'Z':
+        case 'T':
+        case 'F':
+            return 0;
+        case 'i':
+        case 'U':
+        case 'C':
+            return 1;
+        case 'I':
+            return 2;
+        case 'l':
+        case 'd':
+            return 4;
+        case 'L':
+        case 'D':
+            return 8;
+        case 'S':
+        case 'H':
+            return 2;  // a length (marker and at least one byte)
+        case '[':
+        case '{':
+            return 1;  // at least the closing marker or a '#' count
+        default:
+            return -1;
+    }
+}
+
+class ubjson_reader {
+public:
+    ubjson_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+
+    result<void> run() {
+        if (auto r = read_value(); !r) {
+            return r;
+        }
+        skip_noop();
+        if (pos_ != in_.size()) {
+            return fail(make_error(
+                errc::trailing_content, pos_,
+                "expected end of input, saw " + std::to_string(in_.size() - pos_) + " more bytes"));
+        }
+        return {};
+    }
+
+private:
+    std::size_t left() const noexcept { return in_.size() - pos_; }
+    unsigned char byte(std::size_t p) const noexcept { return static_cast<unsigned char>(in_[p]); }
+
+    void skip_noop() {
+        while (pos_ < in_.size() && in_[pos_] == 'N') {
+            ++pos_;
+        }
+    }
+
+    error eof(const char* what) const {
+        return make_error(errc::unexpected_eof, in_.size(),
+                          std::string("expected ") + what + ", saw end of input");
+    }
+    error too_long(std::size_t start, std::uint64_t n, const char* what) const {
+        return make_error(errc::size_exceeded, start,
+                          std::string(what) + " of " + std::to_string(n) +
+                              " runs past the end of input (" + std::to_string(left()) +
+                              " bytes left)");
+    }
+    result<void> container_limit(std::size_t start) {
+        return fail(make_error(b_.status(), start,
+                               b_.status() == errc::depth_exceeded
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                                   : std::string("document larger than its size budget")));
+    }
+
+    // Big-endian n-byte integer at pos_ (Draft 12 is big-endian throughout).
+    std::uint64_t be(int n) {
+        std::uint64_t v = 0;
+        for (int i = 0; i < n; ++i) {
+            v = (v << 8) | byte(pos_ + static_cast<std::size_t>(i));
+        }
+        pos_ += static_cast<std::size_t>(n);
+        return v;
+    }
+
+    // The integer of marker m (i U I l L) at pos_; false with the error set otherwise.
+    result<std::int64_t> read_int(unsigned char m, const char* what) {
+        int n = m == 'i' || m == 'U' ? 1 : m == 'I' ? 2 : m == 'l' ? 4 : 8;
+        if (left() < static_cast<std::size_t>(n)) {
+            return fail(eof(what));
+        }
+        std::uint64_t v = be(n);
+        switch (m) {
+            case 'i':
+                return static_cast<std::int8_t>(v);
+            case 'U':
+                return static_cast<std::int64_t>(v);
+            case 'I':
+                return static_cast<std::int16_t>(v);
+            case 'l':
+                return static_cast<std::int32_t>(v);
+            default:
+                return static_cast<std::int64_t>(v);
+        }
+    }
+
+    // A length or count: an integer marker and its value, never negative.
+    result<std::uint64_t> read_length(const char* what) {
+        if (pos_ >= in_.size()) {
+            return fail(eof(what));
+        }
+        const std::size_t start = pos_;
+        unsigned char m = byte(pos_);
+        if (m != 'i' && m != 'U' && m != 'I' && m != 'l' && m != 'L') {
+            return fail(make_error(
+                errc::malformed, start,
+                std::string("expected an integer marker for ") + what + ", saw " + marker_name(m)));
+        }
+        ++pos_;
+        auto v = read_int(m, what);
+        if (!v) {
+            return fail(v.error());
+        }
+        if (*v < 0) {
+            return fail(make_error(errc::malformed, start,
+                                   std::string("negative ") + what + " " + std::to_string(*v)));
+        }
+        return static_cast<std::uint64_t>(*v);
+    }
+
+    // A length-prefixed UTF-8 string (S payload and object keys).
+    result<std::string_view> read_text(std::size_t start, const char* what) {
+        auto n = read_length(what);
+        if (!n) {
+            return fail(n.error());
+        }
+        if (*n > left()) {
+            return fail(too_long(start, *n, what));
+        }
+        std::string_view s = in_.substr(pos_, static_cast<std::size_t>(*n));
+        std::size_t valid = utf8_valid_prefix(s);
+        if (valid != s.size()) {
+            return fail(make_error(errc::invalid_utf8, pos_ + valid,
+                                   std::string("invalid UTF-8 in ") + what));
+        }
+        pos_ += s.size();
+        return s;
+    }
+
+    result<void> read_value() {
+        skip_noop();
+        if (pos_ >= in_.size()) {
+            return fail(
+                make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
+        }
+        const std::size_t start = pos_++;
+        return read_typed(byte(start), start);
+    }
+
+    // The value of marker m (already consumed, at `start`); its payload starts at pos_.
+    result<void> read_typed(unsigned char m, std::size_t start) {
+        switch (m) {
+            case 'Z':
+                b_.add_null();
+                return {};
+            case 'T':
+            case 'F':
+                b_.add_bool(m == 'T');
+                return {};
+            case 'i':
+            case 'U':
+            case 'I':
+            case 'l':
+            case 'L': {
+                auto v = read_int(m, "an integer");
+                if (!v) {
+                    return fail(v.error());
+                }
+                b_.add_int(*v);
+                return {};
+            }
+            case 'd': {
+                if (left() < 4) {
+                    return fail(eof("4 bytes of float32"));
+                }
+                auto bits = static_cast<std::uint32_t>(be(4));
+                float f;
+                std::memcpy(&f, &bits, 4);
+                b_.add_double(static_cast<double>(f));  // exact widening
+                return {};
+            }
+            case 'D': {
+                if (left() < 8) {
+                    return fail(eof("8 bytes of float64"));
+                }
+                std::uint64_t bits = be(8);
+                double d;
+                std::memcpy(&d, &bits, 8);
+                b_.add_double(d);
+                return {};
+            }
+            case 'C': {
+                if (left() < 1) {
+                    return fail(eof("a char"));
+                }
+                unsigned char c = byte(pos_);
+                if (c > 0x7f) {
+                    return fail(make_error(errc::invalid_utf8, pos_,
+                                           "expected an ASCII char, saw " + marker_name(c)));
+                }
+                b_.add_string(in_.substr(pos_++, 1));
+                return {};
+            }
+            case 'S': {
+                auto s = read_text(start, "string length");
+                if (!s) {
+                    return fail(s.error());
+                }
+                b_.add_string(*s);
+                return {};
+            }
+            case 'H': {
+                auto n = read_length("high-precision number length");
+                if (!n) {
+                    return fail(n.error());
+                }
+                if (*n > left()) {
+                    return fail(too_long(start, *n, "high-precision number"));
+                }
+                std::string_view text = in_.substr(pos_, static_cast<std::size_t>(*n));
+                decimal_status st = add_decimal_text(b_, text);
+                if (st.what == decimal_status::limit) {
+                    return container_limit(start);
+                }
+                if (st.what == decimal_status::bad_text) {
+                    return fail(
+                        make_error(errc::invalid_number, pos_ + st.at,
+                                   "expected a JSON number in a high-precision number, saw " +
+                                       (st.at < text.size()
+                                            ? marker_name(static_cast<unsigned char>(text[st.at]))
+                                            : std::string("its end"))));
+                }
+                pos_ += text.size();
+                return {};
+            }
+            case '[':
+                return read_container(start, false);
+            case '{':
+                return read_container(start, true);
+            default:
+                return fail(make_error(errc::malformed, start,
+                                       "expected a value marker, saw " + marker_name(m)));
+        }
+    }
+
+    // After '[' or '{': the optional '$' type and '#' count, then the elements.
+    result<void> read_container(std::size_t start, bool is_map) {
+        unsigned char type = 0;
+        bool counted = false;
+        std::uint64_t count = 0;
+        if (pos_ < in_.size() && in_[pos_] == '$') {
+            ++pos_;
+            if (pos_ >= in_.size()) {
+                return fail(eof("a type marker after '$'"));
+            }
+            type = byte(pos_);
+            if (min_payload(type) < 0) {
+                return fail(
+                    make_error(errc::malformed, pos_,
+                               "expected a value type after '$', saw " + marker_name(type)));
+            }
+            ++pos_;
+            if (pos_ >= in_.size()) {
+                return fail(eof("'#' after a '$' type"));
+            }
+            if (in_[pos_] != '#') {
+                return fail(
+                    make_error(errc::malformed, pos_,
+                               "expected '#' after a '$' type, saw " + marker_name(byte(pos_))));
+            }
+        }
+        if (pos_ < in_.size() && in_[pos_] == '#') {
+            ++pos_;
+            auto n = read_length("a count");
+            if (!n) {
+                return fail(n.error());
+            }
+            counted = true;
+            count = *n;
+        }
+        if (counted) {
+            // Check the count against what the input can hold before building anything.
+            int elem = type != 0 ? min_payload(type) : 1;
+            std::uint64_t per = static_cast<std::uint64_t>(elem) + (is_map ? 2 : 0);
+            if (per == 0) {
+                // $Z, $T, $F arrays take no input per element: bound them by the budget.
+                if (count > b_.limits().max_bytes / 8) {
+                    return fail(make_error(
+                        errc::size_exceeded, start,
+                        "count " + std::to_string(count) + " exceeds the document size budget"));
+                }
+            } else if (count > left() / per) {
+                return fail(too_long(start, count, is_map ? "object count" : "array count"));
+            }
+        }
+        if (!is_map && type == 'U') {
+            // An optimized array of uint8 is how UBJSON writers store binary (nlohmann's
+            // to_ubjson does): read as bytes.
+            b_.add_bytes(in_.substr(pos_, static_cast<std::size_t>(count)));
+            pos_ += static_cast<std::size_t>(count);
+            return {};
+        }
+        if (!(is_map ? b_.begin_map() : b_.begin_array())) {
+            return container_limit(start);
+        }
+        const unsigned char close = is_map ? '}' : ']';
+        for (std::uint64_t i = 0; !counted || i < count; ++i) {
+            if (!counted) {
+                skip_noop();
+                if (pos_ >= in_.size()) {
+                    return fail(eof(is_map ? "a key or '}'" : "a value or ']'"));
+                }
+                if (byte(pos_) == close) {
+                    ++pos_;
+                    break;
+                }
+            }
+            if (is_map) {
+                auto k = read_text(pos_, "key length");
+                if (!k) {
+                    return fail(k.error());
+                }
+                b_.add_string(*k);
+            }
+            if (type != 0) {
+                if (auto r = read_typed(type, pos_); !r) {
+                    return r;
+                }
+            } else if (auto r = read_value(); !r) {
+                return r;
+            }
+        }
+        if (!b_.ok()) {
+            return container_limit(start);
+        }
+        if (is_map) {
+            b_.end_map();
+        } else {
+            b_.end_array();
+        }
+        return {};
+    }
+
+    std::string_view in_;
+    builder& b_;
+    std::size_t pos_ = 0;
+};
+
+result<void> decode_ubjson(std::string_view in, builder& b, const decode_options&) {
+    ubjson_reader r(in, b);
+    return r.run();
+}
+
+// ---- writer ----
+
+class ubjson_writer {
+public:
+    ubjson_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> write(value v) {
+        switch (v.kind()) {
+            case kind::null:
+                out_.push_back('Z');
+                return {};
+            case kind::boolean_false:
+                out_.push_back('F');
+                return {};
+            case kind::boolean_true:
+                out_.push_back('T');
+                return {};
+            case kind::int64:
+                write_int(v.get_int());
+                return {};
+            case kind::uint64: {
+                // Above INT64_MAX: no integer marker holds it, a high-precision number does.
+                char buf[24];
+                auto r = std::to_chars(buf, buf + sizeof buf, v.get_uint());
+                write_text('H', {buf, static_cast<std::size_t>(r.ptr - buf)});
+                return {};
+            }
+            case kind::float64: {
+                double d = v.get_double();
+                std::uint64_t bits;
+                std::memcpy(&bits, &d, 8);
+                put('D', bits, 8);
+                return {};
+            }
+            case kind::string:
+            case kind::timestamp:
+                write_text('S', v.get_string());
+                return {};
+            case kind::bignum:
+                write_text('H', v.get_string());
+                return {};
+            case kind::bytes: {
+                // [$U#n: the optimized uint8 array, as nlohmann's to_ubjson writes binary.
+                std::string_view s = v.get_string();
+                out_.append("[$U#", 4);
+                write_int(static_cast<std::int64_t>(s.size()));
+                out_.append(s);
+                return {};
+            }
+            case kind::tagged:
+                if (is_decimal_fraction(v)) {
+                    write_text('H', decimal_fraction_text(v));
+                    return {};
+                }
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in ubjson"));
+                }
+                return write(v.tagged_value());
+            case kind::array:
+                out_.append("[#", 2);
+                write_int(static_cast<std::int64_t>(v.size()));
+                for (value c : v.items()) {
+                    if (auto r = write(c); !r) {
+                        return r;
+                    }
+                }
+                return {};
+            case kind::map:
+                out_.append("{#", 2);
+                write_int(static_cast<std::int64_t>(v.size()));
+                for (auto [k, val] : v.entries()) {
+                    if (auto r = write_key(k); !r) {
+                        return r;
+                    }
+                    if (auto r = write(val); !r) {
+                        return r;
+                    }
+                }
+                return {};
+        }
+        return {};
+    }
+
+private:
+    void put(char marker, std::uint64_t v, int n) {
+        char* p = out_.prepare(9);
+        p[0] = marker;
+        for (int i = 0; i < n; ++i) {
+            p[1 + i] = static_cast<char>(v >> (8 * (n - 1 - i)));
+        }
+        out_.commit(static_cast<std::size_t>(n) + 1);
+    }
+
+    // The smallest marker, in nlohmann's order: i, U, I, l, L.
+    void write_int(std::int64_t v) {
+        if (v >= INT8_MIN && v <= INT8_MAX) {
+            put('i', static_cast<std::uint64_t>(v), 1);
+        } else if (v >= 0 && v <= UINT8_MAX) {
+            put('U', static_cast<std::uint64_t>(v), 1);
+        } else if (v >= INT16_MIN && v <= INT16_MAX) {
+            put('I', static_cast<std::uint64_t>(v), 2);
+        } else if (v >= INT32_MIN && v <= INT32_MAX) {
+            put('l', static_cast<std::uint64_t>(v), 4);
+        } else {
+            put('L', static_cast<std::uint64_t>(v), 8);
+        }
+    }
+
+    // A marker, the length, the bytes (S, H); keys omit the marker.
+    void write_text(char marker, std::string_view s) {
+        if (marker != 0) {
+            out_.push_back(marker);
+        }
+        write_int(static_cast<std::int64_t>(s.size()));
+        out_.append(s);
+    }
+
+    result<void> write_key(value k) {
+        switch (k.kind()) {
+            case kind::string:
+            case kind::timestamp:
+                write_text(0, k.get_string());
+                return {};
+            case kind::int64:
+            case kind::uint64:
+            case kind::bignum:
+                // Integer keys become their decimal text (DESIGN section 3: not lossy).
+                write_text(0, integer_text(k));
+                return {};
+            default: {
+                std::string text = to_debug_string(k);
+                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                    return fail(
+                        unrepresentable(k, "map key " + text + " is not representable in ubjson"));
+                }
+                write_text(0, text);
+                return {};
+            }
+        }
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+};
+
+result<void> encode_ubjson(const document& doc, output_buffer& out, const encode_options& opt) {
+    ubjson_writer w(out, opt);
+    return w.write(doc.root());
+}
+
+}  // namespace
+
+const codec_functions ubjson_codec{decode_ubjson, encode_ubjson};
 
 }  // namespace polycodec::detail
