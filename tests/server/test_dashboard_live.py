@@ -57,14 +57,21 @@ class DashboardLive(unittest.TestCase):
                 cls.tearDownClass()
                 raise unittest.SkipTest("prometheus did not start")
             time.sleep(0.2)
+        # Prometheus applies new targets after a few seconds: wait for its first scrape, so
+        # that every counter's increase during the load is seen by rate().
+        while not cls.scraped():
+            if time.monotonic() > deadline + 30:
+                cls.tearDownClass()
+                raise unittest.SkipTest("prometheus never scraped the service")
+            time.sleep(0.2)
         # Load over both transports at once, plus requests that take a lossy fallback and
         # requests that fail, for the error and lossy panels.
         formats = ",".join(LOADED_FORMATS)
         args = ["--concurrency", "4", "--duration", "12s", "--formats", formats]
         http = subprocess.Popen([lt, "http", "--target", "127.0.0.1:%d" % cls.server.http_port,
-                                 *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                 *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         tcp = subprocess.Popen([lt, "tcp", "--target", "127.0.0.1:%d" % cls.server.tcp_port,
-                                *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(6):
             cls.post("/transcode?lossy=allow", bytes.fromhex("82f97e0001"), "application/cbor",
                      "application/json")
@@ -90,6 +97,17 @@ class DashboardLive(unittest.TestCase):
         try:
             with urllib.request.urlopen("http://127.0.0.1:%d/-/ready" % cls.port, timeout=2) as r:
                 return r.status == 200
+        except OSError:
+            return False
+
+    @classmethod
+    def scraped(cls):
+        url = "http://127.0.0.1:%d/api/v1/query?%s" % (
+            cls.port, urllib.parse.urlencode({"query": 'up{job="polycodec"}'}))
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                result = json.load(r)["data"]["result"]
+            return bool(result) and result[0]["value"][1] == "1"
         except OSError:
             return False
 
