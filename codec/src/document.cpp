@@ -287,6 +287,9 @@ std::string builder::current_path() const {
             path += std::to_string(child_open ? f.count - 1 : f.count);
         } else if (k == kind::map) {
             std::uint64_t key_number;
+            if (child_open && f.count % 2 == 1) {
+                break;  // the open child is a key (a tagged key): the path of the map
+            }
             if (child_open) {
                 key_number = f.count - 2;
             } else if (f.count % 2 == 1) {

@@ -32,6 +32,8 @@ bool is_delim(char c) {
            c == '"' || c == ';' || c == '\\';
 }
 
+bool is_closer(char c) { return c == ')' || c == ']' || c == '}'; }
+
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -268,8 +270,18 @@ private:
         }
     }
 
+    // A Document's map keys are scalars: a collection (or a tag read as a map) in a key
+    // position is refused before anything is built.
+    result<void> collection_key() {
+        return fail(make_error(errc::unrepresentable, pos_,
+                               "a collection as a map key is not supported"));
+    }
+
     result<void> parse_value() {
         char c = in_[pos_];
+        if (in_key_ && !skipping() && (c == '[' || c == '(' || c == '{')) {
+            return collection_key();
+        }
         switch (c) {
             case '[':
                 return parse_seq(']');
@@ -333,7 +345,7 @@ private:
                 close(false);
                 return {};
             }
-            if (pos_ >= in_.size()) {
+            if (pos_ >= in_.size() || is_closer(in_[pos_])) {
                 return fail(unexpected(closer == ']' ? "a value or ']'" : "a value or ')'"));
             }
             if (auto r = parse_value(); !r) {
@@ -364,23 +376,14 @@ private:
                 close(true);
                 return {};
             }
-            if (pos_ >= in_.size()) {
+            if (pos_ >= in_.size() || is_closer(in_[pos_])) {
                 return fail(unexpected("a value or '}'"));
             }
-            std::size_t key_at = pos_;
-            std::size_t index = b_.next_index();
-            if (auto r = parse_value(); !r) {
+            in_key_ = forms % 2 == 0;
+            auto r = parse_value();
+            in_key_ = false;
+            if (!r) {
                 return r;
-            }
-            if (forms % 2 == 0 && !skipping()) {
-                value k(&b_.doc(), index);
-                while (k.kind() == kind::tagged) {
-                    k = k.tagged_value();
-                }
-                if (k.is_container()) {
-                    return fail(make_error(errc::unrepresentable, key_at,
-                                           "a collection as a map key is not supported"));
-                }
             }
             ++forms;
         }
@@ -766,6 +769,9 @@ private:
         }
         char c = in_[pos_ + 1];
         if (c == '{') {
+            if (in_key_ && !skipping()) {
+                return collection_key();
+            }
             ++pos_;
             return parse_seq_set();
         }
@@ -824,6 +830,10 @@ private:
             return parse_value();
         }
         // Any other tag: the one-entry map {"#tag": value}.
+        if (in_key_ && !skipping()) {
+            pos_ = start;
+            return collection_key();
+        }
         if (!open(true)) {
             return container_limit();
         }
@@ -853,7 +863,7 @@ private:
                 close(false);
                 return {};
             }
-            if (pos_ >= in_.size()) {
+            if (pos_ >= in_.size() || is_closer(in_[pos_])) {
                 return fail(unexpected("a value or '}'"));
             }
             if (auto r = parse_value(); !r) {
@@ -889,6 +899,7 @@ private:
     builder& b_;
     std::size_t pos_ = 0;
     int skipping_ = 0;
+    bool in_key_ = false;  // parsing a map key
     std::size_t skip_depth_ = 0;
     std::string scratch_;
 };
