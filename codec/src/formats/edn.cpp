@@ -152,7 +152,8 @@ bool valid_tag(std::string_view name) {
 
 class edn_reader {
 public:
-    edn_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+    edn_reader(std::string_view in, builder& b, std::string& scratch)
+        : in_(in), b_(b), scratch_(scratch) {}
 
     result<void> run() {
         if (auto r = skip_ignorable(); !r) {
@@ -901,12 +902,18 @@ private:
     int skipping_ = 0;
     bool in_key_ = false;  // parsing a map key
     std::size_t skip_depth_ = 0;
-    std::string scratch_;
+    std::string& scratch_;  // unescaped strings, per thread and reused
 };
 
 result<void> decode_edn(std::string_view in, builder& b, const decode_options&) {
-    edn_reader r(in, b);
-    return r.run();
+    // Reused across decodes so that a steady stream allocates nothing; released when large.
+    thread_local std::string scratch;
+    edn_reader r(in, b, scratch);
+    auto res = r.run();
+    if (scratch.capacity() > (std::size_t{1} << 20)) {
+        std::string().swap(scratch);
+    }
+    return res;
 }
 
 // ---- writer ----
