@@ -114,6 +114,10 @@ TEST(EdnDecode, CollectionKeysAreRefused) {
     // Scalars of any kind are fine, also tagged and after discarded collections.
     EXPECT_EQ(decode_dbg("{#_ [1] #cbor/tag1 #_ {} 5 x #inst \"2026-01-01T00:00:00Z\" y}"),
               R"({tag(1, 5):"x",t"2026-01-01T00:00:00Z":"y"})");
+    // A map discarded inside a tagged key does not end the key.
+    e = test::decode_error(format_id::edn, "{#cbor/tag1 #_ {:a 1} [1] 2}");
+    EXPECT_EQ(e.code, errc::unrepresentable) << describe(e);
+    EXPECT_EQ(e.offset, 22u);
     e = test::decode_error(format_id::edn, "{#t 1 2}");
     EXPECT_EQ(e.code, errc::unrepresentable) << describe(e);
     EXPECT_EQ(e.offset, 1u);

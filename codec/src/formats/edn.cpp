@@ -380,9 +380,14 @@ private:
             if (pos_ >= in_.size() || is_closer(in_[pos_])) {
                 return fail(unexpected("a value or '}'"));
             }
-            in_key_ = forms % 2 == 0;
+            // Inside #_ keys may be anything; a discarded map leaves the flag alone.
+            if (!skipping()) {
+                in_key_ = forms % 2 == 0;
+            }
             auto r = parse_value();
-            in_key_ = false;
+            if (!skipping()) {
+                in_key_ = false;
+            }
             if (!r) {
                 return r;
             }
