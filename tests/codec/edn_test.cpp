@@ -196,8 +196,7 @@ TEST(EdnDecode, ErrorTable) {
         EXPECT_EQ(e.offset, c.offset) << c.input << ": " << describe(e);
         EXPECT_EQ(e.line, c.line) << c.input << ": " << describe(e);
         EXPECT_EQ(e.column, c.column) << c.input << ": " << describe(e);
-        EXPECT_NE(e.message.find(c.message), std::string::npos)
-            << c.input << ": " << e.message;
+        EXPECT_NE(e.message.find(c.message), std::string::npos) << c.input << ": " << e.message;
         EXPECT_EQ(e.format, format_id::edn);
     }
 }
@@ -321,9 +320,10 @@ TEST(EdnEncode, Pretty) {
 TEST(EdnEncode, FromOtherFormats) {
     // bytes -> base64url text (DESIGN section 3), timestamps: offset date-times as #inst,
     // local ones as text; BSON ObjectId as Extended JSON; a uint key with N.
-    document d = test::must_decode(format_id::cbor, test::hex("a3 6161 43 000102"
-                                                              "6162 c0 74 323032362d30312d30315430303a30303a30305a"
-                                                              "1bffffffffffffffff f5"));
+    document d = test::must_decode(format_id::cbor,
+                                   test::hex("a3 6161 43 000102"
+                                             "6162 c0 74 323032362d30312d30315430303a30303a30305a"
+                                             "1bffffffffffffffff f5"));
     EXPECT_EQ(test::must_encode(format_id::edn, d),
               "{:a \"AAEC\" :b #inst \"2026-01-01T00:00:00Z\" 18446744073709551615N true}");
     d = test::must_decode(format_id::toml, "d = 1979-05-27\nt = 07:32:00\n");
@@ -333,8 +333,7 @@ TEST(EdnEncode, FromOtherFormats) {
     output_buffer bson;
     ASSERT_TRUE(encode(format_id::bson, d, bson));
     b = test::must_decode(format_id::bson, bson.view());
-    EXPECT_EQ(test::must_encode(format_id::edn, b),
-              "{:_id {:$oid \"5f1d0c6e8b3e4a2b1c0d9e8f\"}}");
+    EXPECT_EQ(test::must_encode(format_id::edn, b), "{:_id {:$oid \"5f1d0c6e8b3e4a2b1c0d9e8f\"}}");
 }
 
 TEST(EdnEncode, RoundTripsEveryKindThroughEdn) {

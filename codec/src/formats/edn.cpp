@@ -45,8 +45,22 @@ bool is_symbol_char(char c) {
         return true;
     }
     switch (c) {
-        case '.': case '*': case '+': case '!': case '-': case '_': case '?': case '$':
-        case '%': case '&': case '=': case '<': case '>': case '/': case '#': case ':':
+        case '.':
+        case '*':
+        case '+':
+        case '!':
+        case '-':
+        case '_':
+        case '?':
+        case '$':
+        case '%':
+        case '&':
+        case '=':
+        case '<':
+        case '>':
+        case '/':
+        case '#':
+        case ':':
         case '\'':
             return true;
         default:
@@ -160,7 +174,8 @@ public:
             return r;
         }
         if (pos_ >= in_.size()) {
-            return fail(make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
+            return fail(
+                make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
         }
         if (auto r = parse_value(); !r) {
             return r;
@@ -274,8 +289,8 @@ private:
     // A Document's map keys are scalars: a collection (or a tag read as a map) in a key
     // position is refused before anything is built.
     result<void> collection_key() {
-        return fail(make_error(errc::unrepresentable, pos_,
-                               "a collection as a map key is not supported"));
+        return fail(
+            make_error(errc::unrepresentable, pos_, "a collection as a map key is not supported"));
     }
 
     result<void> parse_value() {
@@ -440,8 +455,8 @@ private:
             std::string_view s = in_.substr(checked, upto - checked);
             std::size_t valid = utf8_valid_prefix(s);
             if (valid != s.size()) {
-                return fail(make_error(errc::invalid_utf8, checked + valid,
-                                       "invalid UTF-8 in string"));
+                return fail(
+                    make_error(errc::invalid_utf8, checked + valid, "invalid UTF-8 in string"));
             }
             return {};
         };
@@ -452,9 +467,9 @@ private:
                     return r;
                 }
                 pos_ = p;
-                return fail(make_error(errc::unexpected_eof, p,
-                                       "unterminated string starting at byte " +
-                                           std::to_string(start - 1)));
+                return fail(make_error(
+                    errc::unexpected_eof, p,
+                    "unterminated string starting at byte " + std::to_string(start - 1)));
             }
             char c = in_[p];
             if (c == '"') {
@@ -475,13 +490,27 @@ private:
             std::size_t esc_at = p;
             p += 2;
             switch (e) {
-                case '"': scratch_.push_back('"'); break;
-                case '\\': scratch_.push_back('\\'); break;
-                case 'n': scratch_.push_back('\n'); break;
-                case 'r': scratch_.push_back('\r'); break;
-                case 't': scratch_.push_back('\t'); break;
-                case 'b': scratch_.push_back('\b'); break;
-                case 'f': scratch_.push_back('\f'); break;
+                case '"':
+                    scratch_.push_back('"');
+                    break;
+                case '\\':
+                    scratch_.push_back('\\');
+                    break;
+                case 'n':
+                    scratch_.push_back('\n');
+                    break;
+                case 'r':
+                    scratch_.push_back('\r');
+                    break;
+                case 't':
+                    scratch_.push_back('\t');
+                    break;
+                case 'b':
+                    scratch_.push_back('\b');
+                    break;
+                case 'f':
+                    scratch_.push_back('\f');
+                    break;
                 case 'u': {
                     int u = hex4(p);
                     if (u < 0) {
@@ -601,8 +630,8 @@ private:
         if (!valid_symbol(name) || name == "/") {
             std::size_t bad = utf8_valid_prefix(name);
             if (bad != name.size()) {
-                return fail(make_error(errc::invalid_utf8, start + 1 + bad,
-                                       "invalid UTF-8 in keyword"));
+                return fail(
+                    make_error(errc::invalid_utf8, start + 1 + bad, "invalid UTF-8 in keyword"));
             }
             return fail(make_error(errc::unexpected_char, start,
                                    "invalid keyword :" + std::string(name.substr(0, 64))));
@@ -672,7 +701,7 @@ private:
         if (p < end && in_[p] == 'N' && p + 1 == end) {
             pos_ = end;
             if (!skipping()) {
-                add_integer(start, neg, digits_at, int_end);
+                add_integer(neg, digits_at, int_end);
             }
             return {};
         }
@@ -725,7 +754,7 @@ private:
             return {};
         }
         if (!is_float) {
-            add_integer(start, neg, digits_at, int_end);
+            add_integer(neg, digits_at, int_end);
             return {};
         }
         double d = 0;
@@ -742,7 +771,7 @@ private:
         return {};
     }
 
-    void add_integer(std::size_t start, bool neg, std::size_t digits_at, std::size_t int_end) {
+    void add_integer(bool neg, std::size_t digits_at, std::size_t int_end) {
         std::string_view digits = in_.substr(digits_at, int_end - digits_at);
         std::uint64_t u = 0;
         auto r = std::from_chars(digits.data(), digits.data() + digits.size(), u);
@@ -763,7 +792,6 @@ private:
         } else {
             b_.add_bignum(digits);
         }
-        (void)start;
     }
 
     // '#': sets #{}, ##NaN/##Inf/##-Inf, tagged elements (#_ is handled by skip_ignorable).
@@ -792,9 +820,9 @@ private:
             } else if (name == "-Inf") {
                 d = -HUGE_VAL;
             } else {
-                return fail(make_error(errc::unexpected_char, start,
-                                       "expected ##NaN, ##Inf or ##-Inf, saw ##" +
-                                           std::string(name.substr(0, 32))));
+                return fail(make_error(
+                    errc::unexpected_char, start,
+                    "expected ##NaN, ##Inf or ##-Inf, saw ##" + std::string(name.substr(0, 32))));
             }
             pos_ = end;
             if (!skipping()) {
@@ -806,13 +834,11 @@ private:
         std::string_view name = in_.substr(pos_ + 1, end - pos_ - 1);
         if (!valid_tag(name)) {
             ++pos_;
-            return fail(make_error(name.empty() ? errc::unexpected_char : errc::unexpected_char,
-                                   start,
-                                   name.empty() ? "expected a tag or '{' after '#', saw " +
-                                                      describe_at(start + 1)
-                                                : "invalid tag #" +
-                                                      std::string(name.substr(0, 64)) +
-                                                      " (a tag starts with a letter)"));
+            return fail(make_error(
+                errc::unexpected_char, start,
+                name.empty() ? "expected a tag or '{' after '#', saw " + describe_at(start + 1)
+                             : "invalid tag #" + std::string(name.substr(0, 64)) +
+                                   " (a tag starts with a letter)"));
         }
         pos_ = end;
         if (auto r = skip_ignorable(); !r) {
@@ -822,7 +848,7 @@ private:
             return fail(unexpected(("a value after #" + std::string(name.substr(0, 64))).c_str()));
         }
         if (name == "inst") {
-            return parse_inst(start);
+            return parse_inst();
         }
         tag_space space;
         std::uint64_t number = 0;
@@ -879,7 +905,7 @@ private:
     }
 
     // #inst "RFC 3339 date-time with offset" -> timestamp, the text kept as written.
-    result<void> parse_inst(std::size_t tag_at) {
+    result<void> parse_inst() {
         if (in_[pos_] != '"') {
             return fail(unexpected("a string after #inst"));
         }
@@ -894,7 +920,6 @@ private:
                                    "#inst needs an RFC 3339 date-time with offset, saw \"" +
                                        std::string(s.substr(0, 40)) + "\""));
         }
-        (void)tag_at;
         if (!skipping()) {
             b_.add_timestamp(s, timestamp_kind::offset_date_time);
         }
