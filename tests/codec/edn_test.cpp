@@ -205,6 +205,14 @@ TEST(EdnDecode, ErrorPathsNameTheValue) {
     auto e = test::decode_error(format_id::edn, "{:a [1 {:b 01}]}");
     EXPECT_EQ(e.code, errc::invalid_number);
     EXPECT_EQ(e.path, "/a/1/b");
+    // A tag's name is the key of its one-entry map, also in paths.
+    e = test::decode_error(format_id::edn, "[#my/tag [1 01]]");
+    EXPECT_EQ(e.code, errc::invalid_number);
+    EXPECT_EQ(e.path, "/0/#my~1tag/1");
+    e = test::decode_error(format_id::edn, "{:a {:b 1 [1] 2}}");
+    EXPECT_EQ(e.code, errc::unrepresentable);
+    EXPECT_EQ(e.offset, 10u);
+    EXPECT_EQ(e.path, "/a");
     // An error inside a tagged key names the map (builder::current_path once read past the
     // tape here).
     e = test::decode_error(format_id::edn, "{:a {#cbor/tag1 01 2}}");
