@@ -47,6 +47,8 @@ constexpr spec_case spec_cases[] = {
      R"(["foo","my.ns/bar","-","+","...","<=>","a#b","a:b","a'b","/"])"},
     // "Keywords are identifiers that typically designate themselves": the name without ':'.
     {"[:fred :my/fred :a.b-c?]", R"(["fred","my/fred","a.b-c?"])"},
+    // and, as Clojure's reader, keywords that start with a digit
+    {"{:1 a :2d b}", R"({"1":"a","2d":"b"})"},
     // "Integers consist of the digits 0 - 9, optionally prefixed by - to indicate a negative
     // number, or (redundantly) by +"; "If the suffix N is present, arbitrary precision".
     {"[0 -0 +7 -42 9223372036854775807 -9223372036854775808]",

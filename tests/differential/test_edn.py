@@ -134,6 +134,7 @@ EDGE_EDN = [
     "{:a {:b {:c {:d []}}}}",
     "\"multi\nline\"",
     "  42  ",
+    "{:1 a :2d b}",
 ]
 
 # Malformed EDN: (text, line, column). polycodec exits 2 and names the position.

@@ -627,7 +627,11 @@ private:
         std::size_t start = pos_;
         std::size_t end = token_end(pos_ + 1);
         std::string_view name = in_.substr(pos_ + 1, end - pos_ - 1);
-        if (!valid_symbol(name) || name == "/") {
+        // Clojure's reader also takes keywords that start with a digit (:1, :2d), which the
+        // spec's symbol rule does not; read them too.
+        bool ok = valid_symbol(name) ||
+                  (!name.empty() && is_digit(name[0]) && valid_symbol("a" + std::string(name)));
+        if (!ok || name == "/") {
             std::size_t bad = utf8_valid_prefix(name);
             if (bad != name.size()) {
                 return fail(
