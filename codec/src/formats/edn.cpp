@@ -1,8 +1,1252 @@
-// edn: not implemented yet (the registry answers errc::not_implemented).
+// EDN, extensible data notation (github.com/edn-format/edn). Own recursive-descent reader and
+// writer; docs/formats/edn.md lists how every EDN element maps to the Document and back.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "detail/base64.hpp"
+#include "detail/decimal128.hpp"
+#include "detail/epoch_time.hpp"
+#include "detail/extjson.hpp"
+#include "detail/lossy.hpp"
+#include "detail/number.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
+namespace {
 
-const codec_functions edn_codec{};
+// ---- character classes ----
+
+// EDN: whitespace includes the comma.
+bool is_ws(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == '\f';
+}
+
+// Characters that end a token (symbol, keyword, number, character name), as Clojure's reader.
+bool is_delim(char c) {
+    return is_ws(c) || c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' ||
+           c == '"' || c == ';' || c == '\\';
+}
+
+bool is_closer(char c) { return c == ')' || c == ']' || c == '}'; }
+
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// "Symbols begin with a non-numeric character and can contain alphanumeric characters and
+// . * + ! - _ ? $ % & = < >"; "# and : are allowed as constituent characters other than as
+// the first character"; Clojure also allows ' inside. Non-ASCII letters (UTF-8) are accepted.
+bool is_symbol_char(char c) {
+    if (is_alpha(c) || is_digit(c) || static_cast<unsigned char>(c) >= 0x80) {
+        return true;
+    }
+    switch (c) {
+        case '.':
+        case '*':
+        case '+':
+        case '!':
+        case '-':
+        case '_':
+        case '?':
+        case '$':
+        case '%':
+        case '&':
+        case '=':
+        case '<':
+        case '>':
+        case '/':
+        case '#':
+        case ':':
+        case '\'':
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool is_symbol_start(char c) {
+    return is_symbol_char(c) && !is_digit(c) && c != '#' && c != ':' && c != '\'';
+}
+
+// A symbol name: prefix/name with both parts non-empty, or "/" alone; "If -, + or . are the
+// first character, the second character (if any) must be non-numeric".
+bool valid_symbol(std::string_view s) {
+    if (s.empty()) {
+        return false;
+    }
+    if (s == "/") {
+        return true;
+    }
+    auto part_ok = [](std::string_view p) {
+        if (p.empty() || !is_symbol_start(p[0])) {
+            return false;
+        }
+        if ((p[0] == '-' || p[0] == '+' || p[0] == '.') && p.size() > 1 && is_digit(p[1])) {
+            return false;
+        }
+        for (char c : p) {
+            if (!is_symbol_char(c) || c == '/') {
+                return false;
+            }
+        }
+        return utf8_valid(p);
+    };
+    std::size_t slash = s.find('/');
+    if (slash == std::string_view::npos) {
+        return part_ok(s);
+    }
+    return part_ok(s.substr(0, slash)) && part_ok(s.substr(slash + 1));
+}
+
+// The names the writer emits as keywords (:name): a strict ASCII subset of valid_symbol that
+// every EDN reader reads back as the same name.
+bool keyword_safe(std::string_view s) {
+    if (s.empty() || s.size() > 256) {
+        return false;
+    }
+    std::size_t slash = s.find('/');
+    auto part = [](std::string_view p) {
+        if (p.empty() || !(is_alpha(p[0]) || p[0] == '_' || p[0] == '*' || p[0] == '?' ||
+                           p[0] == '!' || p[0] == '$' || p[0] == '<' || p[0] == '>' ||
+                           p[0] == '=' || p[0] == '&' || p[0] == '%')) {
+            return false;
+        }
+        for (char c : p) {
+            if (!(is_alpha(c) || is_digit(c) || c == '-' || c == '_' || c == '.' || c == '*' ||
+                  c == '+' || c == '!' || c == '?' || c == '$' || c == '%' || c == '&' ||
+                  c == '=' || c == '<' || c == '>')) {
+                return false;
+            }
+        }
+        return true;
+    };
+    if (slash == std::string_view::npos) {
+        return part(s);
+    }
+    return part(s.substr(0, slash)) && part(s.substr(slash + 1));
+}
+
+// Our own tags for the Document's tagged values: #cbor/tagN, #msgpack/tagN, #bson/tagN,
+// #other/tagN.
+constexpr std::pair<std::string_view, tag_space> own_tag_spaces[] = {
+    {"cbor/tag", tag_space::cbor},
+    {"msgpack/tag", tag_space::msgpack_ext},
+    {"bson/tag", tag_space::bson},
+    {"other/tag", tag_space::other},
+};
+
+bool own_tag(std::string_view name, tag_space& space, std::uint64_t& number) {
+    for (auto [prefix, sp] : own_tag_spaces) {
+        if (name.size() > prefix.size() && name.substr(0, prefix.size()) == prefix) {
+            std::string_view n = name.substr(prefix.size());
+            if (n.size() > 1 && n[0] == '0') {
+                return false;
+            }
+            auto r = std::from_chars(n.data(), n.data() + n.size(), number);
+            if (r.ec == std::errc() && r.ptr == n.data() + n.size()) {
+                space = sp;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// A tag name of EDN: "# followed immediately by a symbol starting with an alphabetic
+// character".
+bool valid_tag(std::string_view name) {
+    return !name.empty() && is_alpha(name[0]) && valid_symbol(name);
+}
+
+// ---- reader ----
+
+class edn_reader {
+public:
+    edn_reader(std::string_view in, builder& b, std::string& scratch)
+        : in_(in), b_(b), scratch_(scratch) {}
+
+    result<void> run() {
+        if (auto r = skip_ignorable(); !r) {
+            return r;
+        }
+        if (pos_ >= in_.size()) {
+            return fail(
+                make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
+        }
+        if (auto r = parse_value(); !r) {
+            return r;
+        }
+        if (auto r = skip_ignorable(); !r) {
+            return r;
+        }
+        if (pos_ != in_.size()) {
+            return fail(make_error(errc::trailing_content, pos_,
+                                   "expected end of input, saw " + describe_at(pos_)));
+        }
+        if (!b_.ok()) {
+            return container_limit();
+        }
+        return {};
+    }
+
+private:
+    std::string describe_at(std::size_t p) const {
+        if (p >= in_.size()) {
+            return "end of input";
+        }
+        unsigned char c = static_cast<unsigned char>(in_[p]);
+        if (c >= 0x20 && c < 0x7f) {
+            return std::string("'") + static_cast<char>(c) + "'";
+        }
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
+        return buf;
+    }
+    error unexpected(const char* expected) const {
+        return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
+                          std::string("expected ") + expected + ", saw " + describe_at(pos_));
+    }
+    result<void> container_limit() {
+        errc code = b_.status() == errc::ok ? errc::depth_exceeded : b_.status();
+        return fail(make_error(code, pos_,
+                               code == errc::depth_exceeded
+                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                                   : std::string("document larger than its size budget")));
+    }
+
+    // Containers and discards inside a #_ form are parsed but not built; they count against
+    // the same depth limit.
+    bool enter_skipped() {
+        if (b_.depth() + skip_depth_ + 1 > b_.limits().max_depth) {
+            return false;
+        }
+        ++skip_depth_;
+        return true;
+    }
+
+    // Whitespace, commas, ; comments and #_ discarded forms.
+    result<void> skip_ignorable() {
+        for (;;) {
+            while (pos_ < in_.size() && is_ws(in_[pos_])) {
+                ++pos_;
+            }
+            if (pos_ >= in_.size()) {
+                return {};
+            }
+            if (in_[pos_] == ';') {
+                while (pos_ < in_.size() && in_[pos_] != '\n') {
+                    ++pos_;
+                }
+                continue;
+            }
+            if (in_[pos_] == '#' && pos_ + 1 < in_.size() && in_[pos_ + 1] == '_') {
+                if (!enter_skipped()) {
+                    return container_limit();
+                }
+                pos_ += 2;
+                ++skipping_;
+                auto r = skip_ignorable();
+                if (r && pos_ >= in_.size()) {
+                    r = fail(unexpected("a form after #_"));
+                }
+                if (r) {
+                    r = parse_value();
+                }
+                --skipping_;
+                --skip_depth_;
+                if (!r) {
+                    return r;
+                }
+                continue;
+            }
+            return {};
+        }
+    }
+
+    // ---- builder calls, silent inside #_ ----
+    bool skipping() const { return skipping_ != 0; }
+
+    bool open(bool map) {
+        if (skipping()) {
+            return enter_skipped();
+        }
+        return map ? b_.begin_map() : b_.begin_array();
+    }
+    void close(bool map) {
+        if (skipping()) {
+            --skip_depth_;
+        } else if (map) {
+            b_.end_map();
+        } else {
+            b_.end_array();
+        }
+    }
+
+    // A Document's map keys are scalars: a collection (or a tag read as a map) in a key
+    // position is refused before anything is built.
+    result<void> collection_key() {
+        return fail(
+            make_error(errc::unrepresentable, pos_, "a collection as a map key is not supported"));
+    }
+
+    result<void> parse_value() {
+        char c = in_[pos_];
+        if (in_key_ && !skipping() && (c == '[' || c == '(' || c == '{')) {
+            return collection_key();
+        }
+        switch (c) {
+            case '[':
+                return parse_seq(']');
+            case '(':
+                return parse_seq(')');
+            case '{':
+                return parse_map();
+            case '"': {
+                std::string_view s;
+                if (auto r = read_string(s); !r) {
+                    return r;
+                }
+                if (!skipping()) {
+                    b_.add_string(s);
+                }
+                return {};
+            }
+            case '\\':
+                return parse_char();
+            case '#':
+                return parse_dispatch();
+            case ')':
+            case ']':
+            case '}':
+                return fail(unexpected("a value"));
+            default:
+                break;
+        }
+        if (is_digit(c) ||
+            ((c == '+' || c == '-') && pos_ + 1 < in_.size() && is_digit(in_[pos_ + 1]))) {
+            return parse_number();
+        }
+        if (c == ':') {
+            return parse_keyword();
+        }
+        if (is_symbol_start(c)) {
+            return parse_symbol();
+        }
+        return fail(unexpected("a value"));
+    }
+
+    std::size_t token_end(std::size_t from) const {
+        std::size_t p = from;
+        while (p < in_.size() && !is_delim(in_[p])) {
+            ++p;
+        }
+        return p;
+    }
+
+    result<void> parse_seq(char closer) {
+        if (!open(false)) {
+            return container_limit();
+        }
+        ++pos_;
+        for (;;) {
+            if (auto r = skip_ignorable(); !r) {
+                return r;
+            }
+            if (pos_ < in_.size() && in_[pos_] == closer) {
+                ++pos_;
+                close(false);
+                return {};
+            }
+            if (pos_ >= in_.size() || is_closer(in_[pos_])) {
+                return fail(unexpected(closer == ']' ? "a value or ']'" : "a value or ')'"));
+            }
+            if (auto r = parse_value(); !r) {
+                return r;
+            }
+        }
+    }
+
+    // A map's elements alternate key and value; keys are scalars in the Document.
+    result<void> parse_map() {
+        std::size_t open_at = pos_;
+        if (!open(true)) {
+            return container_limit();
+        }
+        ++pos_;
+        std::uint64_t forms = 0;
+        for (;;) {
+            if (auto r = skip_ignorable(); !r) {
+                return r;
+            }
+            if (pos_ < in_.size() && in_[pos_] == '}') {
+                if (forms % 2 != 0) {
+                    return fail(make_error(errc::unexpected_char, pos_,
+                                           "expected a value for the last key of the map at byte " +
+                                               std::to_string(open_at) + ", saw '}'"));
+                }
+                ++pos_;
+                close(true);
+                return {};
+            }
+            if (pos_ >= in_.size() || is_closer(in_[pos_])) {
+                return fail(unexpected("a value or '}'"));
+            }
+            // Inside #_ keys may be anything; a discarded map leaves the flag alone.
+            if (!skipping()) {
+                in_key_ = forms % 2 == 0;
+            }
+            auto r = parse_value();
+            if (!skipping()) {
+                in_key_ = false;
+            }
+            if (!r) {
+                return r;
+            }
+            ++forms;
+        }
+    }
+
+    int hex4(std::size_t p) const {
+        if (p + 4 > in_.size()) {
+            return -1;
+        }
+        int v = 0;
+        for (std::size_t i = p; i < p + 4; ++i) {
+            char c = in_[i];
+            v <<= 4;
+            if (c >= '0' && c <= '9') {
+                v |= c - '0';
+            } else if (c >= 'a' && c <= 'f') {
+                v |= c - 'a' + 10;
+            } else if (c >= 'A' && c <= 'F') {
+                v |= c - 'A' + 10;
+            } else {
+                return -1;
+            }
+        }
+        return v;
+    }
+
+    // A string at pos_ ('"'); `out` views the input (no escapes) or scratch_.
+    result<void> read_string(std::string_view& out) {
+        std::size_t start = ++pos_;
+        std::size_t p = start;
+        while (p < in_.size() && in_[p] != '"' && in_[p] != '\\') {
+            ++p;
+        }
+        if (p < in_.size() && in_[p] == '"') {
+            std::string_view s = in_.substr(start, p - start);
+            std::size_t valid = utf8_valid_prefix(s);
+            if (valid != s.size()) {
+                return fail(
+                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
+            }
+            out = s;
+            pos_ = p + 1;
+            return {};
+        }
+        scratch_.assign(in_.substr(start, p - start));
+        std::size_t checked = start;  // UTF-8 checked up to here, escapes aside
+        auto check_utf8 = [&](std::size_t upto) -> result<void> {
+            std::string_view s = in_.substr(checked, upto - checked);
+            std::size_t valid = utf8_valid_prefix(s);
+            if (valid != s.size()) {
+                return fail(
+                    make_error(errc::invalid_utf8, checked + valid, "invalid UTF-8 in string"));
+            }
+            return {};
+        };
+        std::size_t run = p;
+        for (;;) {
+            if (p >= in_.size()) {
+                if (auto r = check_utf8(p); !r) {
+                    return r;
+                }
+                pos_ = p;
+                return fail(make_error(
+                    errc::unexpected_eof, p,
+                    "unterminated string starting at byte " + std::to_string(start - 1)));
+            }
+            char c = in_[p];
+            if (c == '"') {
+                break;
+            }
+            if (c != '\\') {
+                ++p;
+                continue;
+            }
+            if (auto r = check_utf8(p); !r) {
+                return r;
+            }
+            scratch_.append(in_.data() + run, p - run);
+            if (p + 1 >= in_.size()) {
+                return fail(make_error(errc::unexpected_eof, p + 1, "unterminated escape"));
+            }
+            char e = in_[p + 1];
+            std::size_t esc_at = p;
+            p += 2;
+            switch (e) {
+                case '"':
+                    scratch_.push_back('"');
+                    break;
+                case '\\':
+                    scratch_.push_back('\\');
+                    break;
+                case 'n':
+                    scratch_.push_back('\n');
+                    break;
+                case 'r':
+                    scratch_.push_back('\r');
+                    break;
+                case 't':
+                    scratch_.push_back('\t');
+                    break;
+                case 'b':
+                    scratch_.push_back('\b');
+                    break;
+                case 'f':
+                    scratch_.push_back('\f');
+                    break;
+                case 'u': {
+                    int u = hex4(p);
+                    if (u < 0) {
+                        return fail(make_error(errc::invalid_string, esc_at,
+                                               "expected 4 hex digits after \\u"));
+                    }
+                    p += 4;
+                    std::uint32_t cp = static_cast<std::uint32_t>(u);
+                    if (cp >= 0xD800 && cp <= 0xDBFF) {
+                        int lo = (p + 1 < in_.size() && in_[p] == '\\' && in_[p + 1] == 'u')
+                                     ? hex4(p + 2)
+                                     : -1;
+                        if (lo < 0xDC00 || lo > 0xDFFF) {
+                            return fail(make_error(errc::invalid_string, esc_at,
+                                                   "unpaired UTF-16 surrogate in \\u escape"));
+                        }
+                        p += 6;
+                        cp = 0x10000 + ((cp - 0xD800) << 10) +
+                             (static_cast<std::uint32_t>(lo) - 0xDC00);
+                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                        return fail(make_error(errc::invalid_string, esc_at,
+                                               "unpaired UTF-16 surrogate in \\u escape"));
+                    }
+                    char buf[4];
+                    scratch_.append(buf, utf8_encode(cp, buf));
+                    break;
+                }
+                default:
+                    return fail(make_error(errc::invalid_string, esc_at,
+                                           "invalid escape \\" + describe_char(e)));
+            }
+            run = p;
+            checked = p;
+        }
+        if (auto r = check_utf8(p); !r) {
+            return r;
+        }
+        scratch_.append(in_.data() + run, p - run);
+        out = scratch_;
+        pos_ = p + 1;
+        return {};
+    }
+
+    static std::string describe_char(char e) {
+        unsigned char c = static_cast<unsigned char>(e);
+        if (c >= 0x20 && c < 0x7f) {
+            return std::string(1, e);
+        }
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "(byte 0x%02x)", c);
+        return buf;
+    }
+
+    // \c, \newline, \space, \tab, \return, \formfeed, \backspace, \uXXXX: a one-character
+    // string.
+    result<void> parse_char() {
+        std::size_t start = pos_;
+        std::size_t p = pos_ + 1;
+        if (p >= in_.size()) {
+            pos_ = p;
+            return fail(make_error(errc::unexpected_eof, p, "expected a character after '\\'"));
+        }
+        if (is_ws(in_[p])) {
+            return fail(make_error(errc::invalid_string, start,
+                                   "expected a character after '\\', saw whitespace"));
+        }
+        // The first code point, whatever it is, then the token's rest.
+        std::size_t first_len = 1;
+        unsigned char c0 = static_cast<unsigned char>(in_[p]);
+        if (c0 >= 0x80) {
+            first_len = c0 >= 0xF0 ? 4 : c0 >= 0xE0 ? 3 : 2;
+            if (p + first_len > in_.size() ||
+                utf8_valid_prefix(in_.substr(p, first_len)) != first_len) {
+                return fail(make_error(errc::invalid_utf8, p, "invalid UTF-8 in character"));
+            }
+        }
+        std::size_t end = token_end(p + first_len);
+        std::string_view tok = in_.substr(p, end - p);
+        char buf[4];
+        std::string_view ch;
+        if (tok.size() == first_len) {
+            ch = tok;
+        } else if (tok == "newline") {
+            ch = "\n";
+        } else if (tok == "space") {
+            ch = " ";
+        } else if (tok == "tab") {
+            ch = "\t";
+        } else if (tok == "return") {
+            ch = "\r";
+        } else if (tok == "formfeed") {
+            ch = "\f";
+        } else if (tok == "backspace") {
+            ch = "\b";
+        } else if (tok.size() == 5 && tok[0] == 'u' && hex4(p + 1) >= 0) {
+            int u = hex4(p + 1);
+            if (u >= 0xD800 && u <= 0xDFFF) {
+                return fail(make_error(errc::invalid_string, start,
+                                       "a UTF-16 surrogate is not a character"));
+            }
+            ch = std::string_view(buf, utf8_encode(static_cast<std::uint32_t>(u), buf));
+        } else {
+            return fail(make_error(errc::invalid_string, start,
+                                   "unknown character name \\" + std::string(tok.substr(0, 32))));
+        }
+        pos_ = end;
+        if (!skipping()) {
+            b_.add_string(ch);
+        }
+        return {};
+    }
+
+    result<void> parse_keyword() {
+        std::size_t start = pos_;
+        std::size_t end = token_end(pos_ + 1);
+        std::string_view name = in_.substr(pos_ + 1, end - pos_ - 1);
+        // Clojure's reader also takes keywords that start with a digit (:1, :2d), which the
+        // spec's symbol rule does not; read them too.
+        bool ok = valid_symbol(name) ||
+                  (!name.empty() && is_digit(name[0]) && valid_symbol("a" + std::string(name)));
+        if (!ok || name == "/") {
+            std::size_t bad = utf8_valid_prefix(name);
+            if (bad != name.size()) {
+                return fail(
+                    make_error(errc::invalid_utf8, start + 1 + bad, "invalid UTF-8 in keyword"));
+            }
+            return fail(make_error(errc::unexpected_char, start,
+                                   "invalid keyword :" + std::string(name.substr(0, 64))));
+        }
+        pos_ = end;
+        if (!skipping()) {
+            b_.add_string(name);
+        }
+        return {};
+    }
+
+    result<void> parse_symbol() {
+        std::size_t start = pos_;
+        std::size_t end = token_end(pos_);
+        std::string_view tok = in_.substr(pos_, end - pos_);
+        if (!valid_symbol(tok)) {
+            std::size_t bad = utf8_valid_prefix(tok);
+            if (bad != tok.size()) {
+                return fail(make_error(errc::invalid_utf8, start + bad, "invalid UTF-8 in symbol"));
+            }
+            return fail(make_error(errc::unexpected_char, start,
+                                   "invalid symbol " + std::string(tok.substr(0, 64))));
+        }
+        pos_ = end;
+        if (skipping()) {
+            return {};
+        }
+        if (tok == "nil") {
+            b_.add_null();
+        } else if (tok == "true") {
+            b_.add_bool(true);
+        } else if (tok == "false") {
+            b_.add_bool(false);
+        } else {
+            b_.add_string(tok);
+        }
+        return {};
+    }
+
+    // "[+-]?(0|[1-9][0-9]*)(N | (.[0-9]+)?([eE][+-]?[0-9]+)?M?)"
+    result<void> parse_number() {
+        std::size_t start = pos_;
+        std::size_t end = token_end(pos_);
+        std::size_t p = pos_;
+        bool neg = false;
+        if (in_[p] == '+' || in_[p] == '-') {
+            neg = in_[p] == '-';
+            ++p;
+        }
+        std::size_t digits_at = p;
+        auto bad = [&](std::size_t at, const std::string& what) {
+            pos_ = at;
+            return fail(make_error(errc::invalid_number, at, what));
+        };
+        if (in_[p] == '0') {
+            ++p;
+            if (p < end && is_digit(in_[p])) {
+                return bad(p, "leading zeros are not allowed");
+            }
+        } else {
+            while (p < end && is_digit(in_[p])) {
+                ++p;
+            }
+        }
+        std::size_t int_end = p;
+        bool is_float = false;
+        if (p < end && in_[p] == 'N' && p + 1 == end) {
+            pos_ = end;
+            if (!skipping()) {
+                add_integer(neg, digits_at, int_end);
+            }
+            return {};
+        }
+        if (p < end && in_[p] == '.') {
+            is_float = true;
+            ++p;
+            if (p >= end || !is_digit(in_[p])) {
+                return bad(p, "expected a digit after '.', saw " + describe_at(p));
+            }
+            while (p < end && is_digit(in_[p])) {
+                ++p;
+            }
+        }
+        if (p < end && (in_[p] == 'e' || in_[p] == 'E')) {
+            is_float = true;
+            ++p;
+            if (p < end && (in_[p] == '+' || in_[p] == '-')) {
+                ++p;
+            }
+            if (p >= end || !is_digit(in_[p])) {
+                return bad(p, "expected a digit in the exponent, saw " + describe_at(p));
+            }
+            while (p < end && is_digit(in_[p])) {
+                ++p;
+            }
+        }
+        bool decimal = false;
+        if (p < end && in_[p] == 'M') {
+            decimal = true;
+            ++p;
+        }
+        if (p != end) {
+            return bad(p, "invalid character in number: " + describe_at(p));
+        }
+        pos_ = end;
+        if (skipping()) {
+            return {};
+        }
+        if (decimal) {
+            // An exact decimal: BSON's decimal128, whose tagged value keeps the text.
+            std::string_view text = in_.substr(in_[start] == '+' ? start + 1 : start,
+                                               end - 1 - (in_[start] == '+' ? start + 1 : start));
+            unsigned char bid[16];
+            if (!decimal128::from_string(text, bid)) {
+                return bad(start, "decimal " + std::string(text.substr(0, 64)) +
+                                      "M has more than the 34 significant digits of decimal128");
+            }
+            b_.begin_tagged(extjson::t_decimal128, tag_space::bson);
+            b_.add_string(text);
+            return {};
+        }
+        if (!is_float) {
+            add_integer(neg, digits_at, int_end);
+            return {};
+        }
+        double d = 0;
+        auto r = std::from_chars(in_.data() + digits_at, in_.data() + p, d);
+        if (r.ec == std::errc::result_out_of_range) {
+            // As Clojure's Double/parseDouble: overflow is infinite, underflow zero.
+            std::size_t e = in_.find_first_of("eE", digits_at);
+            bool huge = e < p && in_[e + 1] != '-';
+            d = huge ? HUGE_VAL : 0.0;
+        } else if (r.ec != std::errc()) {
+            return bad(start, "invalid number");
+        }
+        b_.add_double(neg ? -d : d);
+        return {};
+    }
+
+    void add_integer(bool neg, std::size_t digits_at, std::size_t int_end) {
+        std::string_view digits = in_.substr(digits_at, int_end - digits_at);
+        std::uint64_t u = 0;
+        auto r = std::from_chars(digits.data(), digits.data() + digits.size(), u);
+        if (r.ec == std::errc()) {
+            if (!neg) {
+                b_.add_uint(u);
+                return;
+            }
+            if (u <= static_cast<std::uint64_t>(INT64_MAX) + 1) {
+                b_.add_int(static_cast<std::int64_t>(0 - u));
+                return;
+            }
+        }
+        if (neg) {
+            scratch_.assign("-");
+            scratch_.append(digits);
+            b_.add_bignum(scratch_);
+        } else {
+            b_.add_bignum(digits);
+        }
+    }
+
+    // '#': sets #{}, ##NaN/##Inf/##-Inf, tagged elements (#_ is handled by skip_ignorable).
+    result<void> parse_dispatch() {
+        std::size_t start = pos_;
+        if (pos_ + 1 >= in_.size()) {
+            pos_ = in_.size();
+            return fail(make_error(errc::unexpected_eof, pos_, "expected a tag or '{' after '#'"));
+        }
+        char c = in_[pos_ + 1];
+        if (c == '{') {
+            if (in_key_ && !skipping()) {
+                return collection_key();
+            }
+            ++pos_;
+            return parse_seq_set();
+        }
+        if (c == '#') {
+            std::size_t end = token_end(pos_ + 2);
+            std::string_view name = in_.substr(pos_ + 2, end - pos_ - 2);
+            double d;
+            if (name == "NaN") {
+                d = std::nan("");
+            } else if (name == "Inf") {
+                d = HUGE_VAL;
+            } else if (name == "-Inf") {
+                d = -HUGE_VAL;
+            } else {
+                return fail(make_error(
+                    errc::unexpected_char, start,
+                    "expected ##NaN, ##Inf or ##-Inf, saw ##" + std::string(name.substr(0, 32))));
+            }
+            pos_ = end;
+            if (!skipping()) {
+                b_.add_double(d);
+            }
+            return {};
+        }
+        std::size_t end = token_end(pos_ + 1);
+        std::string_view name = in_.substr(pos_ + 1, end - pos_ - 1);
+        if (!valid_tag(name)) {
+            ++pos_;
+            return fail(make_error(
+                errc::unexpected_char, start,
+                name.empty() ? "expected a tag or '{' after '#', saw " + describe_at(start + 1)
+                             : "invalid tag #" + std::string(name.substr(0, 64)) +
+                                   " (a tag starts with a letter)"));
+        }
+        pos_ = end;
+        if (auto r = skip_ignorable(); !r) {
+            return r;
+        }
+        if (pos_ >= in_.size() || in_[pos_] == ')' || in_[pos_] == ']' || in_[pos_] == '}') {
+            return fail(unexpected(("a value after #" + std::string(name.substr(0, 64))).c_str()));
+        }
+        if (name == "inst") {
+            return parse_inst();
+        }
+        tag_space space;
+        std::uint64_t number = 0;
+        if (own_tag(name, space, number)) {
+            if (skipping()) {
+                return parse_value();
+            }
+            if (!b_.begin_tagged(number, space)) {
+                return container_limit();
+            }
+            return parse_value();
+        }
+        // Any other tag: the one-entry map {"#tag": value}.
+        if (in_key_ && !skipping()) {
+            pos_ = start;
+            return collection_key();
+        }
+        if (!open(true)) {
+            return container_limit();
+        }
+        if (!skipping()) {
+            scratch_.assign(in_.substr(start, end - start));
+            b_.add_string(scratch_);
+        }
+        if (auto r = parse_value(); !r) {
+            return r;
+        }
+        close(true);
+        return {};
+    }
+
+    result<void> parse_seq_set() {
+        // pos_ is at '{' of "#{"; a set reads as an array.
+        if (!open(false)) {
+            return container_limit();
+        }
+        ++pos_;
+        for (;;) {
+            if (auto r = skip_ignorable(); !r) {
+                return r;
+            }
+            if (pos_ < in_.size() && in_[pos_] == '}') {
+                ++pos_;
+                close(false);
+                return {};
+            }
+            if (pos_ >= in_.size() || is_closer(in_[pos_])) {
+                return fail(unexpected("a value or '}'"));
+            }
+            if (auto r = parse_value(); !r) {
+                return r;
+            }
+        }
+    }
+
+    // #inst "RFC 3339 date-time with offset" -> timestamp, the text kept as written.
+    result<void> parse_inst() {
+        if (in_[pos_] != '"') {
+            return fail(unexpected("a string after #inst"));
+        }
+        std::size_t at = pos_;
+        std::string_view s;
+        if (auto r = read_string(s); !r) {
+            return r;
+        }
+        epoch_instant t;
+        if (!parse_rfc3339(s, t)) {
+            return fail(make_error(errc::invalid_string, at,
+                                   "#inst needs an RFC 3339 date-time with offset, saw \"" +
+                                       std::string(s.substr(0, 40)) + "\""));
+        }
+        if (!skipping()) {
+            b_.add_timestamp(s, timestamp_kind::offset_date_time);
+        }
+        return {};
+    }
+
+    std::string_view in_;
+    builder& b_;
+    std::size_t pos_ = 0;
+    int skipping_ = 0;
+    bool in_key_ = false;  // parsing a map key
+    std::size_t skip_depth_ = 0;
+    std::string& scratch_;  // unescaped strings, per thread and reused
+};
+
+result<void> decode_edn(std::string_view in, builder& b, const decode_options&) {
+    // Reused across decodes so that a steady stream allocates nothing; released when large.
+    thread_local std::string scratch;
+    edn_reader r(in, b, scratch);
+    auto res = r.run();
+    if (scratch.capacity() > (std::size_t{1} << 20)) {
+        std::string().swap(scratch);
+    }
+    return res;
+}
+
+// ---- writer ----
+
+constexpr char hex_digits[] = "0123456789abcdef";
+
+// EDN strings: \" \\ \n \r \t, other control characters as \uXXXX (Clojure reads both).
+void write_string(output_buffer& out, std::string_view s) {
+    out.push_back('"');
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
+            continue;
+        }
+        out.append(s.data() + run, i - run);
+        run = i + 1;
+        switch (c) {
+            case '"':
+                out.append("\\\"");
+                break;
+            case '\\':
+                out.append("\\\\");
+                break;
+            case '\n':
+                out.append("\\n");
+                break;
+            case '\r':
+                out.append("\\r");
+                break;
+            case '\t':
+                out.append("\\t");
+                break;
+            default: {
+                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
+                out.append(buf, 6);
+            }
+        }
+    }
+    out.append(s.data() + run, s.size() - run);
+    out.push_back('"');
+}
+
+// Shortest round-trip text with '.0' when it would read as an integer, and no leading zeros
+// in the exponent ("1e-7", not "1e-07"): EDN's grammar and edn-data want exponent digits
+// without them.
+void write_edn_double(output_buffer& out, double d) {
+    char buf[40];
+    auto r = std::to_chars(buf, buf + 32, d);
+    std::size_t n = static_cast<std::size_t>(r.ptr - buf);
+    std::size_t e = std::string_view(buf, n).find('e');
+    if (e == std::string_view::npos) {
+        if (std::string_view(buf, n).find('.') == std::string_view::npos) {
+            buf[n++] = '.';
+            buf[n++] = '0';
+        }
+        out.append(buf, n);
+        return;
+    }
+    std::size_t p = e + 1;
+    if (p < n && (buf[p] == '+' || buf[p] == '-')) {
+        ++p;
+    }
+    std::size_t z = p;
+    while (z + 1 < n && buf[z] == '0') {
+        ++z;
+    }
+    out.append(buf, p);
+    out.append(buf + z, n - z);
+}
+
+// The text of a decimal128 value that EDN's grammar reads back as the same M literal.
+bool edn_decimal_text(std::string_view t) {
+    std::size_t p = 0;
+    if (p < t.size() && t[p] == '-') {
+        ++p;
+    }
+    std::size_t d = p;
+    while (p < t.size() && is_digit(t[p])) {
+        ++p;
+    }
+    if (p == d || (t[d] == '0' && p - d > 1)) {
+        return false;
+    }
+    if (p < t.size() && t[p] == '.') {
+        std::size_t f = ++p;
+        while (p < t.size() && is_digit(t[p])) {
+            ++p;
+        }
+        if (p == f) {
+            return false;
+        }
+    }
+    if (p < t.size() && (t[p] == 'e' || t[p] == 'E')) {
+        ++p;
+        if (p < t.size() && (t[p] == '+' || t[p] == '-')) {
+            ++p;
+        }
+        std::size_t e = p;
+        while (p < t.size() && is_digit(t[p])) {
+            ++p;
+        }
+        if (p == e) {
+            return false;
+        }
+    }
+    return p == t.size();
+}
+
+class edn_writer {
+public:
+    edn_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> write(value v, int depth, bool key = false) {
+        switch (v.kind()) {
+            case kind::null:
+                out_.append("nil");
+                return {};
+            case kind::boolean_false:
+                out_.append("false");
+                return {};
+            case kind::boolean_true:
+                out_.append("true");
+                return {};
+            case kind::int64:
+                write_int(out_, v.get_int());
+                return {};
+            case kind::uint64:
+                write_uint(out_, v.get_uint());
+                out_.push_back('N');
+                return {};
+            case kind::bignum:
+                out_.append(v.get_string());
+                out_.push_back('N');
+                return {};
+            case kind::float64: {
+                double d = v.get_double();
+                if (std::isnan(d)) {
+                    out_.append("##NaN");
+                } else if (std::isinf(d)) {
+                    out_.append(d > 0 ? "##Inf" : "##-Inf");
+                } else {
+                    write_edn_double(out_, d);
+                }
+                return {};
+            }
+            case kind::string: {
+                std::string_view s = v.get_string();
+                if (key && keyword_safe(s)) {
+                    out_.push_back(':');
+                    out_.append(s);
+                } else {
+                    write_string(out_, s);
+                }
+                return {};
+            }
+            case kind::timestamp:
+                // Only an offset date-time is an instant; local dates and times stay text
+                // (DESIGN section 3: timestamps to RFC 3339 text are not lossy).
+                if (v.get_timestamp_kind() == timestamp_kind::offset_date_time) {
+                    out_.append("#inst ");
+                }
+                write_string(out_, v.get_string());
+                return {};
+            case kind::bytes:
+                // RFC 8949 section 6.1 style, as JSON: base64url text.
+                out_.push_back('"');
+                base64_encode(out_, v.get_string(), true);
+                out_.push_back('"');
+                return {};
+            case kind::tagged:
+                return write_tagged(v, depth);
+            case kind::array: {
+                out_.push_back('[');
+                bool first = true;
+                for (value c : v.items()) {
+                    separator(first, depth + 1);
+                    first = false;
+                    if (auto r = write(c, depth + 1); !r) {
+                        return r;
+                    }
+                }
+                if (!first) {
+                    newline(depth);
+                }
+                out_.push_back(']');
+                return {};
+            }
+            case kind::map:
+                return write_map(v, depth);
+        }
+        return {};
+    }
+
+private:
+    result<void> write_map(value v, int depth) {
+        // A one-entry map {"#tag": value} is the tagged element #tag value (the decoder's
+        // rule for tags it has no meaning for), unless the tag has a meaning of its own.
+        if (v.size() == 1) {
+            auto e = *v.entries().begin();
+            if (e.key.kind() == kind::string) {
+                std::string_view k = e.key.get_string();
+                tag_space sp;
+                std::uint64_t n;
+                if (k.size() > 1 && k[0] == '#' && valid_tag(k.substr(1)) && k != "#inst" &&
+                    !own_tag(k.substr(1), sp, n)) {
+                    out_.append(k);
+                    out_.push_back(' ');
+                    return write(e.val, depth);
+                }
+            }
+        }
+        out_.push_back('{');
+        bool first = true;
+        for (auto [k, val] : v.entries()) {
+            separator(first, depth + 1);
+            first = false;
+            if (auto r = write(k, depth + 1, true); !r) {
+                return r;
+            }
+            out_.push_back(' ');
+            if (auto r = write(val, depth + 1); !r) {
+                return r;
+            }
+        }
+        if (!first) {
+            newline(depth);
+        }
+        out_.push_back('}');
+        return {};
+    }
+
+    result<void> write_tagged(value v, int depth) {
+        tag_space sp = v.get_tag_space();
+        value in = v.tagged_value();
+        if (sp == tag_space::bson) {
+            // decimal128 is EDN's exact decimal (1.5M); other BSON types become MongoDB
+            // Extended JSON v2 maps, as in JSON (DESIGN section 3).
+            if (v.tag() == extjson::t_decimal128 && in.kind() == kind::string &&
+                edn_decimal_text(in.get_string())) {
+                unsigned char bid[16];
+                if (decimal128::from_string(in.get_string(), bid)) {
+                    out_.append(in.get_string());
+                    out_.push_back('M');
+                    return {};
+                }
+            }
+            thread_local document ext;
+            builder eb(ext);
+            if (extjson::write_relaxed(v, eb)) {
+                return write(ext.root(), depth);
+            }
+        }
+        std::string_view prefix = "#other/tag";
+        for (auto [p, s] : own_tag_spaces) {
+            if (s == sp) {
+                prefix = p;
+            }
+        }
+        out_.push_back('#');
+        out_.append(prefix);
+        write_uint(out_, v.tag());
+        out_.push_back(' ');
+        return write(in, depth);
+    }
+
+    void separator(bool first, int depth) {
+        if (opt_.pretty) {
+            newline(depth);
+        } else if (!first) {
+            out_.push_back(' ');
+        }
+    }
+
+    void newline(int depth) {
+        if (!opt_.pretty) {
+            return;
+        }
+        out_.push_back('\n');
+        for (int i = 0; i < depth; ++i) {
+            out_.append("  ");
+        }
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+};
+
+result<void> encode_edn(const document& doc, output_buffer& out, const encode_options& opt) {
+    edn_writer w(out, opt);
+    auto r = w.write(doc.root(), 0);
+    if (r && opt.pretty) {
+        out.push_back('\n');
+    }
+    return r;
+}
+
+}  // namespace
+
+const codec_functions edn_codec{decode_edn, encode_edn};
 
 }  // namespace polycodec::detail
