@@ -19,8 +19,8 @@ public:
     msgpack_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
 
     result<void> run() {
-        if (auto r = read_value(false); !r) {
-            return r;
+        if (!read_value(false)) {
+            return fail(std::move(err_));
         }
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
@@ -31,6 +31,12 @@ public:
     }
 
 private:
+    // The internal functions return false on an error, kept in err_: a bool return is much
+    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
+        err_ = std::move(e);
+        return false;
+    }
     std::size_t left() const noexcept { return in_.size() - pos_; }
     const unsigned char* at(std::size_t p) const noexcept {
         return reinterpret_cast<const unsigned char*>(in_.data()) + p;
@@ -54,8 +60,8 @@ private:
                               " runs past the end of input (" + std::to_string(left()) +
                               " bytes left)");
     }
-    result<void> container_limit(std::size_t start) {
-        return fail(make_error(b_.status(), start,
+    bool container_limit(std::size_t start) {
+        return set_error(make_error(b_.status(), start,
                                b_.status() == errc::depth_exceeded
                                    ? "nesting deeper than " +
                                          std::to_string(b_.limits().max_depth)
@@ -72,36 +78,36 @@ private:
         return true;
     }
 
-    result<void> read_str(std::size_t start, std::uint64_t n) {
+    bool read_str(std::size_t start, std::uint64_t n) {
         if (n > left()) {
-            return fail(too_long(start, n, "str"));
+            return set_error(too_long(start, n, "str"));
         }
         std::string_view s = in_.substr(pos_, n);
         std::size_t valid = utf8_valid_prefix(s);
         if (valid != s.size()) {
-            return fail(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in str"));
+            return set_error(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in str"));
         }
         b_.add_string(s);
         pos_ += n;
-        return {};
+        return true;
     }
 
-    result<void> read_bin(std::size_t start, std::uint64_t n) {
+    bool read_bin(std::size_t start, std::uint64_t n) {
         if (n > left()) {
-            return fail(too_long(start, n, "bin"));
+            return set_error(too_long(start, n, "bin"));
         }
         b_.add_bytes(in_.substr(pos_, n));
         pos_ += n;
-        return {};
+        return true;
     }
 
     // The ext payload starts at pos_ with its type byte.
-    result<void> read_ext(std::size_t start, std::uint64_t n) {
+    bool read_ext(std::size_t start, std::uint64_t n) {
         if (left() < 1) {
-            return fail(eof(1, "ext type"));
+            return set_error(eof(1, "ext type"));
         }
         if (n > left() - 1) {
-            return fail(too_long(start, n, "ext"));
+            return set_error(too_long(start, n, "ext"));
         }
         auto type = static_cast<std::int8_t>(*at(pos_));
         ++pos_;
@@ -121,12 +127,12 @@ private:
                 nsec = be(pos_, 4);
                 sec = static_cast<std::int64_t>(be(pos_ + 4, 8));
             } else {
-                return fail(make_error(errc::malformed, start,
+                return set_error(make_error(errc::malformed, start,
                                        "expected a timestamp (ext -1) of 4, 8 or 12 bytes, saw " +
                                            std::to_string(n)));
             }
             if (nsec > 999999999) {
-                return fail(make_error(errc::malformed, start,
+                return set_error(make_error(errc::malformed, start,
                                        "timestamp nanoseconds " + std::to_string(nsec) +
                                            " above 999999999"));
             }
@@ -135,7 +141,7 @@ private:
             pos_ += n;
             if (len != 0) {
                 b_.add_timestamp({text, len}, timestamp_kind::offset_date_time);
-                return {};
+                return true;
             }
             // Outside the years RFC 3339 can write: keep the extension as it came.
         } else {
@@ -146,66 +152,66 @@ private:
             return container_limit(start);
         }
         b_.add_bytes(data);
-        return {};
+        return true;
     }
 
-    result<void> read_array(std::size_t start, std::uint64_t n) {
+    bool read_array(std::size_t start, std::uint64_t n) {
         // Every element takes at least one byte: check before building anything.
         if (n > left()) {
-            return fail(too_long(start, n, "array"));
+            return set_error(too_long(start, n, "array"));
         }
         if (!b_.begin_array()) {
             return container_limit(start);
         }
         for (std::uint64_t i = 0; i < n; ++i) {
-            if (auto r = read_value(false); !r) {
-                return r;
+            if (!read_value(false)) {
+                return false;
             }
         }
         b_.end_array();
-        return {};
+        return true;
     }
 
-    result<void> read_map(std::size_t start, std::uint64_t n) {
+    bool read_map(std::size_t start, std::uint64_t n) {
         if (n > left() / 2) {
-            return fail(too_long(start, n, "map"));
+            return set_error(too_long(start, n, "map"));
         }
         if (!b_.begin_map()) {
             return container_limit(start);
         }
         for (std::uint64_t i = 0; i < n; ++i) {
-            if (auto r = read_value(true); !r) {
-                return r;
+            if (!read_value(true)) {
+                return false;
             }
-            if (auto r = read_value(false); !r) {
-                return r;
+            if (!read_value(false)) {
+                return false;
             }
         }
         b_.end_map();
-        return {};
+        return true;
     }
 
-    result<void> read_value(bool key) {
+    bool read_value(bool key) {
         if (pos_ >= in_.size()) {
-            return fail(make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
+            return set_error(make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
         }
         const std::size_t start = pos_;
         const unsigned char m = *at(pos_++);
         std::uint64_t n = 0;
         if (m <= 0x7f) {
             b_.add_int(m);
-            return {};
+            return true;
         }
         if (m >= 0xe0) {
             b_.add_int(static_cast<std::int8_t>(m));
-            return {};
+            return true;
         }
         if (m >= 0xa0 && m <= 0xbf) {
             return read_str(start, m & 0x1f);
         }
         if (m <= 0x9f) {
             if (key) {
-                return fail(make_error(errc::unrepresentable, start,
+                return set_error(make_error(errc::unrepresentable, start,
                                        std::string("a map key must be a scalar, saw ") +
                                            (m <= 0x8f ? "a map" : "an array")));
             }
@@ -225,14 +231,14 @@ private:
         };
         if (m == 0xc0) {
             b_.add_null();
-            return {};
+            return true;
         }
         if (m == 0xc1) {
-            return fail(make_error(errc::malformed, start, "the byte 0xc1 is never used in msgpack"));
+            return set_error(make_error(errc::malformed, start, "the byte 0xc1 is never used in msgpack"));
         }
         if (m == 0xc2 || m == 0xc3) {
             b_.add_bool(m == 0xc3);
-            return {};
+            return true;
         }
         const int size = arg_size[m - 0xc0];
         if (m >= 0xd4 && m <= 0xd8) {
@@ -240,7 +246,7 @@ private:
             return read_ext(start, std::uint64_t{1} << (m - 0xd4));
         }
         if (!arg(size, n)) {
-            return fail(eof(static_cast<std::size_t>(size), arg_name[m - 0xc0]));
+            return set_error(eof(static_cast<std::size_t>(size), arg_name[m - 0xc0]));
         }
         switch (m) {
             case 0xc4: case 0xc5: case 0xc6:
@@ -252,34 +258,34 @@ private:
                 auto bits = static_cast<std::uint32_t>(n);
                 std::memcpy(&f, &bits, 4);
                 b_.add_double(static_cast<double>(f));  // exact widening
-                return {};
+                return true;
             }
             case 0xcb: {
                 double d;
                 std::memcpy(&d, &n, 8);
                 b_.add_double(d);
-                return {};
+                return true;
             }
             case 0xcc: case 0xcd: case 0xce: case 0xcf:
                 b_.add_uint(n);
-                return {};
+                return true;
             case 0xd0:
                 b_.add_int(static_cast<std::int8_t>(n));
-                return {};
+                return true;
             case 0xd1:
                 b_.add_int(static_cast<std::int16_t>(n));
-                return {};
+                return true;
             case 0xd2:
                 b_.add_int(static_cast<std::int32_t>(n));
-                return {};
+                return true;
             case 0xd3:
                 b_.add_int(static_cast<std::int64_t>(n));
-                return {};
+                return true;
             case 0xd9: case 0xda: case 0xdb:
                 return read_str(start, n);
             default:
                 if (key) {
-                    return fail(make_error(errc::unrepresentable, start,
+                    return set_error(make_error(errc::unrepresentable, start,
                                            std::string("a map key must be a scalar, saw ") +
                                                (m >= 0xde ? "a map" : "an array")));
                 }
@@ -290,6 +296,7 @@ private:
     std::string_view in_;
     builder& b_;
     std::size_t pos_ = 0;
+    error err_;
 };
 
 result<void> decode_msgpack(std::string_view in, builder& b, const decode_options&) {
