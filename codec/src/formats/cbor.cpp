@@ -633,17 +633,17 @@ class cbor_writer {
 public:
     cbor_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    result<void> write(value v) {
+    bool write(value v) {
         switch (v.kind()) {
             case kind::null:
                 out_.push_back(static_cast<char>(0xf6));
-                return {};
+                return true;
             case kind::boolean_false:
                 out_.push_back(static_cast<char>(0xf4));
-                return {};
+                return true;
             case kind::boolean_true:
                 out_.push_back(static_cast<char>(0xf5));
-                return {};
+                return true;
             case kind::int64: {
                 std::int64_t i = v.get_int();
                 if (i >= 0) {
@@ -651,22 +651,22 @@ public:
                 } else {
                     put_head(1, ~static_cast<std::uint64_t>(i));  // -1 - i
                 }
-                return {};
+                return true;
             }
             case kind::uint64:
                 put_head(0, v.get_uint());
-                return {};
+                return true;
             case kind::float64:
                 write_float(v.get_double());
-                return {};
+                return true;
             case kind::string:
                 put_head(3, v.get_string().size());
                 out_.append(v.get_string());
-                return {};
+                return true;
             case kind::bytes:
                 put_head(2, v.get_string().size());
                 out_.append(v.get_string());
-                return {};
+                return true;
             case kind::bignum:
                 return write_bignum(v);
             case kind::timestamp: {
@@ -679,25 +679,33 @@ public:
                 // Local date-times and times have no CBOR tag: their RFC 3339 text.
                 put_head(3, s.size());
                 out_.append(s);
-                return {};
+                return true;
             }
             case kind::tagged:
                 return write_tagged(v);
             case kind::array:
                 put_head(4, v.size());
                 for (value c : v.items()) {
-                    if (auto r = write(c); !r) {
-                        return r;
+                    if (!write(c)) {
+                        return false;
                     }
                 }
-                return {};
+                return true;
             case kind::map:
                 return write_map(v);
         }
-        return {};
+        return true;
     }
 
+    error err_;  // the error when write() returned false
+
 private:
+    // The internal functions return false on an error, kept in err_: a bool return is much
+    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
+        err_ = std::move(e);
+        return false;
+    }
     void put_head(int major, std::uint64_t arg) {
         char* p = out_.prepare(9);
         const auto mt = static_cast<unsigned char>(major << 5);
@@ -759,34 +767,34 @@ private:
 
     // An integer outside 64 bits: major type 0/1 when it fits there (preferred
     // serialization, RFC 8949 section 3.4.3), tag 2/3 with the big-endian magnitude otherwise.
-    result<void> write_bignum(value v) {
+    bool write_bignum(value v) {
         std::string_view s = v.get_string();
         bool neg = !s.empty() && s[0] == '-';
         std::string_view digits = neg ? s.substr(1) : s;
         if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) {
-            return fail(unrepresentable(v, "bignum text \"" + std::string(s) + "\" is not an integer"));
+            return set_error(unrepresentable(v, "bignum text \"" + std::string(s) + "\" is not an integer"));
         }
         bigint_limbs a = bigint_from_decimal(digits);
         if (neg) {
             if (a.empty()) {
                 put_head(0, 0);  // "-0"
-                return {};
+                return true;
             }
             bigint_sub_one(a);
         }
         std::uint64_t small;
         if (bigint_to_u64(a, small)) {
             put_head(neg ? 1 : 0, small);
-            return {};
+            return true;
         }
         std::string mag = bigint_to_bytes(a);
         put_head(6, neg ? tag_neg_bignum : tag_pos_bignum);
         put_head(2, mag.size());
         out_.append(mag);
-        return {};
+        return true;
     }
 
-    result<void> write_tagged(value v) {
+    bool write_tagged(value v) {
         value inner = v.tagged_value();
         switch (v.get_tag_space()) {
             case tag_space::cbor:
@@ -801,7 +809,7 @@ private:
                     } else {
                         put_raw(0xf8, v.tag(), 1);
                     }
-                    return {};
+                    return true;
                 }
                 break;
             default:
@@ -813,23 +821,23 @@ private:
                                : v.get_tag_space() == tag_space::bson
                                    ? "BSON type " + std::to_string(v.tag())
                                    : "tag " + std::to_string(v.tag());
-            return fail(unrepresentable(v, what + " is not representable in cbor"));
+            return set_error(unrepresentable(v, what + " is not representable in cbor"));
         }
         return write(inner);
     }
 
-    result<void> write_map(value v) {
+    bool write_map(value v) {
         put_head(5, v.size());
         if (!opt_.canonical || v.size() < 2) {
             for (auto [k, val] : v.entries()) {
-                if (auto r = write(k); !r) {
-                    return r;
+                if (!write(k)) {
+                    return false;
                 }
-                if (auto r = write(val); !r) {
-                    return r;
+                if (!write(val)) {
+                    return false;
                 }
             }
-            return {};
+            return true;
         }
         // RFC 8949 section 4.2.1: keys sorted by the bytewise lexicographic order of their
         // deterministic encodings. Write the entries, then reorder their byte spans.
@@ -841,12 +849,12 @@ private:
         const std::size_t first = out_.size();
         for (auto [k, val] : v.entries()) {
             span s{out_.size(), 0, 0};
-            if (auto r = write(k); !r) {
-                return r;
+            if (!write(k)) {
+                return false;
             }
             s.val = out_.size();
-            if (auto r = write(val); !r) {
-                return r;
+            if (!write(val)) {
+                return false;
             }
             s.end = out_.size();
             spans.push_back(s);
@@ -863,7 +871,7 @@ private:
             out_.overwrite(w, body.data() + (s.key - first), s.end - s.key);
             w += s.end - s.key;
         }
-        return {};
+        return true;
     }
 
     output_buffer& out_;
@@ -872,7 +880,10 @@ private:
 
 result<void> encode_cbor(const document& doc, output_buffer& out, const encode_options& opt) {
     cbor_writer w(out, opt);
-    return w.write(doc.root());
+    if (!w.write(doc.root())) {
+        return fail(std::move(w.err_));
+    }
+    return {};
 }
 
 }  // namespace

@@ -310,30 +310,30 @@ class msgpack_writer {
 public:
     msgpack_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    result<void> write(value v) {
+    bool write(value v) {
         switch (v.kind()) {
             case kind::null:
                 out_.push_back(static_cast<char>(0xc0));
-                return {};
+                return true;
             case kind::boolean_false:
                 out_.push_back(static_cast<char>(0xc2));
-                return {};
+                return true;
             case kind::boolean_true:
                 out_.push_back(static_cast<char>(0xc3));
-                return {};
+                return true;
             case kind::int64:
                 write_int(v.get_int());
-                return {};
+                return true;
             case kind::uint64:
                 write_uint(v.get_uint());
-                return {};
+                return true;
             case kind::float64: {
                 // Doubles stay float64: a reader gets back the type it was given.
                 std::uint64_t bits;
                 double d = v.get_double();
                 std::memcpy(&bits, &d, 8);
                 put(0xcb, bits, 8);
-                return {};
+                return true;
             }
             case kind::string:
                 return write_str(v, v.get_string());
@@ -341,7 +341,7 @@ public:
                 return write_bin(v, v.get_string());
             case kind::bignum:
                 if (!allow_lossy(opt_, v, "bignum_to_string", "bignum written as its decimal text")) {
-                    return fail(unrepresentable(v, "bignum " + std::string(v.get_string()) +
+                    return set_error(unrepresentable(v, "bignum " + std::string(v.get_string()) +
                                                        " is not representable in msgpack"));
                 }
                 return write_str(v, v.get_string());
@@ -356,43 +356,51 @@ public:
                     }
                 }
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(v, describe_tag(v) +
+                    return set_error(unrepresentable(v, describe_tag(v) +
                                                        " is not representable in msgpack"));
                 }
                 return write(inner);
             }
             case kind::array: {
                 std::uint64_t n = v.size();
-                if (auto r = length(v, n, 0x90, 15, 0xdc, 0xdd, "array"); !r) {
-                    return r;
+                if (!length(v, n, 0x90, 15, 0xdc, 0xdd, "array")) {
+                    return false;
                 }
                 for (value c : v.items()) {
-                    if (auto r = write(c); !r) {
-                        return r;
+                    if (!write(c)) {
+                        return false;
                     }
                 }
-                return {};
+                return true;
             }
             case kind::map: {
                 std::uint64_t n = v.size();
-                if (auto r = length(v, n, 0x80, 15, 0xde, 0xdf, "map"); !r) {
-                    return r;
+                if (!length(v, n, 0x80, 15, 0xde, 0xdf, "map")) {
+                    return false;
                 }
                 for (auto [k, val] : v.entries()) {
-                    if (auto r = write(k); !r) {
-                        return r;
+                    if (!write(k)) {
+                        return false;
                     }
-                    if (auto r = write(val); !r) {
-                        return r;
+                    if (!write(val)) {
+                        return false;
                     }
                 }
-                return {};
+                return true;
             }
         }
-        return {};
+        return true;
     }
 
+    error err_;  // the error when write() returned false
+
 private:
+    // The internal functions return false on an error, kept in err_: a bool return is much
+    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
+        err_ = std::move(e);
+        return false;
+    }
     static std::string describe_tag(value v) {
         switch (v.get_tag_space()) {
             case tag_space::cbor:
@@ -446,12 +454,12 @@ private:
         }
     }
 
-    result<void> too_big(value v, const char* what, std::uint64_t n) {
-        return fail(unrepresentable(v, std::string(what) + " of " + std::to_string(n) +
+    bool too_big(value v, const char* what, std::uint64_t n) {
+        return set_error(unrepresentable(v, std::string(what) + " of " + std::to_string(n) +
                                            " exceeds msgpack's limit of 2^32-1"));
     }
 
-    result<void> length(value v, std::uint64_t n, unsigned char fix, std::uint64_t fix_max,
+    bool length(value v, std::uint64_t n, unsigned char fix, std::uint64_t fix_max,
                         unsigned char m16, unsigned char m32, const char* what) {
         if (n <= fix_max) {
             out_.push_back(static_cast<char>(fix | n));
@@ -462,10 +470,10 @@ private:
         } else {
             return too_big(v, what, n);
         }
-        return {};
+        return true;
     }
 
-    result<void> write_str(value v, std::string_view s) {
+    bool write_str(value v, std::string_view s) {
         std::uint64_t n = s.size();
         if (n <= 31) {
             out_.push_back(static_cast<char>(0xa0 | n));
@@ -479,10 +487,10 @@ private:
             return too_big(v, "str", n);
         }
         out_.append(s);
-        return {};
+        return true;
     }
 
-    result<void> write_bin(value v, std::string_view s) {
+    bool write_bin(value v, std::string_view s) {
         std::uint64_t n = s.size();
         if (n <= 0xff) {
             put(0xc4, n, 1);
@@ -494,10 +502,10 @@ private:
             return too_big(v, "bin", n);
         }
         out_.append(s);
-        return {};
+        return true;
     }
 
-    result<void> write_ext(value v, std::int8_t type, std::string_view data) {
+    bool write_ext(value v, std::int8_t type, std::string_view data) {
         std::uint64_t n = data.size();
         switch (n) {
             case 1: out_.push_back(static_cast<char>(0xd4)); break;
@@ -518,12 +526,12 @@ private:
         }
         out_.push_back(static_cast<char>(type));
         out_.append(data);
-        return {};
+        return true;
     }
 
     // An instant whose text is exactly the one the decoder would write back becomes ext -1 in
     // its smallest form; any other timestamp text stays text (DESIGN section 3: not lossy).
-    result<void> write_timestamp(value v) {
+    bool write_timestamp(value v) {
         std::string_view text = v.get_string();
         epoch_instant t;
         char canon[32];
@@ -547,7 +555,7 @@ private:
                 append_be(t.nanos, 4);
                 append_be(static_cast<std::uint64_t>(t.seconds), 8);
             }
-            return {};
+            return true;
         }
         return write_str(v, text);
     }
@@ -566,7 +574,10 @@ private:
 
 result<void> encode_msgpack(const document& doc, output_buffer& out, const encode_options& opt) {
     msgpack_writer w(out, opt);
-    return w.write(doc.root());
+    if (!w.write(doc.root())) {
+        return fail(std::move(w.err_));
+    }
+    return {};
 }
 
 }  // namespace
