@@ -11,9 +11,9 @@
 namespace polycodec::detail {
 
 /// The text std::to_chars(first, last, d) writes, for the common doubles with at most 8
-/// decimals and a magnitude times 10^decimals below 2^49 (prices, coordinates, measurements), written directly:
-/// to_chars costs about 640 instructions per double, most of a JSON or YAML encode
-/// (docs/BENCHMARKS.md). Returns the length, or 0 when `d` is not such a value or to_chars
+/// decimals and a magnitude times 10^decimals below 2^49 (prices, coordinates, measurements),
+/// written directly: to_chars costs about 640 instructions per double, most of a JSON or YAML
+/// encode (docs/BENCHMARKS.md). Returns the length, or 0 when `d` is not such a value or to_chars
 /// would choose the scientific form; the caller then calls to_chars itself.
 ///
 /// Why the text is the same: if m / 10^k == d for the smallest such k (the division of two
@@ -49,10 +49,9 @@ inline std::size_t short_decimal_chars(char* p, double d) noexcept {
     }
     auto digits10 = [](std::uint64_t v) {  // v < 2^49
         static constexpr std::uint64_t bound[15] = {
-            10u,          100u,          1000u,          10000u,          100000u,
-            1000000u,     10000000u,     100000000u,     1000000000u,     10000000000u,
-            100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
-            1000000000000000u};
+            10u,           100u,           1000u,           10000u,           100000u,
+            1000000u,      10000000u,      100000000u,      1000000000u,      10000000000u,
+            100000000000u, 1000000000000u, 10000000000000u, 100000000000000u, 1000000000000000u};
         int n = 1;
         while (n <= 15 && v >= bound[n - 1]) {
             ++n;

@@ -665,7 +665,7 @@ private:
                 if (!allow_lossy(opt_, k, "duplicate_key_dropped",
                                  "duplicate key dropped, first value kept")) {
                     r = set_error(unrepresentable(k, "duplicate key '" + std::string(key) +
-                                                    "' is not representable in bson"));
+                                                         "' is not representable in bson"));
                     break;
                 }
                 continue;
@@ -696,7 +696,7 @@ private:
                 if (!allow_lossy(opt_, m, "duplicate_key_dropped",
                                  "duplicate keys dropped, first values kept")) {
                     r = set_error(unrepresentable(m, "duplicate key '" + std::string(key) +
-                                                    "' is not representable in bson"));
+                                                         "' is not representable in bson"));
                 } else {
                     // Rare path: write the map again checking each key.
                     names_.resize(base);
@@ -796,8 +796,8 @@ private:
                 if (!allow_lossy(opt_, v, "uint_to_decimal128",
                                  "integer above INT64_MAX written as decimal128")) {
                     return set_error(unrepresentable(v, "integer " + text +
-                                                       " above INT64_MAX is not representable "
-                                                       "in bson"));
+                                                            " above INT64_MAX is not representable "
+                                                            "in bson"));
                 }
                 return write_decimal_text(v, text, type);
             }
@@ -808,8 +808,8 @@ private:
                                  fits ? "integer outside 64 bits written as decimal128"
                                       : "integer outside 64 bits written as a string")) {
                     return set_error(unrepresentable(v, "integer " + std::string(text) +
-                                                       " outside 64 bits is not representable "
-                                                       "in bson"));
+                                                            " outside 64 bits is not representable "
+                                                            "in bson"));
                 }
                 return write_decimal_text(v, text, type);
             }

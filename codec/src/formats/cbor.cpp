@@ -162,7 +162,8 @@ private:
 
     [[gnu::noinline]] bool parse_head_slow(std::size_t p, head& h) const {
         if (p >= in_.size()) {
-            return set_error(make_error(errc::unexpected_eof, p, "expected a data item, saw end of input"));
+            return set_error(
+                make_error(errc::unexpected_eof, p, "expected a data item, saw end of input"));
         }
         const unsigned char ib = *at(p);
         h.start = p;
@@ -176,18 +177,18 @@ private:
         }
         if (h.ai >= 28 && h.ai <= 30) {
             return set_error(make_error(errc::malformed, p,
-                                   "reserved additional information " + std::to_string(h.ai) +
-                                       " in initial byte 0x" + hex_byte(ib)));
+                                        "reserved additional information " + std::to_string(h.ai) +
+                                            " in initial byte 0x" + hex_byte(ib)));
         }
         if (h.ai == 31) {
             if (h.major == 0 || h.major == 1 || h.major == 6) {
-                return set_error(make_error(errc::malformed, p,
-                                       std::string("indefinite length is not allowed for ") +
-                                           major_name(h.major)));
+                return set_error(make_error(
+                    errc::malformed, p,
+                    std::string("indefinite length is not allowed for ") + major_name(h.major)));
             }
             if (strict_ && h.major != 7) {
-                return set_error(make_error(errc::malformed, p,
-                                       "indefinite length is not allowed in deterministic CBOR"));
+                return set_error(make_error(
+                    errc::malformed, p, "indefinite length is not allowed in deterministic CBOR"));
             }
             h.next = p + 1;
             return true;
@@ -195,8 +196,9 @@ private:
         const std::size_t n = std::size_t{1} << (h.ai - 24);
         if (in_.size() - (p + 1) < n) {
             return set_error(make_error(errc::unexpected_eof, in_.size(),
-                                   "expected " + std::to_string(n) + " argument bytes after 0x" +
-                                       hex_byte(ib) + ", saw end of input"));
+                                        "expected " + std::to_string(n) +
+                                            " argument bytes after 0x" + hex_byte(ib) +
+                                            ", saw end of input"));
         }
         for (std::size_t i = 0; i < n; ++i) {
             h.arg = (h.arg << 8) | at(p + 1)[i];
@@ -204,10 +206,10 @@ private:
         h.next = p + 1 + n;
         if (strict_ && h.major != 7 &&
             h.arg < (h.ai == 24 ? 24 : std::uint64_t{1} << (8 * (n / 2)) ) ) {
-            return set_error(make_error(errc::malformed, p,
-                                   "argument " + std::to_string(h.arg) + " in " +
-                                       std::to_string(n) +
-                                       " bytes is not the shortest form (deterministic CBOR)"));
+            return set_error(
+                make_error(errc::malformed, p,
+                           "argument " + std::to_string(h.arg) + " in " + std::to_string(n) +
+                               " bytes is not the shortest form (deterministic CBOR)"));
         }
         return true;
     }
@@ -218,11 +220,11 @@ private:
     }
 
     bool container_limit(std::size_t start) {
-        return set_error(make_error(b_.status(), start,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return set_error(
+            make_error(b_.status(), start,
+                       b_.status() == errc::depth_exceeded
+                           ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                           : std::string("document larger than its size budget")));
     }
 
     error too_long(const head& h, const char* what) const {
@@ -241,8 +243,8 @@ private:
         if (h.major == 3) {
             std::size_t valid = utf8_valid_prefix(s);
             if (valid != s.size()) {
-                return set_error(make_error(errc::invalid_utf8, h.next + valid,
-                                       "invalid UTF-8 in text string"));
+                return set_error(
+                    make_error(errc::invalid_utf8, h.next + valid, "invalid UTF-8 in text string"));
             }
         }
         return true;
@@ -255,8 +257,9 @@ private:
         std::size_t total = 0;
         for (;;) {
             if (p >= in_.size()) {
-                return set_error(make_error(errc::unexpected_eof, p,
-                                       "expected a string chunk or break (0xff), saw end of input"));
+                return set_error(
+                    make_error(errc::unexpected_eof, p,
+                               "expected a string chunk or break (0xff), saw end of input"));
             }
             if (*at(p) == 0xff) {
                 break;
@@ -267,13 +270,14 @@ private:
             }
             if (c.major != h.major) {
                 return set_error(make_error(errc::malformed, p,
-                                       std::string("expected a chunk of ") + major_name(h.major) +
-                                           ", saw " + major_name(c.major)));
+                                            std::string("expected a chunk of ") +
+                                                major_name(h.major) + ", saw " +
+                                                major_name(c.major)));
             }
             if (c.ai == 31) {
                 return set_error(make_error(errc::malformed, p,
-                                       "expected a definite-length chunk, saw a nested "
-                                       "indefinite-length string"));
+                                            "expected a definite-length chunk, saw a nested "
+                                            "indefinite-length string"));
             }
             std::string_view s;
             if (!string_payload(c, s)) {
@@ -342,9 +346,9 @@ private:
             case 4:
             case 5:
                 if (key) {
-                    return set_error(make_error(errc::unrepresentable, h.start,
-                                           std::string("a map key must be a scalar, saw ") +
-                                               major_name(h.major)));
+                    return set_error(make_error(
+                        errc::unrepresentable, h.start,
+                        std::string("a map key must be a scalar, saw ") + major_name(h.major)));
                 }
                 return h.major == 4 ? read_array(h) : read_map(h);
             case 6:
@@ -401,7 +405,7 @@ private:
                 }
                 if (pos_ < in_.size() && *at(pos_) == 0xff) {
                     return set_error(make_error(errc::malformed, pos_,
-                                           "expected a map value, saw break (0xff)"));
+                                                "expected a map value, saw break (0xff)"));
                 }
                 if (!read_item(false)) {
                     return false;
@@ -521,8 +525,8 @@ private:
                     bool neg = h.arg == tag_neg_bignum;
                     if (strict_ && (bigint_to_u64(a, v) || s[0] == 0)) {
                         return set_error(make_error(errc::malformed, h.start,
-                                               "a bignum with leading zeros or within 64 bits "
-                                               "is not deterministic CBOR"));
+                                                    "a bignum with leading zeros or within 64 bits "
+                                                    "is not deterministic CBOR"));
                     }
                     if (bigint_to_u64(a, v)) {
                         // Fits in 64 bits: an ordinary integer.
@@ -583,25 +587,28 @@ private:
             case 27: {
                 const double d = float_value(h);
                 if (strict_ && shortest_float_ai(d) != h.ai) {
-                    return set_error(make_error(errc::malformed, h.start,
-                                           "float not in its shortest form (deterministic CBOR)"));
+                    return set_error(
+                        make_error(errc::malformed, h.start,
+                                   "float not in its shortest form (deterministic CBOR)"));
                 }
                 if (strict_ && std::isnan(d) && h.arg != 0x7e00) {
-                    return set_error(make_error(errc::malformed, h.start,
-                                           "NaN must be written as f97e00 (deterministic CBOR)"));
+                    return set_error(
+                        make_error(errc::malformed, h.start,
+                                   "NaN must be written as f97e00 (deterministic CBOR)"));
                 }
                 b_.add_double(d);
                 return true;
             }
             case 31:
                 return set_error(make_error(errc::malformed, h.start,
-                                       "break (0xff) outside an indefinite-length item"));
+                                            "break (0xff) outside an indefinite-length item"));
             case 24:
                 // RFC 8949 section 3.3: 0xf8 followed by a byte below 0x20 is not well-formed.
                 if (h.arg < 32) {
-                    return set_error(make_error(errc::malformed, h.start,
-                                           "simple value " + std::to_string(h.arg) +
-                                               " must be written in one byte, not after 0xf8"));
+                    return set_error(
+                        make_error(errc::malformed, h.start,
+                                   "simple value " + std::to_string(h.arg) +
+                                       " must be written in one byte, not after 0xf8"));
                 }
                 break;
             default:
@@ -772,7 +779,8 @@ private:
         bool neg = !s.empty() && s[0] == '-';
         std::string_view digits = neg ? s.substr(1) : s;
         if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) {
-            return set_error(unrepresentable(v, "bignum text \"" + std::string(s) + "\" is not an integer"));
+            return set_error(
+                unrepresentable(v, "bignum text \"" + std::string(s) + "\" is not an integer"));
         }
         bigint_limbs a = bigint_from_decimal(digits);
         if (neg) {

@@ -61,11 +61,11 @@ private:
                               " bytes left)");
     }
     bool container_limit(std::size_t start) {
-        return set_error(make_error(b_.status(), start,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return set_error(
+            make_error(b_.status(), start,
+                       b_.status() == errc::depth_exceeded
+                           ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                           : std::string("document larger than its size budget")));
     }
 
     // Reads an n-byte big-endian argument after the marker at `start`.
@@ -127,14 +127,14 @@ private:
                 nsec = be(pos_, 4);
                 sec = static_cast<std::int64_t>(be(pos_ + 4, 8));
             } else {
-                return set_error(make_error(errc::malformed, start,
-                                       "expected a timestamp (ext -1) of 4, 8 or 12 bytes, saw " +
-                                           std::to_string(n)));
+                return set_error(make_error(
+                    errc::malformed, start,
+                    "expected a timestamp (ext -1) of 4, 8 or 12 bytes, saw " + std::to_string(n)));
             }
             if (nsec > 999999999) {
-                return set_error(make_error(errc::malformed, start,
-                                       "timestamp nanoseconds " + std::to_string(nsec) +
-                                           " above 999999999"));
+                return set_error(make_error(
+                    errc::malformed, start,
+                    "timestamp nanoseconds " + std::to_string(nsec) + " above 999999999"));
             }
             char text[32];
             std::size_t len = format_epoch(sec, static_cast<std::uint32_t>(nsec), text);
@@ -193,7 +193,8 @@ private:
 
     bool read_value(bool key) {
         if (pos_ >= in_.size()) {
-            return set_error(make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
+            return set_error(
+                make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
         }
         const std::size_t start = pos_;
         const unsigned char m = *at(pos_++);
@@ -212,8 +213,8 @@ private:
         if (m <= 0x9f) {
             if (key) {
                 return set_error(make_error(errc::unrepresentable, start,
-                                       std::string("a map key must be a scalar, saw ") +
-                                           (m <= 0x8f ? "a map" : "an array")));
+                                            std::string("a map key must be a scalar, saw ") +
+                                                (m <= 0x8f ? "a map" : "an array")));
             }
             return m <= 0x8f ? read_map(start, m & 0x0f) : read_array(start, m & 0x0f);
         }
@@ -234,7 +235,8 @@ private:
             return true;
         }
         if (m == 0xc1) {
-            return set_error(make_error(errc::malformed, start, "the byte 0xc1 is never used in msgpack"));
+            return set_error(
+                make_error(errc::malformed, start, "the byte 0xc1 is never used in msgpack"));
         }
         if (m == 0xc2 || m == 0xc3) {
             b_.add_bool(m == 0xc3);
@@ -286,8 +288,8 @@ private:
             default:
                 if (key) {
                     return set_error(make_error(errc::unrepresentable, start,
-                                           std::string("a map key must be a scalar, saw ") +
-                                               (m >= 0xde ? "a map" : "an array")));
+                                                std::string("a map key must be a scalar, saw ") +
+                                                    (m >= 0xde ? "a map" : "an array")));
                 }
                 return m >= 0xde ? read_map(start, n) : read_array(start, n);
         }
@@ -342,7 +344,7 @@ public:
             case kind::bignum:
                 if (!allow_lossy(opt_, v, "bignum_to_string", "bignum written as its decimal text")) {
                     return set_error(unrepresentable(v, "bignum " + std::string(v.get_string()) +
-                                                       " is not representable in msgpack"));
+                                                            " is not representable in msgpack"));
                 }
                 return write_str(v, v.get_string());
             case kind::timestamp:
@@ -356,8 +358,8 @@ public:
                     }
                 }
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return set_error(unrepresentable(v, describe_tag(v) +
-                                                       " is not representable in msgpack"));
+                    return set_error(
+                        unrepresentable(v, describe_tag(v) + " is not representable in msgpack"));
                 }
                 return write(inner);
             }
@@ -456,11 +458,11 @@ private:
 
     bool too_big(value v, const char* what, std::uint64_t n) {
         return set_error(unrepresentable(v, std::string(what) + " of " + std::to_string(n) +
-                                           " exceeds msgpack's limit of 2^32-1"));
+                                                " exceeds msgpack's limit of 2^32-1"));
     }
 
     bool length(value v, std::uint64_t n, unsigned char fix, std::uint64_t fix_max,
-                        unsigned char m16, unsigned char m32, const char* what) {
+                unsigned char m16, unsigned char m32, const char* what) {
         if (n <= fix_max) {
             out_.push_back(static_cast<char>(fix | n));
         } else if (n <= 0xffff) {
