@@ -104,8 +104,8 @@ public:
     cbor_reader(std::string_view in, builder& b, bool strict) : in_(in), b_(b), strict_(strict) {}
 
     result<void> run() {
-        if (auto r = read_item(false); !r) {
-            return r;
+        if (!read_item(false)) {
+            return fail(std::move(err_));
         }
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
@@ -116,6 +116,12 @@ public:
     }
 
 private:
+    // The internal functions return false on an error, kept here: a bool return is much
+    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) const {
+        err_ = std::move(e);
+        return false;
+    }
     // A data item's initial byte and argument.
     struct head {
         std::size_t start;   // offset of the initial byte
@@ -137,10 +143,27 @@ private:
         return reinterpret_cast<const unsigned char*>(in_.data()) + p;
     }
 
-    // Parses the head at `p` without consuming anything.
-    result<void> parse_head(std::size_t p, head& h) const {
+    // Parses the head at `p` without consuming anything. The common one-byte head inline,
+    // the rest (and every error) out of line.
+    [[gnu::always_inline]] bool parse_head(std::size_t p, head& h) const {
+        if (p < in_.size()) {
+            const unsigned char ib = *at(p);
+            if ((ib & 0x1f) < 24) {
+                h.start = p;
+                h.major = ib >> 5;
+                h.ai = ib & 0x1f;
+                h.arg = static_cast<std::uint64_t>(h.ai);
+                h.next = p + 1;
+                return true;
+            }
+        }
+        return parse_head_slow(p, h);
+    }
+
+    [[gnu::noinline]] bool parse_head_slow(std::size_t p, head& h) const {
         if (p >= in_.size()) {
-            return fail(make_error(errc::unexpected_eof, p, "expected a data item, saw end of input"));
+            return set_error(
+                make_error(errc::unexpected_eof, p, "expected a data item, saw end of input"));
         }
         const unsigned char ib = *at(p);
         h.start = p;
@@ -150,31 +173,32 @@ private:
         if (h.ai < 24) {
             h.arg = static_cast<std::uint64_t>(h.ai);
             h.next = p + 1;
-            return {};
+            return true;
         }
         if (h.ai >= 28 && h.ai <= 30) {
-            return fail(make_error(errc::malformed, p,
-                                   "reserved additional information " + std::to_string(h.ai) +
-                                       " in initial byte 0x" + hex_byte(ib)));
+            return set_error(make_error(errc::malformed, p,
+                                        "reserved additional information " + std::to_string(h.ai) +
+                                            " in initial byte 0x" + hex_byte(ib)));
         }
         if (h.ai == 31) {
             if (h.major == 0 || h.major == 1 || h.major == 6) {
-                return fail(make_error(errc::malformed, p,
-                                       std::string("indefinite length is not allowed for ") +
-                                           major_name(h.major)));
+                return set_error(make_error(
+                    errc::malformed, p,
+                    std::string("indefinite length is not allowed for ") + major_name(h.major)));
             }
             if (strict_ && h.major != 7) {
-                return fail(make_error(errc::malformed, p,
-                                       "indefinite length is not allowed in deterministic CBOR"));
+                return set_error(make_error(
+                    errc::malformed, p, "indefinite length is not allowed in deterministic CBOR"));
             }
             h.next = p + 1;
-            return {};
+            return true;
         }
         const std::size_t n = std::size_t{1} << (h.ai - 24);
         if (in_.size() - (p + 1) < n) {
-            return fail(make_error(errc::unexpected_eof, in_.size(),
-                                   "expected " + std::to_string(n) + " argument bytes after 0x" +
-                                       hex_byte(ib) + ", saw end of input"));
+            return set_error(make_error(errc::unexpected_eof, in_.size(),
+                                        "expected " + std::to_string(n) +
+                                            " argument bytes after 0x" + hex_byte(ib) +
+                                            ", saw end of input"));
         }
         for (std::size_t i = 0; i < n; ++i) {
             h.arg = (h.arg << 8) | at(p + 1)[i];
@@ -182,12 +206,12 @@ private:
         h.next = p + 1 + n;
         if (strict_ && h.major != 7 &&
             h.arg < (h.ai == 24 ? 24 : std::uint64_t{1} << (8 * (n / 2)) ) ) {
-            return fail(make_error(errc::malformed, p,
-                                   "argument " + std::to_string(h.arg) + " in " +
-                                       std::to_string(n) +
-                                       " bytes is not the shortest form (deterministic CBOR)"));
+            return set_error(
+                make_error(errc::malformed, p,
+                           "argument " + std::to_string(h.arg) + " in " + std::to_string(n) +
+                               " bytes is not the shortest form (deterministic CBOR)"));
         }
-        return {};
+        return true;
     }
 
     static std::string hex_byte(unsigned char c) {
@@ -195,12 +219,12 @@ private:
         return {digits[c >> 4], digits[c & 15]};
     }
 
-    result<void> container_limit(std::size_t start) {
-        return fail(make_error(b_.status(), start,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+    bool container_limit(std::size_t start) {
+        return set_error(
+            make_error(b_.status(), start,
+                       b_.status() == errc::depth_exceeded
+                           ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                           : std::string("document larger than its size budget")));
     }
 
     error too_long(const head& h, const char* what) const {
@@ -211,51 +235,53 @@ private:
     }
 
     // The payload of a definite-length string head, length checked against the input.
-    result<void> string_payload(const head& h, std::string_view& s) const {
+    bool string_payload(const head& h, std::string_view& s) const {
         if (h.arg > in_.size() - h.next) {
-            return fail(too_long(h, h.major == 2 ? "byte string" : "text string"));
+            return set_error(too_long(h, h.major == 2 ? "byte string" : "text string"));
         }
         s = in_.substr(h.next, static_cast<std::size_t>(h.arg));
         if (h.major == 3) {
             std::size_t valid = utf8_valid_prefix(s);
             if (valid != s.size()) {
-                return fail(make_error(errc::invalid_utf8, h.next + valid,
-                                       "invalid UTF-8 in text string"));
+                return set_error(
+                    make_error(errc::invalid_utf8, h.next + valid, "invalid UTF-8 in text string"));
             }
         }
-        return {};
+        return true;
     }
 
     // RFC 8949 section 3.2.3: an indefinite-length string is a run of definite-length chunks
     // of the same major type, closed by 0xff. Two passes: check and measure, then copy.
-    result<void> read_indefinite_string(const head& h) {
+    bool read_indefinite_string(const head& h) {
         std::size_t p = h.next;
         std::size_t total = 0;
         for (;;) {
             if (p >= in_.size()) {
-                return fail(make_error(errc::unexpected_eof, p,
-                                       "expected a string chunk or break (0xff), saw end of input"));
+                return set_error(
+                    make_error(errc::unexpected_eof, p,
+                               "expected a string chunk or break (0xff), saw end of input"));
             }
             if (*at(p) == 0xff) {
                 break;
             }
             head c;
-            if (auto r = parse_head(p, c); !r) {
-                return r;
+            if (!parse_head(p, c)) {
+                return false;
             }
             if (c.major != h.major) {
-                return fail(make_error(errc::malformed, p,
-                                       std::string("expected a chunk of ") + major_name(h.major) +
-                                           ", saw " + major_name(c.major)));
+                return set_error(make_error(errc::malformed, p,
+                                            std::string("expected a chunk of ") +
+                                                major_name(h.major) + ", saw " +
+                                                major_name(c.major)));
             }
             if (c.ai == 31) {
-                return fail(make_error(errc::malformed, p,
-                                       "expected a definite-length chunk, saw a nested "
-                                       "indefinite-length string"));
+                return set_error(make_error(errc::malformed, p,
+                                            "expected a definite-length chunk, saw a nested "
+                                            "indefinite-length string"));
             }
             std::string_view s;
-            if (auto r = string_payload(c, s); !r) {
-                return r;
+            if (!string_payload(c, s)) {
+                return false;
             }
             total += s.size();
             p = c.next + s.size();
@@ -272,7 +298,7 @@ private:
         }
         b_.end_string(w, h.major == 2 ? kind::bytes : kind::string);
         pos_ = p + 1;
-        return {};
+        return true;
     }
 
     // -1 - n for n > INT64_MAX, as decimal text.
@@ -283,31 +309,31 @@ private:
         b_.add_bignum("-" + bigint_to_decimal(std::move(a)));
     }
 
-    result<void> read_item(bool key) {
+    bool read_item(bool key) {
         head h;
-        if (auto r = parse_head(pos_, h); !r) {
-            return r;
+        if (!parse_head(pos_, h)) {
+            return false;
         }
         pos_ = h.next;
         switch (h.major) {
             case 0:
                 b_.add_uint(h.arg);
-                return {};
+                return true;
             case 1:
                 if (h.arg <= static_cast<std::uint64_t>(INT64_MAX)) {
                     b_.add_int(-1 - static_cast<std::int64_t>(h.arg));
                 } else {
                     add_negative_bignum(h.arg);
                 }
-                return {};
+                return true;
             case 2:
             case 3: {
                 if (h.ai == 31) {
                     return read_indefinite_string(h);
                 }
                 std::string_view s;
-                if (auto r = string_payload(h, s); !r) {
-                    return r;
+                if (!string_payload(h, s)) {
+                    return false;
                 }
                 if (h.major == 2) {
                     b_.add_bytes(s);
@@ -315,14 +341,14 @@ private:
                     b_.add_string(s);
                 }
                 pos_ += s.size();
-                return {};
+                return true;
             }
             case 4:
             case 5:
                 if (key) {
-                    return fail(make_error(errc::unrepresentable, h.start,
-                                           std::string("a map key must be a scalar, saw ") +
-                                               major_name(h.major)));
+                    return set_error(make_error(
+                        errc::unrepresentable, h.start,
+                        std::string("a map key must be a scalar, saw ") + major_name(h.major)));
                 }
                 return h.major == 4 ? read_array(h) : read_map(h);
             case 6:
@@ -332,10 +358,10 @@ private:
         }
     }
 
-    result<void> read_array(const head& h) {
+    bool read_array(const head& h) {
         if (h.ai != 31 && h.arg > in_.size() - pos_) {
             // Every element takes at least one byte: fail before building anything.
-            return fail(too_long(h, "array"));
+            return set_error(too_long(h, "array"));
         }
         if (!b_.begin_array()) {
             return container_limit(h.start);
@@ -346,24 +372,24 @@ private:
                     ++pos_;
                     break;
                 }
-                if (auto r = read_item(false); !r) {
-                    return r;
+                if (!read_item(false)) {
+                    return false;
                 }
             }
         } else {
             for (std::uint64_t i = 0; i < h.arg; ++i) {
-                if (auto r = read_item(false); !r) {
-                    return r;
+                if (!read_item(false)) {
+                    return false;
                 }
             }
         }
         b_.end_array();
-        return {};
+        return true;
     }
 
-    result<void> read_map(const head& h) {
+    bool read_map(const head& h) {
         if (h.ai != 31 && h.arg > (in_.size() - pos_) / 2) {
-            return fail(too_long(h, "map"));
+            return set_error(too_long(h, "map"));
         }
         if (!b_.begin_map()) {
             return container_limit(h.start);
@@ -374,42 +400,42 @@ private:
                     ++pos_;
                     break;
                 }
-                if (auto r = read_item(true); !r) {
-                    return r;
+                if (!read_item(true)) {
+                    return false;
                 }
                 if (pos_ < in_.size() && *at(pos_) == 0xff) {
-                    return fail(make_error(errc::malformed, pos_,
-                                           "expected a map value, saw break (0xff)"));
+                    return set_error(make_error(errc::malformed, pos_,
+                                                "expected a map value, saw break (0xff)"));
                 }
-                if (auto r = read_item(false); !r) {
-                    return r;
+                if (!read_item(false)) {
+                    return false;
                 }
             }
         } else {
             std::string_view prev;
             for (std::uint64_t i = 0; i < h.arg; ++i) {
                 const std::size_t key_start = pos_;
-                if (auto r = read_item(true); !r) {
-                    return r;
+                if (!read_item(true)) {
+                    return false;
                 }
                 if (strict_) {
                     // RFC 8949 section 4.2.1: keys in the bytewise order of their encodings.
                     std::string_view key = in_.substr(key_start, pos_ - key_start);
                     if (i != 0 && !(prev < key)) {
-                        return fail(make_error(
+                        return set_error(make_error(
                             prev == key ? errc::duplicate_key : errc::malformed, key_start,
                             prev == key ? std::string("duplicate map key")
                                         : std::string("map keys out of deterministic order")));
                     }
                     prev = key;
                 }
-                if (auto r = read_item(false); !r) {
-                    return r;
+                if (!read_item(false)) {
+                    return false;
                 }
             }
         }
         b_.end_map();
-        return {};
+        return true;
     }
 
     // Peeks at a definite-length string of major type `major` at pos_ (no errors: on any
@@ -462,7 +488,7 @@ private:
         return true;
     }
 
-    result<void> read_tag(const head& h, bool key) {
+    bool read_tag(const head& h, bool key) {
         std::string_view s;
         std::size_t after = 0;
         switch (h.arg) {
@@ -471,14 +497,14 @@ private:
                 if (peek_string(3, s, after) && parse_rfc3339(s, t)) {
                     b_.add_timestamp(s, timestamp_kind::offset_date_time);
                     pos_ = after;
-                    return {};
+                    return true;
                 }
                 break;
             }
             case tag_epoch:
                 if (try_epoch(after)) {
                     pos_ = after;
-                    return {};
+                    return true;
                 }
                 break;
             case tag_full_date: {
@@ -487,7 +513,7 @@ private:
                     parse_rfc3339(std::string(s) + "T00:00:00Z", t)) {
                     b_.add_timestamp(s, timestamp_kind::local_date);
                     pos_ = after;
-                    return {};
+                    return true;
                 }
                 break;
             }
@@ -498,9 +524,9 @@ private:
                     std::uint64_t v;
                     bool neg = h.arg == tag_neg_bignum;
                     if (strict_ && (bigint_to_u64(a, v) || s[0] == 0)) {
-                        return fail(make_error(errc::malformed, h.start,
-                                               "a bignum with leading zeros or within 64 bits "
-                                               "is not deterministic CBOR"));
+                        return set_error(make_error(errc::malformed, h.start,
+                                                    "a bignum with leading zeros or within 64 bits "
+                                                    "is not deterministic CBOR"));
                     }
                     if (bigint_to_u64(a, v)) {
                         // Fits in 64 bits: an ordinary integer.
@@ -518,7 +544,7 @@ private:
                         b_.add_bignum((neg ? "-" : "") + bigint_to_decimal(std::move(a)));
                     }
                     pos_ = after;
-                    return {};
+                    return true;
                 }
                 break;
             default:
@@ -545,41 +571,44 @@ private:
         return d;
     }
 
-    result<void> read_simple(const head& h) {
+    bool read_simple(const head& h) {
         switch (h.ai) {
             case 20:
                 b_.add_bool(false);
-                return {};
+                return true;
             case 21:
                 b_.add_bool(true);
-                return {};
+                return true;
             case 22:
                 b_.add_null();
-                return {};
+                return true;
             case 25:
             case 26:
             case 27: {
                 const double d = float_value(h);
                 if (strict_ && shortest_float_ai(d) != h.ai) {
-                    return fail(make_error(errc::malformed, h.start,
-                                           "float not in its shortest form (deterministic CBOR)"));
+                    return set_error(
+                        make_error(errc::malformed, h.start,
+                                   "float not in its shortest form (deterministic CBOR)"));
                 }
                 if (strict_ && std::isnan(d) && h.arg != 0x7e00) {
-                    return fail(make_error(errc::malformed, h.start,
-                                           "NaN must be written as f97e00 (deterministic CBOR)"));
+                    return set_error(
+                        make_error(errc::malformed, h.start,
+                                   "NaN must be written as f97e00 (deterministic CBOR)"));
                 }
                 b_.add_double(d);
-                return {};
+                return true;
             }
             case 31:
-                return fail(make_error(errc::malformed, h.start,
-                                       "break (0xff) outside an indefinite-length item"));
+                return set_error(make_error(errc::malformed, h.start,
+                                            "break (0xff) outside an indefinite-length item"));
             case 24:
                 // RFC 8949 section 3.3: 0xf8 followed by a byte below 0x20 is not well-formed.
                 if (h.arg < 32) {
-                    return fail(make_error(errc::malformed, h.start,
-                                           "simple value " + std::to_string(h.arg) +
-                                               " must be written in one byte, not after 0xf8"));
+                    return set_error(
+                        make_error(errc::malformed, h.start,
+                                   "simple value " + std::to_string(h.arg) +
+                                       " must be written in one byte, not after 0xf8"));
                 }
                 break;
             default:
@@ -590,12 +619,13 @@ private:
             return container_limit(h.start);
         }
         b_.add_null();
-        return {};
+        return true;
     }
 
     std::string_view in_;
     builder& b_;
     bool strict_;
+    mutable error err_;
     std::size_t pos_ = 0;
 };
 
@@ -610,17 +640,17 @@ class cbor_writer {
 public:
     cbor_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    result<void> write(value v) {
+    bool write(value v) {
         switch (v.kind()) {
             case kind::null:
                 out_.push_back(static_cast<char>(0xf6));
-                return {};
+                return true;
             case kind::boolean_false:
                 out_.push_back(static_cast<char>(0xf4));
-                return {};
+                return true;
             case kind::boolean_true:
                 out_.push_back(static_cast<char>(0xf5));
-                return {};
+                return true;
             case kind::int64: {
                 std::int64_t i = v.get_int();
                 if (i >= 0) {
@@ -628,22 +658,22 @@ public:
                 } else {
                     put_head(1, ~static_cast<std::uint64_t>(i));  // -1 - i
                 }
-                return {};
+                return true;
             }
             case kind::uint64:
                 put_head(0, v.get_uint());
-                return {};
+                return true;
             case kind::float64:
                 write_float(v.get_double());
-                return {};
+                return true;
             case kind::string:
                 put_head(3, v.get_string().size());
                 out_.append(v.get_string());
-                return {};
+                return true;
             case kind::bytes:
                 put_head(2, v.get_string().size());
                 out_.append(v.get_string());
-                return {};
+                return true;
             case kind::bignum:
                 return write_bignum(v);
             case kind::timestamp: {
@@ -656,25 +686,33 @@ public:
                 // Local date-times and times have no CBOR tag: their RFC 3339 text.
                 put_head(3, s.size());
                 out_.append(s);
-                return {};
+                return true;
             }
             case kind::tagged:
                 return write_tagged(v);
             case kind::array:
                 put_head(4, v.size());
                 for (value c : v.items()) {
-                    if (auto r = write(c); !r) {
-                        return r;
+                    if (!write(c)) {
+                        return false;
                     }
                 }
-                return {};
+                return true;
             case kind::map:
                 return write_map(v);
         }
-        return {};
+        return true;
     }
 
+    error err_;  // the error when write() returned false
+
 private:
+    // The internal functions return false on an error, kept in err_: a bool return is much
+    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
+        err_ = std::move(e);
+        return false;
+    }
     void put_head(int major, std::uint64_t arg) {
         char* p = out_.prepare(9);
         const auto mt = static_cast<unsigned char>(major << 5);
@@ -736,34 +774,35 @@ private:
 
     // An integer outside 64 bits: major type 0/1 when it fits there (preferred
     // serialization, RFC 8949 section 3.4.3), tag 2/3 with the big-endian magnitude otherwise.
-    result<void> write_bignum(value v) {
+    bool write_bignum(value v) {
         std::string_view s = v.get_string();
         bool neg = !s.empty() && s[0] == '-';
         std::string_view digits = neg ? s.substr(1) : s;
         if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos) {
-            return fail(unrepresentable(v, "bignum text \"" + std::string(s) + "\" is not an integer"));
+            return set_error(
+                unrepresentable(v, "bignum text \"" + std::string(s) + "\" is not an integer"));
         }
         bigint_limbs a = bigint_from_decimal(digits);
         if (neg) {
             if (a.empty()) {
                 put_head(0, 0);  // "-0"
-                return {};
+                return true;
             }
             bigint_sub_one(a);
         }
         std::uint64_t small;
         if (bigint_to_u64(a, small)) {
             put_head(neg ? 1 : 0, small);
-            return {};
+            return true;
         }
         std::string mag = bigint_to_bytes(a);
         put_head(6, neg ? tag_neg_bignum : tag_pos_bignum);
         put_head(2, mag.size());
         out_.append(mag);
-        return {};
+        return true;
     }
 
-    result<void> write_tagged(value v) {
+    bool write_tagged(value v) {
         value inner = v.tagged_value();
         switch (v.get_tag_space()) {
             case tag_space::cbor:
@@ -778,7 +817,7 @@ private:
                     } else {
                         put_raw(0xf8, v.tag(), 1);
                     }
-                    return {};
+                    return true;
                 }
                 break;
             default:
@@ -790,23 +829,23 @@ private:
                                : v.get_tag_space() == tag_space::bson
                                    ? "BSON type " + std::to_string(v.tag())
                                    : "tag " + std::to_string(v.tag());
-            return fail(unrepresentable(v, what + " is not representable in cbor"));
+            return set_error(unrepresentable(v, what + " is not representable in cbor"));
         }
         return write(inner);
     }
 
-    result<void> write_map(value v) {
+    bool write_map(value v) {
         put_head(5, v.size());
         if (!opt_.canonical || v.size() < 2) {
             for (auto [k, val] : v.entries()) {
-                if (auto r = write(k); !r) {
-                    return r;
+                if (!write(k)) {
+                    return false;
                 }
-                if (auto r = write(val); !r) {
-                    return r;
+                if (!write(val)) {
+                    return false;
                 }
             }
-            return {};
+            return true;
         }
         // RFC 8949 section 4.2.1: keys sorted by the bytewise lexicographic order of their
         // deterministic encodings. Write the entries, then reorder their byte spans.
@@ -818,12 +857,12 @@ private:
         const std::size_t first = out_.size();
         for (auto [k, val] : v.entries()) {
             span s{out_.size(), 0, 0};
-            if (auto r = write(k); !r) {
-                return r;
+            if (!write(k)) {
+                return false;
             }
             s.val = out_.size();
-            if (auto r = write(val); !r) {
-                return r;
+            if (!write(val)) {
+                return false;
             }
             s.end = out_.size();
             spans.push_back(s);
@@ -840,7 +879,7 @@ private:
             out_.overwrite(w, body.data() + (s.key - first), s.end - s.key);
             w += s.end - s.key;
         }
-        return {};
+        return true;
     }
 
     output_buffer& out_;
@@ -849,7 +888,10 @@ private:
 
 result<void> encode_cbor(const document& doc, output_buffer& out, const encode_options& opt) {
     cbor_writer w(out, opt);
-    return w.write(doc.root());
+    if (!w.write(doc.root())) {
+        return fail(std::move(w.err_));
+    }
+    return {};
 }
 
 }  // namespace

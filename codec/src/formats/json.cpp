@@ -772,51 +772,51 @@ class json_writer {
 public:
     json_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    result<void> write(value v, int depth) {
+    bool write(value v, int depth) {
         switch (v.kind()) {
             case kind::null:
                 out_.append("null");
-                return {};
+                return true;
             case kind::boolean_false:
                 out_.append("false");
-                return {};
+                return true;
             case kind::boolean_true:
                 out_.append("true");
-                return {};
+                return true;
             case kind::int64:
                 write_int(out_, v.get_int());
-                return {};
+                return true;
             case kind::uint64:
                 write_uint(out_, v.get_uint());
-                return {};
+                return true;
             case kind::bignum:
                 out_.append(v.get_string());
-                return {};
+                return true;
             case kind::float64: {
                 double d = v.get_double();
                 if (std::isfinite(d)) {
                     write_double(out_, d);
-                    return {};
+                    return true;
                 }
                 const char* what = std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
                 if (!allow_lossy(opt_, v, "nonfinite_to_null",
                                  std::string(what) + " written as null")) {
-                    return fail(
+                    return set_error(
                         unrepresentable(v, std::string(what) + " is not representable in json"));
                 }
                 out_.append("null");
-                return {};
+                return true;
             }
             case kind::string:
             case kind::timestamp:
                 write_string(out_, v.get_string());
-                return {};
+                return true;
             case kind::bytes: {
                 // RFC 8949 section 6.1 style: bytes become base64url text.
                 out_.push_back('"');
                 base64_encode(out_, v.get_string(), true);
                 out_.push_back('"');
-                return {};
+                return true;
             }
             case kind::tagged:
                 // BSON's own types become MongoDB Extended JSON v2 (relaxed) objects, which
@@ -829,7 +829,7 @@ public:
                     }
                 }
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
+                    return set_error(unrepresentable(
                         v, "tag " + std::to_string(v.tag()) + " is not representable in json"));
                 }
                 return write(v.tagged_value(), depth);
@@ -842,15 +842,15 @@ public:
                     }
                     first = false;
                     newline(depth + 1);
-                    if (auto r = write(c, depth + 1); !r) {
-                        return r;
+                    if (!write(c, depth + 1)) {
+                        return false;
                     }
                 }
                 if (!first) {
                     newline(depth);
                 }
                 out_.push_back(']');
-                return {};
+                return true;
             }
             case kind::map: {
                 out_.push_back('{');
@@ -861,34 +861,42 @@ public:
                     }
                     first = false;
                     newline(depth + 1);
-                    if (auto r = write_key(k); !r) {
-                        return r;
+                    if (!write_key(k)) {
+                        return false;
                     }
                     out_.push_back(':');
                     if (opt_.pretty) {
                         out_.push_back(' ');
                     }
-                    if (auto r = write(val, depth + 1); !r) {
-                        return r;
+                    if (!write(val, depth + 1)) {
+                        return false;
                     }
                 }
                 if (!first) {
                     newline(depth);
                 }
                 out_.push_back('}');
-                return {};
+                return true;
             }
         }
-        return {};
+        return true;
     }
 
+    error err_;  // the error when write() returned false
+
 private:
-    result<void> write_key(value k) {
+    // The internal functions return false on an error, kept in err_: a bool return is much
+    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
+        err_ = std::move(e);
+        return false;
+    }
+    bool write_key(value k) {
         switch (k.kind()) {
             case kind::string:
             case kind::timestamp:
                 write_string(out_, k.get_string());
-                return {};
+                return true;
             case kind::int64:
             case kind::uint64:
             case kind::bignum: {
@@ -902,16 +910,16 @@ private:
                     out_.append(k.get_string());
                 }
                 out_.push_back('"');
-                return {};
+                return true;
             }
             default: {
                 std::string text = to_debug_string(k);
                 if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
+                    return set_error(
                         unrepresentable(k, "map key " + text + " is not representable in json"));
                 }
                 write_string(out_, text);
-                return {};
+                return true;
             }
         }
     }
@@ -932,11 +940,13 @@ private:
 
 result<void> encode_json(const document& doc, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);
-    auto r = w.write(doc.root(), 0);
-    if (r && opt.pretty) {
+    if (!w.write(doc.root(), 0)) {
+        return fail(std::move(w.err_));
+    }
+    if (opt.pretty) {
         out.push_back('\n');
     }
-    return r;
+    return {};
 }
 
 }  // namespace

@@ -19,8 +19,8 @@ public:
     msgpack_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
 
     result<void> run() {
-        if (auto r = read_value(false); !r) {
-            return r;
+        if (!read_value(false)) {
+            return fail(std::move(err_));
         }
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
@@ -31,6 +31,12 @@ public:
     }
 
 private:
+    // The internal functions return false on an error, kept in err_: a bool return is much
+    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
+        err_ = std::move(e);
+        return false;
+    }
     std::size_t left() const noexcept { return in_.size() - pos_; }
     const unsigned char* at(std::size_t p) const noexcept {
         return reinterpret_cast<const unsigned char*>(in_.data()) + p;
@@ -54,12 +60,12 @@ private:
                               " runs past the end of input (" + std::to_string(left()) +
                               " bytes left)");
     }
-    result<void> container_limit(std::size_t start) {
-        return fail(make_error(b_.status(), start,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " +
-                                         std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+    bool container_limit(std::size_t start) {
+        return set_error(
+            make_error(b_.status(), start,
+                       b_.status() == errc::depth_exceeded
+                           ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                           : std::string("document larger than its size budget")));
     }
 
     // Reads an n-byte big-endian argument after the marker at `start`.
@@ -72,36 +78,36 @@ private:
         return true;
     }
 
-    result<void> read_str(std::size_t start, std::uint64_t n) {
+    bool read_str(std::size_t start, std::uint64_t n) {
         if (n > left()) {
-            return fail(too_long(start, n, "str"));
+            return set_error(too_long(start, n, "str"));
         }
         std::string_view s = in_.substr(pos_, n);
         std::size_t valid = utf8_valid_prefix(s);
         if (valid != s.size()) {
-            return fail(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in str"));
+            return set_error(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in str"));
         }
         b_.add_string(s);
         pos_ += n;
-        return {};
+        return true;
     }
 
-    result<void> read_bin(std::size_t start, std::uint64_t n) {
+    bool read_bin(std::size_t start, std::uint64_t n) {
         if (n > left()) {
-            return fail(too_long(start, n, "bin"));
+            return set_error(too_long(start, n, "bin"));
         }
         b_.add_bytes(in_.substr(pos_, n));
         pos_ += n;
-        return {};
+        return true;
     }
 
     // The ext payload starts at pos_ with its type byte.
-    result<void> read_ext(std::size_t start, std::uint64_t n) {
+    bool read_ext(std::size_t start, std::uint64_t n) {
         if (left() < 1) {
-            return fail(eof(1, "ext type"));
+            return set_error(eof(1, "ext type"));
         }
         if (n > left() - 1) {
-            return fail(too_long(start, n, "ext"));
+            return set_error(too_long(start, n, "ext"));
         }
         auto type = static_cast<std::int8_t>(*at(pos_));
         ++pos_;
@@ -121,21 +127,21 @@ private:
                 nsec = be(pos_, 4);
                 sec = static_cast<std::int64_t>(be(pos_ + 4, 8));
             } else {
-                return fail(make_error(errc::malformed, start,
-                                       "expected a timestamp (ext -1) of 4, 8 or 12 bytes, saw " +
-                                           std::to_string(n)));
+                return set_error(make_error(
+                    errc::malformed, start,
+                    "expected a timestamp (ext -1) of 4, 8 or 12 bytes, saw " + std::to_string(n)));
             }
             if (nsec > 999999999) {
-                return fail(make_error(errc::malformed, start,
-                                       "timestamp nanoseconds " + std::to_string(nsec) +
-                                           " above 999999999"));
+                return set_error(make_error(
+                    errc::malformed, start,
+                    "timestamp nanoseconds " + std::to_string(nsec) + " above 999999999"));
             }
             char text[32];
             std::size_t len = format_epoch(sec, static_cast<std::uint32_t>(nsec), text);
             pos_ += n;
             if (len != 0) {
                 b_.add_timestamp({text, len}, timestamp_kind::offset_date_time);
-                return {};
+                return true;
             }
             // Outside the years RFC 3339 can write: keep the extension as it came.
         } else {
@@ -146,68 +152,69 @@ private:
             return container_limit(start);
         }
         b_.add_bytes(data);
-        return {};
+        return true;
     }
 
-    result<void> read_array(std::size_t start, std::uint64_t n) {
+    bool read_array(std::size_t start, std::uint64_t n) {
         // Every element takes at least one byte: check before building anything.
         if (n > left()) {
-            return fail(too_long(start, n, "array"));
+            return set_error(too_long(start, n, "array"));
         }
         if (!b_.begin_array()) {
             return container_limit(start);
         }
         for (std::uint64_t i = 0; i < n; ++i) {
-            if (auto r = read_value(false); !r) {
-                return r;
+            if (!read_value(false)) {
+                return false;
             }
         }
         b_.end_array();
-        return {};
+        return true;
     }
 
-    result<void> read_map(std::size_t start, std::uint64_t n) {
+    bool read_map(std::size_t start, std::uint64_t n) {
         if (n > left() / 2) {
-            return fail(too_long(start, n, "map"));
+            return set_error(too_long(start, n, "map"));
         }
         if (!b_.begin_map()) {
             return container_limit(start);
         }
         for (std::uint64_t i = 0; i < n; ++i) {
-            if (auto r = read_value(true); !r) {
-                return r;
+            if (!read_value(true)) {
+                return false;
             }
-            if (auto r = read_value(false); !r) {
-                return r;
+            if (!read_value(false)) {
+                return false;
             }
         }
         b_.end_map();
-        return {};
+        return true;
     }
 
-    result<void> read_value(bool key) {
+    bool read_value(bool key) {
         if (pos_ >= in_.size()) {
-            return fail(make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
+            return set_error(
+                make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
         }
         const std::size_t start = pos_;
         const unsigned char m = *at(pos_++);
         std::uint64_t n = 0;
         if (m <= 0x7f) {
             b_.add_int(m);
-            return {};
+            return true;
         }
         if (m >= 0xe0) {
             b_.add_int(static_cast<std::int8_t>(m));
-            return {};
+            return true;
         }
         if (m >= 0xa0 && m <= 0xbf) {
             return read_str(start, m & 0x1f);
         }
         if (m <= 0x9f) {
             if (key) {
-                return fail(make_error(errc::unrepresentable, start,
-                                       std::string("a map key must be a scalar, saw ") +
-                                           (m <= 0x8f ? "a map" : "an array")));
+                return set_error(make_error(errc::unrepresentable, start,
+                                            std::string("a map key must be a scalar, saw ") +
+                                                (m <= 0x8f ? "a map" : "an array")));
             }
             return m <= 0x8f ? read_map(start, m & 0x0f) : read_array(start, m & 0x0f);
         }
@@ -225,14 +232,15 @@ private:
         };
         if (m == 0xc0) {
             b_.add_null();
-            return {};
+            return true;
         }
         if (m == 0xc1) {
-            return fail(make_error(errc::malformed, start, "the byte 0xc1 is never used in msgpack"));
+            return set_error(
+                make_error(errc::malformed, start, "the byte 0xc1 is never used in msgpack"));
         }
         if (m == 0xc2 || m == 0xc3) {
             b_.add_bool(m == 0xc3);
-            return {};
+            return true;
         }
         const int size = arg_size[m - 0xc0];
         if (m >= 0xd4 && m <= 0xd8) {
@@ -240,7 +248,7 @@ private:
             return read_ext(start, std::uint64_t{1} << (m - 0xd4));
         }
         if (!arg(size, n)) {
-            return fail(eof(static_cast<std::size_t>(size), arg_name[m - 0xc0]));
+            return set_error(eof(static_cast<std::size_t>(size), arg_name[m - 0xc0]));
         }
         switch (m) {
             case 0xc4: case 0xc5: case 0xc6:
@@ -252,36 +260,36 @@ private:
                 auto bits = static_cast<std::uint32_t>(n);
                 std::memcpy(&f, &bits, 4);
                 b_.add_double(static_cast<double>(f));  // exact widening
-                return {};
+                return true;
             }
             case 0xcb: {
                 double d;
                 std::memcpy(&d, &n, 8);
                 b_.add_double(d);
-                return {};
+                return true;
             }
             case 0xcc: case 0xcd: case 0xce: case 0xcf:
                 b_.add_uint(n);
-                return {};
+                return true;
             case 0xd0:
                 b_.add_int(static_cast<std::int8_t>(n));
-                return {};
+                return true;
             case 0xd1:
                 b_.add_int(static_cast<std::int16_t>(n));
-                return {};
+                return true;
             case 0xd2:
                 b_.add_int(static_cast<std::int32_t>(n));
-                return {};
+                return true;
             case 0xd3:
                 b_.add_int(static_cast<std::int64_t>(n));
-                return {};
+                return true;
             case 0xd9: case 0xda: case 0xdb:
                 return read_str(start, n);
             default:
                 if (key) {
-                    return fail(make_error(errc::unrepresentable, start,
-                                           std::string("a map key must be a scalar, saw ") +
-                                               (m >= 0xde ? "a map" : "an array")));
+                    return set_error(make_error(errc::unrepresentable, start,
+                                                std::string("a map key must be a scalar, saw ") +
+                                                    (m >= 0xde ? "a map" : "an array")));
                 }
                 return m >= 0xde ? read_map(start, n) : read_array(start, n);
         }
@@ -290,6 +298,7 @@ private:
     std::string_view in_;
     builder& b_;
     std::size_t pos_ = 0;
+    error err_;
 };
 
 result<void> decode_msgpack(std::string_view in, builder& b, const decode_options&) {
@@ -303,30 +312,30 @@ class msgpack_writer {
 public:
     msgpack_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    result<void> write(value v) {
+    bool write(value v) {
         switch (v.kind()) {
             case kind::null:
                 out_.push_back(static_cast<char>(0xc0));
-                return {};
+                return true;
             case kind::boolean_false:
                 out_.push_back(static_cast<char>(0xc2));
-                return {};
+                return true;
             case kind::boolean_true:
                 out_.push_back(static_cast<char>(0xc3));
-                return {};
+                return true;
             case kind::int64:
                 write_int(v.get_int());
-                return {};
+                return true;
             case kind::uint64:
                 write_uint(v.get_uint());
-                return {};
+                return true;
             case kind::float64: {
                 // Doubles stay float64: a reader gets back the type it was given.
                 std::uint64_t bits;
                 double d = v.get_double();
                 std::memcpy(&bits, &d, 8);
                 put(0xcb, bits, 8);
-                return {};
+                return true;
             }
             case kind::string:
                 return write_str(v, v.get_string());
@@ -334,8 +343,8 @@ public:
                 return write_bin(v, v.get_string());
             case kind::bignum:
                 if (!allow_lossy(opt_, v, "bignum_to_string", "bignum written as its decimal text")) {
-                    return fail(unrepresentable(v, "bignum " + std::string(v.get_string()) +
-                                                       " is not representable in msgpack"));
+                    return set_error(unrepresentable(v, "bignum " + std::string(v.get_string()) +
+                                                            " is not representable in msgpack"));
                 }
                 return write_str(v, v.get_string());
             case kind::timestamp:
@@ -349,43 +358,51 @@ public:
                     }
                 }
                 if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(v, describe_tag(v) +
-                                                       " is not representable in msgpack"));
+                    return set_error(
+                        unrepresentable(v, describe_tag(v) + " is not representable in msgpack"));
                 }
                 return write(inner);
             }
             case kind::array: {
                 std::uint64_t n = v.size();
-                if (auto r = length(v, n, 0x90, 15, 0xdc, 0xdd, "array"); !r) {
-                    return r;
+                if (!length(v, n, 0x90, 15, 0xdc, 0xdd, "array")) {
+                    return false;
                 }
                 for (value c : v.items()) {
-                    if (auto r = write(c); !r) {
-                        return r;
+                    if (!write(c)) {
+                        return false;
                     }
                 }
-                return {};
+                return true;
             }
             case kind::map: {
                 std::uint64_t n = v.size();
-                if (auto r = length(v, n, 0x80, 15, 0xde, 0xdf, "map"); !r) {
-                    return r;
+                if (!length(v, n, 0x80, 15, 0xde, 0xdf, "map")) {
+                    return false;
                 }
                 for (auto [k, val] : v.entries()) {
-                    if (auto r = write(k); !r) {
-                        return r;
+                    if (!write(k)) {
+                        return false;
                     }
-                    if (auto r = write(val); !r) {
-                        return r;
+                    if (!write(val)) {
+                        return false;
                     }
                 }
-                return {};
+                return true;
             }
         }
-        return {};
+        return true;
     }
 
+    error err_;  // the error when write() returned false
+
 private:
+    // The internal functions return false on an error, kept in err_: a bool return is much
+    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
+        err_ = std::move(e);
+        return false;
+    }
     static std::string describe_tag(value v) {
         switch (v.get_tag_space()) {
             case tag_space::cbor:
@@ -439,13 +456,13 @@ private:
         }
     }
 
-    result<void> too_big(value v, const char* what, std::uint64_t n) {
-        return fail(unrepresentable(v, std::string(what) + " of " + std::to_string(n) +
-                                           " exceeds msgpack's limit of 2^32-1"));
+    bool too_big(value v, const char* what, std::uint64_t n) {
+        return set_error(unrepresentable(v, std::string(what) + " of " + std::to_string(n) +
+                                                " exceeds msgpack's limit of 2^32-1"));
     }
 
-    result<void> length(value v, std::uint64_t n, unsigned char fix, std::uint64_t fix_max,
-                        unsigned char m16, unsigned char m32, const char* what) {
+    bool length(value v, std::uint64_t n, unsigned char fix, std::uint64_t fix_max,
+                unsigned char m16, unsigned char m32, const char* what) {
         if (n <= fix_max) {
             out_.push_back(static_cast<char>(fix | n));
         } else if (n <= 0xffff) {
@@ -455,10 +472,10 @@ private:
         } else {
             return too_big(v, what, n);
         }
-        return {};
+        return true;
     }
 
-    result<void> write_str(value v, std::string_view s) {
+    bool write_str(value v, std::string_view s) {
         std::uint64_t n = s.size();
         if (n <= 31) {
             out_.push_back(static_cast<char>(0xa0 | n));
@@ -472,10 +489,10 @@ private:
             return too_big(v, "str", n);
         }
         out_.append(s);
-        return {};
+        return true;
     }
 
-    result<void> write_bin(value v, std::string_view s) {
+    bool write_bin(value v, std::string_view s) {
         std::uint64_t n = s.size();
         if (n <= 0xff) {
             put(0xc4, n, 1);
@@ -487,10 +504,10 @@ private:
             return too_big(v, "bin", n);
         }
         out_.append(s);
-        return {};
+        return true;
     }
 
-    result<void> write_ext(value v, std::int8_t type, std::string_view data) {
+    bool write_ext(value v, std::int8_t type, std::string_view data) {
         std::uint64_t n = data.size();
         switch (n) {
             case 1: out_.push_back(static_cast<char>(0xd4)); break;
@@ -511,12 +528,12 @@ private:
         }
         out_.push_back(static_cast<char>(type));
         out_.append(data);
-        return {};
+        return true;
     }
 
     // An instant whose text is exactly the one the decoder would write back becomes ext -1 in
     // its smallest form; any other timestamp text stays text (DESIGN section 3: not lossy).
-    result<void> write_timestamp(value v) {
+    bool write_timestamp(value v) {
         std::string_view text = v.get_string();
         epoch_instant t;
         char canon[32];
@@ -540,7 +557,7 @@ private:
                 append_be(t.nanos, 4);
                 append_be(static_cast<std::uint64_t>(t.seconds), 8);
             }
-            return {};
+            return true;
         }
         return write_str(v, text);
     }
@@ -559,7 +576,10 @@ private:
 
 result<void> encode_msgpack(const document& doc, output_buffer& out, const encode_options& opt) {
     msgpack_writer w(out, opt);
-    return w.write(doc.root());
+    if (!w.write(doc.root())) {
+        return fail(std::move(w.err_));
+    }
+    return {};
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -309,6 +311,28 @@ void write_float(output_buffer& out, double d) {
 
 enum class slot { drop, simple, table, table_array };
 
+// Per-thread scratch for the encoder, one frame per nesting level of tables (and inline
+// tables), reused so that steady-state encoding allocates nothing (as bson.cpp/pickle.cpp).
+struct table_frame {
+    std::vector<std::string> keys;  // only grows: the first n are the current map's keys
+    std::vector<entry> ents;
+    std::vector<std::size_t> order;
+    std::vector<std::size_t> idx;
+    std::vector<unsigned char> skip;
+    std::vector<slot> slots;
+    std::string path;  // the dotted path of a sub-table being written
+};
+
+struct toml_scratch {
+    std::vector<std::unique_ptr<table_frame>> frames;  // stable addresses while growing
+    output_buffer key;                                 // one key's written text
+};
+
+toml_scratch& thread_toml_scratch() {
+    thread_local toml_scratch s;
+    return s;
+}
+
 class toml_writer {
 public:
     toml_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
@@ -346,6 +370,23 @@ public:
     }
 
 private:
+    // The scratch frame of the current nesting level; released when the guard goes.
+    struct frame_guard {
+        toml_writer& w;
+        table_frame& f;
+        explicit frame_guard(toml_writer& wr) : w(wr), f(wr.enter()) {}
+        ~frame_guard() { --w.depth_; }
+        frame_guard(const frame_guard&) = delete;
+        frame_guard& operator=(const frame_guard&) = delete;
+    };
+    table_frame& enter() {
+        auto& frames = scratch_.frames;
+        if (depth_ == frames.size()) {
+            frames.push_back(std::make_unique<table_frame>());
+        }
+        return *frames[depth_++];
+    }
+
     // How the value of a table entry is written: as `key = value`, as a [table], as an
     // array of tables [[table]], or not at all (null under lossy).
     result<slot> classify(value v) {
@@ -373,6 +414,13 @@ private:
         }
     }
 
+    template <class Int>
+    static void assign_decimal(std::string& text, Int i) {
+        char buf[24];
+        auto r = std::to_chars(buf, buf + sizeof buf, i);
+        text.assign(buf, static_cast<std::size_t>(r.ptr - buf));
+    }
+
     // The text of a map key: strings as they are, integers as decimal text, timestamps as
     // their RFC 3339 text; anything else only under lossy (its debug text).
     result<void> key_text(value k, std::string& text) {
@@ -384,10 +432,10 @@ private:
                 text.assign(k.get_string());
                 return {};
             case kind::int64:
-                text = std::to_string(k.get_int());
+                assign_decimal(text, k.get_int());
                 return {};
             case kind::uint64:
-                text = std::to_string(k.get_uint());
+                assign_decimal(text, k.get_uint());
                 return {};
             default: {
                 std::string dbg = to_debug_string(k);
@@ -401,48 +449,54 @@ private:
         }
     }
 
-    // Key texts of map `m` and which entries to skip: duplicate keys (after the first) are
-    // unrepresentable, dropped under lossy.
-    result<void> prepare_keys(value m, std::vector<std::string>& keys, std::vector<bool>& skip) {
-        keys.clear();
-        keys.resize(m.size());
-        skip.assign(m.size(), false);
+    // Key texts of map `m` (the first m.size() of f.keys), its entries, and which entries to
+    // skip: duplicate keys (after the first) are unrepresentable, dropped under lossy.
+    result<void> prepare_keys(value m, table_frame& f) {
+        const std::size_t n = m.size();
+        if (f.keys.size() < n) {
+            f.keys.resize(n);
+        }
+        f.skip.assign(n, 0);
+        f.ents.clear();
         std::size_t i = 0;
-        for (auto [k, v] : m.entries()) {
-            if (auto r = key_text(k, keys[i]); !r) {
+        for (entry e : m.entries()) {
+            f.ents.push_back(e);
+            if (auto r = key_text(e.key, f.keys[i]); !r) {
                 return r;
             }
             ++i;
         }
-        if (keys.size() < 2) {
+        if (n < 2) {
             return {};
         }
-        std::vector<std::size_t> idx(keys.size());
-        for (std::size_t j = 0; j < idx.size(); ++j) {
-            idx[j] = j;
+        const auto& keys = f.keys;
+        f.idx.resize(n);
+        for (std::size_t j = 0; j < n; ++j) {
+            f.idx[j] = j;
         }
-        std::stable_sort(idx.begin(), idx.end(),
-                         [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
-        for (std::size_t j = 1; j < idx.size(); ++j) {
-            if (keys[idx[j]] == keys[idx[j - 1]]) {
-                std::size_t n = idx[j];
-                auto it = m.entries().begin();
-                for (std::size_t q = 0; q < n; ++q) {
-                    ++it;
-                }
-                value key = (*it).key;
+        // A stable order by key text (ties by position): std::sort, unlike std::stable_sort,
+        // needs no temporary buffer.
+        std::sort(f.idx.begin(), f.idx.end(), [&](std::size_t a, std::size_t b) {
+            int c = keys[a].compare(keys[b]);
+            return c < 0 || (c == 0 && a < b);
+        });
+        for (std::size_t j = 1; j < n; ++j) {
+            if (keys[f.idx[j]] == keys[f.idx[j - 1]]) {
+                std::size_t d = f.idx[j];
+                value key = f.ents[d].key;
                 if (!allow_lossy(opt_, key, "duplicate_key_dropped", "duplicate key dropped")) {
                     return fail(unrepresentable(
-                        key, "duplicate key \"" + keys[n] + "\" is not representable in toml"));
+                        key, "duplicate key \"" + keys[d] + "\" is not representable in toml"));
                 }
-                skip[n] = true;
+                f.skip[d] = 1;
             }
         }
         return {};
     }
 
-    static void append_path(std::string& path, std::string_view key) {
-        output_buffer tmp;
+    void append_path(std::string& path, std::string_view key) {
+        output_buffer& tmp = scratch_.key;
+        tmp.clear();
         write_key_text(tmp, key);
         if (!path.empty()) {
             path += '.';
@@ -450,50 +504,43 @@ private:
         path += tmp.view();
     }
 
-    // The entries of map `m` in writing order: the source order, or sorted by key text
-    // under canonical=true.
-    std::vector<std::size_t> writing_order(const std::vector<std::string>& keys) const {
-        std::vector<std::size_t> order(keys.size());
-        for (std::size_t j = 0; j < order.size(); ++j) {
-            order[j] = j;
+    // The entries of the map in f in writing order (f.order): the source order, or sorted
+    // by key text under canonical=true.
+    void writing_order(table_frame& f, std::size_t n) const {
+        f.order.resize(n);
+        for (std::size_t j = 0; j < n; ++j) {
+            f.order[j] = j;
         }
         if (opt_.canonical) {
-            std::stable_sort(order.begin(), order.end(),
-                             [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+            const auto& keys = f.keys;
+            std::sort(f.order.begin(), f.order.end(), [&](std::size_t a, std::size_t b) {
+                int c = keys[a].compare(keys[b]);
+                return c < 0 || (c == 0 && a < b);
+            });
         }
-        return order;
-    }
-
-    static std::vector<entry> entries_of(value m) {
-        std::vector<entry> ents;
-        ents.reserve(m.size());
-        for (entry e : m.entries()) {
-            ents.push_back(e);
-        }
-        return ents;
     }
 
     // The entries of a table: simple keys first, then sub-tables and arrays of tables.
     result<void> table_body(value m, const std::string& path) {
-        std::vector<std::string> keys;
-        std::vector<bool> skip;
-        if (auto r = prepare_keys(m, keys, skip); !r) {
+        frame_guard g(*this);
+        table_frame& f = g.f;
+        if (auto r = prepare_keys(m, f); !r) {
             return r;
         }
-        std::vector<entry> ents = entries_of(m);
-        std::vector<std::size_t> order = writing_order(keys);
-        std::vector<slot> slots(keys.size(), slot::drop);
+        const std::size_t count = f.ents.size();
+        writing_order(f, count);
+        f.slots.assign(count, slot::drop);
         std::size_t last_simple = 0;  // position in `order` just past the last simple entry
-        for (std::size_t n = 0; n < order.size(); ++n) {
-            std::size_t i = order[n];
-            if (skip[i]) {
+        for (std::size_t n = 0; n < count; ++n) {
+            std::size_t i = f.order[n];
+            if (f.skip[i]) {
                 continue;
             }
-            auto s = classify(ents[i].val);
+            auto s = classify(f.ents[i].val);
             if (!s) {
                 return fail(s.error());
             }
-            slots[i] = *s;
+            f.slots[i] = *s;
             if (*s == slot::simple) {
                 last_simple = n + 1;
             }
@@ -502,15 +549,15 @@ private:
         // map, a table or array of tables that comes before a simple key is written inline;
         // only those after the last simple key get [headers].
         for (std::size_t n = 0; n < last_simple; ++n) {
-            std::size_t i = order[n];
-            if (slots[i] == slot::table || slots[i] == slot::table_array) {
-                slots[i] = slot::simple;
+            std::size_t i = f.order[n];
+            if (f.slots[i] == slot::table || f.slots[i] == slot::table_array) {
+                f.slots[i] = slot::simple;
             }
         }
-        for (std::size_t i : order) {
-            value v = ents[i].val;
-            if (slots[i] == slot::simple) {
-                write_key_text(out_, keys[i]);
+        for (std::size_t i : f.order) {
+            value v = f.ents[i].val;
+            if (f.slots[i] == slot::simple) {
+                write_key_text(out_, f.keys[i]);
                 out_.append(" = ");
                 if (auto r = inline_value(v); !r) {
                     return r;
@@ -518,12 +565,13 @@ private:
                 out_.push_back('\n');
             }
         }
-        for (std::size_t i : order) {
-            slot s = slots[i];
-            value v = ents[i].val;
+        for (std::size_t i : f.order) {
+            slot s = f.slots[i];
+            value v = f.ents[i].val;
             if (s == slot::table || s == slot::table_array) {
-                std::string sub = path;
-                append_path(sub, keys[i]);
+                std::string& sub = f.path;
+                sub.assign(path);
+                append_path(sub, f.keys[i]);
                 if (s == slot::table) {
                     if (out_.size() != 0) {
                         out_.push_back('\n');
@@ -626,17 +674,18 @@ private:
                 return {};
             }
             case kind::map: {
-                std::vector<std::string> keys;
-                std::vector<bool> skip;
-                if (auto r = prepare_keys(v, keys, skip); !r) {
+                frame_guard g(*this);
+                table_frame& f = g.f;
+                if (auto r = prepare_keys(v, f); !r) {
                     return r;
                 }
-                std::vector<entry> ents = entries_of(v);
+                const std::size_t count = f.ents.size();
+                writing_order(f, count);
                 out_.push_back('{');
                 bool first = true;
-                for (std::size_t n : writing_order(keys)) {
-                    value e = ents[n].val;
-                    if (skip[n]) {
+                for (std::size_t n : f.order) {
+                    value e = f.ents[n].val;
+                    if (f.skip[n]) {
                         continue;
                     }
                     if (e.is_null()) {
@@ -647,7 +696,7 @@ private:
                     }
                     out_.append(first ? " " : ", ");
                     first = false;
-                    write_key_text(out_, keys[n]);
+                    write_key_text(out_, f.keys[n]);
                     out_.append(" = ");
                     if (auto r = inline_value(e); !r) {
                         return r;
@@ -662,6 +711,8 @@ private:
 
     output_buffer& out_;
     const encode_options& opt_;
+    toml_scratch& scratch_ = thread_toml_scratch();
+    std::size_t depth_ = 0;
 };
 
 result<void> encode_toml(const document& doc, output_buffer& out, const encode_options& opt) {

@@ -1010,8 +1010,12 @@ void write_float(output_buffer& out, double d) {
         return;
     }
     char buf[40];
-    auto r = std::to_chars(buf, buf + sizeof buf, d);
-    std::string_view t(buf, static_cast<std::size_t>(r.ptr - buf));
+    // The same text as std::to_chars, written directly for short decimals (detail/number.hpp).
+    std::size_t n = short_decimal_chars(buf, d);
+    if (n == 0) {
+        n = static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, d).ptr - buf);
+    }
+    std::string_view t(buf, n);
     std::size_t e = t.find('e');
     if (t.find('.') != std::string_view::npos) {
         out.append(t);

@@ -1,0 +1,62 @@
+// polycodec-cgdriver: a fixed number of encodes or decodes of one format, for instruction
+// counts under `valgrind --tool=callgrind` (docs/BENCHMARKS.md). Instructions per operation =
+// (Ir at N=101 - Ir at N=1) / 100, independent of machine load.
+//   polycodec-cgdriver FORMAT encode|decode FILE.json N
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "polycodec/polycodec.hpp"
+
+using namespace polycodec;
+
+int main(int argc, char** argv) {
+    if (argc != 5) {
+        std::fprintf(stderr, "usage: polycodec-cgdriver FORMAT encode|decode FILE.json N\n");
+        return 2;
+    }
+    const format_info* info = find_format_by_name(argv[1]);
+    if (info == nullptr) {
+        std::fprintf(stderr, "unknown format %s\n", argv[1]);
+        return 2;
+    }
+    std::string op = argv[2];
+    std::ifstream file(argv[3], std::ios::binary);
+    std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    long n = std::atol(argv[4]);
+    document src;
+    if (!decode(format_id::json, json, src)) {
+        std::fprintf(stderr, "cannot decode %s\n", argv[3]);
+        return 1;
+    }
+    document wrapped;  // {"records": [...]} for map-root formats, as bench and peers do
+    {
+        builder b(wrapped);
+        b.begin_map();
+        b.add_string("records");
+        b.add_copy(src.root());
+        b.end_map();
+    }
+    const format_id f = info->id;
+    const document& in = info->caps.map_root_only ? wrapped : src;
+    output_buffer out;
+    if (!encode(f, in, out)) {
+        std::fprintf(stderr, "cannot encode\n");
+        return 1;
+    }
+    std::string bytes(out.view());
+    document back;
+    std::size_t sink = 0;
+    for (long i = 0; i < n; ++i) {
+        if (op == "encode") {
+            out.clear();
+            sink += static_cast<bool>(encode(f, in, out)) + out.size();
+        } else {
+            sink += static_cast<bool>(decode(f, bytes, back));
+        }
+    }
+    std::printf("%zu\n", sink);
+    return 0;
+}
