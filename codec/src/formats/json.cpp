@@ -960,7 +960,10 @@ result<void> json_read_value(std::string_view in, std::size_t begin, builder& b)
 
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);
-    return w.write(v, 0);
+    if (!w.write(v, 0)) {
+        return fail(std::move(w.err_));
+    }
+    return {};
 }
 
 }  // namespace polycodec::detail
