@@ -10,7 +10,9 @@ COPY scripts/deps.sh scripts/deps.sh
 COPY tests/differential/package.json tests/differential/package-lock.json tests/differential/
 RUN apt-get update -qq && scripts/deps.sh --build && rm -rf /var/lib/apt/lists/*
 COPY . .
-RUN cmake --preset release -DPOLYCODEC_BUILD_TESTS=ON \
+# .git is not in the build context: the commit comes in as a build argument.
+ARG POLYCODEC_COMMIT=unknown
+RUN cmake --preset release -DPOLYCODEC_BUILD_TESTS=ON -DPOLYCODEC_COMMIT="$POLYCODEC_COMMIT" \
  && cmake --build --preset release -j "$(nproc)" --target polycodec polycodec-loadtest polycodec_tests \
  && build/release/tests/polycodec_tests --gtest_brief=1 \
  && strip build/release/server/polycodec build/release/loadtest/polycodec-loadtest
