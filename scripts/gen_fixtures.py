@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Deterministic generator of the JSON fixtures (DESIGN section 11).
 
-Writes fixtures/records.json (256 mixed records) and fixtures/bench.json (the reference
-benchmark's 128-record dataset, defined in shared/corpus/nextjson-bench/README.md), plus the
-variants of that dataset the reference uses for bencode, postcard and csv. The forms of the
+Writes fixtures/records.json (256 mixed records), fixtures/bench.json (the reference
+benchmark's 128-record dataset, defined in shared/corpus/nextjson-bench/README.md) and
+fixtures/ini_doc.json (the reference's small document for INI, also used for dotenv and
+urlform, whose shapes cannot hold the record lists). The forms of the
 fixtures in the other formats are written by scripts/gen-fixture-forms (our encoders).
 
 Run again after a change: the output is the same byte for byte.
@@ -63,6 +64,12 @@ def bench():
     } for i in range(128)]
 
 
+def ini_doc():
+    """The reference benchmark's small document for INI (flat strings and one section)."""
+    return {"title": "NextJson benchmark", "retries": "3",
+            "owner": {"name": "blueokanna", "id": "42"}}
+
+
 def write(name, value):
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     with open(os.path.join(OUT, name), "w", encoding="utf-8", newline="\n") as f:
@@ -73,6 +80,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     write("records.json", records())
     write("bench.json", bench())
+    write("ini_doc.json", ini_doc())
     return 0
 
 

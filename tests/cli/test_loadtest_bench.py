@@ -53,5 +53,19 @@ class BenchSmoke(unittest.TestCase):
                     self.assertEqual(float(r["encode_allocs_per_op"]), 0.0, r["format"])
 
 
+    def test_small_document_gives_rows_for_ini_dotenv_and_urlform(self):
+        lt = os.environ.get("POLYCODEC_LOADTEST_BIN")
+        if not lt:
+            raise unittest.SkipTest("run through ctest")
+        data = os.path.join(os.environ["POLYCODEC_SOURCE_DIR"], "fixtures", "ini_doc.json")
+        p = subprocess.run([lt, "bench", "--ms", "20", "--data", data, "--formats",
+                            "ini,dotenv,urlform,json"], capture_output=True, text=True,
+                           timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        body = "\n".join(l for l in p.stdout.splitlines() if not l.startswith("#"))
+        names = [r["format"] for r in csv.DictReader(io.StringIO(body))]
+        self.assertEqual(sorted(names), ["dotenv", "ini", "json", "urlform"], p.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -135,3 +135,36 @@ TEST(DotenvEncode, BytesAreBase64url) {
 
 }  // namespace
 }  // namespace polycodec::test
+
+namespace polycodec {
+namespace {
+
+// unflatten=true nests KEY__SUB as the Rust envy crate reads prefixed variables; infer=true
+// types numbers and booleans. Both make nested, typed maps round-trip through dotenv.
+TEST(DotenvUnflatten, NestsOnDoubleUnderscoreAndInfersTypes) {
+    decode_options opt;
+    opt.unflatten = true;
+    document d = test::must_decode(format_id::dotenv,
+                                   "TITLE=x\nOWNER__NAME=bob\nOWNER__ID=42\nON=true\n", opt);
+    EXPECT_EQ(test::dbg(d), R"({"TITLE":"x","OWNER":{"NAME":"bob","ID":"42"},"ON":"true"})");
+    opt.infer = true;
+    d = test::must_decode(format_id::dotenv, "OWNER__ID=42\nON=true\nPI=3.5\nS=\"007\"\n", opt);
+    EXPECT_EQ(test::dbg(d), R"({"OWNER":{"ID":42},"ON":true,"PI":3.5,"S":"007"})");
+    document src = test::must_decode(
+        format_id::json, R"({"title":"t","owner":{"name":"n","id":"42","deep":{"x":"1"}}})");
+    decode_options nested;
+    nested.unflatten = true;
+    document back = test::must_decode(format_id::dotenv,
+                                      test::must_encode(format_id::dotenv, src), nested);
+    EXPECT_TRUE(equal(src, back)) << test::dbg(back);
+}
+
+TEST(DotenvUnflatten, AValueThatIsAlsoAGroupIsAnError) {
+    decode_options opt;
+    opt.unflatten = true;
+    error e = test::decode_error(format_id::dotenv, "A=1\nA__B=2\n", opt);
+    EXPECT_EQ(e.code, errc::duplicate_key);
+}
+
+}  // namespace
+}  // namespace polycodec

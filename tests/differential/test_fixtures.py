@@ -19,6 +19,11 @@ class Fixtures(unittest.TestCase):
         self.assertEqual(len(json.loads(ours)), 128)
         self.assertEqual(ours, expected)  # byte for byte, too
 
+    def test_ini_doc_equals_the_reference_document(self):
+        ref = common.corpus("nextjson-bench", "ini_doc.json")
+        with open(ref, "rb") as f:
+            self.assertEqual(common.fixture("ini_doc.json"), f.read())
+
     def test_generator_is_deterministic_and_matches_the_committed_files(self):
         gen = os.path.join(common.SOURCE_DIR, "scripts", "gen_fixtures.py")
         with tempfile.TemporaryDirectory() as d:
@@ -28,7 +33,7 @@ class Fixtures(unittest.TestCase):
             with open(script, "w") as f:
                 f.write(src)
             subprocess.run([sys.executable, script], check=True)
-            for name in ("records.json", "bench.json"):
+            for name in ("records.json", "bench.json", "ini_doc.json"):
                 with open(os.path.join(d, name), "rb") as f:
                     self.assertEqual(f.read(), common.fixture(name), name)
 

@@ -8,6 +8,8 @@
 // The writer takes a map of scalars; nested maps are flattened with "__" between the keys
 // (envy-style prefixes: {"db": {"host": "x"}} -> db__host=x); decoding stays flat.
 #include <string>
+#include <vector>
+#include <unordered_map>
 
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
@@ -215,9 +217,109 @@ private:
     std::size_t pos_ = 0;
 };
 
-result<void> decode_dotenv(std::string_view in, builder& b, const decode_options&) {
-    dotenv_reader r(in, b);
-    return r.run();
+// unflatten=true: KEY__SUB=v nests as {"KEY": {"SUB": v}}, the way the Rust envy crate reads
+// prefixed variables; infer=true types numbers and booleans as CSV does. Runs on the flat map
+// the reader produced, so the line grammar stays in one place.
+class env_unflattener {
+public:
+    env_unflattener(value flat, builder& b, bool nest, bool infer)
+        : flat_(flat), b_(b), nest_(nest), infer_(infer) {}
+
+    result<void> run() {
+        nodes_.push_back({});
+        for (auto [k, v] : flat_.entries()) {
+            std::string_view key = k.get_string();
+            std::uint32_t cur = 0;
+            for (;;) {
+                std::size_t sep = nest_ ? key.find("__") : std::string_view::npos;
+                std::string_view part = key.substr(0, sep);
+                cur = child(cur, part);
+                if (sep == std::string_view::npos) {
+                    break;
+                }
+                key.remove_prefix(sep + 2);
+            }
+            node& n = nodes_[cur];
+            if (n.value != no_value || !n.kids.empty()) {
+                return fail(make_error(errc::duplicate_key, 0,
+                                       "variable " + std::string(k.get_string()) +
+                                           " is both a value and a group (or repeated)"));
+            }
+            n.value = v.index();
+        }
+        return emit(0);
+    }
+
+private:
+    static constexpr std::size_t no_value = SIZE_MAX;
+    struct node {
+        std::string_view name;
+        std::vector<std::uint32_t> kids;
+        std::size_t value = no_value;
+    };
+
+    std::uint32_t child(std::uint32_t parent, std::string_view name) {
+        std::string id = std::to_string(parent);
+        id += '\0';
+        id += name;
+        auto [it, inserted] = index_.try_emplace(std::move(id), 0);
+        if (inserted) {
+            it->second = static_cast<std::uint32_t>(nodes_.size());
+            nodes_.push_back({name, {}, no_value});
+            nodes_[parent].kids.push_back(it->second);
+        }
+        return it->second;
+    }
+
+    result<void> emit(std::uint32_t n) {
+        if (nodes_[n].value != no_value && !nodes_[n].kids.empty()) {
+            return fail(make_error(errc::duplicate_key, 0,
+                                   "variable " + std::string(nodes_[n].name) +
+                                       " is both a value and a group"));
+        }
+        if (nodes_[n].value != no_value) {
+            std::string_view text = value(flat_.doc(), nodes_[n].value).get_string();
+            if (infer_) {
+                textinfer::add(b_, text);
+            } else {
+                b_.add_string(text);
+            }
+            return {};
+        }
+        if (!b_.begin_map()) {
+            return fail(make_error(b_.status(), 0, "nesting deeper than the depth limit"));
+        }
+        for (std::uint32_t kid : nodes_[n].kids) {
+            b_.add_string(nodes_[kid].name);
+            if (auto r = emit(kid); !r) {
+                return r;
+            }
+        }
+        b_.end_map();
+        return {};
+    }
+
+    value flat_;
+    builder& b_;
+    bool nest_;
+    bool infer_;
+    std::vector<node> nodes_;
+    std::unordered_map<std::string, std::uint32_t> index_;
+};
+
+result<void> decode_dotenv(std::string_view in, builder& b, const decode_options& opt) {
+    if (!opt.unflatten && !opt.infer) {
+        dotenv_reader r(in, b);
+        return r.run();
+    }
+    thread_local document flat;
+    builder fb(flat, b.limits());
+    dotenv_reader r(in, fb);
+    if (auto res = r.run(); !res) {
+        return res;
+    }
+    env_unflattener u(flat.root(), b, opt.unflatten, opt.infer);
+    return u.run();
 }
 
 // ---- writer ----
