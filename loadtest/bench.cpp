@@ -16,6 +16,7 @@
 
 #include "alloc_counter.hpp"
 #include "measure.hpp"
+#include "polycodec/formats/postcard.hpp"
 #include "polycodec/polycodec.hpp"
 
 namespace polycodec::loadtest {
@@ -104,6 +105,21 @@ int bench_file(const std::string& path, const options& opt) {
         const document& in = f.caps.map_root_only ? wrapped : src;
         encode_options eo;
         decode_options dopt;
+        if (f.caps.needs_schema) {
+            // postcard: the data file's schema, fixtures/schemas/<stem>.json, when it exists.
+            auto stem = path.substr(path.find_last_of('/') + 1);
+            stem = stem.substr(0, stem.find('.'));
+            bool schema_ok = false;
+            std::string text =
+                read_file(std::string(POLYCODEC_FIXTURES_DIR) + "/schemas/" + stem + ".json",
+                          schema_ok);
+            if (schema_ok) {
+                auto parsed = postcard::parse_schema(text);
+                if (parsed) {
+                    eo.schema = dopt.schema = *parsed;
+                }
+            }
+        }
         output_buffer out;
         if (auto r = encode(f.id, in, out, eo); !r) {
             std::printf("# %s: skipped (%s)\n", std::string(f.name).c_str(),
