@@ -14,6 +14,7 @@
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -194,18 +195,7 @@ public:
     }
 
 private:
-    std::string describe_at(std::size_t p) const {
-        if (p >= in_.size()) {
-            return "end of input";
-        }
-        unsigned char c = static_cast<unsigned char>(in_[p]);
-        if (c >= 0x20 && c < 0x7f) {
-            return std::string("'") + static_cast<char>(c) + "'";
-        }
-        char buf[16];
-        std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
-        return buf;
-    }
+    std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
     error unexpected(const char* expected) const {
         return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
                           std::string("expected ") + expected + ", saw " + describe_at(pos_));
