@@ -80,6 +80,18 @@ class DotenvDifferential(unittest.TestCase):
         _, env2, _ = common.convert(["--from", "json", "--to", "dotenv"], json.dumps(back).encode())
         self.assertEqual(env, env2)  # decode -> encode is stable
 
+    def test_every_record_round_trips_with_unflatten_and_infer(self):
+        # The documented shape: one record (a map of scalars and maps of scalars; the `tags`
+        # list and the null `note` have no dotenv form). --unflatten nests on "__" and --infer
+        # types the values, so each record comes back identical, ints and floats apart.
+        for i, rec in enumerate(common.load_json_fixture("records.json")):
+            rec = {k: v for k, v in rec.items() if k not in ("tags", "note")}
+            _, env, _ = common.convert(["--from", "json", "--to", "dotenv"],
+                                       json.dumps(rec).encode())
+            _, back, _ = common.convert(["--from", "dotenv", "--to", "json", "--unflatten",
+                                         "--infer"], env)
+            common.same_value(self, json.loads(back), rec, "record %d" % i)
+
     def test_edge_values(self):
         doc = {"V%d" % i: v for i, v in enumerate(EDGE_VALUES)}
         self.dotenv_reads_ours(doc)
