@@ -205,10 +205,12 @@ public:
                 skip_line_end();
                 continue;
             }
+            std::size_t record_at = pos_;
             if (auto r = read_record(); !r) {
                 return r;
             }
             if (!have_first) {
+                header_at_ = record_at;
                 have_first = true;
                 ncols = fields_.size();
                 if (opt_.csv_header) {
@@ -336,6 +338,18 @@ private:
         names_.clear();
         for (auto [off, len] : spans) {
             names_.push_back(std::string_view(header_buf_).substr(off, len));
+        }
+        // A column name twice would give rows with a duplicate key, which no CSV can hold
+        // again (found by fuzz_decode_csv): the header is refused instead.
+        thread_local std::vector<std::string_view> sorted;
+        sorted.assign(names_.begin(), names_.end());
+        std::sort(sorted.begin(), sorted.end());
+        for (std::size_t i = 1; i < sorted.size(); ++i) {
+            if (sorted[i] == sorted[i - 1]) {
+                return fail(make_error(errc::duplicate_key, header_at_,
+                                       "column \"" + std::string(sorted[i]) +
+                                           "\" appears twice in the header"));
+            }
         }
         if (!opt_.unflatten) {
             return {};
@@ -529,6 +543,7 @@ private:
     std::vector<field>& fields_ = s_.fields;
     std::string& scratch_ = s_.text;
     std::string& header_buf_ = s_.header;
+    std::size_t header_at_ = 0;  // offset of the header row, for its errors
     std::vector<std::string_view>& names_ = s_.names;
     std::vector<header_node>& nodes_ = s_.nodes;
     std::vector<char>& present_ = s_.present;

@@ -590,6 +590,7 @@ public:
                 return simdjson::SUCCESS;
             }
             case json_type::number: {
+                std::string_view raw = v.raw_json_token();
                 simdjson::ondemand::number n;
                 SIMDJSON_TRY(v.get_number().get(n));
                 switch (n.get_number_type()) {
@@ -599,8 +600,16 @@ public:
                     case simdjson::ondemand::number_type::unsigned_integer:
                         b_.add_uint(n.get_uint64());
                         break;
-                    default:
-                        b_.add_double(n.get_double());
+                    default: {
+                        // simdjson 3.0.1's generic kernel reads floats with 19 or more
+                        // significant digits as 0.0 ([1234567890123456789.0]); long tokens
+                        // are read again with from_chars (found by fuzz_decode_json).
+                        double d = n.get_double();
+                        if (raw.size() > 18) {
+                            std::from_chars(raw.data(), raw.data() + raw.size(), d);
+                        }
+                        b_.add_double(d);
+                    }
                 }
                 return simdjson::SUCCESS;
             }
