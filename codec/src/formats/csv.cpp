@@ -1178,6 +1178,11 @@ private:
     // when it is empty or an inferring reader would type it (12, true, NaN ...).
     void write_text(std::string_view s, bool guard_inference) {
         bool quote = s.empty() || (guard_inference && infer_kind(s) != inferred::string);
+        // A field that opens the output with U+FEFF would be read as a byte order mark
+        // (found by fuzz_decode_csv): quoted, it stays text.
+        if (out_.size() == out_start_ && s.substr(0, 3) == "\xEF\xBB\xBF") {
+            quote = true;
+        }
         if (!quote) {
             for (char c : s) {
                 if (c == delim_ || c == '"' || c == '\r' || c == '\n') {
@@ -1277,6 +1282,7 @@ private:
     }
 
     output_buffer& out_;
+    std::size_t out_start_ = out_.size();  // where this document's output begins
     const encode_options& opt_;
     char delim_;
     writer_scratch& s_ = thread_scratch();
