@@ -711,7 +711,10 @@ string_form choose_form(std::string_view s, bool is_root) {
                         c0 == '{' || c0 == '}' || c0 == '[' || c0 == ']' || c0 == ':' ||
                         c0 == ',' || s.substr(0, 2) == "/*" || s.substr(0, 2) == "//" ||
                         ends_with_js_space(s) || sc.has_control ||
-                        hjson_number(s, true, is_float) != 0 || starts_with_keyword(s);
+                        hjson_number(s, true, is_float) != 0 || starts_with_keyword(s) ||
+                        // A bare root string with a ':' reads back as a braceless root object
+                        // (found by fuzz_decode_hjson: "/:" became {"/": ""}).
+                        (is_root && s.find(':') != std::string_view::npos);
     if (!needs_quotes) {
         return string_form::bare;
     }

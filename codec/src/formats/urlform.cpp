@@ -349,6 +349,27 @@ result<void> decode_urlform(std::string_view in, builder& b, const decode_option
 
 // ---- writer ----
 
+// True when `key`, read as a whole pair name, splits into name[seg]... (the reader's rule in
+// form_reader::pair).
+bool forms_nesting(std::string_view key) {
+    std::size_t open = key.find('[');
+    if (open == std::string_view::npos || open == 0) {
+        return false;
+    }
+    std::size_t p = open;
+    while (p < key.size()) {
+        if (key[p] != '[') {
+            return false;
+        }
+        std::size_t close = key.find_first_of("[]", p + 1);
+        if (close == std::string_view::npos || key[close] != ']') {
+            return false;
+        }
+        p = close + 1;
+    }
+    return true;
+}
+
 bool unreserved(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            c == '-' || c == '.' || c == '_' || c == '~';
@@ -397,7 +418,13 @@ public:
                 }
                 key_ = to_debug_string(k);
             }
-            if (key_.find_first_of("[]") != std::string::npos || (!top && key_.empty())) {
+            // A top-level name with brackets that do not form name[key] nesting reads back as
+            // that literal name ("a]", "[a]", as qs does), so it is written percent-encoded when
+            // its value is a scalar (found by fuzz_decode_urlform); other bracketed keys would
+            // read back nested.
+            bool literal_ok = top && !v.is_container() && !forms_nesting(key_);
+            if ((key_.find_first_of("[]") != std::string::npos && !literal_ok) ||
+                (!top && key_.empty())) {
                 if (!allow_lossy(opt_, k, "key_brackets", "key with brackets written as is")) {
                     return fail(unrepresentable(
                         k, key_.empty() ? std::string("an empty nested key is not representable "
