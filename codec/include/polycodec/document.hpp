@@ -370,8 +370,8 @@ private:
     std::size_t string_start_ = 0;
 };
 
-/// Deep equality: same kinds, same values (floats bit for bit, so NaN equals NaN), maps
-/// compared entry by entry in order.
+/// Deep equality: same kinds, same values (floats bit for bit, so -0.0 differs from 0.0, but
+/// every NaN equals every NaN), maps compared entry by entry in order.
 bool equal(value a, value b) noexcept;
 inline bool equal(const document& a, const document& b) noexcept {
     if (a.empty() || b.empty()) {
