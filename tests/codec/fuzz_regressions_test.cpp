@@ -28,6 +28,12 @@ TEST(FuzzRegressions, EveryFoundInputKeepsTheRoundTripProperty) {
             document again;
             auto r = decode(f->id, out.view(), again);
             ASSERT_TRUE(r) << file.path() << ": " << describe(r.error());
+            if (f->id == format_id::bencode) {
+                // The encoder sorts keys (BEP 3): the encoding is stable instead.
+                EXPECT_EQ(test::must_encode(f->id, again), out.str()) << file.path();
+                ++replayed;
+                continue;
+            }
             EXPECT_TRUE(equal(doc, again)) << file.path() << "\n" << test::dbg(doc) << "\n"
                                            << test::dbg(again);
             ++replayed;
@@ -48,6 +54,26 @@ TEST(FuzzRegressions, CsvHeaderWithADuplicateNameIsRefused) {
     error e = test::decode_error(format_id::csv, "a,\"\",\"\"\n23,,4");
     EXPECT_EQ(e.code, errc::duplicate_key);
     EXPECT_EQ(e.message, "column \"\" appears twice in the header");
+}
+
+}  // namespace
+}  // namespace polycodec
+
+namespace polycodec {
+namespace {
+
+// fuzz_http: an empty body reaches the decoders as a string_view whose data() is null;
+// libyaml asserted on it. Every decoder takes it.
+TEST(FuzzRegressions, EveryDecoderTakesANullEmptyInput) {
+    for (const format_info& f : formats()) {
+        if (!is_implemented(f.id)) {
+            continue;
+        }
+        document d;
+        decode_options opt;
+        (void)decode(f.id, std::string_view(), d, opt);  // a value or a clean error
+    }
+    SUCCEED();
 }
 
 }  // namespace

@@ -388,6 +388,12 @@ private:
                 if (auto r = read_cstring(limit, options); !r) {
                     return r;
                 }
+                // bsonspec.org: options "must be stored in alphabetical order" (an unsorted
+                // set would not come back as written; found by fuzz_decode_bson).
+                if (!std::is_sorted(options.begin(), options.end())) {
+                    return fail(make_error(errc::malformed, pos_ - options.size() - 1,
+                                           "regex options are not in alphabetical order"));
+                }
                 if (!tagged(ej::t_regex) || !b_.begin_map()) {
                     return container_limit(at);
                 }

@@ -1041,9 +1041,18 @@ private:
                 }
                 nodes_[idx].state = 1;
                 std::uint32_t height = 0;
+                bool at_key = map;
                 for (std::uint32_t l = static_cast<std::uint32_t>(nodes_[idx].a); l != no_link;
                      l = links_[l].next) {
                     std::uint32_t c = links_[l].node;
+                    // A dict, list or set cannot be a dict key in Python (unhashable), and the
+                    // encoder could not write it back (found by fuzz_decode_pickle).
+                    pk ck = nodes_[c].kind;
+                    if (at_key && (ck == pk::dict || ck == pk::list || ck == pk::set)) {
+                        return fail(make_error(errc::malformed, nodes_[c].offset,
+                                               "unhashable dict key (a dict, list or set)"));
+                    }
+                    at_key = map && !at_key;
                     if (auto r = emit(c, depth + 1); !r) {
                         return r;
                     }

@@ -178,6 +178,9 @@ private:
     std::string text_;
 };
 
+std::pair<std::size_t, std::size_t> deepest(const document& doc);
+constexpr std::size_t max_toml_depth = 250;
+
 result<void> decode_toml(std::string_view in, builder& b, const decode_options&) {
     std::size_t valid = utf8_valid_prefix(in);
     if (valid != in.size()) {
@@ -225,7 +228,18 @@ result<void> decode_toml(std::string_view in, builder& b, const decode_options&)
         return fail(make_error(code, off, std::move(msg)));
     }
     toml_reader r(in, b);
-    return r.table(root);
+    if (auto res = r.table(root); !res) {
+        return res;
+    }
+    // The encoder refuses documents deeper than any TOML reader takes back (toml++ stops at
+    // 256 nested values), so the decoder does too, though deep dotted keys parse.
+    if (b.doc().tape().size() > 2 * max_toml_depth &&
+        deepest(b.doc()).first > max_toml_depth) {
+        return fail(make_error(errc::depth_exceeded, 0,
+                               "tables nested deeper than " + std::to_string(max_toml_depth) +
+                                   " levels"));
+    }
+    return {};
 }
 
 // ---- writer ----
@@ -715,7 +729,43 @@ private:
     std::size_t depth_ = 0;
 };
 
+// The deepest element nesting of the tape and one element at that depth.
+std::pair<std::size_t, std::size_t> deepest(const document& doc) {
+    thread_local std::vector<std::size_t> ends;
+    ends.clear();
+    std::size_t best = 0;
+    std::size_t where = 0;
+    const auto& t = doc.tape();
+    for (std::size_t i = 0; i < t.size();) {
+        while (!ends.empty() && i >= ends.back()) {
+            ends.pop_back();
+        }
+        value v(&doc, i);
+        if (v.is_container()) {
+            ends.push_back(v.end_index());
+            if (ends.size() > best) {
+                best = ends.size();
+                where = i;
+            }
+            i += 2;
+        } else {
+            i = v.kind() == kind::tagged ? i + 2 : v.end_index();
+        }
+    }
+    return {best, where};
+}
+
 result<void> encode_toml(const document& doc, output_buffer& out, const encode_options& opt) {
+    // toml++ (and other readers) refuse values nested deeper than 256 levels: deeper
+    // documents are refused here rather than written unreadable (found by fuzz_decode_toml).
+    if (doc.tape().size() > 2 * max_toml_depth) {
+        auto [depth, at] = deepest(doc);
+        if (depth > max_toml_depth) {
+            return fail(unrepresentable(value(&doc, at),
+                                        "nesting deeper than " + std::to_string(max_toml_depth) +
+                                            " levels is not representable in toml"));
+        }
+    }
     toml_writer w(out, opt);
     return w.write_root(doc.root());
 }

@@ -408,7 +408,13 @@ public:
             throw std::bad_alloc();
         }
         initialized_ = true;
-        yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(in_.data()),
+        // libyaml asserts on a null pointer, which an empty string_view may carry (found by
+        // fuzz_http: an empty YAML body).
+        static const unsigned char empty_input[1] = {0};
+        yaml_parser_set_input_string(&parser_,
+                                     in_.data() != nullptr
+                                         ? reinterpret_cast<const unsigned char*>(in_.data())
+                                         : empty_input,
                                      in_.size());
         yaml_parser_set_encoding(&parser_, YAML_UTF8_ENCODING);
         std::size_t documents = 0;
