@@ -63,6 +63,9 @@ class Soak(unittest.TestCase):
 
     def test_rss_flat_no_errors_counts_match(self):
         seconds = int(os.environ.get("POLYCODEC_SOAK_SECONDS", "8"))
+        # Under AddressSanitizer freed memory sits in a quarantine, so RSS measures ASan, not
+        # the server: the RSS check runs on the plain build (the counts are checked in both).
+        sanitized = "ASAN_OPTIONS" in os.environ
         server = Server("--threads", "2", "--schema-dir", schema_dir(), "--log-level", "warn")
         try:
             results = {}
@@ -81,8 +84,9 @@ class Soak(unittest.TestCase):
             growth = rss_end - rss_start
             print("soak: %d s, %d answers, RSS %d KiB -> %d KiB" % (seconds, sent, rss_start,
                                                                   rss_end))
-            self.assertLess(growth, max(8 * 1024, rss_start // 5),
-                            "RSS grew from %d KiB to %d KiB" % (rss_start, rss_end))
+            if not sanitized:
+                self.assertLess(growth, max(8 * 1024, rss_start // 5),
+                                "RSS grew from %d KiB to %d KiB" % (rss_start, rss_end))
         finally:
             self.assertEqual(server.stop(), 0)
 
