@@ -25,6 +25,7 @@
 #include "detail/utf8.hpp"
 #include "formats.hpp"
 #include "json5/text.hpp"
+#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -41,66 +42,23 @@ char delimiter_of(const common_options& opt) {
 enum class inferred { string, null, boolean, integer, floating };
 
 /// What an unquoted field reads as with infer=true: "" and null null, true/false, integers without
-/// leading zeros (JSON grammar), floats in JSON grammar plus NaN, Infinity and -Infinity.
+/// leading zeros (JSON grammar), floats in JSON grammar plus NaN, Infinity and -Infinity (the
+/// grammar shared with urlform, INI and dotenv, textinfer::classify).
 inferred infer_kind(std::string_view s) {
     if (s.empty() || s == "null") {
         return inferred::null;
     }
-    if (s == "true" || s == "false") {
-        return inferred::boolean;
+    switch (textinfer::classify(s)) {
+        case textinfer::kind::boolean:
+            return inferred::boolean;
+        case textinfer::kind::integer:
+            return inferred::integer;
+        case textinfer::kind::floating:
+            return inferred::floating;
+        case textinfer::kind::string:
+            break;
     }
-    if (s == "NaN" || s == "Infinity" || s == "-Infinity") {
-        return inferred::floating;
-    }
-    std::size_t p = 0;
-    if (s[p] == '-') {
-        ++p;
-    }
-    std::size_t int_start = p;
-    while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
-        ++p;
-    }
-    std::size_t int_len = p - int_start;
-    if (int_len == 0 || (int_len > 1 && s[int_start] == '0')) {
-        return inferred::string;
-    }
-    bool is_float = false;
-    if (p < s.size() && s[p] == '.') {
-        is_float = true;
-        ++p;
-        std::size_t f = p;
-        while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
-            ++p;
-        }
-        if (p == f) {
-            return inferred::string;
-        }
-    }
-    if (p < s.size() && (s[p] == 'e' || s[p] == 'E')) {
-        is_float = true;
-        ++p;
-        if (p < s.size() && (s[p] == '+' || s[p] == '-')) {
-            ++p;
-        }
-        std::size_t e = p;
-        while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
-            ++p;
-        }
-        if (p == e) {
-            return inferred::string;
-        }
-    }
-    if (p != s.size()) {
-        return inferred::string;
-    }
-    if (is_float) {
-        double d = 0;
-        if (!text::parse_double(s, d) || !std::isfinite(d)) {
-            return inferred::string;  // "1e999" stays text
-        }
-        return inferred::floating;
-    }
-    return inferred::integer;
+    return inferred::string;
 }
 
 void add_inferred(builder& b, std::string_view s) {
