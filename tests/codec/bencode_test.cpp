@@ -106,8 +106,17 @@ TEST(BencodeDecode, ErrorsWithOffsets) {
 }
 
 TEST(BencodeDecode, CanonicalRejectsUnsortedAndDuplicateKeys) {
-    // Without canonical=true, order and duplicates are kept as they came.
-    EXPECT_EQ(decode_dbg("d1:bi1e1:ai2e1:ai3ee"), R"({"b":1,"a":2,"a":3})");
+    // Without canonical=true, order is kept as it came; a duplicate key is refused all the same
+    // (a dictionary cannot hold one: fuzz_decode_bencode found one decoded, then not encodable).
+    EXPECT_EQ(decode_dbg("d1:bi1e1:ai2ee"), R"({"b":1,"a":2})");
+    error dup = test::decode_error(format_id::bencode, "d1:bi1e1:ai2e1:bi3ee");
+    EXPECT_EQ(dup.code, errc::duplicate_key);
+    EXPECT_EQ(dup.offset, 13u);
+    dup = test::decode_error(format_id::bencode, "d1:xd1:ci1e1:ai2e1:ci3ee1:ai0ee");
+    EXPECT_EQ(dup.code, errc::duplicate_key);
+    EXPECT_EQ(dup.offset, 17u);
+    EXPECT_EQ(dup.path, "/x");
+    EXPECT_EQ(decode_dbg("d1:bd1:ai1ee1:ai3ee"), R"({"b":{"a":1},"a":3})");
     decode_options canonical;
     canonical.canonical = true;
     error e = test::decode_error(format_id::bencode, "d1:bi1e1:ai2ee", canonical);

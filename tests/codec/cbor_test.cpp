@@ -81,6 +81,11 @@ const decode_case decode_table[] = {
     {"c1 20", "t\"1969-12-31T23:59:59Z\""},
     {"c1 fb 41 d4 52 d9 ec 20 00 00", "t\"2013-03-21T20:04:00.5Z\""},
     {"c1 f9 3e 00", "t\"1970-01-01T00:00:01.5Z\""},
+    // Over a bignum that fits 64 bits (which decodes as that integer): the same instant
+    // (fuzz_decode_cbor found tag(1, -1) read back as a timestamp, not as tag(1, tag(3, h''))).
+    {"c1 c3 40", "t\"1969-12-31T23:59:59Z\""},
+    {"c1 c2 42 01 00", "t\"1970-01-01T00:04:16Z\""},
+    {"c1 c2 49 01 00 00 00 00 00 00 00 00", "tag(1, 18446744073709551616n)"},
     {"c1 fb 3f b9 99 99 99 99 99 9a", "tag(1, 0.1)"},  // 0.1 s is no whole count of ns
     {"c1 1b 00 00 00 3a ff f4 41 80", "tag(1, 253402300800)"},  // year 10000
     {"d9 03 ec 6a 31 39 37 39 2d 30 35 2d 32 37", "t\"1979-05-27\""},

@@ -136,6 +136,17 @@ TEST(IniEncode, RoundTrips) {
     EXPECT_TRUE(equal(s, must_decode(format_id::ini, must_encode(format_id::ini, s))));
 }
 
+// fuzz_decode_ini: a lone CR was part of the key ("\r&!)"), which the encoder refuses. Lines end
+// at LF, CRLF or a lone CR, as configparser reads them (universal newlines).
+TEST(IniDecode, LoneCrEndsALine) {
+    EXPECT_EQ(dbg(must_decode(format_id::ini, "a=1\rb=2\r\nc=3\n\r\rd=4")),
+              R"({"a":"1","b":"2","c":"3","d":"4"})");
+    EXPECT_EQ(dbg(must_decode(format_id::ini, "\r&!):x")), R"j({"&!)":"x"})j");
+    error e = test::decode_error(format_id::ini, "a=1\rb\rc=2");
+    EXPECT_EQ(e.code, errc::unexpected_char);
+    EXPECT_EQ(e.offset, 5u);
+}
+
 TEST(IniEncode, Unrepresentable) {
     error e = encode_error("[1]");
     EXPECT_EQ(e.code, errc::unrepresentable);

@@ -152,6 +152,21 @@ TEST(UrlformEncode, BytesAreBase64url) {
     EXPECT_EQ(must_encode(format_id::urlform, d), "k=-_8");
 }
 
+// fuzz_decode_urlform: "=a&=b" is {"": ["a", "b"]}, and was written "[0]=a&[1]=b" (literal
+// names "[0]" and "[1]" when read back).
+TEST(UrlformRoundTrip, EmptyNameRepeated) {
+    EXPECT_EQ(form("=a&=b"), R"({"":["a","b"]})");
+    EXPECT_EQ(encode_form(R"({"":["a","b"],"x":"1"})"), "=a&=b&x=1");
+    EXPECT_EQ(encode_form(R"({"":"a"})"), "=a");
+    error e = encode_error(R"({"":["a"]})");
+    EXPECT_EQ(e.code, errc::unrepresentable);
+    EXPECT_EQ(e.path, "/");
+    e = encode_error(R"({"":{"b":"1"}})");
+    EXPECT_EQ(e.code, errc::unrepresentable);
+    e = encode_error(R"({"":["a",["b"]]})");
+    EXPECT_EQ(e.code, errc::unrepresentable);
+}
+
 TEST(UrlformRoundTrip, RecordsFixtureSubset) {
     // records.json under one key, without nulls and empty arrays (docs/formats/urlform.md).
     document rows = must_decode(format_id::json, read_file(fixtures_dir() / "records.json"));

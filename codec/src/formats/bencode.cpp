@@ -190,8 +190,16 @@ private:
         ++pos_;
         std::string_view prev;
         bool first = true;
+        bool sorted = true;
+        const std::size_t base = keys_.size();
         for (;;) {
             if (pos_ < in_.size() && in_[pos_] == 'e') {
+                if (!sorted) {
+                    if (auto r = check_unique(base); !r) {
+                        return r;
+                    }
+                }
+                keys_.resize(base);
                 ++pos_;
                 b_.end_map();
                 return {};
@@ -204,15 +212,25 @@ private:
             if (auto r = parse_bytes(key); !r) {
                 return r;
             }
-            if (canonical_ && !first) {
+            if (!first) {
                 int c = prev.compare(key);
                 if (c == 0) {
                     return fail(make_error(errc::duplicate_key, key_at, "duplicate key"));
                 }
                 if (c > 0) {
-                    return fail(make_error(errc::malformed, key_at,
-                                           "dictionary keys are not sorted by raw bytes"));
+                    if (canonical_) {
+                        return fail(make_error(errc::malformed, key_at,
+                                               "dictionary keys are not sorted by raw bytes"));
+                    }
+                    sorted = false;
                 }
+            }
+            if (!canonical_) {
+                if (keys_.size() * sizeof(seen_key) > b_.limits().max_bytes) {
+                    return fail(make_error(errc::size_exceeded, key_at,
+                                           "document larger than its size budget"));
+                }
+                keys_.push_back({key, key_at});
             }
             prev = key;
             first = false;
@@ -223,10 +241,44 @@ private:
         }
     }
 
+    // An unsorted dictionary (accepted without canonical=true) is checked for duplicate keys
+    // when it closes: its keys, keys_[base..], sorted with their offsets.
+    result<void> check_unique(std::size_t base) {
+        auto first = keys_.begin() + static_cast<std::ptrdiff_t>(base);
+        std::sort(first, keys_.end(), [](const seen_key& a, const seen_key& b) {
+            int c = a.key.compare(b.key);
+            return c < 0 || (c == 0 && a.offset < b.offset);
+        });
+        for (auto it = first; it != keys_.end() && it + 1 != keys_.end(); ++it) {
+            if (it->key == (it + 1)->key) {
+                pos_ = (it + 1)->offset;
+                return fail(make_error(errc::duplicate_key, (it + 1)->offset, "duplicate key"));
+            }
+        }
+        return {};
+    }
+
+    struct seen_key {
+        std::string_view key;
+        std::size_t offset;
+    };
+
     std::string_view in_;
     builder& b_;
     bool canonical_;
     std::size_t pos_ = 0;
+    // The keys of the open dictionaries, innermost last; reused across decodes on a thread so
+    // that decoding into a reused document allocates nothing in steady state.
+    std::vector<seen_key>& keys_ = scratch_keys();
+
+    static std::vector<seen_key>& scratch_keys() {
+        thread_local std::vector<seen_key> keys;
+        keys.clear();
+        if (keys.capacity() > 65536) {
+            keys = {};  // a huge document's key list is not kept for the rest of the thread
+        }
+        return keys;
+    }
 };
 
 result<void> decode_bencode(std::string_view in, builder& b, const decode_options& opt) {

@@ -441,8 +441,12 @@ private:
     // Peeks at a definite-length string of major type `major` at pos_ (no errors: on any
     // mismatch the generic path reads the item and reports what is wrong).
     bool peek_string(int major, std::string_view& s, std::size_t& after) const {
+        return peek_string_at(pos_, major, s, after);
+    }
+
+    bool peek_string_at(std::size_t at, int major, std::string_view& s, std::size_t& after) const {
         head c;
-        if (!parse_head(pos_, c) || c.major != major || c.ai == 31 ||
+        if (!parse_head(at, c) || c.major != major || c.ai == 31 ||
             c.arg > in_.size() - c.next) {
             return false;
         }
@@ -479,6 +483,26 @@ private:
             }
             auto nanos = static_cast<std::uint32_t>(static_cast<std::uint64_t>(t) * 1953125);
             len = format_epoch(static_cast<std::int64_t>(s), nanos, text);
+        } else if (c.major == 6 && (c.arg == tag_pos_bignum || c.arg == tag_neg_bignum) && !strict_) {
+            // A bignum that fits 64 bits decodes as a plain integer, which the encoder writes
+            // as such: so tag 1 over it must be the same instant as tag 1 over that integer.
+            std::string_view mag;
+            std::size_t end = 0;
+            std::uint64_t v = 0;
+            if (!peek_string_at(c.next, 2, mag, end) ||
+                !bigint_to_u64(bigint_from_bytes(mag), v) ||
+                v > static_cast<std::uint64_t>(INT64_MAX)) {
+                return false;
+            }
+            auto secs = c.arg == tag_neg_bignum ? -1 - static_cast<std::int64_t>(v)
+                                                : static_cast<std::int64_t>(v);
+            len = format_epoch(secs, 0, text);
+            if (len != 0) {
+                b_.add_timestamp({text, len}, timestamp_kind::offset_date_time);
+                after = end;
+                return true;
+            }
+            return false;
         }
         if (len == 0) {
             return false;

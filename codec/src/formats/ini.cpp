@@ -46,21 +46,19 @@ public:
         nodes_.push_back({});
         nodes_[0].section = true;
         while (pos < in_.size()) {
-            std::size_t nl = in_.find('\n', pos);
+            // Universal newlines, as Python's configparser reads: LF, CRLF or a lone CR.
+            std::size_t nl = in_.find_first_of("\r\n", pos);
             std::size_t end = nl == std::string_view::npos ? in_.size() : nl;
             if (auto r = line(pos, end); !r) {
                 return r;
             }
-            pos = end + 1;
+            pos = end + (in_.substr(end, 2) == "\r\n" ? 2 : 1);
         }
         return emit(0);
     }
 
 private:
     result<void> line(std::size_t p, std::size_t end) {
-        if (end > p && in_[end - 1] == '\r') {
-            --end;
-        }
         while (p < end && space(in_[p])) {
             ++p;
         }

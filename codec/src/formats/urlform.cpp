@@ -423,12 +423,25 @@ public:
             // its value is a scalar (found by fuzz_decode_urlform); other bracketed keys would
             // read back nested.
             bool literal_ok = top && !v.is_container() && !forms_nesting(key_);
+            if (top && key_.empty() && repeatable(v)) {
+                // "=a&=b" reads back as {"": ["a", "b"]}: "[0]=a" would be a literal name.
+                for (value c : v.items()) {
+                    prefix_.resize(base);
+                    if (auto r = write(c); !r) {
+                        return r;
+                    }
+                }
+                continue;
+            }
             if ((key_.find_first_of("[]") != std::string::npos && !literal_ok) ||
-                (!top && key_.empty())) {
+                (!top && key_.empty()) || (top && key_.empty() && v.is_container())) {
                 if (!allow_lossy(opt_, k, "key_brackets", "key with brackets written as is")) {
                     return fail(unrepresentable(
-                        k, key_.empty() ? std::string("an empty nested key is not representable "
-                                                      "in urlform")
+                        k, key_.empty() ? std::string(top ? "an empty name over a map, or over an "
+                                                            "array of fewer than two scalars, is "
+                                                            "not representable in urlform"
+                                                          : "an empty nested key is not "
+                                                            "representable in urlform")
                                         : "key '" + key_ + "' with '[' or ']' is not "
                                                            "representable in urlform"));
                 }
@@ -450,6 +463,19 @@ public:
     }
 
 private:
+    // An array that the repeated-name form ("=a&=b") carries: two or more scalars.
+    static bool repeatable(value v) {
+        if (v.kind() != kind::array || v.size() < 2) {
+            return false;
+        }
+        for (value c : v.items()) {
+            if (c.is_container() || c.kind() == kind::tagged) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static bool index_like(std::string_view s) {
         if (s.empty() || s.size() > 19 || (s.size() > 1 && s[0] == '0')) {
             return false;
