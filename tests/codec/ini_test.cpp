@@ -147,6 +147,13 @@ TEST(IniDecode, LoneCrEndsALine) {
     EXPECT_EQ(e.offset, 5u);
 }
 
+// fuzz_decode_ini: a section name holding ']' decoded (the header ends at the last ']') but the
+// encoder refused it.
+TEST(IniRoundTrip, SectionNameWithABracket) {
+    EXPECT_EQ(dbg(must_decode(format_id::ini, "[a]b]\nk=v\n")), R"({"a]b":{"k":"v"}})");
+    EXPECT_EQ(encode_ini(R"({"a]b":{"k":"v"}})"), "[a]b]\nk = v\n");
+}
+
 TEST(IniEncode, Unrepresentable) {
     error e = encode_error("[1]");
     EXPECT_EQ(e.code, errc::unrepresentable);

@@ -158,6 +158,9 @@ TEST(UrlformRoundTrip, EmptyNameRepeated) {
     EXPECT_EQ(form("=a&=b"), R"({"":["a","b"]})");
     EXPECT_EQ(encode_form(R"({"":["a","b"],"x":"1"})"), "=a&=b&x=1");
     EXPECT_EQ(encode_form(R"({"":"a"})"), "=a");
+    // So is a name whose brackets read literally ("[?").
+    EXPECT_EQ(form("[?&[?&1"), R"({"[?":["",""],"1":""})");
+    EXPECT_EQ(encode_form(R"({"[?":["",""],"1":""})"), "%5B%3F=&%5B%3F=&1=");
     error e = encode_error(R"({"":["a"]})");
     EXPECT_EQ(e.code, errc::unrepresentable);
     EXPECT_EQ(e.path, "/");

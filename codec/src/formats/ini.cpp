@@ -316,7 +316,9 @@ private:
         }
         bool ok = !key_.empty() && !space(key_.front()) && !space(key_.back());
         for (char c : key_) {
-            if (c == '\n' || c == '\r' || (section ? (c == '.' || c == ']') : (c == '=' || c == ':'))) {
+            // A section name may hold ']': the header ends at the line's last ']' (as
+            // configparser's SECTCRE).
+            if (c == '\n' || c == '\r' || (section ? c == '.' : (c == '=' || c == ':'))) {
                 ok = false;
             }
         }

@@ -423,10 +423,14 @@ public:
             // its value is a scalar (found by fuzz_decode_urlform); other bracketed keys would
             // read back nested.
             bool literal_ok = top && !v.is_container() && !forms_nesting(key_);
-            if (top && key_.empty() && repeatable(v)) {
-                // "=a&=b" reads back as {"": ["a", "b"]}: "[0]=a" would be a literal name.
+            if (top && (key_.empty() || (key_.find_first_of("[]") != std::string::npos &&
+                                         !forms_nesting(key_))) &&
+                repeatable(v)) {
+                // A name that cannot carry "[0]" (empty, or brackets read literally) over two or
+                // more scalars: the repeated name, "=a&=b" for {"": ["a", "b"]}.
                 for (value c : v.items()) {
                     prefix_.resize(base);
+                    percent_encode(prefix_, key_);
                     if (auto r = write(c); !r) {
                         return r;
                     }
