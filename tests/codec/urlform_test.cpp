@@ -161,6 +161,11 @@ TEST(UrlformRoundTrip, EmptyNameRepeated) {
     // So is a name whose brackets read literally ("[?").
     EXPECT_EQ(form("[?&[?&1"), R"({"[?":["",""],"1":""})");
     EXPECT_EQ(encode_form(R"({"[?":["",""],"1":""})"), "%5B%3F=&%5B%3F=&1=");
+    // A top-level name may hold ']' over a map: the reader splits the name at its first '['.
+    EXPECT_EQ(form("a]%5Bb]=1"), R"({"a]":{"b":"1"}})");
+    EXPECT_EQ(encode_form(R"({"a]":{"b":"1"}})"), "a%5D[b]=1");
+    EXPECT_EQ(encode_error(R"({"a[":{"b":"1"}})").code, errc::unrepresentable);
+    EXPECT_EQ(encode_error(R"({"a":{"b]":"1"}})").code, errc::unrepresentable);
     error e = encode_error(R"({"":["a"]})");
     EXPECT_EQ(e.code, errc::unrepresentable);
     EXPECT_EQ(e.path, "/");

@@ -422,10 +422,13 @@ public:
             // that literal name ("a]", "[a]", as qs does), so it is written percent-encoded when
             // its value is a scalar (found by fuzz_decode_urlform); other bracketed keys would
             // read back nested.
+            // The reader splits a pair name at its first '[' into NAME[seg]...: a top-level key
+            // over a container needs a non-empty NAME without '[' (']' is fine: "a]" + "[b]"
+            // reads back as name "a]", key "b"); nested keys need no brackets at all.
+            const bool has_open = key_.find('[') != std::string::npos;
             bool literal_ok = top && !v.is_container() && !forms_nesting(key_);
-            if (top && (key_.empty() || (key_.find_first_of("[]") != std::string::npos &&
-                                         !forms_nesting(key_))) &&
-                repeatable(v)) {
+            bool name_ok = top && v.is_container() && !key_.empty() && !has_open;
+            if (top && (key_.empty() || (has_open && !forms_nesting(key_))) && repeatable(v)) {
                 // A name that cannot carry "[0]" (empty, or brackets read literally) over two or
                 // more scalars: the repeated name, "=a&=b" for {"": ["a", "b"]}.
                 for (value c : v.items()) {
@@ -437,7 +440,7 @@ public:
                 }
                 continue;
             }
-            if ((key_.find_first_of("[]") != std::string::npos && !literal_ok) ||
+            if ((key_.find_first_of("[]") != std::string::npos && !literal_ok && !name_ok) ||
                 (!top && key_.empty()) || (top && key_.empty() && v.is_container())) {
                 if (!allow_lossy(opt_, k, "key_brackets", "key with brackets written as is")) {
                     return fail(unrepresentable(
