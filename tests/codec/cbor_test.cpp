@@ -97,6 +97,12 @@ const decode_case decode_table[] = {
     {"c3 48 7f ff ff ff ff ff ff ff", "-9223372036854775808"},
     {"c3 48 80 00 00 00 00 00 00 00", "-9223372036854775809n"},
     {"c2 4d 01 8e e9 0f f6 c3 73 e0 ee 4e 3f 0a d2", "123456789012345678901234567890n"},
+    // Over indefinite-length strings, as over definite ones (fuzz_decode_cbor found tag 2 over
+    // one kept as a tag, which came back as a bignum once written with a definite length).
+    {"c2 5f 41 01 41 00 ff", "256"},
+    {"c2 5f ff", "0"},
+    {"c0 7f 6a 32 30 31 33 2d 30 33 2d 32 31 6a 54 32 30 3a 30 34 3a 30 30 5a ff",
+     "t\"2013-03-21T20:04:00Z\""},
     {"c2 61 61", "tag(2, \"a\")"},  // not a byte string: kept as a tag
     {"d8 20 63 61 62 63", "tag(32, \"abc\")"},
     {"db ff ff ff ff ff ff ff ff 00", "tag(18446744073709551615, 0)"},

@@ -440,12 +440,41 @@ private:
 
     // Peeks at a definite-length string of major type `major` at pos_ (no errors: on any
     // mismatch the generic path reads the item and reports what is wrong).
-    bool peek_string(int major, std::string_view& s, std::size_t& after) const {
+    bool peek_string(int major, std::string_view& s, std::size_t& after) {
         return peek_string_at(pos_, major, s, after);
     }
 
-    bool peek_string_at(std::size_t at, int major, std::string_view& s, std::size_t& after) const {
+    // The string (major 2 or 3) at `at`, for a tag that interprets it. An indefinite-length
+    // string is joined into chunks_ (fuzz_decode_cbor: tag 2 over one stayed a tag, and came
+    // back as a bignum once written with a definite length).
+    bool peek_string_at(std::size_t at, int major, std::string_view& s, std::size_t& after) {
         head c;
+        if (parse_head(at, c) && c.major == major && c.ai == 31) {
+            chunks_.clear();
+            std::size_t p = c.next;
+            for (;;) {
+                if (p >= in_.size()) {
+                    return false;
+                }
+                if (*this->at(p) == 0xff) {
+                    break;
+                }
+                head k;
+                if (!parse_head(p, k) || k.major != major || k.ai == 31 ||
+                    k.arg > in_.size() - k.next) {
+                    return false;
+                }
+                std::string_view piece = in_.substr(k.next, static_cast<std::size_t>(k.arg));
+                if (major == 3 && !utf8_valid(piece)) {
+                    return false;
+                }
+                chunks_.append(piece);
+                p = k.next + piece.size();
+            }
+            s = chunks_;
+            after = p + 1;
+            return true;
+        }
         if (!parse_head(at, c) || c.major != major || c.ai == 31 ||
             c.arg > in_.size() - c.next) {
             return false;
@@ -646,6 +675,7 @@ private:
         return true;
     }
 
+    std::string chunks_;  // an indefinite-length string joined for a tag (peek_string_at)
     std::string_view in_;
     builder& b_;
     bool strict_;
