@@ -175,6 +175,18 @@ TEST(UrlformRoundTrip, EmptyNameRepeated) {
     EXPECT_EQ(e.code, errc::unrepresentable);
 }
 
+// fuzz_decode_urlform: in a map, an appended element and an explicit index could both be "0"
+// (a duplicate key the encoder cannot write). They form one key over an array, as qs reads
+// `a[b]=1&a[0]=2&a[0]=3`.
+TEST(UrlformDecode, SameIndexTwiceInAMap) {
+    EXPECT_EQ(form("a=1&a[b]=2&a[0]=3"), R"({"a":{"0":["1","3"],"b":"2"}})");
+    EXPECT_EQ(form("a[b]=1&a[]=x&a[]=y&a[0]=z&a[1]=w"),
+              R"({"a":{"b":"1","0":["x","z"],"1":["y","w"]}})");
+    EXPECT_EQ(encode_form(R"({"a":{"0":["1","3"],"b":"2"}})"), "a[0][0]=1&a[0][1]=3&a[b]=2");
+    // In an array the two are consecutive elements, as before.
+    EXPECT_EQ(form("a=1&a[0]=2"), R"({"a":["1","2"]})");
+}
+
 TEST(UrlformRoundTrip, RecordsFixtureSubset) {
     // records.json under one key, without nulls and empty arrays (docs/formats/urlform.md).
     document rows = must_decode(format_id::json, read_file(fixtures_dir() / "records.json"));

@@ -315,12 +315,51 @@ private:
         if (!b_.begin_map()) {
             return limit();
         }
-        for (std::uint32_t c : node.children) {
+        // In a map, two children can carry the same index: an appended one ("a[]=", or a plain
+        // value under a container name) and an explicit "a[0]=". They become one key whose
+        // value is the array of both, in input order, as qs reads `a[b]=1&a[0]=2&a[0]=3`
+        // (fuzz_decode_urlform found the duplicate key "0", which the encoder cannot write).
+        std::vector<std::pair<std::uint64_t, std::size_t>> idx;  // (index, position)
+        for (std::size_t i = 0; i < node.children.size(); ++i) {
+            if (keys_[node.children[i]].is_index) {
+                idx.emplace_back(keys_[node.children[i]].index, i);
+            }
+        }
+        std::sort(idx.begin(), idx.end());
+        std::vector<std::size_t> group_of(node.children.size(), SIZE_MAX);  // first position
+        for (std::size_t j = 1; j < idx.size(); ++j) {
+            if (idx[j].first == idx[j - 1].first) {
+                std::size_t first = group_of[idx[j - 1].second] == SIZE_MAX
+                                        ? idx[j - 1].second
+                                        : group_of[idx[j - 1].second];
+                group_of[idx[j - 1].second] = first;
+                group_of[idx[j].second] = first;
+            }
+        }
+        for (std::size_t i = 0; i < node.children.size(); ++i) {
+            std::uint32_t c = node.children[i];
             const form_child_key& k = keys_[c];
+            if (group_of[i] != SIZE_MAX && group_of[i] != i) {
+                continue;  // emitted with the first of its group
+            }
             if (k.is_index) {
                 b_.add_string(std::to_string(k.index));
             } else {
                 b_.add_string(arena(k.name_off, k.name_len));
+            }
+            if (group_of[i] == i) {
+                if (!b_.begin_array()) {
+                    return limit();
+                }
+                for (std::size_t j = i; j < node.children.size(); ++j) {
+                    if (group_of[j] == i) {
+                        if (auto r = emit(node.children[j], depth + 1); !r) {
+                            return r;
+                        }
+                    }
+                }
+                b_.end_array();
+                continue;
             }
             if (auto r = emit(c, depth + 1); !r) {
                 return r;
