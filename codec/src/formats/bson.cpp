@@ -36,8 +36,8 @@ public:
     bson_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
 
     result<void> run() {
-        if (auto r = parse_document(0, in_.size(), false); !r) {
-            return r;
+        if (!parse_document(0, in_.size(), false)) {
+            return fail(std::move(err_));
         }
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
@@ -54,40 +54,52 @@ private:
         return buf;
     }
 
-    result<void> container_limit(std::size_t at) {
-        return fail(make_error(b_.status(), at,
+    // The internal functions return false on an error, kept in err_: a bool return is much
+    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
+        err_ = std::move(e);
+        return false;
+    }
+
+    [[gnu::cold]] [[gnu::noinline]] bool container_limit(std::size_t at) {
+        return set_error(make_error(b_.status(), at,
                                b_.status() == errc::depth_exceeded
                                    ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
                                    : std::string("document larger than its size budget")));
     }
 
     // `n` bytes at pos_ must lie before `limit` (the enclosing document's terminator).
-    result<void> need(std::size_t n, std::size_t limit, const char* what) {
-        if (pos_ > limit || n > limit - pos_) {
-            return fail(make_error(
-                limit == in_.size() ? errc::unexpected_eof : errc::malformed, pos_,
-                std::string("expected ") + std::to_string(n) + " bytes of " + what +
-                    ", the enclosing document ends after " + std::to_string(limit - pos_)));
+    bool need(std::size_t n, std::size_t limit, const char* what) {
+        if (pos_ <= limit && n <= limit - pos_) [[likely]] {
+            return true;
         }
-        return {};
+        return need_failed(n, limit, what);
+    }
+
+    [[gnu::cold]] [[gnu::noinline]] bool need_failed(std::size_t n, std::size_t limit,
+                                                     const char* what) {
+        return set_error(make_error(
+            limit == in_.size() ? errc::unexpected_eof : errc::malformed, pos_,
+            std::string("expected ") + std::to_string(n) + " bytes of " + what +
+                ", the enclosing document ends after " + std::to_string(limit - pos_)));
     }
 
     // document ::= int32 e_list "\x00". The length is checked against `limit` (the end of the
     // input or of the enclosing element) before anything is read.
-    result<void> parse_document(std::size_t start, std::size_t limit, bool array) {
+    bool parse_document(std::size_t start, std::size_t limit, bool array) {
         pos_ = start;
         if (limit - start < 4) {
-            return fail(make_error(limit == in_.size() ? errc::unexpected_eof : errc::malformed,
+            return set_error(make_error(limit == in_.size() ? errc::unexpected_eof : errc::malformed,
                                    start, "expected a 4-byte document length"));
         }
         auto len = static_cast<std::int32_t>(load_le32(in_.data() + start));
         if (len < 5) {
-            return fail(make_error(
+            return set_error(make_error(
                 errc::malformed, start,
                 "document length " + std::to_string(len) + " is less than the minimum of 5"));
         }
         if (static_cast<std::size_t>(len) > limit - start) {
-            return fail(make_error(errc::size_exceeded, start,
+            return set_error(make_error(errc::size_exceeded, start,
                                    "document length " + std::to_string(len) + " exceeds the " +
                                        std::to_string(limit - start) +
                                        (limit == in_.size() ? " bytes of input left"
@@ -96,7 +108,7 @@ private:
         std::size_t end = start + static_cast<std::size_t>(len);
         std::size_t term = end - 1;
         if (in_[term] != 0) {
-            return fail(make_error(errc::malformed, term,
+            return set_error(make_error(errc::malformed, term,
                                    "expected 0x00 at the end of the document, saw " +
                                        hex_byte(static_cast<unsigned char>(in_[term]))));
         }
@@ -111,7 +123,7 @@ private:
             auto type = static_cast<unsigned char>(in_[pos_]);
             if (type == 0) {
                 if (pos_ != term) {
-                    return fail(make_error(errc::malformed, pos_,
+                    return set_error(make_error(errc::malformed, pos_,
                                            "document terminator 0x00 before its declared end at "
                                            "byte " +
                                                std::to_string(term)));
@@ -122,7 +134,7 @@ private:
             // e_name ::= cstring: UTF-8 without NUL, then 0x00.
             const void* nul = std::memchr(in_.data() + pos_, 0, term - pos_);
             if (nul == nullptr) {
-                return fail(make_error(errc::malformed, pos_,
+                return set_error(make_error(errc::malformed, pos_,
                                        "element name runs past the end of its document"));
             }
             std::size_t key_end =
@@ -130,7 +142,7 @@ private:
             std::string_view key = in_.substr(pos_, key_end - pos_);
             std::size_t valid = utf8_valid_prefix(key);
             if (valid != key.size()) {
-                return fail(
+                return set_error(
                     make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in element name"));
             }
             if (array) {
@@ -138,7 +150,7 @@ private:
                 char buf[24];
                 auto r = std::to_chars(buf, buf + sizeof buf, index);
                 if (key != std::string_view(buf, static_cast<std::size_t>(r.ptr - buf))) {
-                    return fail(make_error(errc::malformed, pos_,
+                    return set_error(make_error(errc::malformed, pos_,
                                            "array element name '" + std::string(key) +
                                                "' should be '" + std::string(buf, r.ptr) + "'"));
                 }
@@ -148,13 +160,13 @@ private:
                 b_.add_string(key);
             }
             pos_ = key_end + 1;
-            if (auto r = parse_element(type, type_at, term); !r) {
-                return r;
+            if (!parse_element(type, type_at, term)) {
+                return false;
             }
         }
         if (!array) {
-            if (auto r = check_unique(key_base); !r) {
-                return r;
+            if (!check_unique(key_base)) {
+                return false;
             }
         }
         keys_.resize(key_base);
@@ -164,15 +176,15 @@ private:
             b_.end_map();
         }
         pos_ = end;
-        return {};
+        return true;
     }
 
     // Documents with a key twice are refused: MongoDB and most drivers treat documents as
     // maps, and a map cannot keep both values.
-    result<void> check_unique(std::size_t base) {
+    bool check_unique(std::size_t base) {
         std::size_t n = keys_.size() - base;
         if (n < 2) {
-            return {};
+            return true;
         }
         const std::string_view* k = keys_.data() + base;
         const std::string_view* dup = nullptr;
@@ -197,112 +209,112 @@ private:
             }
         }
         if (dup == nullptr) {
-            return {};
+            return true;
         }
         std::size_t at = static_cast<std::size_t>(dup->data() - in_.data());
-        return fail(make_error(errc::duplicate_key, at,
+        return set_error(make_error(errc::duplicate_key, at,
                                "duplicate element name '" + std::string(*dup) + "'"));
     }
 
     // string ::= int32 (byte*) "\x00", the length counting the NUL.
-    result<void> read_string(std::size_t limit, std::string_view& out) {
-        if (auto r = need(4, limit, "string length"); !r) {
-            return r;
+    bool read_string(std::size_t limit, std::string_view& out) {
+        if (!need(4, limit, "string length")) {
+            return false;
         }
         std::size_t at = pos_;
         auto len = static_cast<std::int32_t>(load_le32(in_.data() + pos_));
         pos_ += 4;
         if (len < 1) {
-            return fail(make_error(errc::malformed, at,
+            return set_error(make_error(errc::malformed, at,
                                    "string length " + std::to_string(len) +
                                        " is less than 1 (it counts the final 0x00)"));
         }
         if (static_cast<std::size_t>(len) > limit - pos_) {
-            return fail(make_error(errc::size_exceeded, at,
+            return set_error(make_error(errc::size_exceeded, at,
                                    "string length " + std::to_string(len) + " exceeds the " +
                                        std::to_string(limit - pos_) +
                                        " bytes left in its document"));
         }
         std::size_t last = pos_ + static_cast<std::size_t>(len) - 1;
         if (in_[last] != 0) {
-            return fail(make_error(errc::malformed, last,
+            return set_error(make_error(errc::malformed, last,
                                    "expected 0x00 at the end of the string, saw " +
                                        hex_byte(static_cast<unsigned char>(in_[last]))));
         }
         out = in_.substr(pos_, static_cast<std::size_t>(len) - 1);
         std::size_t valid = utf8_valid_prefix(out);
         if (valid != out.size()) {
-            return fail(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in string"));
+            return set_error(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in string"));
         }
         pos_ = last + 1;
-        return {};
+        return true;
     }
 
-    result<void> read_cstring(std::size_t limit, std::string_view& out) {
+    bool read_cstring(std::size_t limit, std::string_view& out) {
         if (pos_ >= limit) {
             return need(1, limit, "cstring");
         }
         const void* nul = std::memchr(in_.data() + pos_, 0, limit - pos_);
         if (nul == nullptr) {
-            return fail(
+            return set_error(
                 make_error(errc::malformed, pos_, "cstring runs past the end of its document"));
         }
         std::size_t e = static_cast<std::size_t>(static_cast<const char*>(nul) - in_.data());
         out = in_.substr(pos_, e - pos_);
         std::size_t valid = utf8_valid_prefix(out);
         if (valid != out.size()) {
-            return fail(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in cstring"));
+            return set_error(make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in cstring"));
         }
         pos_ = e + 1;
-        return {};
+        return true;
     }
 
     bool tagged(std::uint64_t tag) { return b_.begin_tagged(tag, tag_space::bson); }
 
     // One element's value, which must end before `limit` (its document's terminator).
-    result<void> parse_element(unsigned char type, std::size_t type_at, std::size_t limit) {
+    bool parse_element(unsigned char type, std::size_t type_at, std::size_t limit) {
         std::size_t at = pos_;
         switch (type) {
             case ej::t_double: {
-                if (auto r = need(8, limit, "double"); !r) {
-                    return r;
+                if (!need(8, limit, "double")) {
+                    return false;
                 }
                 std::uint64_t bits = load_le64(in_.data() + pos_);
                 double d;
                 std::memcpy(&d, &bits, 8);
                 b_.add_double(d);
                 pos_ += 8;
-                return {};
+                return true;
             }
             case ej::t_string:
             case ej::t_code:
             case ej::t_symbol: {
                 std::string_view s;
-                if (auto r = read_string(limit, s); !r) {
-                    return r;
+                if (!read_string(limit, s)) {
+                    return false;
                 }
                 if (type != ej::t_string && !tagged(type)) {
                     return container_limit(at);
                 }
                 b_.add_string(s);
-                return {};
+                return true;
             }
             case ej::t_document:
             case ej::t_array:
                 return parse_document(pos_, limit, type == ej::t_array);
             case ej::t_binary: {
-                if (auto r = need(5, limit, "binary length and subtype"); !r) {
-                    return r;
+                if (!need(5, limit, "binary length and subtype")) {
+                    return false;
                 }
                 auto len = static_cast<std::int32_t>(load_le32(in_.data() + pos_));
                 auto sub = static_cast<unsigned char>(in_[pos_ + 4]);
                 pos_ += 5;
                 if (len < 0) {
-                    return fail(make_error(errc::malformed, at,
+                    return set_error(make_error(errc::malformed, at,
                                            "negative binary length " + std::to_string(len)));
                 }
                 if (static_cast<std::size_t>(len) > limit - pos_) {
-                    return fail(make_error(errc::size_exceeded, at,
+                    return set_error(make_error(errc::size_exceeded, at,
                                            "binary length " + std::to_string(len) +
                                                " exceeds the " + std::to_string(limit - pos_) +
                                                " bytes left in its document"));
@@ -311,7 +323,7 @@ private:
                 if (sub == 0x02) {
                     // The old binary subtype repeats the length inside: int32 (byte*).
                     if (len < 4 || static_cast<std::int32_t>(load_le32(data.data())) != len - 4) {
-                        return fail(make_error(errc::malformed, pos_,
+                        return set_error(make_error(errc::malformed, pos_,
                                                "binary subtype 0x02 needs an inner length of " +
                                                    std::to_string(len - 4)));
                     }
@@ -320,13 +332,13 @@ private:
                 pos_ += static_cast<std::size_t>(len);
                 if (sub == 0) {
                     b_.add_bytes(data);
-                    return {};
+                    return true;
                 }
                 if (!tagged(ej::binary_tag(sub))) {
                     return container_limit(at);
                 }
                 b_.add_bytes(data);
-                return {};
+                return true;
             }
             case ej::t_undefined:
             case ej::t_min_key:
@@ -335,63 +347,63 @@ private:
                     return container_limit(at);
                 }
                 b_.add_null();
-                return {};
+                return true;
             case ej::t_object_id:
-                if (auto r = need(12, limit, "ObjectId"); !r) {
-                    return r;
+                if (!need(12, limit, "ObjectId")) {
+                    return false;
                 }
                 if (!tagged(ej::t_object_id)) {
                     return container_limit(at);
                 }
                 b_.add_bytes(in_.substr(pos_, 12));
                 pos_ += 12;
-                return {};
+                return true;
             case ej::t_bool: {
-                if (auto r = need(1, limit, "boolean"); !r) {
-                    return r;
+                if (!need(1, limit, "boolean")) {
+                    return false;
                 }
                 auto c = static_cast<unsigned char>(in_[pos_]);
                 if (c > 1) {
-                    return fail(make_error(errc::malformed, pos_,
+                    return set_error(make_error(errc::malformed, pos_,
                                            "expected boolean 0x00 or 0x01, saw " + hex_byte(c)));
                 }
                 b_.add_bool(c == 1);
                 ++pos_;
-                return {};
+                return true;
             }
             case ej::t_datetime: {
-                if (auto r = need(8, limit, "UTC datetime"); !r) {
-                    return r;
+                if (!need(8, limit, "UTC datetime")) {
+                    return false;
                 }
                 auto ms = static_cast<std::int64_t>(load_le64(in_.data() + pos_));
                 pos_ += 8;
                 text_.clear();
                 if (ej::format_datetime(ms, text_)) {
                     b_.add_timestamp(text_, timestamp_kind::offset_date_time);
-                    return {};
+                    return true;
                 }
                 // Outside years 0000-9999: no RFC 3339 text, keep the milliseconds.
                 if (!tagged(ej::t_datetime)) {
                     return container_limit(at);
                 }
                 b_.add_int(ms);
-                return {};
+                return true;
             }
             case ej::t_null:
                 b_.add_null();
-                return {};
+                return true;
             case ej::t_regex: {
                 std::string_view pattern, options;
-                if (auto r = read_cstring(limit, pattern); !r) {
-                    return r;
+                if (!read_cstring(limit, pattern)) {
+                    return false;
                 }
-                if (auto r = read_cstring(limit, options); !r) {
-                    return r;
+                if (!read_cstring(limit, options)) {
+                    return false;
                 }
                 // bsonspec.org: options "must be stored in alphabetical order" (an unsorted
                 // set would not come back as written; found by fuzz_decode_bson).
                 if (!std::is_sorted(options.begin(), options.end())) {
-                    return fail(make_error(errc::malformed, pos_ - options.size() - 1,
+                    return set_error(make_error(errc::malformed, pos_ - options.size() - 1,
                                            "regex options are not in alphabetical order"));
                 }
                 if (!tagged(ej::t_regex) || !b_.begin_map()) {
@@ -402,15 +414,15 @@ private:
                 b_.add_string("options");
                 b_.add_string(options);
                 b_.end_map();
-                return {};
+                return true;
             }
             case ej::t_db_pointer: {
                 std::string_view ns;
-                if (auto r = read_string(limit, ns); !r) {
-                    return r;
+                if (!read_string(limit, ns)) {
+                    return false;
                 }
-                if (auto r = need(12, limit, "DBPointer ObjectId"); !r) {
-                    return r;
+                if (!need(12, limit, "DBPointer ObjectId")) {
+                    return false;
                 }
                 if (!tagged(ej::t_db_pointer) || !b_.begin_map()) {
                     return container_limit(at);
@@ -424,21 +436,21 @@ private:
                 b_.add_bytes(in_.substr(pos_, 12));
                 pos_ += 12;
                 b_.end_map();
-                return {};
+                return true;
             }
             case ej::t_code_w_scope: {
                 // code_w_s ::= int32 string document, the int32 counting all of it.
-                if (auto r = need(4, limit, "code with scope length"); !r) {
-                    return r;
+                if (!need(4, limit, "code with scope length")) {
+                    return false;
                 }
                 auto total = static_cast<std::int32_t>(load_le32(in_.data() + pos_));
                 if (total < 14) {
-                    return fail(make_error(errc::malformed, at,
+                    return set_error(make_error(errc::malformed, at,
                                            "code with scope length " + std::to_string(total) +
                                                " is less than the minimum of 14"));
                 }
                 if (static_cast<std::size_t>(total) > limit - pos_) {
-                    return fail(make_error(errc::size_exceeded, at,
+                    return set_error(make_error(errc::size_exceeded, at,
                                            "code with scope length " + std::to_string(total) +
                                                " exceeds the " + std::to_string(limit - pos_) +
                                                " bytes left in its document"));
@@ -446,8 +458,8 @@ private:
                 std::size_t end = pos_ + static_cast<std::size_t>(total);
                 pos_ += 4;
                 std::string_view code;
-                if (auto r = read_string(end, code); !r) {
-                    return r;
+                if (!read_string(end, code)) {
+                    return false;
                 }
                 if (!tagged(ej::t_code_w_scope) || !b_.begin_map()) {
                     return container_limit(at);
@@ -455,44 +467,44 @@ private:
                 b_.add_string("$code");
                 b_.add_string(code);
                 b_.add_string("$scope");
-                if (auto r = parse_document(pos_, end, false); !r) {
-                    return r;
+                if (!parse_document(pos_, end, false)) {
+                    return false;
                 }
                 if (pos_ != end) {
-                    return fail(make_error(errc::malformed, pos_,
+                    return set_error(make_error(errc::malformed, pos_,
                                            "code with scope length " + std::to_string(total) +
                                                " does not match its content"));
                 }
                 b_.end_map();
-                return {};
+                return true;
             }
             case ej::t_int32:
-                if (auto r = need(4, limit, "int32"); !r) {
-                    return r;
+                if (!need(4, limit, "int32")) {
+                    return false;
                 }
                 b_.add_int(static_cast<std::int32_t>(load_le32(in_.data() + pos_)));
                 pos_ += 4;
-                return {};
+                return true;
             case ej::t_timestamp:
-                if (auto r = need(8, limit, "timestamp"); !r) {
-                    return r;
+                if (!need(8, limit, "timestamp")) {
+                    return false;
                 }
                 if (!tagged(ej::t_timestamp)) {
                     return container_limit(at);
                 }
                 b_.add_uint(load_le64(in_.data() + pos_));
                 pos_ += 8;
-                return {};
+                return true;
             case ej::t_int64:
-                if (auto r = need(8, limit, "int64"); !r) {
-                    return r;
+                if (!need(8, limit, "int64")) {
+                    return false;
                 }
                 b_.add_int(static_cast<std::int64_t>(load_le64(in_.data() + pos_)));
                 pos_ += 8;
-                return {};
+                return true;
             case ej::t_decimal128: {
-                if (auto r = need(16, limit, "decimal128"); !r) {
-                    return r;
+                if (!need(16, limit, "decimal128")) {
+                    return false;
                 }
                 text_.clear();
                 decimal128::to_string(reinterpret_cast<const unsigned char*>(in_.data() + pos_),
@@ -502,16 +514,17 @@ private:
                     return container_limit(at);
                 }
                 b_.add_string(text_);
-                return {};
+                return true;
             }
             default:
-                return fail(
+                return set_error(
                     make_error(errc::malformed, type_at, "unknown element type " + hex_byte(type)));
         }
     }
 
     std::string_view in_;
     builder& b_;
+    error err_;
     std::size_t pos_ = 0;
     // Per-thread scratch, reused so that steady-state decoding allocates nothing.
     struct scratch_buffers {
