@@ -211,3 +211,36 @@ def tcp_connect(server, timeout=30):
     s = socket.create_connection(("127.0.0.1", server.tcp_port), timeout=timeout)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return s
+
+
+def read_until_closed(sock, timeout, must_close=True):
+    """Everything the peer sends until it closes (EOF or reset). After `timeout` without the
+    close: an AssertionError when `must_close`, else what came so far."""
+    sock.settimeout(timeout)
+    data = b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return data
+            data += chunk
+    except ConnectionResetError:
+        return data
+    except socket.timeout:
+        if must_close:
+            raise AssertionError("still open after %ss (received %r)" % (timeout, data[:64]))
+        return data
+
+
+def pipeline_frames_in_order(test, server, n, from_id=1, to_id=1):
+    """Sends n JSON frames on one connection from a writer thread while reading, as a
+    pipelining client does; checks every answer, in order."""
+    frames = b"".join(request_frame(i, from_id, to_id, b'{"i": %d}' % i) for i in range(n))
+    with tcp_connect(server) as s:
+        writer = threading.Thread(target=s.sendall, args=(frames,))
+        writer.start()
+        for i in range(n):
+            status, rid, fmt, payload = read_response(s)
+            test.assertEqual((status, rid, fmt), (0, i, to_id))
+            test.assertEqual(payload, b'{"i":%d}' % i)
+        writer.join()

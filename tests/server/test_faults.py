@@ -9,12 +9,12 @@ import re
 import socket
 import struct
 import sys
-import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_common import (Server, curl, is_closed, read_response, request_frame, tcp_connect)
+from server_common import (Server, curl, is_closed, pipeline_frames_in_order, read_response,
+                           read_until_closed, request_frame, tcp_connect)
 
 OK, MALFORMED, UNSUPPORTED, UNREPRESENTABLE, TOO_LARGE, BUSY, BAD_FRAME = range(7)
 JSON, YAML = 1, 4
@@ -52,22 +52,6 @@ def read_http_response(sock):
             raise EOFError("closed in the body")
         rest += chunk
     return status, headers, rest[:n]
-
-
-def read_until_closed(sock, timeout):
-    """Everything the peer sends until it closes; fails when it is still open after `timeout`."""
-    sock.settimeout(timeout)
-    data = b""
-    try:
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                return data
-            data += chunk
-    except ConnectionResetError:
-        return data
-    except socket.timeout:
-        raise AssertionError("still open after %ss (received %r)" % (timeout, data[:64]))
 
 
 def big_document(n=40000):
@@ -214,16 +198,7 @@ class FaultTest(unittest.TestCase):
         self.assert_recovered()
 
     def test_10000_pipelined_frames_in_order(self):
-        n = 10000
-        frames = b"".join(request_frame(i, JSON, JSON, b'{"i": %d}' % i) for i in range(n))
-        with tcp_connect(self.server) as s:
-            writer = threading.Thread(target=s.sendall, args=(frames,))
-            writer.start()
-            for i in range(n):
-                status, rid, fmt, payload = read_response(s)
-                self.assertEqual((status, rid, fmt), (OK, i, JSON))
-                self.assertEqual(payload, b'{"i":%d}' % i)
-            writer.join()
+        pipeline_frames_in_order(self, self.server, 10000)
         self.assert_recovered()
 
 

@@ -9,7 +9,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_common import (Server, curl, is_closed, read_response, request_frame,
+from server_common import (Server, curl, is_closed, read_response, read_until_closed, request_frame,
                            tcp_connect)
 
 MAX = 4096
@@ -19,21 +19,6 @@ JSON = 1
 def json_of_size(n):
     """A JSON string document of exactly n bytes."""
     return b'"' + b"a" * (n - 2) + b'"'
-
-
-def read_http_answer(sock, timeout):
-    """Reads until the peer closes or `timeout`; returns the bytes."""
-    sock.settimeout(timeout)
-    got = b""
-    try:
-        while True:
-            chunk = sock.recv(4096)
-            if not chunk:
-                break
-            got += chunk
-    except (socket.timeout, ConnectionResetError):
-        pass
-    return got
 
 
 class LimitsTest(unittest.TestCase):
@@ -71,7 +56,7 @@ class LimitsTest(unittest.TestCase):
         s = socket.create_connection(("127.0.0.1", self.server.http_port), timeout=10)
         s.sendall(b"POST /transcode HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 100000000\r\n\r\n")
-        got = read_http_answer(s, 5)
+        got = read_until_closed(s, must_close=False, timeout=5)
         s.close()
         self.assertTrue(got.startswith(b"HTTP/1.1 413"), got)
 
@@ -107,7 +92,7 @@ class LimitsTest(unittest.TestCase):
             if got:
                 break
         s.setblocking(True)
-        got += read_http_answer(s, 5)
+        got += read_until_closed(s, must_close=False, timeout=5)
         elapsed = time.monotonic() - start
         s.close()
         self.assertTrue(got.startswith(b"HTTP/1.1 408"), got)
@@ -119,7 +104,7 @@ class LimitsTest(unittest.TestCase):
         s.sendall(b"POST /transcode HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 10\r\n\r\n[1")
         start = time.monotonic()
-        got = read_http_answer(s, 6)
+        got = read_until_closed(s, must_close=False, timeout=6)
         s.close()
         self.assertTrue(got.startswith(b"HTTP/1.1 408"), got)
         self.assertLess(time.monotonic() - start, 5)

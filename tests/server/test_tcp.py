@@ -5,12 +5,11 @@ import json
 import os
 import socket
 import sys
-import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server_common import (Server, schema_dir, fixture, implemented_formats, is_closed, read_response,
-                           request_frame, tcp_connect)
+                           request_frame, tcp_connect, pipeline_frames_in_order)
 from test_http import strict_equal
 
 OK, MALFORMED, UNSUPPORTED, UNREPRESENTABLE, TOO_LARGE, BUSY, BAD_FRAME = range(7)
@@ -77,17 +76,7 @@ class TcpTest(unittest.TestCase):
             self.assertGreaterEqual(pairs, 1)
 
     def test_1000_pipelined_frames_in_order(self):
-        n = 1000
-        frames = b"".join(request_frame(i, JSON, JSON, b'{"i": %d}' % i) for i in range(n))
-        with tcp_connect(self.server) as s:
-            # Write everything from another thread while reading, as a pipelining client does.
-            writer = threading.Thread(target=s.sendall, args=(frames,))
-            writer.start()
-            for i in range(n):
-                status, rid, fmt, payload = read_response(s)
-                self.assertEqual((status, rid, fmt), (OK, i, JSON))
-                self.assertEqual(payload, b'{"i":%d}' % i)
-            writer.join()
+        pipeline_frames_in_order(self, self.server, 1000)
 
     def test_options_and_flags(self):
         with tcp_connect(self.server) as s:
