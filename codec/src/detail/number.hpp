@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "detail/shortest_double.hpp"
@@ -113,16 +114,39 @@ inline void write_double(output_buffer& out, double d) {
     out.commit(static_cast<std::size_t>(r.ptr - p));
 }
 
+/// The decimal digits of `v` at `p` (at most 20); returns the end. Same text as std::to_chars.
+inline char* write_uint_digits(char* p, std::uint64_t v) noexcept {
+    if (v < 10) {
+        *p = static_cast<char>('0' + v);
+        return p + 1;
+    }
+    if (v < 100) {
+        std::memcpy(p, shortest_impl::digit_pairs + 2 * v, 2);
+        return p + 2;
+    }
+    if (v >= 10000000000000000u) {  // count_digits covers v < 10^17
+        return std::to_chars(p, p + 20, v).ptr;
+    }
+    const int n = shortest_impl::count_digits(v);
+    shortest_impl::write_digits(p + n, v, n);
+    return p + n;
+}
+
 inline void write_int(output_buffer& out, std::int64_t v) {
     char* p = out.prepare(24);
-    auto r = std::to_chars(p, p + 24, v);
-    out.commit(static_cast<std::size_t>(r.ptr - p));
+    char* w = p;
+    std::uint64_t u = static_cast<std::uint64_t>(v);
+    if (v < 0) {
+        *w++ = '-';
+        u = 0 - u;
+    }
+    w = write_uint_digits(w, u);
+    out.commit(static_cast<std::size_t>(w - p));
 }
 
 inline void write_uint(output_buffer& out, std::uint64_t v) {
     char* p = out.prepare(24);
-    auto r = std::to_chars(p, p + 24, v);
-    out.commit(static_cast<std::size_t>(r.ptr - p));
+    out.commit(static_cast<std::size_t>(write_uint_digits(p, v) - p));
 }
 
 }  // namespace polycodec::detail

@@ -725,46 +725,111 @@ result<void> decode_json(std::string_view in, builder& b, const decode_options&)
 
 constexpr char hex_digits[] = "0123456789abcdef";
 
-void write_string(output_buffer& out, std::string_view s) {
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') {
+// Bytes that need an escape in a JSON string: controls, '"' and '\\'.
+constexpr bool needs_escape(unsigned char c) noexcept { return c < 0x20 || c == '"' || c == '\\'; }
+
+[[gnu::noinline]] char* write_escaped_tail(char* w, const unsigned char* p, const unsigned char* end) {
+    for (; p != end; ++p) {
+        const unsigned char c = *p;
+        if (!needs_escape(c)) {
+            *w++ = static_cast<char>(c);
             continue;
         }
-        out.append(s.data() + run, i - run);
-        run = i + 1;
+        *w++ = '\\';
         switch (c) {
             case '"':
-                out.append("\\\"");
+                *w++ = '"';
                 break;
             case '\\':
-                out.append("\\\\");
+                *w++ = '\\';
                 break;
             case '\n':
-                out.append("\\n");
+                *w++ = 'n';
                 break;
             case '\r':
-                out.append("\\r");
+                *w++ = 'r';
                 break;
             case '\t':
-                out.append("\\t");
+                *w++ = 't';
                 break;
             case '\b':
-                out.append("\\b");
+                *w++ = 'b';
                 break;
             case '\f':
-                out.append("\\f");
+                *w++ = 'f';
                 break;
-            default: {
-                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
-                out.append(buf, 6);
-            }
+            default:
+                std::memcpy(w, "u00", 3);
+                w[3] = hex_digits[c >> 4];
+                w[4] = hex_digits[c & 15];
+                w += 5;
         }
     }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('"');
+    return w;
+}
+
+inline bool swar_needs_escape(std::uint64_t x) noexcept {
+    // Some byte is < 0x20, '"' or '\\' (the classic "has a zero byte" / "has a byte less
+    // than" tests: exact for whether any byte matches).
+    constexpr std::uint64_t ones = 0x0101010101010101u;
+    const std::uint64_t q = x ^ (ones * '"');
+    const std::uint64_t bs = x ^ (ones * '\\');
+    return ((((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) &
+            (ones * 0x80)) != 0;
+}
+
+// One prepare() for the worst case (6 bytes per input byte), then 8 bytes at a time, copied
+// unconditionally and checked with SWAR for bytes to escape; the last 1-8 bytes as one
+// overlapping 8-byte block, strings of 4-7 bytes as two overlapping 4-byte halves. From the
+// first block with such a byte on, the byte loop write_escaped_tail.
+void write_string(output_buffer& out, std::string_view s) {
+    const std::size_t n = s.size();
+    char* const start = out.prepare(n * 6 + 2 + 8);
+    char* w = start;
+    *w++ = '"';
+    const char* p = s.data();
+    const char* const end = p + n;
+    if (n >= 8) {
+        std::uint64_t x;
+        while (end - p > 8) {
+            std::memcpy(&x, p, 8);
+            if (swar_needs_escape(x)) {
+                goto tail;
+            }
+            std::memcpy(w, &x, 8);
+            w += 8;
+            p += 8;
+        }
+        std::memcpy(&x, end - 8, 8);
+        if (swar_needs_escape(x)) {
+            goto tail;
+        }
+        std::memcpy(w - (8 - (end - p)), &x, 8);
+        w += end - p;
+        p = end;
+    } else if (n >= 4) {
+        std::uint32_t lo;
+        std::uint32_t hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, end - 4, 4);
+        if (swar_needs_escape(lo | (std::uint64_t{hi} << 32))) {
+            goto tail;
+        }
+        std::memcpy(w, &lo, 4);
+        std::memcpy(w + n - 4, &hi, 4);
+        w += n;
+        p = end;
+    }
+tail:
+    while (p != end && !needs_escape(static_cast<unsigned char>(*p))) {
+        *w++ = *p++;
+    }
+    if (p != end) {
+        w = write_escaped_tail(w, reinterpret_cast<const unsigned char*>(p),
+                               reinterpret_cast<const unsigned char*>(end));
+    }
+    *w++ = '"';
+    out.commit(static_cast<std::size_t>(w - start));
 }
 
 class json_writer {
@@ -881,6 +946,142 @@ public:
         return true;
     }
 
+    // Compact output by one linear pass over the tape (pre-order: each element's children
+    // follow it) with an explicit stack, instead of recursing through value cursors. Writes
+    // the same bytes as write(v, 0) without opt_.pretty; tagged values, non-finite floats,
+    // keys that are not strings and containers nested deeper than the stack go to write() /
+    // write_key() for that element.
+    bool write_compact(value root) {
+        struct frame {
+            std::uint64_t remaining;  // elements (array) or entries (map) still to write
+            bool map;
+        };
+        constexpr int max_stack = 128;
+        frame st[max_stack];
+        int sp = 0;
+        const document* doc = root.doc();
+        const std::uint64_t* t = doc->tape().data();
+        const char* bytes = doc->bytes().data();
+        std::size_t i = root.index();
+        // A map key at i and the ':' after it.
+        auto key = [&]() -> bool {
+            const std::uint64_t h = t[i];
+            if (static_cast<kind>(h >> document::kind_shift) == kind::string) [[likely]] {
+                write_string(out_, {bytes + (h & document::payload_mask),
+                                    static_cast<std::size_t>(t[i + 1])});
+                i += 2;
+            } else {
+                value kv(doc, i);
+                if (!write_key(kv)) {
+                    return false;
+                }
+                i = kv.end_index();
+            }
+            out_.push_back(':');
+            return true;
+        };
+        for (;;) {
+            const std::uint64_t h = t[i];
+            const auto k = static_cast<kind>(h >> document::kind_shift);
+            switch (k) {
+                case kind::null:
+                    out_.append("null", 4);
+                    i += 1;
+                    break;
+                case kind::boolean_false:
+                    out_.append("false", 5);
+                    i += 1;
+                    break;
+                case kind::boolean_true:
+                    out_.append("true", 4);
+                    i += 1;
+                    break;
+                case kind::int64:
+                    write_int(out_, static_cast<std::int64_t>(t[i + 1]));
+                    i += 2;
+                    break;
+                case kind::uint64:
+                    write_uint(out_, t[i + 1]);
+                    i += 2;
+                    break;
+                case kind::float64: {
+                    double d;
+                    std::memcpy(&d, &t[i + 1], 8);
+                    if (!std::isfinite(d)) {
+                        if (!write(value(doc, i), 0)) {
+                            return false;
+                        }
+                    } else {
+                        write_double(out_, d);
+                    }
+                    i += 2;
+                    break;
+                }
+                case kind::string:
+                case kind::timestamp:
+                    write_string(out_, {bytes + (h & document::payload_mask),
+                                        static_cast<std::size_t>(t[i + 1])});
+                    i += 2;
+                    break;
+                case kind::bignum:
+                    out_.append(bytes + (h & document::payload_mask),
+                                static_cast<std::size_t>(t[i + 1]));
+                    i += 2;
+                    break;
+                case kind::array:
+                case kind::map: {
+                    const std::uint64_t count = t[i + 1];
+                    const bool map = k == kind::map;
+                    if (count == 0) {
+                        out_.append(map ? "{}" : "[]", 2);
+                        i += 2;
+                        break;
+                    }
+                    if (sp == max_stack) {
+                        value cv(doc, i);
+                        if (!write(cv, 0)) {
+                            return false;
+                        }
+                        i = cv.end_index();
+                        break;
+                    }
+                    out_.push_back(map ? '{' : '[');
+                    st[sp++] = {count, map};
+                    i += 2;
+                    if (map && !key()) {
+                        return false;
+                    }
+                    continue;  // the first child: no separator
+                }
+                default: {  // bytes, tagged
+                    value ov(doc, i);
+                    if (!write(ov, 0)) {
+                        return false;
+                    }
+                    i = ov.end_index();
+                    break;
+                }
+            }
+            // After a value: close finished containers, then the separator (and a key).
+            for (;;) {
+                if (sp == 0) {
+                    return true;
+                }
+                frame& f = st[sp - 1];
+                if (--f.remaining == 0) {
+                    out_.push_back(f.map ? '}' : ']');
+                    --sp;
+                    continue;
+                }
+                out_.push_back(',');
+                if (f.map && !key()) {
+                    return false;
+                }
+                break;
+            }
+        }
+    }
+
     error err_;  // the error when write() returned false
 
 private:
@@ -939,7 +1140,7 @@ private:
 
 result<void> encode_json(const document& doc, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);
-    if (!w.write(doc.root(), 0)) {
+    if (!(opt.pretty ? w.write(doc.root(), 0) : w.write_compact(doc.root()))) {
         return fail(std::move(w.err_));
     }
     if (opt.pretty) {
