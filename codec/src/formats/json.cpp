@@ -778,16 +778,12 @@ inline bool swar_needs_escape(std::uint64_t x) noexcept {
             (ones * 0x80)) != 0;
 }
 
-// One prepare() for the worst case (6 bytes per input byte), then 8 bytes at a time, copied
-// unconditionally and checked with SWAR for bytes to escape; the last 1-8 bytes as one
-// overlapping 8-byte block, strings of 4-7 bytes as two overlapping 4-byte halves. From the
-// first block with such a byte on, the byte loop write_escaped_tail.
-void write_string(output_buffer& out, std::string_view s) {
-    const std::size_t n = s.size();
-    char* const start = out.prepare(n * 6 + 2 + 8);
-    char* w = start;
+// Writes `s` quoted and escaped at w, which has room for 6 * size + 18 bytes; returns the end.
+// 8 bytes at a time, copied unconditionally and checked with SWAR for bytes to escape; the
+// last 1-8 bytes as one overlapping 8-byte block, strings of 4-7 bytes as two overlapping
+// 4-byte halves. From the first block with such a byte on, the byte loop write_escaped_tail.
+[[gnu::always_inline]] inline char* put_string(char* w, const char* p, std::size_t n) {
     *w++ = '"';
-    const char* p = s.data();
     const char* const end = p + n;
     if (n >= 8) {
         std::uint64_t x;
@@ -829,7 +825,12 @@ tail:
                                reinterpret_cast<const unsigned char*>(end));
     }
     *w++ = '"';
-    out.commit(static_cast<std::size_t>(w - start));
+    return w;
+}
+
+void write_string(output_buffer& out, std::string_view s) {
+    char* const start = out.prepare(s.size() * 6 + 18);
+    out.commit(static_cast<std::size_t>(put_string(start, s.data(), s.size()) - start));
 }
 
 class json_writer {
@@ -947,10 +948,11 @@ public:
     }
 
     // Compact output by one linear pass over the tape (pre-order: each element's children
-    // follow it) with an explicit stack, instead of recursing through value cursors. Writes
-    // the same bytes as write(v, 0) without opt_.pretty; tagged values, non-finite floats,
-    // keys that are not strings and containers nested deeper than the stack go to write() /
-    // write_key() for that element.
+    // follow it) with an explicit stack, instead of recursing through value cursors, writing
+    // through a local pointer into room reserved per element. Writes the same bytes as
+    // write(v, 0) without opt_.pretty; tagged values, bytes, non-finite floats, keys that are
+    // not strings and containers nested deeper than the stack go to write() / write_key()
+    // for that element.
     bool write_compact(value root) {
         struct frame {
             std::uint64_t remaining;  // elements (array) or entries (map) still to write
@@ -963,120 +965,180 @@ public:
         const std::uint64_t* t = doc->tape().data();
         const char* bytes = doc->bytes().data();
         std::size_t i = root.index();
-        // A map key at i and the ':' after it.
-        auto key = [&]() -> bool {
-            const std::uint64_t h = t[i];
-            if (static_cast<kind>(h >> document::kind_shift) == kind::string) [[likely]] {
-                write_string(out_, {bytes + (h & document::payload_mask),
-                                    static_cast<std::size_t>(t[i + 1])});
-                i += 2;
-            } else {
-                value kv(doc, i);
-                if (!write_key(kv)) {
-                    return false;
-                }
-                i = kv.end_index();
-            }
-            out_.push_back(':');
-            return true;
-        };
+        room r = refill(nullptr, 64);
+        char* w = r.w;
+        char* lim = r.lim;
+        bool at_key = false;  // i is a map key: write it and ':' first
         for (;;) {
+            if (at_key) {
+                const std::uint64_t h = t[i];
+                if (static_cast<kind>(h >> document::kind_shift) == kind::string) [[likely]] {
+                    const auto n = static_cast<std::size_t>(t[i + 1]);
+                    if (static_cast<std::size_t>(lim - w) < n * 6 + 84) [[unlikely]] {
+                        r = refill(w, n * 6 + 84);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    w = put_string(w, bytes + (h & document::payload_mask), n);
+                    i += 2;
+                } else {
+                    value kv(doc, i);
+                    sync(w);
+                    if (!write_key(kv)) {
+                        return false;
+                    }
+                    r = refill(nullptr, 84);
+                    w = r.w;
+                    lim = r.lim;
+                    i = kv.end_index();
+                }
+                *w++ = ':';
+            }
             const std::uint64_t h = t[i];
             const auto k = static_cast<kind>(h >> document::kind_shift);
+            // room for any scalar but a string, and the separator after it
+            if (static_cast<std::size_t>(lim - w) < 64) [[unlikely]] {
+                r = refill(w, 64);
+                w = r.w;
+                lim = r.lim;
+            }
             switch (k) {
                 case kind::null:
-                    out_.append("null", 4);
+                    std::memcpy(w, "null", 4);
+                    w += 4;
                     i += 1;
                     break;
                 case kind::boolean_false:
-                    out_.append("false", 5);
+                    std::memcpy(w, "false", 5);
+                    w += 5;
                     i += 1;
                     break;
                 case kind::boolean_true:
-                    out_.append("true", 4);
+                    std::memcpy(w, "true", 4);
+                    w += 4;
                     i += 1;
                     break;
-                case kind::int64:
-                    write_int(out_, static_cast<std::int64_t>(t[i + 1]));
+                case kind::int64: {
+                    const std::uint64_t u = t[i + 1];
+                    if (static_cast<std::int64_t>(u) < 0) {
+                        *w++ = '-';
+                        w = write_uint_digits(w, 0 - u);
+                    } else {
+                        w = write_uint_digits(w, u);
+                    }
                     i += 2;
                     break;
+                }
                 case kind::uint64:
-                    write_uint(out_, t[i + 1]);
+                    w = write_uint_digits(w, t[i + 1]);
                     i += 2;
                     break;
                 case kind::float64: {
                     double d;
                     std::memcpy(&d, &t[i + 1], 8);
-                    if (!std::isfinite(d)) {
+                    if (std::isfinite(d)) [[likely]] {
+                        bool integral;
+                        w += shortest_double_chars(w, d, &integral);
+                        if (integral) {
+                            std::memcpy(w, ".0", 2);
+                            w += 2;
+                        }
+                    } else {
+                        sync(w);
                         if (!write(value(doc, i), 0)) {
                             return false;
                         }
-                    } else {
-                        write_double(out_, d);
+                        r = refill(nullptr, 64);
+                        w = r.w;
+                        lim = r.lim;
                     }
                     i += 2;
                     break;
                 }
                 case kind::string:
-                case kind::timestamp:
-                    write_string(out_, {bytes + (h & document::payload_mask),
-                                        static_cast<std::size_t>(t[i + 1])});
+                case kind::timestamp: {
+                    const auto n = static_cast<std::size_t>(t[i + 1]);
+                    if (static_cast<std::size_t>(lim - w) < n * 6 + 24) [[unlikely]] {
+                        r = refill(w, n * 6 + 24);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    w = put_string(w, bytes + (h & document::payload_mask), n);
                     i += 2;
                     break;
-                case kind::bignum:
-                    out_.append(bytes + (h & document::payload_mask),
-                                static_cast<std::size_t>(t[i + 1]));
+                }
+                case kind::bignum: {
+                    const auto n = static_cast<std::size_t>(t[i + 1]);
+                    if (static_cast<std::size_t>(lim - w) < n + 4) [[unlikely]] {
+                        r = refill(w, n + 4);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    std::memcpy(w, bytes + (h & document::payload_mask), n);
+                    w += n;
                     i += 2;
                     break;
+                }
                 case kind::array:
                 case kind::map: {
                     const std::uint64_t count = t[i + 1];
                     const bool map = k == kind::map;
                     if (count == 0) {
-                        out_.append(map ? "{}" : "[]", 2);
+                        std::memcpy(w, map ? "{}" : "[]", 2);
+                        w += 2;
                         i += 2;
                         break;
                     }
-                    if (sp == max_stack) {
+                    if (sp == max_stack) [[unlikely]] {
                         value cv(doc, i);
+                        sync(w);
                         if (!write(cv, 0)) {
                             return false;
                         }
+                        r = refill(nullptr, 64);
+                        w = r.w;
+                        lim = r.lim;
                         i = cv.end_index();
                         break;
                     }
-                    out_.push_back(map ? '{' : '[');
+                    *w++ = map ? '{' : '[';
                     st[sp++] = {count, map};
                     i += 2;
-                    if (map && !key()) {
-                        return false;
-                    }
+                    at_key = map;
                     continue;  // the first child: no separator
                 }
                 default: {  // bytes, tagged
                     value ov(doc, i);
+                    sync(w);
                     if (!write(ov, 0)) {
                         return false;
                     }
+                    r = refill(nullptr, 64);
+                    w = r.w;
+                    lim = r.lim;
                     i = ov.end_index();
                     break;
                 }
             }
-            // After a value: close finished containers, then the separator (and a key).
+            // After a value: close finished containers, then the separator.
             for (;;) {
                 if (sp == 0) {
+                    sync(w);
                     return true;
                 }
                 frame& f = st[sp - 1];
+                if (lim == w) [[unlikely]] {
+                    r = refill(w, 64);
+                    w = r.w;
+                    lim = r.lim;
+                }
                 if (--f.remaining == 0) {
-                    out_.push_back(f.map ? '}' : ']');
+                    *w++ = f.map ? '}' : ']';
                     --sp;
                     continue;
                 }
-                out_.push_back(',');
-                if (f.map && !key()) {
-                    return false;
-                }
+                *w++ = ',';
+                at_key = f.map;
                 break;
             }
         }
@@ -1090,6 +1152,22 @@ private:
     [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
         err_ = std::move(e);
         return false;
+    }
+    struct room {
+        char* w;
+        char* lim;
+    };
+    // write_compact's output: hands the bytes written up to w (null: none since the last
+    // sync) to out_ and returns room for at least `need` more.
+    [[gnu::noinline]] room refill(char* w, std::size_t need) {
+        if (w != nullptr) {
+            sync(w);
+        }
+        char* p = out_.prepare(need < 4096 ? 4096 : need);
+        return {p, out_.data_mut() + out_.capacity()};
+    }
+    void sync(char* w) {
+        out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size())));
     }
     bool write_key(value k) {
         switch (k.kind()) {
