@@ -116,20 +116,7 @@ inline void write_double(output_buffer& out, double d) {
 
 /// The decimal digits of `v` at `p` (at most 20); returns the end. Same text as std::to_chars.
 inline char* write_uint_digits(char* p, std::uint64_t v) noexcept {
-    if (v < 10) {
-        *p = static_cast<char>('0' + v);
-        return p + 1;
-    }
-    if (v < 100) {
-        std::memcpy(p, shortest_impl::digit_pairs + 2 * v, 2);
-        return p + 2;
-    }
-    if (v >= 10000000000000000u) {  // count_digits covers v < 10^17
-        return std::to_chars(p, p + 20, v).ptr;
-    }
-    const int n = shortest_impl::count_digits(v);
-    shortest_impl::write_digits(p + n, v, n);
-    return p + n;
+    return shortest_impl::put_uint(p, v);
 }
 
 inline void write_int(output_buffer& out, std::int64_t v) {

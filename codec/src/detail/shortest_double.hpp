@@ -99,42 +99,57 @@ inline constexpr char digit_pairs[201] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-inline int count_digits(std::uint64_t v) noexcept {  // v < 10^17
-    static constexpr std::uint64_t pow10[17] = {1u,
-                                                10u,
-                                                100u,
-                                                1000u,
-                                                10000u,
-                                                100000u,
-                                                1000000u,
-                                                10000000u,
-                                                100000000u,
-                                                1000000000u,
-                                                10000000000u,
-                                                100000000000u,
-                                                1000000000000u,
-                                                10000000000000u,
-                                                100000000000000u,
-                                                1000000000000000u,
-                                                10000000000000000u};
-    // bit_width * 1233 >> 12 approximates log10 (the classic trick), corrected by one compare.
-    const int bw = 64 - __builtin_clzll(v | 1);
-    int t = (bw * 1233) >> 12;
-    return t + (t < 17 && v >= pow10[t] ? 1 : 0);
+// Exactly 4 digits (v < 10^4), exactly 8 digits (v < 10^8).
+inline void put4(char* p, std::uint32_t v) noexcept {
+    std::memcpy(p, digit_pairs + 2 * (v / 100), 2);
+    std::memcpy(p + 2, digit_pairs + 2 * (v % 100), 2);
 }
-
-// Writes the `n` digits of v ending at `end` (exclusive).
-inline void write_digits(char* end, std::uint64_t v, int n) noexcept {
-    while (n >= 2) {
-        const std::uint64_t r = v % 100;
-        v /= 100;
-        end -= 2;
-        std::memcpy(end, digit_pairs + 2 * r, 2);
-        n -= 2;
+inline void put8(char* p, std::uint32_t v) noexcept {
+    put4(p, v / 10000);
+    put4(p + 4, v % 10000);
+}
+// 1 to 4 digits without leading zeros (v < 10^4); returns the end.
+inline char* put_upto4(char* p, std::uint32_t v) noexcept {
+    if (v < 10) {
+        *p = static_cast<char>('0' + v);
+        return p + 1;
     }
-    if (n == 1) {
-        end[-1] = static_cast<char>('0' + v);
+    if (v < 100) {
+        std::memcpy(p, digit_pairs + 2 * v, 2);
+        return p + 2;
     }
+    if (v < 1000) {
+        *p = static_cast<char>('0' + v / 100);
+        std::memcpy(p + 1, digit_pairs + 2 * (v % 100), 2);
+        return p + 3;
+    }
+    put4(p, v);
+    return p + 4;
+}
+// 1 to 8 digits without leading zeros (v < 10^8); returns the end.
+inline char* put_upto8(char* p, std::uint32_t v) noexcept {
+    if (v < 10000) {
+        return put_upto4(p, v);
+    }
+    p = put_upto4(p, v / 10000);
+    put4(p, v % 10000);
+    return p + 4;
+}
+// The decimal digits of any uint64 (1 to 20, as std::to_chars); returns the end.
+inline char* put_uint(char* p, std::uint64_t v) noexcept {
+    if (v < 100000000u) {
+        return put_upto8(p, static_cast<std::uint32_t>(v));
+    }
+    if (v < 10000000000000000u) {
+        p = put_upto8(p, static_cast<std::uint32_t>(v / 100000000u));
+        put8(p, static_cast<std::uint32_t>(v % 100000000u));
+        return p + 8;
+    }
+    p = put_upto4(p, static_cast<std::uint32_t>(v / 10000000000000000u));  // <= 1844
+    v %= 10000000000000000u;
+    put8(p, static_cast<std::uint32_t>(v / 100000000u));
+    put8(p + 8, static_cast<std::uint32_t>(v % 100000000u));
+    return p + 16;
 }
 
 }  // namespace shortest_impl
@@ -184,7 +199,8 @@ inline std::size_t shortest_double_chars(char* p, double d, bool* integral = nul
         dec.m /= 10;
         dec.e += 1;
     }
-    const int n = count_digits(dec.m);
+    char tmp[32];  // the digits (at most 17), then room for the fixed-size copies below
+    const int n = static_cast<int>(put_uint(tmp, dec.m) - tmp);
     const int x = dec.e + n - 1;  // scientific exponent
     const int x_abs = x < 0 ? -x : x;
     const int sci_len = n + (n > 1 ? 1 : 0) + 2 + (x_abs >= 100 ? 3 : 2);
@@ -197,7 +213,7 @@ inline std::size_t shortest_double_chars(char* p, double d, bool* integral = nul
                 return static_cast<std::size_t>(std::to_chars(w, w + 32, d < 0 ? -d : d).ptr -
                                                 p);
             }
-            write_digits(w + n, dec.m, n);
+            std::memcpy(w, tmp, 16);  // below 2^53: at most 16 digits
             w += n;
             std::memcpy(w, "00000000", 8);
             w += dec.e;
@@ -205,8 +221,6 @@ inline std::size_t shortest_double_chars(char* p, double d, bool* integral = nul
         }
     } else if (x >= 0) {
         if (n + 1 <= sci_len) {  // ddd.ddd: at most 16 digits on either side
-            char tmp[32];
-            write_digits(tmp + n, dec.m, n);
             std::memcpy(w, tmp, 16);
             w[x + 1] = '.';
             std::memcpy(w + x + 2, tmp + x + 1, 16);
@@ -215,14 +229,14 @@ inline std::size_t shortest_double_chars(char* p, double d, bool* integral = nul
     } else if (n + 1 - x <= sci_len) {  // 0.000ddd (at most 3 zeros: else scientific is shorter)
         std::memcpy(w, "0.000000", 8);
         w += 1 - x;
-        write_digits(w + n, dec.m, n);
+        std::memcpy(w, tmp, 24);
         return static_cast<std::size_t>(w + n - p);
     }
     // d.ddde[+-]XX
-    write_digits(w + 1 + n, dec.m, n);
-    w[0] = w[1];
+    w[0] = tmp[0];
     if (n > 1) {
         w[1] = '.';
+        std::memcpy(w + 2, tmp + 1, 16);
         w += n + 1;
     } else {
         w += 1;

@@ -725,8 +725,18 @@ result<void> decode_json(std::string_view in, builder& b, const decode_options&)
 
 constexpr char hex_digits[] = "0123456789abcdef";
 
-// Bytes that need an escape in a JSON string: controls, '"' and '\\'.
-constexpr bool needs_escape(unsigned char c) noexcept { return c < 0x20 || c == '"' || c == '\\'; }
+// Bytes that need an escape in a JSON string: controls, '"' and '\\' (a table: one load).
+constexpr struct escape_table {
+    bool v[256];
+    constexpr escape_table() : v() {
+        for (int c = 0; c < 0x20; ++c) {
+            v[c] = true;
+        }
+        v[static_cast<unsigned char>('"')] = true;
+        v[static_cast<unsigned char>('\\')] = true;
+    }
+} escape_bytes;
+constexpr bool needs_escape(unsigned char c) noexcept { return escape_bytes.v[c]; }
 
 [[gnu::noinline]] char* write_escaped_tail(char* w, const unsigned char* p, const unsigned char* end) {
     for (; p != end; ++p) {
@@ -959,8 +969,10 @@ public:
             bool map;
         };
         constexpr int max_stack = 128;
-        frame st[max_stack];
-        int sp = 0;
+        frame st[max_stack];  // the open containers around the innermost one
+        int depth = 0;        // open containers
+        std::uint64_t rem = 0;  // the innermost one's elements or entries still to write
+        bool in_map = false;    // the innermost one is a map
         const document* doc = root.doc();
         const std::uint64_t* t = doc->tape().data();
         const char* bytes = doc->bytes().data();
@@ -1089,7 +1101,7 @@ public:
                         i += 2;
                         break;
                     }
-                    if (sp == max_stack) [[unlikely]] {
+                    if (depth > max_stack) [[unlikely]] {
                         value cv(doc, i);
                         sync(w);
                         if (!write(cv, 0)) {
@@ -1102,7 +1114,12 @@ public:
                         break;
                     }
                     *w++ = map ? '{' : '[';
-                    st[sp++] = {count, map};
+                    if (depth > 0) {
+                        st[depth - 1] = {rem, in_map};
+                    }
+                    ++depth;
+                    rem = count;
+                    in_map = map;
                     i += 2;
                     at_key = map;
                     continue;  // the first child: no separator
@@ -1122,23 +1139,25 @@ public:
             }
             // After a value: close finished containers, then the separator.
             for (;;) {
-                if (sp == 0) {
+                if (depth == 0) {
                     sync(w);
                     return true;
                 }
-                frame& f = st[sp - 1];
                 if (lim == w) [[unlikely]] {
                     r = refill(w, 64);
                     w = r.w;
                     lim = r.lim;
                 }
-                if (--f.remaining == 0) {
-                    *w++ = f.map ? '}' : ']';
-                    --sp;
+                if (--rem == 0) {
+                    *w++ = in_map ? '}' : ']';
+                    if (--depth > 0) {
+                        rem = st[depth - 1].remaining;
+                        in_map = st[depth - 1].map;
+                    }
                     continue;
                 }
                 *w++ = ',';
-                at_key = f.map;
+                at_key = in_map;
                 break;
             }
         }
