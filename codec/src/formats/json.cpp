@@ -963,7 +963,7 @@ public:
     // write(v, 0) without opt_.pretty; tagged values, bytes, non-finite floats, keys that are
     // not strings and containers nested deeper than the stack go to write() / write_key()
     // for that element.
-    bool write_compact(value root) {
+    [[gnu::always_inline]] bool write_compact(value root) {
         struct frame {
             std::uint64_t remaining;  // elements (array) or entries (map) still to write
             bool map;
@@ -1257,7 +1257,7 @@ result<void> json_read_value(std::string_view in, std::size_t begin, builder& b)
 
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);
-    if (!w.write(v, 0)) {
+    if (!(opt.pretty ? w.write(v, 0) : w.write_compact(v))) {
         return fail(std::move(w.err_));
     }
     return {};
