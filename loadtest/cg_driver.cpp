@@ -2,6 +2,8 @@
 // counts under `valgrind --tool=callgrind` (docs/BENCHMARKS.md). Instructions per operation =
 // (Ir at N=101 - Ir at N=1) / 100, independent of machine load.
 //   polycodec-cgdriver FORMAT encode|decode FILE.json N
+//   polycodec-cgdriver rapidjson encode|decode FILE.json N   (RapidJSON's Writer / Parse, as
+//                                                           `peers` drives them)
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -10,6 +12,12 @@
 
 #include "polycodec/polycodec.hpp"
 
+#ifdef POLYCODEC_CGDRIVER_RAPIDJSON
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#endif
+
 using namespace polycodec;
 
 int main(int argc, char** argv) {
@@ -17,6 +25,31 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: polycodec-cgdriver FORMAT encode|decode FILE.json N\n");
         return 2;
     }
+#ifdef POLYCODEC_CGDRIVER_RAPIDJSON
+    if (std::string(argv[1]) == "rapidjson") {
+        std::ifstream file(argv[3], std::ios::binary);
+        std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        const long n = std::atol(argv[4]);
+        const bool enc = std::string(argv[2]) == "encode";
+        rapidjson::Document rd;
+        rd.Parse(json.data(), json.size());
+        std::size_t sink = 0;
+        for (long i = 0; i < n; ++i) {
+            if (enc) {
+                rapidjson::StringBuffer sb;
+                rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+                rd.Accept(w);
+                sink += sb.GetSize();
+            } else {
+                rapidjson::Document d;
+                d.Parse(json.data(), json.size());
+                sink += static_cast<std::size_t>(d.HasParseError());
+            }
+        }
+        std::printf("%zu\n", sink);
+        return 0;
+    }
+#endif
     const format_info* info = find_format_by_name(argv[1]);
     if (info == nullptr) {
         std::fprintf(stderr, "unknown format %s\n", argv[1]);

@@ -1,6 +1,7 @@
 // Tests of the json codec (RFC 8259): spec examples, error positions, exact encodings,
 // JSONTestSuite and the json-bench files from the corpus, limits, lossy cases.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -355,6 +356,168 @@ TEST(JsonEncode, Floats) {
         // Shortest round trip: the text reads back to the same bits.
         document back = test::must_decode(format_id::json, out);
         EXPECT_TRUE(equal(back, d)) << out;
+    }
+}
+
+// write_double (shared by JSON, TOML, YAML, ...) computes the shortest digits in-tree
+// (detail/shortest_double.hpp); its text must be std::to_chars's, plus ".0" when that reads
+// as an integer. Hand-picked edge cases around every branch of the algorithm and the layout.
+TEST(JsonEncode, DoublesMatchToChars) {
+    std::vector<double> cases = {
+        0.0, -0.0, 1.0, -1.0, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 17.5, -215.8359375,
+        0.9047141424272819, 0.6760280842527583, 100.125, 5.75, 9007199254740991.0,
+        9007199254740992.0, 9007199254740994.0, 9007199254740993.0 * 2, 1e15, 1e16, 1e17,
+        1e20, 1e21, 1e22, 1e23, 123456789012345680000.0, 1.2345678901234567e19,
+        4503599627370496.0, 4503599627370495.5, 0.001, 0.0001, 0.00001, 1.5e-5, 1.25e-4,
+        0.000123456789, 1e-7, 1e-10, 1e-100, 1e100, 1e-99, 1e99, 1e-300, 1e300, 5e-324,
+        1e-323, 2.2250738585072014e-308, 2.2250738585072009e-308, 4.9406564584124654e-324,
+        1.7976931348623157e308, 8.98846567431158e307, 2.0, 4.0, 1024.0, 0.5, 0.25,
+        0.125, 9.5367431640625e-07, 123456.0, 1234567.0, 12345678.0, 100000.0, 1000000.0,
+        2e5, 3e6, 12e20, 1.5e300, 299792458.0, 6.02214076e23, 6.62607015e-34,
+        1.602176634e-19, 3.141592653589793, 2.718281828459045, 1.7976931348623157e307,
+        std::ldexp(1.0, 52), std::ldexp(1.0, 53), std::ldexp(1.0, 54), std::ldexp(1.0, -1022),
+        std::ldexp(1.0, -1023), std::ldexp(1.0, -1074), std::ldexp(1.0, 1023), 
+        std::numeric_limits<double>::epsilon(), 1.0 + std::numeric_limits<double>::epsilon(),
+        std::nextafter(1.0, 0.0), std::nextafter(0.1, 1.0), std::nextafter(1e23, 0.0),
+        std::nextafter(1e23, 2e23), 5e-324 * 3, 1e-5, 1e-6, 1.0e-4 * 3, 0.3e-3, 123.456e-3,
+    };
+    for (int e = -325; e <= 309; ++e) {  // every power of ten and its neighbours
+        double p = std::pow(10.0, e);
+        cases.push_back(p);
+        cases.push_back(std::nextafter(p, 0.0));
+        cases.push_back(std::nextafter(p, 1e309));
+    }
+    for (int e = -1074; e <= 1023; e += 7) {  // powers of two (lower boundary closer)
+        cases.push_back(std::ldexp(1.0, e));
+        cases.push_back(std::ldexp(3.0, e - 1));
+    }
+    for (double c : std::vector<double>(cases)) {
+        cases.push_back(-c);
+    }
+    document d;
+    builder b(d);
+    b.begin_array();
+    std::string want = "[";
+    for (double c : cases) {
+        if (!std::isfinite(c)) {
+            continue;
+        }
+        b.add_double(c);
+        char buf[64];
+        auto r = std::to_chars(buf, buf + sizeof buf, c);
+        std::string text(buf, r.ptr);
+        if (text.find_first_of(".e") == std::string::npos) {
+            text += ".0";
+        }
+        want += (want.size() > 1 ? "," : "") + text;
+    }
+    b.end_array();
+    want += "]";
+    EXPECT_EQ(encoded(d), want);
+}
+
+// The compact writer walks the tape with a fixed stack of 128 open containers and hands
+// deeper ones to the recursive writer: nesting across that boundary, maps and arrays mixed.
+TEST(JsonEncode, DeepNestingAcrossTheWalkerStack) {
+    for (int depth : {1, 127, 128, 129, 300, 500}) {
+        document d;
+        builder b(d);
+        std::string want;
+        for (int i = 0; i < depth; ++i) {
+            if (i % 2 == 0) {
+                ASSERT_TRUE(b.begin_array());
+                b.add_int(i);
+                want += "[" + std::to_string(i) + ",";
+            } else {
+                ASSERT_TRUE(b.begin_map());
+                b.add_string("k");
+                want += "{\"k\":";
+            }
+        }
+        b.add_string("x");
+        want += "\"x\"";
+        for (int i = depth - 1; i >= 0; --i) {
+            if (i % 2 == 0) {
+                b.add_null();
+                b.end_array();
+                want += ",null]";
+            } else {
+                b.add_int(7);  // a second key, not a string
+                b.add_bool(true);
+                b.end_map();
+                want += ",\"7\":true}";
+            }
+        }
+        EXPECT_EQ(encoded(d), want) << depth;
+        EXPECT_EQ(test::must_decode(format_id::json, want).root().kind(), kind::array);
+    }
+}
+
+TEST(JsonEncode, IntegersMatchToChars) {
+    std::vector<std::int64_t> cases = {std::numeric_limits<std::int64_t>::min(),
+                                       std::numeric_limits<std::int64_t>::max()};
+    for (std::int64_t p = 1; p < std::numeric_limits<std::int64_t>::max() / 10; p *= 10) {
+        for (std::int64_t v : {p - 1, p, p + 1, 2 * p - 1, 9 * p}) {
+            cases.push_back(v);
+            cases.push_back(-v);
+        }
+    }
+    document d;
+    builder b(d);
+    b.begin_array();
+    std::string want = "[";
+    for (std::int64_t c : cases) {
+        b.add_int(c);
+        char buf[32];
+        want += (want.size() > 1 ? "," : "") + std::string(buf, std::to_chars(buf, buf + 32, c).ptr);
+    }
+    for (std::uint64_t c : {std::uint64_t{9223372036854775808u}, std::uint64_t{9999999999999999999u},
+                            std::uint64_t{10000000000000000000u}, ~std::uint64_t{0}}) {
+        b.add_uint(c);
+        char buf[32];
+        want += "," + std::string(buf, std::to_chars(buf, buf + 32, c).ptr);
+    }
+    b.end_array();
+    want += "]";
+    EXPECT_EQ(encoded(d), want);
+}
+
+// The string writer copies 8 (or 4) bytes at a time and checks them with SWAR: every length
+// from 0 to 40 with a character to escape at every position, and with none.
+TEST(JsonEncode, StringEscapesAtEveryPosition) {
+    const std::string escapes[] = {std::string(1, '"'), "\\", std::string(1, '\0'), "\x1f", "\n",
+                                   "\x7f", "\xc3\xa9"};
+    for (std::size_t len = 0; len <= 40; ++len) {
+        for (std::size_t pos = 0; pos <= len; ++pos) {
+            for (const std::string& esc : escapes) {
+                std::string s(len, 'a');
+                for (std::size_t i = 0; i < len; ++i) {
+                    s[i] = static_cast<char>('!' + (i * 7) % 90);
+                    if (s[i] == '"' || s[i] == '\\') {
+                        s[i] = 'x';
+                    }
+                }
+                if (pos < len) {
+                    s.replace(pos, 1, esc);
+                }
+                std::string want = "\"";
+                for (unsigned char c : s) {
+                    switch (c) {
+                        case '"': want += "\\\""; break;
+                        case '\\': want += "\\\\"; break;
+                        case '\n': want += "\\n"; break;
+                        case 0: want += "\\u0000"; break;
+                        case 0x1f: want += "\\u001f"; break;
+                        default: want += static_cast<char>(c);
+                    }
+                }
+                want += "\"";
+                document d;
+                builder b(d);
+                b.add_string(s);
+                ASSERT_EQ(encoded(d), want) << "len " << len << " pos " << pos;
+            }
+        }
     }
 }
 

@@ -4,8 +4,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
+#include "detail/shortest_double.hpp"
 #include "polycodec/buffer.hpp"
 
 namespace polycodec::detail {
@@ -94,43 +96,44 @@ inline std::size_t short_decimal_chars(char* p, double d) noexcept {
 
 /// Writes `d` (finite) in the shortest form that reads back to the same double, with ".0"
 /// appended when the text would otherwise read as an integer ("1.0", "-0.0", "1e+300" stays).
+/// The digits are std::to_chars's (shortest round trip, plain format), computed in-tree by
+/// shortest_double_chars (detail/shortest_double.hpp), byte-identical to to_chars.
 inline void write_double(output_buffer& out, double d) {
-    char* p = out.prepare(32);
-    if (std::size_t n = short_decimal_chars(p, d); n != 0) {
-        if (std::char_traits<char>::find(p, n, '.') == nullptr) {
+    char* p = out.prepare(48);
+    if (std::isfinite(d)) [[likely]] {
+        bool integral;
+        std::size_t n = shortest_double_chars(p, d, &integral);
+        if (integral) {
             p[n++] = '.';
             p[n++] = '0';
         }
         out.commit(n);
         return;
     }
-    auto r = std::to_chars(p, p + 32, d);
-    std::size_t n = static_cast<std::size_t>(r.ptr - p);
-    bool integral = true;
-    for (std::size_t i = 0; i < n; ++i) {
-        char c = p[i];
-        if (c == '.' || c == 'e' || c == 'E' || c == 'n' || c == 'i') {
-            integral = false;
-            break;
-        }
-    }
-    if (integral) {
-        p[n++] = '.';
-        p[n++] = '0';
-    }
-    out.commit(n);
+    auto r = std::to_chars(p, p + 32, d);  // "inf", "-inf", "nan", "-nan"
+    out.commit(static_cast<std::size_t>(r.ptr - p));
+}
+
+/// The decimal digits of `v` at `p` (at most 20); returns the end. Same text as std::to_chars.
+inline char* write_uint_digits(char* p, std::uint64_t v) noexcept {
+    return shortest_impl::put_uint(p, v);
 }
 
 inline void write_int(output_buffer& out, std::int64_t v) {
     char* p = out.prepare(24);
-    auto r = std::to_chars(p, p + 24, v);
-    out.commit(static_cast<std::size_t>(r.ptr - p));
+    char* w = p;
+    std::uint64_t u = static_cast<std::uint64_t>(v);
+    if (v < 0) {
+        *w++ = '-';
+        u = 0 - u;
+    }
+    w = write_uint_digits(w, u);
+    out.commit(static_cast<std::size_t>(w - p));
 }
 
 inline void write_uint(output_buffer& out, std::uint64_t v) {
     char* p = out.prepare(24);
-    auto r = std::to_chars(p, p + 24, v);
-    out.commit(static_cast<std::size_t>(r.ptr - p));
+    out.commit(static_cast<std::size_t>(write_uint_digits(p, v) - p));
 }
 
 }  // namespace polycodec::detail

@@ -725,46 +725,122 @@ result<void> decode_json(std::string_view in, builder& b, const decode_options&)
 
 constexpr char hex_digits[] = "0123456789abcdef";
 
-void write_string(output_buffer& out, std::string_view s) {
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') {
+// Bytes that need an escape in a JSON string: controls, '"' and '\\' (a table: one load).
+constexpr struct escape_table {
+    bool v[256];
+    constexpr escape_table() : v() {
+        for (int c = 0; c < 0x20; ++c) {
+            v[c] = true;
+        }
+        v[static_cast<unsigned char>('"')] = true;
+        v[static_cast<unsigned char>('\\')] = true;
+    }
+} escape_bytes;
+constexpr bool needs_escape(unsigned char c) noexcept { return escape_bytes.v[c]; }
+
+[[gnu::noinline]] char* write_escaped_tail(char* w, const unsigned char* p, const unsigned char* end) {
+    for (; p != end; ++p) {
+        const unsigned char c = *p;
+        if (!needs_escape(c)) {
+            *w++ = static_cast<char>(c);
             continue;
         }
-        out.append(s.data() + run, i - run);
-        run = i + 1;
+        *w++ = '\\';
         switch (c) {
             case '"':
-                out.append("\\\"");
+                *w++ = '"';
                 break;
             case '\\':
-                out.append("\\\\");
+                *w++ = '\\';
                 break;
             case '\n':
-                out.append("\\n");
+                *w++ = 'n';
                 break;
             case '\r':
-                out.append("\\r");
+                *w++ = 'r';
                 break;
             case '\t':
-                out.append("\\t");
+                *w++ = 't';
                 break;
             case '\b':
-                out.append("\\b");
+                *w++ = 'b';
                 break;
             case '\f':
-                out.append("\\f");
+                *w++ = 'f';
                 break;
-            default: {
-                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
-                out.append(buf, 6);
-            }
+            default:
+                std::memcpy(w, "u00", 3);
+                w[3] = hex_digits[c >> 4];
+                w[4] = hex_digits[c & 15];
+                w += 5;
         }
     }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('"');
+    return w;
+}
+
+inline bool swar_needs_escape(std::uint64_t x) noexcept {
+    // Some byte is < 0x20, '"' or '\\' (the classic "has a zero byte" / "has a byte less
+    // than" tests: exact for whether any byte matches).
+    constexpr std::uint64_t ones = 0x0101010101010101u;
+    const std::uint64_t q = x ^ (ones * '"');
+    const std::uint64_t bs = x ^ (ones * '\\');
+    return ((((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) &
+            (ones * 0x80)) != 0;
+}
+
+// Writes `s` quoted and escaped at w, which has room for 6 * size + 18 bytes; returns the end.
+// 8 bytes at a time, copied unconditionally and checked with SWAR for bytes to escape; the
+// last 1-8 bytes as one overlapping 8-byte block, strings of 4-7 bytes as two overlapping
+// 4-byte halves. From the first block with such a byte on, the byte loop write_escaped_tail.
+[[gnu::always_inline]] inline char* put_string(char* w, const char* p, std::size_t n) {
+    *w++ = '"';
+    const char* const end = p + n;
+    if (n >= 8) {
+        std::uint64_t x;
+        while (end - p > 8) {
+            std::memcpy(&x, p, 8);
+            if (swar_needs_escape(x)) {
+                goto tail;
+            }
+            std::memcpy(w, &x, 8);
+            w += 8;
+            p += 8;
+        }
+        std::memcpy(&x, end - 8, 8);
+        if (swar_needs_escape(x)) {
+            goto tail;
+        }
+        std::memcpy(w - (8 - (end - p)), &x, 8);
+        w += end - p;
+        p = end;
+    } else if (n >= 4) {
+        std::uint32_t lo;
+        std::uint32_t hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, end - 4, 4);
+        if (swar_needs_escape(lo | (std::uint64_t{hi} << 32))) {
+            goto tail;
+        }
+        std::memcpy(w, &lo, 4);
+        std::memcpy(w + n - 4, &hi, 4);
+        w += n;
+        p = end;
+    }
+tail:
+    while (p != end && !needs_escape(static_cast<unsigned char>(*p))) {
+        *w++ = *p++;
+    }
+    if (p != end) {
+        w = write_escaped_tail(w, reinterpret_cast<const unsigned char*>(p),
+                               reinterpret_cast<const unsigned char*>(end));
+    }
+    *w++ = '"';
+    return w;
+}
+
+void write_string(output_buffer& out, std::string_view s) {
+    char* const start = out.prepare(s.size() * 6 + 18);
+    out.commit(static_cast<std::size_t>(put_string(start, s.data(), s.size()) - start));
 }
 
 class json_writer {
@@ -881,6 +957,212 @@ public:
         return true;
     }
 
+    // Compact output by one linear pass over the tape (pre-order: each element's children
+    // follow it) with an explicit stack, instead of recursing through value cursors, writing
+    // through a local pointer into room reserved per element. Writes the same bytes as
+    // write(v, 0) without opt_.pretty; tagged values, bytes, non-finite floats, keys that are
+    // not strings and containers nested deeper than the stack go to write() / write_key()
+    // for that element.
+    [[gnu::always_inline]] bool write_compact(value root) {
+        struct frame {
+            std::uint64_t remaining;  // elements (array) or entries (map) still to write
+            bool map;
+        };
+        constexpr int max_stack = 128;
+        frame st[max_stack];  // the open containers around the innermost one
+        int depth = 0;        // open containers
+        std::uint64_t rem = 0;  // the innermost one's elements or entries still to write
+        bool in_map = false;    // the innermost one is a map
+        const document* doc = root.doc();
+        const std::uint64_t* t = doc->tape().data();
+        const char* bytes = doc->bytes().data();
+        std::size_t i = root.index();
+        room r = refill(nullptr, 64);
+        char* w = r.w;
+        char* lim = r.lim;
+        bool at_key = false;  // i is a map key: write it and ':' first
+        for (;;) {
+            if (at_key) {
+                const std::uint64_t h = t[i];
+                if (static_cast<kind>(h >> document::kind_shift) == kind::string) [[likely]] {
+                    const auto n = static_cast<std::size_t>(t[i + 1]);
+                    if (static_cast<std::size_t>(lim - w) < n * 6 + 84) [[unlikely]] {
+                        r = refill(w, n * 6 + 84);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    w = put_string(w, bytes + (h & document::payload_mask), n);
+                    i += 2;
+                } else {
+                    value kv(doc, i);
+                    sync(w);
+                    if (!write_key(kv)) {
+                        return false;
+                    }
+                    r = refill(nullptr, 84);
+                    w = r.w;
+                    lim = r.lim;
+                    i = kv.end_index();
+                }
+                *w++ = ':';
+            }
+            const std::uint64_t h = t[i];
+            const auto k = static_cast<kind>(h >> document::kind_shift);
+            // room for any scalar but a string, and the separator after it
+            if (static_cast<std::size_t>(lim - w) < 64) [[unlikely]] {
+                r = refill(w, 64);
+                w = r.w;
+                lim = r.lim;
+            }
+            switch (k) {
+                case kind::null:
+                    std::memcpy(w, "null", 4);
+                    w += 4;
+                    i += 1;
+                    break;
+                case kind::boolean_false:
+                    std::memcpy(w, "false", 5);
+                    w += 5;
+                    i += 1;
+                    break;
+                case kind::boolean_true:
+                    std::memcpy(w, "true", 4);
+                    w += 4;
+                    i += 1;
+                    break;
+                case kind::int64: {
+                    const std::uint64_t u = t[i + 1];
+                    if (static_cast<std::int64_t>(u) < 0) {
+                        *w++ = '-';
+                        w = write_uint_digits(w, 0 - u);
+                    } else {
+                        w = write_uint_digits(w, u);
+                    }
+                    i += 2;
+                    break;
+                }
+                case kind::uint64:
+                    w = write_uint_digits(w, t[i + 1]);
+                    i += 2;
+                    break;
+                case kind::float64: {
+                    double d;
+                    std::memcpy(&d, &t[i + 1], 8);
+                    if (std::isfinite(d)) [[likely]] {
+                        bool integral;
+                        w += shortest_double_chars(w, d, &integral);
+                        if (integral) {
+                            std::memcpy(w, ".0", 2);
+                            w += 2;
+                        }
+                    } else {
+                        sync(w);
+                        if (!write(value(doc, i), 0)) {
+                            return false;
+                        }
+                        r = refill(nullptr, 64);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    i += 2;
+                    break;
+                }
+                case kind::string:
+                case kind::timestamp: {
+                    const auto n = static_cast<std::size_t>(t[i + 1]);
+                    if (static_cast<std::size_t>(lim - w) < n * 6 + 24) [[unlikely]] {
+                        r = refill(w, n * 6 + 24);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    w = put_string(w, bytes + (h & document::payload_mask), n);
+                    i += 2;
+                    break;
+                }
+                case kind::bignum: {
+                    const auto n = static_cast<std::size_t>(t[i + 1]);
+                    if (static_cast<std::size_t>(lim - w) < n + 4) [[unlikely]] {
+                        r = refill(w, n + 4);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    std::memcpy(w, bytes + (h & document::payload_mask), n);
+                    w += n;
+                    i += 2;
+                    break;
+                }
+                case kind::array:
+                case kind::map: {
+                    const std::uint64_t count = t[i + 1];
+                    const bool map = k == kind::map;
+                    if (count == 0) {
+                        std::memcpy(w, map ? "{}" : "[]", 2);
+                        w += 2;
+                        i += 2;
+                        break;
+                    }
+                    if (depth > max_stack) [[unlikely]] {
+                        value cv(doc, i);
+                        sync(w);
+                        if (!write(cv, 0)) {
+                            return false;
+                        }
+                        r = refill(nullptr, 64);
+                        w = r.w;
+                        lim = r.lim;
+                        i = cv.end_index();
+                        break;
+                    }
+                    *w++ = map ? '{' : '[';
+                    if (depth > 0) {
+                        st[depth - 1] = {rem, in_map};
+                    }
+                    ++depth;
+                    rem = count;
+                    in_map = map;
+                    i += 2;
+                    at_key = map;
+                    continue;  // the first child: no separator
+                }
+                default: {  // bytes, tagged
+                    value ov(doc, i);
+                    sync(w);
+                    if (!write(ov, 0)) {
+                        return false;
+                    }
+                    r = refill(nullptr, 64);
+                    w = r.w;
+                    lim = r.lim;
+                    i = ov.end_index();
+                    break;
+                }
+            }
+            // After a value: close finished containers, then the separator.
+            for (;;) {
+                if (depth == 0) {
+                    sync(w);
+                    return true;
+                }
+                if (lim == w) [[unlikely]] {
+                    r = refill(w, 64);
+                    w = r.w;
+                    lim = r.lim;
+                }
+                if (--rem == 0) {
+                    *w++ = in_map ? '}' : ']';
+                    if (--depth > 0) {
+                        rem = st[depth - 1].remaining;
+                        in_map = st[depth - 1].map;
+                    }
+                    continue;
+                }
+                *w++ = ',';
+                at_key = in_map;
+                break;
+            }
+        }
+    }
+
     error err_;  // the error when write() returned false
 
 private:
@@ -889,6 +1171,22 @@ private:
     [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
         err_ = std::move(e);
         return false;
+    }
+    struct room {
+        char* w;
+        char* lim;
+    };
+    // write_compact's output: hands the bytes written up to w (null: none since the last
+    // sync) to out_ and returns room for at least `need` more.
+    [[gnu::noinline]] room refill(char* w, std::size_t need) {
+        if (w != nullptr) {
+            sync(w);
+        }
+        char* p = out_.prepare(need < 4096 ? 4096 : need);
+        return {p, out_.data_mut() + out_.capacity()};
+    }
+    void sync(char* w) {
+        out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size())));
     }
     bool write_key(value k) {
         switch (k.kind()) {
@@ -939,7 +1237,7 @@ private:
 
 result<void> encode_json(const document& doc, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);
-    if (!w.write(doc.root(), 0)) {
+    if (!(opt.pretty ? w.write(doc.root(), 0) : w.write_compact(doc.root()))) {
         return fail(std::move(w.err_));
     }
     if (opt.pretty) {
@@ -959,7 +1257,7 @@ result<void> json_read_value(std::string_view in, std::size_t begin, builder& b)
 
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);
-    if (!w.write(v, 0)) {
+    if (!(opt.pretty ? w.write(v, 0) : w.write_compact(v))) {
         return fail(std::move(w.err_));
     }
     return {};
