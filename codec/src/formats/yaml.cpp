@@ -1015,12 +1015,9 @@ void write_float(output_buffer& out, double d) {
         out.append(d > 0 ? ".inf" : "-.inf");
         return;
     }
-    char buf[40];
-    // The same text as std::to_chars, written directly for short decimals (detail/number.hpp).
-    std::size_t n = short_decimal_chars(buf, d);
-    if (n == 0) {
-        n = static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, d).ptr - buf);
-    }
+    char buf[48];
+    // The same text as std::to_chars, computed in-tree (detail/shortest_double.hpp).
+    std::size_t n = shortest_double_chars(buf, d);
     std::string_view t(buf, n);
     std::size_t e = t.find('e');
     if (t.find('.') != std::string_view::npos) {
