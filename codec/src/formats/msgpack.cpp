@@ -1,5 +1,7 @@
 // MessagePack (https://github.com/msgpack/msgpack/blob/master/spec.md): every family and
 // width on read, the smallest form of each value on write, ext type -1 <-> timestamp.
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -301,7 +303,421 @@ private:
     error err_;
 };
 
+// ---- fast path ----
+//
+// One iterative loop that writes the tape and the payload bytes directly (builder::raw_tape /
+// raw_bytes) instead of going through the builder per element: msgpack gives every
+// container's count up front, so no per-element bookkeeping is needed. It handles valid input
+// within the limits only: on any error, limit or doubt it returns false, and decode_msgpack
+// resets the builder and runs msgpack_reader above, which decides (and words) every error
+// exactly as before. On success the tape is the one msgpack_reader would have built.
+
+constexpr std::uint64_t tape_header(kind k, std::uint64_t aux, std::uint64_t payload) noexcept {
+    return (static_cast<std::uint64_t>(k) << document::kind_shift) |
+           (aux << document::aux_shift) | payload;
+}
+
+inline std::uint64_t load_be(const unsigned char* p, int n) noexcept {
+    switch (n) {
+        case 1:
+            return p[0];
+        case 2: {
+            std::uint16_t v;
+            std::memcpy(&v, p, 2);
+            return __builtin_bswap16(v);
+        }
+        case 4: {
+            std::uint32_t v;
+            std::memcpy(&v, p, 4);
+            return __builtin_bswap32(v);
+        }
+        default: {
+            std::uint64_t v;
+            std::memcpy(&v, p, 8);
+            return __builtin_bswap64(v);
+        }
+    }
+}
+
+// True when the n (1..16) bytes at s are ASCII; 16 bytes at s must be readable.
+inline bool ascii_upto16(const unsigned char* s, std::size_t n) noexcept {
+    constexpr std::uint64_t high = 0x8080808080808080ULL;
+    std::uint64_t a;
+    std::memcpy(&a, s, 8);
+    if (n <= 8) {
+        std::uint64_t m = ~std::uint64_t{0} >> (64 - 8 * n);
+        return (a & m & high) == 0;
+    }
+    std::uint64_t c;
+    std::memcpy(&c, s + 8, 8);
+    std::uint64_t m = ~std::uint64_t{0} >> (64 - 8 * (n - 8));
+    return ((a | (c & m)) & high) == 0;
+}
+
+struct fast_frame {
+    std::size_t start;   // tape index of the container's header
+    std::uint64_t left;  // children still to read (keys and values for a map)
+    bool map;
+};
+
+constexpr std::size_t fast_max_frames = 64;  // deeper input takes msgpack_reader
+
+// The buffers grow by resize(), which zero-fills: in steps of 2 KiB (or what one element
+// needs), so that the zeroing stays a short vector loop and never runs far past the end.
+constexpr std::size_t fast_tape_step = 256;    // words
+constexpr std::size_t fast_bytes_step = 2048;  // bytes
+
+[[gnu::noinline]] std::uint64_t* grow_tape(std::vector<std::uint64_t>& tape, std::size_t used,
+                                           std::size_t need) {
+    tape.resize(used + std::max(need, fast_tape_step));
+    return tape.data();
+}
+
+[[gnu::noinline]] char* grow_bytes(std::string& bytes, std::size_t used, std::size_t need) {
+    bytes.resize(used + std::max(need, fast_bytes_step));
+    return bytes.data();
+}
+
+bool decode_msgpack_fast(std::string_view in, builder& b) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t size = in.size();
+    const std::size_t max_depth =
+        std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    std::vector<std::uint64_t>& tape = b.raw_tape();
+    std::string& bytes = b.raw_bytes();
+
+    // Both buffers are resized ahead of the writes (tape: at least 4 words free before each
+    // element; payload: checked per str, bin and ext) and cut to size at the end.
+    char* b0 = grow_bytes(bytes, 0, 0);
+    std::size_t bn = 0;  // payload bytes used
+    std::size_t bcap = bytes.size();
+    std::uint64_t* t0 = grow_tape(tape, 0, 0);
+    std::size_t tn = 0;  // tape words used
+    std::size_t tcap = tape.size();
+
+    fast_frame frames[fast_max_frames];
+    std::size_t depth = 0;
+    std::size_t pos = 0;
+    std::uint64_t n = 0;
+
+    for (;;) {
+        if (pos >= size) {
+            return false;
+        }
+        if (tcap - tn < 4) {
+            t0 = grow_tape(tape, tn, 4);
+            tcap = tape.size();
+        }
+        std::uint64_t* w = t0 + tn;
+        const unsigned m = p[pos++];
+        bool is_map = false;
+        if (m <= 0x7f) {
+            w[0] = tape_header(kind::int64, 0, 0);
+            w[1] = m;
+            tn += 2;
+            goto done;
+        }
+        if (m >= 0xa0 && m <= 0xbf) {
+            n = m & 0x1f;
+            goto str;
+        }
+        if (m <= 0x9f) {
+            n = m & 0x0f;
+            is_map = m <= 0x8f;
+            goto container;
+        }
+        if (m >= 0xe0) {
+            w[0] = tape_header(kind::int64, 0, 0);
+            w[1] = static_cast<std::uint64_t>(
+                static_cast<std::int64_t>(static_cast<std::int8_t>(m)));
+            tn += 2;
+            goto done;
+        }
+        switch (m) {  // 0xc0 .. 0xdf
+            case 0xc0:
+                w[0] = tape_header(kind::null, 0, 0);
+                tn += 1;
+                break;
+            case 0xc2:
+                w[0] = tape_header(kind::boolean_false, 0, 0);
+                tn += 1;
+                break;
+            case 0xc3:
+                w[0] = tape_header(kind::boolean_true, 0, 0);
+                tn += 1;
+                break;
+            case 0xca: {
+                if (size - pos < 4) {
+                    return false;
+                }
+                auto bits = static_cast<std::uint32_t>(load_be(p + pos, 4));
+                pos += 4;
+                float f;
+                std::memcpy(&f, &bits, 4);
+                double d = static_cast<double>(f);  // exact widening
+                w[0] = tape_header(kind::float64, 0, 0);
+                std::memcpy(&w[1], &d, 8);
+                tn += 2;
+                break;
+            }
+            case 0xcb:
+                if (size - pos < 8) {
+                    return false;
+                }
+                w[0] = tape_header(kind::float64, 0, 0);
+                w[1] = load_be(p + pos, 8);
+                pos += 8;
+                tn += 2;
+                break;
+            case 0xcc: case 0xcd: case 0xce: case 0xcf: {
+                const int k = 1 << (m - 0xcc);
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                std::uint64_t v = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                w[0] = v <= static_cast<std::uint64_t>(INT64_MAX) ? tape_header(kind::int64, 0, 0)
+                                                                : tape_header(kind::uint64, 0, 0);
+                w[1] = v;
+                tn += 2;
+                break;
+            }
+            case 0xd0: case 0xd1: case 0xd2: case 0xd3: {
+                const int k = 1 << (m - 0xd0);
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                std::uint64_t v = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                std::int64_t s = k == 1   ? static_cast<std::int8_t>(v)
+                                 : k == 2 ? static_cast<std::int16_t>(v)
+                                 : k == 4 ? static_cast<std::int32_t>(v)
+                                          : static_cast<std::int64_t>(v);
+                w[0] = tape_header(kind::int64, 0, 0);
+                w[1] = static_cast<std::uint64_t>(s);
+                tn += 2;
+                break;
+            }
+            case 0xd9: case 0xda: case 0xdb: {
+                const int k = 1 << (m - 0xd9);
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                goto str;
+            }
+            case 0xc4: case 0xc5: case 0xc6: {
+                const int k = 1 << (m - 0xc4);
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                if (n > size - pos) {
+                    return false;
+                }
+                if (bcap - bn < n) {
+                    b0 = grow_bytes(bytes, bn, n);
+                    bcap = bytes.size();
+                }
+                std::memcpy(b0 + bn, p + pos, n);
+                w[0] = tape_header(kind::bytes, 0, bn);
+                w[1] = n;
+                tn += 2;
+                bn += n;
+                pos += n;
+                break;
+            }
+            case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+                n = std::uint64_t{1} << (m - 0xd4);
+                goto ext;
+            case 0xc7: case 0xc8: case 0xc9: {
+                const int k = 1 << (m - 0xc7);
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                goto ext;
+            }
+            case 0xdc: case 0xdd: {
+                const int k = m == 0xdc ? 2 : 4;
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                goto container;
+            }
+            case 0xde: case 0xdf: {
+                const int k = m == 0xde ? 2 : 4;
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                is_map = true;
+                goto container;
+            }
+            default:  // 0xc1
+                return false;
+        }
+        goto done;
+
+    str: {
+        if (n > size - pos) {
+            return false;
+        }
+        if (bcap - bn < n + 16) {
+            b0 = grow_bytes(bytes, bn, n + 16);
+            bcap = bytes.size();
+        }
+        const unsigned char* s = p + pos;
+        char* dst = b0 + bn;
+        if (n <= 16 && size - pos >= 16) {
+            if constexpr (std::endian::native == std::endian::little) {
+                if (n != 0 && !ascii_upto16(s, n) &&
+                    utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
+                    return false;
+                }
+            } else if (utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
+                return false;
+            }
+            // The bytes past n are overwritten by the next payload or cut at the end.
+            std::memcpy(dst, s, 16);
+        } else {
+            if (utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
+                return false;
+            }
+            std::memcpy(dst, s, n);
+        }
+        w[0] = tape_header(kind::string, 0, bn);
+        w[1] = n;
+        tn += 2;
+        bn += n;
+        pos += n;
+        goto done;
+    }
+
+    container: {
+        if (depth != 0 && frames[depth - 1].map && frames[depth - 1].left % 2 == 0) {
+            return false;  // a container as a map key
+        }
+        if (is_map ? n > (size - pos) / 2 : n > size - pos) {
+            return false;
+        }
+        if (depth >= max_depth || tn * 8 + bn > max_bytes) {
+            return false;
+        }
+        const kind k = is_map ? kind::map : kind::array;
+        if (n == 0) {
+            w[0] = tape_header(k, 0, tn + 2);
+            w[1] = 0;
+            tn += 2;
+            goto done;
+        }
+        w[0] = tape_header(k, 0, 0);
+        w[1] = n;
+        frames[depth++] = {tn, is_map ? 2 * n : n, is_map};
+        tn += 2;
+        continue;
+    }
+
+    ext: {
+        if (pos >= size || n > size - pos - 1) {
+            return false;
+        }
+        const auto type = static_cast<std::int8_t>(p[pos]);
+        ++pos;
+        const unsigned char* data = p + pos;
+        if (type == -1) {
+            std::int64_t sec = 0;
+            std::uint64_t nsec = 0;
+            if (n == 4) {
+                sec = static_cast<std::int64_t>(load_be(data, 4));
+            } else if (n == 8) {
+                std::uint64_t v = load_be(data, 8);
+                nsec = v >> 34;
+                sec = static_cast<std::int64_t>(v & ((std::uint64_t{1} << 34) - 1));
+            } else if (n == 12) {
+                nsec = load_be(data, 4);
+                sec = static_cast<std::int64_t>(load_be(data + 4, 8));
+            } else {
+                return false;
+            }
+            if (nsec > 999999999) {
+                return false;
+            }
+            char text[32];
+            std::size_t len = format_epoch(sec, static_cast<std::uint32_t>(nsec), text);
+            pos += n;
+            if (len != 0) {
+                if (bcap - bn < len) {
+                    b0 = grow_bytes(bytes, bn, len);
+                    bcap = bytes.size();
+                }
+                std::memcpy(b0 + bn, text, len);
+                w[0] = tape_header(kind::timestamp,
+                                   static_cast<std::uint64_t>(timestamp_kind::offset_date_time), bn);
+                w[1] = len;
+                tn += 2;
+                bn += len;
+                goto done;
+            }
+        } else {
+            pos += n;
+        }
+        // Any other ext: a tagged value (the builder checks the depth for it) over bytes.
+        if (depth >= max_depth) {
+            return false;
+        }
+        w[0] = tape_header(kind::tagged, static_cast<std::uint64_t>(tag_space::msgpack_ext), 0);
+        w[1] = static_cast<std::uint64_t>(static_cast<std::int64_t>(type));
+        w[2] = tape_header(kind::bytes, 0, bn);
+        w[3] = n;
+        tn += 4;
+        if (bcap - bn < n) {
+            b0 = grow_bytes(bytes, bn, n);
+            bcap = bytes.size();
+        }
+        std::memcpy(b0 + bn, data, n);
+        bn += n;
+        goto done;
+    }
+
+    done:
+        // A value is complete: count it in its container, closing the containers it ends.
+        for (;;) {
+            if (depth == 0) {
+                goto finished;
+            }
+            fast_frame& f = frames[depth - 1];
+            if (--f.left != 0) {
+                break;
+            }
+            t0[f.start] |= tn;  // the header's payload: the index just past the container
+            --depth;
+        }
+    }
+
+finished:
+    if (pos != size || tn * 8 + bn > max_bytes) {
+        return false;
+    }
+    tape.resize(tn);
+    bytes.resize(bn);
+    return true;
+}
+
 result<void> decode_msgpack(std::string_view in, builder& b, const decode_options&) {
+    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+        if (decode_msgpack_fast(in, b)) {
+            return {};
+        }
+        b.reset();  // the reader below finds the error (or the limit) and reports it
+    }
     msgpack_reader r(in, b);
     return r.run();
 }
@@ -312,83 +728,111 @@ class msgpack_writer {
 public:
     msgpack_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    bool write(value v) {
-        switch (v.kind()) {
-            case kind::null:
-                out_.push_back(static_cast<char>(0xc0));
-                return true;
-            case kind::boolean_false:
-                out_.push_back(static_cast<char>(0xc2));
-                return true;
-            case kind::boolean_true:
-                out_.push_back(static_cast<char>(0xc3));
-                return true;
-            case kind::int64:
-                write_int(v.get_int());
-                return true;
-            case kind::uint64:
-                write_uint(v.get_uint());
-                return true;
-            case kind::float64: {
-                // Doubles stay float64: a reader gets back the type it was given.
-                std::uint64_t bits;
-                double d = v.get_double();
-                std::memcpy(&bits, &d, 8);
-                put(0xcb, bits, 8);
-                return true;
-            }
-            case kind::string:
-                return write_str(v, v.get_string());
-            case kind::bytes:
-                return write_bin(v, v.get_string());
-            case kind::bignum:
-                if (!allow_lossy(opt_, v, "bignum_to_string", "bignum written as its decimal text")) {
-                    return set_error(unrepresentable(v, "bignum " + std::string(v.get_string()) +
-                                                            " is not representable in msgpack"));
-                }
-                return write_str(v, v.get_string());
-            case kind::timestamp:
-                return write_timestamp(v);
-            case kind::tagged: {
-                value inner = v.tagged_value();
-                if (v.get_tag_space() == tag_space::msgpack_ext && inner.kind() == kind::bytes) {
-                    auto type = static_cast<std::int64_t>(v.tag());
-                    if (type >= -128 && type <= 127) {
-                        return write_ext(v, static_cast<std::int8_t>(type), inner.get_string());
-                    }
-                }
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return set_error(
-                        unrepresentable(v, describe_tag(v) + " is not representable in msgpack"));
-                }
-                return write(inner);
-            }
-            case kind::array: {
-                std::uint64_t n = v.size();
-                if (!length(v, n, 0x90, 15, 0xdc, 0xdd, "array")) {
-                    return false;
-                }
-                for (value c : v.items()) {
-                    if (!write(c)) {
+    // The tape lists the elements in the order msgpack writes them (a container's header,
+    // then its children), so the document is written in one linear pass over the tape
+    // instead of a recursive walk with cursors.
+    bool write(value root) {
+        const document& doc = *root.doc();
+        const std::uint64_t* const t = doc.tape().data();
+        const char* const payload = doc.bytes().data();
+        std::size_t i = root.index();
+        const std::size_t end = root.end_index();
+        while (i < end) {
+            const std::uint64_t w = t[i];
+            switch (static_cast<kind>(w >> document::kind_shift)) {
+                case kind::null:
+                    out_.push_back(static_cast<char>(0xc0));
+                    i += 1;
+                    break;
+                case kind::boolean_false:
+                    out_.push_back(static_cast<char>(0xc2));
+                    i += 1;
+                    break;
+                case kind::boolean_true:
+                    out_.push_back(static_cast<char>(0xc3));
+                    i += 1;
+                    break;
+                case kind::int64:
+                    write_int(static_cast<std::int64_t>(t[i + 1]));
+                    i += 2;
+                    break;
+                case kind::uint64:
+                    write_uint(t[i + 1]);
+                    i += 2;
+                    break;
+                case kind::float64:
+                    // Doubles stay float64: a reader gets back the type it was given.
+                    put(0xcb, t[i + 1], 8);
+                    i += 2;
+                    break;
+                case kind::string:
+                    if (!write_str(value(&doc, i),
+                                   {payload + (w & document::payload_mask),
+                                    static_cast<std::size_t>(t[i + 1])})) {
                         return false;
                     }
-                }
-                return true;
-            }
-            case kind::map: {
-                std::uint64_t n = v.size();
-                if (!length(v, n, 0x80, 15, 0xde, 0xdf, "map")) {
-                    return false;
-                }
-                for (auto [k, val] : v.entries()) {
-                    if (!write(k)) {
+                    i += 2;
+                    break;
+                case kind::bytes:
+                    if (!write_bin(value(&doc, i),
+                                   {payload + (w & document::payload_mask),
+                                    static_cast<std::size_t>(t[i + 1])})) {
                         return false;
                     }
-                    if (!write(val)) {
+                    i += 2;
+                    break;
+                case kind::bignum: {
+                    value v(&doc, i);
+                    if (!allow_lossy(opt_, v, "bignum_to_string", "bignum written as its decimal text")) {
+                        return set_error(unrepresentable(v, "bignum " + std::string(v.get_string()) +
+                                                                " is not representable in msgpack"));
+                    }
+                    if (!write_str(v, v.get_string())) {
                         return false;
                     }
+                    i += 2;
+                    break;
                 }
-                return true;
+                case kind::timestamp:
+                    if (!write_timestamp(value(&doc, i))) {
+                        return false;
+                    }
+                    i += 2;
+                    break;
+                case kind::tagged: {
+                    value v(&doc, i);
+                    value inner = v.tagged_value();
+                    if (v.get_tag_space() == tag_space::msgpack_ext && inner.kind() == kind::bytes) {
+                        auto type = static_cast<std::int64_t>(v.tag());
+                        if (type >= -128 && type <= 127) {
+                            if (!write_ext(v, static_cast<std::int8_t>(type), inner.get_string())) {
+                                return false;
+                            }
+                            i = inner.end_index();
+                            break;
+                        }
+                    }
+                    if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                        return set_error(
+                            unrepresentable(v, describe_tag(v) + " is not representable in msgpack"));
+                    }
+                    i += 2;  // the inner value follows: written next, as itself
+                    break;
+                }
+                case kind::array:
+                    if (!length(value(&doc, i), t[i + 1], 0x90, 15, 0xdc, 0xdd, "array")) {
+                        return false;
+                    }
+                    i += 2;  // the elements follow
+                    break;
+                case kind::map:
+                    if (!length(value(&doc, i), t[i + 1], 0x80, 15, 0xde, 0xdf, "map")) {
+                        return false;
+                    }
+                    i += 2;  // keys and values follow
+                    break;
+                default:
+                    i += 1;
             }
         }
         return true;
