@@ -730,111 +730,98 @@ public:
 
     // The tape lists the elements in the order msgpack writes them (a container's header,
     // then its children), so the document is written in one linear pass over the tape
-    // instead of a recursive walk with cursors.
+    // instead of a recursive walk with cursors. The common elements are written through a
+    // local pointer into the buffer's free space (o .. oend, at least `slack` bytes before
+    // each element); the rare ones commit it and use the out_ methods below.
     bool write(value root) {
         const document& doc = *root.doc();
         const std::uint64_t* const t = doc.tape().data();
         const char* const payload = doc.bytes().data();
+        const std::size_t payload_size = doc.bytes().size();
         std::size_t i = root.index();
         const std::size_t end = root.end_index();
+        constexpr std::size_t slack = 64;
+        char* o = nullptr;
+        char* oend = nullptr;
+        auto acquire = [&] {
+            o = out_.prepare(slack);
+            oend = out_.data_mut() + out_.capacity();
+        };
+        auto release = [&] { out_.commit(static_cast<std::size_t>(o - (out_.data_mut() + out_.size()))); };
+        acquire();
         while (i < end) {
+            if (static_cast<std::size_t>(oend - o) < slack) {
+                release();
+                acquire();
+            }
             const std::uint64_t w = t[i];
             switch (static_cast<kind>(w >> document::kind_shift)) {
                 case kind::null:
-                    out_.push_back(static_cast<char>(0xc0));
+                    *o++ = static_cast<char>(0xc0);
                     i += 1;
-                    break;
+                    continue;
                 case kind::boolean_false:
-                    out_.push_back(static_cast<char>(0xc2));
+                    *o++ = static_cast<char>(0xc2);
                     i += 1;
-                    break;
+                    continue;
                 case kind::boolean_true:
-                    out_.push_back(static_cast<char>(0xc3));
+                    *o++ = static_cast<char>(0xc3);
                     i += 1;
-                    break;
+                    continue;
                 case kind::int64:
-                    write_int(static_cast<std::int64_t>(t[i + 1]));
+                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
                     i += 2;
-                    break;
+                    continue;
                 case kind::uint64:
-                    write_uint(t[i + 1]);
+                    o = uint_at(o, t[i + 1]);
                     i += 2;
-                    break;
+                    continue;
                 case kind::float64:
                     // Doubles stay float64: a reader gets back the type it was given.
-                    put(0xcb, t[i + 1], 8);
+                    o = put_at(o, 0xcb, t[i + 1], 8);
                     i += 2;
-                    break;
-                case kind::string:
-                    if (!write_str(value(&doc, i),
-                                   {payload + (w & document::payload_mask),
-                                    static_cast<std::size_t>(t[i + 1])})) {
-                        return false;
+                    continue;
+                case kind::string: {
+                    // A fixstr: one 32-byte copy when that much payload can be read (the
+                    // bytes past n are overwritten by what follows).
+                    const std::uint64_t off = w & document::payload_mask;
+                    const std::uint64_t n = t[i + 1];
+                    if (n <= 31 && off + 32 <= payload_size) {
+                        o[0] = static_cast<char>(0xa0 | n);
+                        std::memcpy(o + 1, payload + off, 32);
+                        o += n + 1;
+                        i += 2;
+                        continue;
                     }
-                    i += 2;
-                    break;
-                case kind::bytes:
-                    if (!write_bin(value(&doc, i),
-                                   {payload + (w & document::payload_mask),
-                                    static_cast<std::size_t>(t[i + 1])})) {
-                        return false;
-                    }
-                    i += 2;
-                    break;
-                case kind::bignum: {
-                    value v(&doc, i);
-                    if (!allow_lossy(opt_, v, "bignum_to_string", "bignum written as its decimal text")) {
-                        return set_error(unrepresentable(v, "bignum " + std::string(v.get_string()) +
-                                                                " is not representable in msgpack"));
-                    }
-                    if (!write_str(v, v.get_string())) {
-                        return false;
-                    }
-                    i += 2;
-                    break;
-                }
-                case kind::timestamp:
-                    if (!write_timestamp(value(&doc, i))) {
-                        return false;
-                    }
-                    i += 2;
-                    break;
-                case kind::tagged: {
-                    value v(&doc, i);
-                    value inner = v.tagged_value();
-                    if (v.get_tag_space() == tag_space::msgpack_ext && inner.kind() == kind::bytes) {
-                        auto type = static_cast<std::int64_t>(v.tag());
-                        if (type >= -128 && type <= 127) {
-                            if (!write_ext(v, static_cast<std::int8_t>(type), inner.get_string())) {
-                                return false;
-                            }
-                            i = inner.end_index();
-                            break;
-                        }
-                    }
-                    if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                        return set_error(
-                            unrepresentable(v, describe_tag(v) + " is not representable in msgpack"));
-                    }
-                    i += 2;  // the inner value follows: written next, as itself
                     break;
                 }
                 case kind::array:
-                    if (!length(value(&doc, i), t[i + 1], 0x90, 15, 0xdc, 0xdd, "array")) {
-                        return false;
+                case kind::map: {
+                    const bool map = (w >> document::kind_shift) == static_cast<std::uint64_t>(kind::map);
+                    const std::uint64_t n = t[i + 1];
+                    if (n <= 15) {
+                        *o++ = static_cast<char>((map ? 0x80 : 0x90) | n);
+                    } else if (n <= 0xffff) {
+                        o = put_at(o, map ? 0xde : 0xdc, n, 2);
+                    } else if (n <= 0xffffffff) {
+                        o = put_at(o, map ? 0xdf : 0xdd, n, 4);
+                    } else {
+                        break;  // too big: reported below
                     }
-                    i += 2;  // the elements follow
-                    break;
-                case kind::map:
-                    if (!length(value(&doc, i), t[i + 1], 0x80, 15, 0xde, 0xdf, "map")) {
-                        return false;
-                    }
-                    i += 2;  // keys and values follow
-                    break;
+                    i += 2;  // the elements (keys and values) follow
+                    continue;
+                }
                 default:
-                    i += 1;
+                    break;
             }
+            // The rare elements, through out_.
+            release();
+            if (!write_rare(doc, i, payload)) {
+                return false;
+            }
+            acquire();
         }
+        release();
         return true;
     }
 
@@ -861,43 +848,143 @@ private:
         }
     }
 
+    // One element the loop in write() does not write itself; advances i past what it wrote
+    // (for a dropped tag: past the tag only, its inner value comes next).
+    bool write_rare(const document& doc, std::size_t& i, const char* payload) {
+        const std::uint64_t* const t = doc.tape().data();
+        const std::uint64_t w = t[i];
+        value v(&doc, i);
+        switch (static_cast<kind>(w >> document::kind_shift)) {
+            case kind::string:
+                if (!write_str(v, {payload + (w & document::payload_mask),
+                                   static_cast<std::size_t>(t[i + 1])})) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::bytes:
+                if (!write_bin(v, {payload + (w & document::payload_mask),
+                                   static_cast<std::size_t>(t[i + 1])})) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::bignum:
+                if (!allow_lossy(opt_, v, "bignum_to_string", "bignum written as its decimal text")) {
+                    return set_error(unrepresentable(v, "bignum " + std::string(v.get_string()) +
+                                                            " is not representable in msgpack"));
+                }
+                if (!write_str(v, v.get_string())) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::timestamp:
+                if (!write_timestamp(v)) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::tagged: {
+                value inner = v.tagged_value();
+                if (v.get_tag_space() == tag_space::msgpack_ext && inner.kind() == kind::bytes) {
+                    auto type = static_cast<std::int64_t>(v.tag());
+                    if (type >= -128 && type <= 127) {
+                        if (!write_ext(v, static_cast<std::int8_t>(type), inner.get_string())) {
+                            return false;
+                        }
+                        i = inner.end_index();
+                        return true;
+                    }
+                }
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return set_error(
+                        unrepresentable(v, describe_tag(v) + " is not representable in msgpack"));
+                }
+                i += 2;  // the inner value follows: written next, as itself
+                return true;
+            }
+            case kind::array:
+                if (!length(v, t[i + 1], 0x90, 15, 0xdc, 0xdd, "array")) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::map:
+                if (!length(v, t[i + 1], 0x80, 15, 0xde, 0xdf, "map")) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            default:
+                i += 1;
+                return true;
+        }
+    }
+
+    // Raw writers for write()'s loop: at least 9 bytes free at o; return the new end.
+    static char* put_at(char* o, unsigned char marker, std::uint64_t v, int n) {
+        o[0] = static_cast<char>(marker);
+        if constexpr (std::endian::native == std::endian::little) {
+            std::uint64_t be = __builtin_bswap64(v << (8 * (8 - n)));
+            std::memcpy(o + 1, &be, 8);  // all 8 bytes; only n count
+        } else {
+            for (int k = 0; k < n; ++k) {
+                o[1 + k] = static_cast<char>(v >> (8 * (n - 1 - k)));
+            }
+        }
+        return o + 1 + n;
+    }
+    static char* uint_at(char* o, std::uint64_t v) {
+        if (v <= 0x7f) {
+            *o = static_cast<char>(v);
+            return o + 1;
+        }
+        if (v <= 0xff) {
+            return put_at(o, 0xcc, v, 1);
+        }
+        if (v <= 0xffff) {
+            return put_at(o, 0xcd, v, 2);
+        }
+        if (v <= 0xffffffff) {
+            return put_at(o, 0xce, v, 4);
+        }
+        return put_at(o, 0xcf, v, 8);
+    }
+    static char* int_at(char* o, std::int64_t v) {
+        if (v >= 0) {
+            return uint_at(o, static_cast<std::uint64_t>(v));
+        }
+        if (v >= -32) {
+            *o = static_cast<char>(v);
+            return o + 1;
+        }
+        if (v >= -128) {
+            return put_at(o, 0xd0, static_cast<std::uint64_t>(v), 1);
+        }
+        if (v >= -32768) {
+            return put_at(o, 0xd1, static_cast<std::uint64_t>(v), 2);
+        }
+        if (v >= INT32_MIN) {
+            return put_at(o, 0xd2, static_cast<std::uint64_t>(v), 4);
+        }
+        return put_at(o, 0xd3, static_cast<std::uint64_t>(v), 8);
+    }
+
+    // The marker, then the low n (1, 2, 4 or 8) bytes of v, big-endian.
     void put(unsigned char marker, std::uint64_t v, int n) {
         char* p = out_.prepare(9);
         p[0] = static_cast<char>(marker);
-        for (int i = 0; i < n; ++i) {
-            p[1 + i] = static_cast<char>(v >> (8 * (n - 1 - i)));
+        if constexpr (std::endian::native == std::endian::little) {
+            // All 8 bytes are stored; only marker + n are committed.
+            std::uint64_t be = __builtin_bswap64(v << (8 * (8 - n)));
+            std::memcpy(p + 1, &be, 8);
+        } else {
+            for (int i = 0; i < n; ++i) {
+                p[1 + i] = static_cast<char>(v >> (8 * (n - 1 - i)));
+            }
         }
         out_.commit(static_cast<std::size_t>(n) + 1);
-    }
-
-    void write_uint(std::uint64_t v) {
-        if (v <= 0x7f) {
-            out_.push_back(static_cast<char>(v));
-        } else if (v <= 0xff) {
-            put(0xcc, v, 1);
-        } else if (v <= 0xffff) {
-            put(0xcd, v, 2);
-        } else if (v <= 0xffffffff) {
-            put(0xce, v, 4);
-        } else {
-            put(0xcf, v, 8);
-        }
-    }
-
-    void write_int(std::int64_t v) {
-        if (v >= 0) {
-            write_uint(static_cast<std::uint64_t>(v));
-        } else if (v >= -32) {
-            out_.push_back(static_cast<char>(v));
-        } else if (v >= -128) {
-            put(0xd0, static_cast<std::uint64_t>(v), 1);
-        } else if (v >= -32768) {
-            put(0xd1, static_cast<std::uint64_t>(v), 2);
-        } else if (v >= INT32_MIN) {
-            put(0xd2, static_cast<std::uint64_t>(v), 4);
-        } else {
-            put(0xd3, static_cast<std::uint64_t>(v), 8);
-        }
     }
 
     bool too_big(value v, const char* what, std::uint64_t n) {
