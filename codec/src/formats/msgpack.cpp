@@ -2,6 +2,9 @@
 // width on read, the smallest form of each value on write, ext type -1 <-> timestamp.
 #include <algorithm>
 #include <bit>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -354,6 +357,23 @@ inline bool ascii_upto16(const unsigned char* s, std::size_t n) noexcept {
     return ((a | (c & m)) & high) == 0;
 }
 
+// True when the n (1..32) bytes at s are ASCII; 32 bytes at s must be readable.
+inline bool ascii_upto32(const unsigned char* s, std::size_t n) noexcept {
+    if (n <= 16) {
+        return ascii_upto16(s, n);
+    }
+    std::uint64_t a, c;
+    std::memcpy(&a, s, 8);
+    std::memcpy(&c, s + 8, 8);
+    return ((a | c) & 0x8080808080808080ULL) == 0 && ascii_upto16(s + 16, n - 16);
+}
+
+// first_n_mask + 32 - n: 16 bytes whose first n (0..16) are 0xff; + 48 - n: the next 16.
+alignas(16) constexpr unsigned char first_n_mask[64] = {
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
 struct fast_frame {
     std::size_t start;   // tape index of the container's header
     std::uint64_t left;  // children still to read (keys and values for a map)
@@ -396,8 +416,10 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
     std::size_t tn = 0;  // tape words used
     std::size_t tcap = tape.size();
 
-    fast_frame frames[fast_max_frames];
-    std::size_t depth = 0;
+    // frames[0] stands for the top level: a container of one value that is never closed.
+    fast_frame frames[fast_max_frames + 1];
+    frames[0] = {0, 1, false};
+    fast_frame* top = frames;
     std::size_t pos = 0;
     std::uint64_t n = 0;
 
@@ -412,15 +434,15 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         std::uint64_t* w = t0 + tn;
         const unsigned m = p[pos++];
         bool is_map = false;
+        if (m >= 0xa0 && m <= 0xbf) {
+            n = m & 0x1f;
+            goto str;
+        }
         if (m <= 0x7f) {
             w[0] = tape_header(kind::int64, 0, 0);
             w[1] = m;
             tn += 2;
             goto done;
-        }
-        if (m >= 0xa0 && m <= 0xbf) {
-            n = m & 0x1f;
-            goto str;
         }
         if (m <= 0x9f) {
             n = m & 0x0f;
@@ -567,31 +589,44 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         goto done;
 
     str: {
-        if (n > size - pos) {
-            return false;
-        }
-        if (bcap - bn < n + 16) {
-            b0 = grow_bytes(bytes, bn, n + 16);
-            bcap = bytes.size();
-        }
         const unsigned char* s = p + pos;
-        char* dst = b0 + bn;
-        if (n <= 16 && size - pos >= 16) {
-            if constexpr (std::endian::native == std::endian::little) {
-                if (n != 0 && !ascii_upto16(s, n) &&
-                    utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
-                    return false;
-                }
-            } else if (utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
+        if (size - pos >= 32 && n <= 32) {
+            // Short: copy 32 bytes (the bytes past n are overwritten by the next payload or cut
+            // at the end) and check them for ASCII at once; only non-ASCII text is decoded.
+            if (bcap - bn < 32) {
+                b0 = grow_bytes(bytes, bn, 32);
+                bcap = bytes.size();
+            }
+            char* dst = b0 + bn;
+#if defined(__SSE2__)
+            const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+            const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), lo);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 16), hi);
+            const __m128i mlo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_n_mask + 32 - n));
+            const __m128i mhi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_n_mask + 48 - n));
+            const bool ascii = _mm_movemask_epi8(_mm_or_si128(_mm_and_si128(lo, mlo),
+                                                              _mm_and_si128(hi, mhi))) == 0;
+#else
+            std::memcpy(dst, s, 32);
+            const bool ascii = n == 0 || (std::endian::native == std::endian::little &&
+                                          ascii_upto32(s, n));
+#endif
+            if (!ascii && utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
                 return false;
             }
-            // The bytes past n are overwritten by the next payload or cut at the end.
-            std::memcpy(dst, s, 16);
         } else {
+            if (n > size - pos) {
+                return false;
+            }
+            if (bcap - bn < n) {
+                b0 = grow_bytes(bytes, bn, n);
+                bcap = bytes.size();
+            }
             if (utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
                 return false;
             }
-            std::memcpy(dst, s, n);
+            std::memcpy(b0 + bn, s, n);
         }
         w[0] = tape_header(kind::string, 0, bn);
         w[1] = n;
@@ -602,13 +637,13 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
     }
 
     container: {
-        if (depth != 0 && frames[depth - 1].map && frames[depth - 1].left % 2 == 0) {
+        if (top->map && top->left % 2 == 0) {
             return false;  // a container as a map key
         }
         if (is_map ? n > (size - pos) / 2 : n > size - pos) {
             return false;
         }
-        if (depth >= max_depth || tn * 8 + bn > max_bytes) {
+        if (static_cast<std::size_t>(top - frames) >= max_depth || tn * 8 + bn > max_bytes) {
             return false;
         }
         const kind k = is_map ? kind::map : kind::array;
@@ -620,7 +655,7 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         }
         w[0] = tape_header(k, 0, 0);
         w[1] = n;
-        frames[depth++] = {tn, is_map ? 2 * n : n, is_map};
+        *++top = {tn, is_map ? 2 * n : n, is_map};
         tn += 2;
         continue;
     }
@@ -670,7 +705,7 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
             pos += n;
         }
         // Any other ext: a tagged value (the builder checks the depth for it) over bytes.
-        if (depth >= max_depth) {
+        if (static_cast<std::size_t>(top - frames) >= max_depth) {
             return false;
         }
         w[0] = tape_header(kind::tagged, static_cast<std::uint64_t>(tag_space::msgpack_ext), 0);
@@ -689,16 +724,18 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
 
     done:
         // A value is complete: count it in its container, closing the containers it ends.
+        if (--top->left != 0) {
+            continue;
+        }
         for (;;) {
-            if (depth == 0) {
+            if (top == frames) {
                 goto finished;
             }
-            fast_frame& f = frames[depth - 1];
-            if (--f.left != 0) {
+            t0[top->start] |= tn;  // the header's payload: the index just past the container
+            --top;
+            if (--top->left != 0) {
                 break;
             }
-            t0[f.start] |= tn;  // the header's payload: the index just past the container
-            --depth;
         }
     }
 
