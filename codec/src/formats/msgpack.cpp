@@ -342,6 +342,18 @@ inline std::uint64_t load_be(const unsigned char* p, int n) noexcept {
     }
 }
 
+// Reads a K-byte big-endian number at pos into v; false when the input ends first.
+template <int K>
+inline bool take_be(const unsigned char* p, std::size_t size, std::size_t& pos,
+                    std::uint64_t& v) noexcept {
+    if (size - pos < static_cast<std::size_t>(K)) {
+        return false;
+    }
+    v = load_be(p + pos, K);
+    pos += K;
+    return true;
+}
+
 // True when the n (1..16) bytes at s are ASCII; 16 bytes at s must be readable.
 inline bool ascii_upto16(const unsigned char* s, std::size_t n) noexcept {
     constexpr std::uint64_t high = 0x8080808080808080ULL;
@@ -492,35 +504,54 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
                 pos += 8;
                 tn += 2;
                 break;
-            case 0xcc: case 0xcd: case 0xce: case 0xcf: {
-                const int k = 1 << (m - 0xcc);
-                if (size - pos < static_cast<std::size_t>(k)) {
+            // One case per width, so that each big-endian load is a constant-width one.
+            case 0xcc:
+                if (!take_be<1>(p, size, pos, n)) {
                     return false;
                 }
-                std::uint64_t v = load_be(p + pos, k);
-                pos += static_cast<std::size_t>(k);
-                w[0] = v <= static_cast<std::uint64_t>(INT64_MAX) ? tape_header(kind::int64, 0, 0)
+                goto uint_value;
+            case 0xcd:
+                if (!take_be<2>(p, size, pos, n)) {
+                    return false;
+                }
+                goto uint_value;
+            case 0xce:
+                if (!take_be<4>(p, size, pos, n)) {
+                    return false;
+                }
+                goto uint_value;
+            case 0xcf:
+                if (!take_be<8>(p, size, pos, n)) {
+                    return false;
+                }
+                w[0] = n <= static_cast<std::uint64_t>(INT64_MAX) ? tape_header(kind::int64, 0, 0)
                                                                 : tape_header(kind::uint64, 0, 0);
-                w[1] = v;
+                w[1] = n;
                 tn += 2;
                 break;
-            }
-            case 0xd0: case 0xd1: case 0xd2: case 0xd3: {
-                const int k = 1 << (m - 0xd0);
-                if (size - pos < static_cast<std::size_t>(k)) {
+            case 0xd0:
+                if (!take_be<1>(p, size, pos, n)) {
                     return false;
                 }
-                std::uint64_t v = load_be(p + pos, k);
-                pos += static_cast<std::size_t>(k);
-                std::int64_t s = k == 1   ? static_cast<std::int8_t>(v)
-                                 : k == 2 ? static_cast<std::int16_t>(v)
-                                 : k == 4 ? static_cast<std::int32_t>(v)
-                                          : static_cast<std::int64_t>(v);
-                w[0] = tape_header(kind::int64, 0, 0);
-                w[1] = static_cast<std::uint64_t>(s);
-                tn += 2;
-                break;
-            }
+                n = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int8_t>(n)));
+                goto uint_value;
+            case 0xd1:
+                if (!take_be<2>(p, size, pos, n)) {
+                    return false;
+                }
+                n = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int16_t>(n)));
+                goto uint_value;
+            case 0xd2:
+                if (!take_be<4>(p, size, pos, n)) {
+                    return false;
+                }
+                n = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(n)));
+                goto uint_value;
+            case 0xd3:
+                if (!take_be<8>(p, size, pos, n)) {
+                    return false;
+                }
+                goto uint_value;
             case 0xd9: case 0xda: case 0xdb: {
                 const int k = 1 << (m - 0xd9);
                 if (size - pos < static_cast<std::size_t>(k)) {
@@ -586,6 +617,12 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
             default:  // 0xc1
                 return false;
         }
+        goto done;
+
+    uint_value:  // n: an int64 value (uint 8/16/32 are below 2^63, int 8..64 sign-extended)
+        w[0] = tape_header(kind::int64, 0, 0);
+        w[1] = n;
+        tn += 2;
         goto done;
 
     str: {
