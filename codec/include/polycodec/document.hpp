@@ -313,6 +313,13 @@ public:
 
     document& doc() noexcept { return *doc_; }
 
+    /// The tape and payload buffers themselves, for a decoder that writes a whole document in
+    /// one pass without the per-element bookkeeping (MessagePack's fast path). Only on an
+    /// empty document at depth 0; the decoder must leave a complete tape in the layout above
+    /// (container headers holding their end index and count) or call reset().
+    std::vector<std::uint64_t>& raw_tape() noexcept { return doc_->tape_; }
+    std::string& raw_bytes() noexcept { return doc_->bytes_; }
+
 private:
     using frame = detail::build_frame;
 

@@ -28,6 +28,15 @@ inline std::size_t utf8_valid_prefix(std::string_view s) noexcept {
             ++i;
             continue;
         }
+        // Two-byte sequences (Latin, Greek, Cyrillic, ...): C2..DF and one continuation byte
+        // are always a valid scalar value, no range checks needed.
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (i + 1 < n && (p[i + 1] & 0xC0) == 0x80) {
+                i += 2;
+                continue;
+            }
+            return i;
+        }
         std::size_t len;
         std::uint32_t cp;
         if (c >= 0xC2 && c <= 0xDF) {

@@ -1,5 +1,10 @@
 // MessagePack (https://github.com/msgpack/msgpack/blob/master/spec.md): every family and
 // width on read, the smallest form of each value on write, ext type -1 <-> timestamp.
+#include <algorithm>
+#include <bit>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -301,7 +306,492 @@ private:
     error err_;
 };
 
+// ---- fast path ----
+//
+// One iterative loop that writes the tape and the payload bytes directly (builder::raw_tape /
+// raw_bytes) instead of going through the builder per element: msgpack gives every
+// container's count up front, so no per-element bookkeeping is needed. It handles valid input
+// within the limits only: on any error, limit or doubt it returns false, and decode_msgpack
+// resets the builder and runs msgpack_reader above, which decides (and words) every error
+// exactly as before. On success the tape is the one msgpack_reader would have built.
+
+constexpr std::uint64_t tape_header(kind k, std::uint64_t aux, std::uint64_t payload) noexcept {
+    return (static_cast<std::uint64_t>(k) << document::kind_shift) |
+           (aux << document::aux_shift) | payload;
+}
+
+inline std::uint64_t load_be(const unsigned char* p, int n) noexcept {
+    switch (n) {
+        case 1:
+            return p[0];
+        case 2: {
+            std::uint16_t v;
+            std::memcpy(&v, p, 2);
+            return __builtin_bswap16(v);
+        }
+        case 4: {
+            std::uint32_t v;
+            std::memcpy(&v, p, 4);
+            return __builtin_bswap32(v);
+        }
+        default: {
+            std::uint64_t v;
+            std::memcpy(&v, p, 8);
+            return __builtin_bswap64(v);
+        }
+    }
+}
+
+// Reads a K-byte big-endian number at pos into v; false when the input ends first.
+template <int K>
+inline bool take_be(const unsigned char* p, std::size_t size, std::size_t& pos,
+                    std::uint64_t& v) noexcept {
+    if (size - pos < static_cast<std::size_t>(K)) {
+        return false;
+    }
+    v = load_be(p + pos, K);
+    pos += K;
+    return true;
+}
+
+// True when the n (1..16) bytes at s are ASCII; 16 bytes at s must be readable.
+inline bool ascii_upto16(const unsigned char* s, std::size_t n) noexcept {
+    constexpr std::uint64_t high = 0x8080808080808080ULL;
+    std::uint64_t a;
+    std::memcpy(&a, s, 8);
+    if (n <= 8) {
+        std::uint64_t m = ~std::uint64_t{0} >> (64 - 8 * n);
+        return (a & m & high) == 0;
+    }
+    std::uint64_t c;
+    std::memcpy(&c, s + 8, 8);
+    std::uint64_t m = ~std::uint64_t{0} >> (64 - 8 * (n - 8));
+    return ((a | (c & m)) & high) == 0;
+}
+
+// True when the n (1..32) bytes at s are ASCII; 32 bytes at s must be readable.
+inline bool ascii_upto32(const unsigned char* s, std::size_t n) noexcept {
+    if (n <= 16) {
+        return ascii_upto16(s, n);
+    }
+    std::uint64_t a, c;
+    std::memcpy(&a, s, 8);
+    std::memcpy(&c, s + 8, 8);
+    return ((a | c) & 0x8080808080808080ULL) == 0 && ascii_upto16(s + 16, n - 16);
+}
+
+// first_n_mask + 32 - n: 16 bytes whose first n (0..16) are 0xff; + 48 - n: the next 16.
+alignas(16) constexpr unsigned char first_n_mask[64] = {
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
+struct fast_frame {
+    std::size_t start;   // tape index of the container's header
+    std::uint64_t left;  // children still to read (keys and values for a map)
+    bool map;
+};
+
+constexpr std::size_t fast_max_frames = 64;  // deeper input takes msgpack_reader
+
+// The buffers grow by resize(), which zero-fills: in steps of 2 KiB (or what one element
+// needs), so that the zeroing stays a short vector loop and never runs far past the end.
+constexpr std::size_t fast_tape_step = 256;    // words
+constexpr std::size_t fast_bytes_step = 2048;  // bytes
+
+[[gnu::noinline]] std::uint64_t* grow_tape(std::vector<std::uint64_t>& tape, std::size_t used,
+                                           std::size_t need) {
+    tape.resize(used + std::max(need, fast_tape_step));
+    return tape.data();
+}
+
+[[gnu::noinline]] char* grow_bytes(std::string& bytes, std::size_t used, std::size_t need) {
+    bytes.resize(used + std::max(need, fast_bytes_step));
+    return bytes.data();
+}
+
+bool decode_msgpack_fast(std::string_view in, builder& b) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t size = in.size();
+    const std::size_t max_depth =
+        std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    std::vector<std::uint64_t>& tape = b.raw_tape();
+    std::string& bytes = b.raw_bytes();
+
+    // Both buffers are resized ahead of the writes (tape: at least 4 words free before each
+    // element; payload: checked per str, bin and ext) and cut to size at the end.
+    char* b0 = grow_bytes(bytes, 0, 0);
+    std::size_t bn = 0;  // payload bytes used
+    std::size_t bcap = bytes.size();
+    std::uint64_t* t0 = grow_tape(tape, 0, 0);
+    std::size_t tn = 0;  // tape words used
+    std::size_t tcap = tape.size();
+
+    // frames[0] stands for the top level: a container of one value that is never closed.
+    fast_frame frames[fast_max_frames + 1];
+    frames[0] = {0, 1, false};
+    fast_frame* top = frames;
+    std::size_t pos = 0;
+    std::uint64_t n = 0;
+
+    for (;;) {
+        if (pos >= size) {
+            return false;
+        }
+        if (tcap - tn < 4) {
+            t0 = grow_tape(tape, tn, 4);
+            tcap = tape.size();
+        }
+        std::uint64_t* w = t0 + tn;
+        const unsigned m = p[pos++];
+        bool is_map = false;
+        if (m >= 0xa0 && m <= 0xbf) {
+            n = m & 0x1f;
+            goto str;
+        }
+        if (m <= 0x7f) {
+            w[0] = tape_header(kind::int64, 0, 0);
+            w[1] = m;
+            tn += 2;
+            goto done;
+        }
+        if (m <= 0x9f) {
+            n = m & 0x0f;
+            is_map = m <= 0x8f;
+            goto container;
+        }
+        if (m >= 0xe0) {
+            w[0] = tape_header(kind::int64, 0, 0);
+            w[1] = static_cast<std::uint64_t>(
+                static_cast<std::int64_t>(static_cast<std::int8_t>(m)));
+            tn += 2;
+            goto done;
+        }
+        switch (m) {  // 0xc0 .. 0xdf
+            case 0xc0:
+                w[0] = tape_header(kind::null, 0, 0);
+                tn += 1;
+                break;
+            case 0xc2:
+                w[0] = tape_header(kind::boolean_false, 0, 0);
+                tn += 1;
+                break;
+            case 0xc3:
+                w[0] = tape_header(kind::boolean_true, 0, 0);
+                tn += 1;
+                break;
+            case 0xca: {
+                if (size - pos < 4) {
+                    return false;
+                }
+                auto bits = static_cast<std::uint32_t>(load_be(p + pos, 4));
+                pos += 4;
+                float f;
+                std::memcpy(&f, &bits, 4);
+                double d = static_cast<double>(f);  // exact widening
+                w[0] = tape_header(kind::float64, 0, 0);
+                std::memcpy(&w[1], &d, 8);
+                tn += 2;
+                break;
+            }
+            case 0xcb:
+                if (size - pos < 8) {
+                    return false;
+                }
+                w[0] = tape_header(kind::float64, 0, 0);
+                w[1] = load_be(p + pos, 8);
+                pos += 8;
+                tn += 2;
+                break;
+            // One case per width, so that each big-endian load is a constant-width one.
+            case 0xcc:
+                if (!take_be<1>(p, size, pos, n)) {
+                    return false;
+                }
+                goto uint_value;
+            case 0xcd:
+                if (!take_be<2>(p, size, pos, n)) {
+                    return false;
+                }
+                goto uint_value;
+            case 0xce:
+                if (!take_be<4>(p, size, pos, n)) {
+                    return false;
+                }
+                goto uint_value;
+            case 0xcf:
+                if (!take_be<8>(p, size, pos, n)) {
+                    return false;
+                }
+                w[0] = n <= static_cast<std::uint64_t>(INT64_MAX) ? tape_header(kind::int64, 0, 0)
+                                                                : tape_header(kind::uint64, 0, 0);
+                w[1] = n;
+                tn += 2;
+                break;
+            case 0xd0:
+                if (!take_be<1>(p, size, pos, n)) {
+                    return false;
+                }
+                n = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int8_t>(n)));
+                goto uint_value;
+            case 0xd1:
+                if (!take_be<2>(p, size, pos, n)) {
+                    return false;
+                }
+                n = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int16_t>(n)));
+                goto uint_value;
+            case 0xd2:
+                if (!take_be<4>(p, size, pos, n)) {
+                    return false;
+                }
+                n = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(n)));
+                goto uint_value;
+            case 0xd3:
+                if (!take_be<8>(p, size, pos, n)) {
+                    return false;
+                }
+                goto uint_value;
+            case 0xd9: case 0xda: case 0xdb: {
+                const int k = 1 << (m - 0xd9);
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                goto str;
+            }
+            case 0xc4: case 0xc5: case 0xc6: {
+                const int k = 1 << (m - 0xc4);
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                if (n > size - pos) {
+                    return false;
+                }
+                if (bcap - bn < n) {
+                    b0 = grow_bytes(bytes, bn, n);
+                    bcap = bytes.size();
+                }
+                std::memcpy(b0 + bn, p + pos, n);
+                w[0] = tape_header(kind::bytes, 0, bn);
+                w[1] = n;
+                tn += 2;
+                bn += n;
+                pos += n;
+                break;
+            }
+            case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+                n = std::uint64_t{1} << (m - 0xd4);
+                goto ext;
+            case 0xc7: case 0xc8: case 0xc9: {
+                const int k = 1 << (m - 0xc7);
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                goto ext;
+            }
+            case 0xdc: case 0xdd: {
+                const int k = m == 0xdc ? 2 : 4;
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                goto container;
+            }
+            case 0xde: case 0xdf: {
+                const int k = m == 0xde ? 2 : 4;
+                if (size - pos < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = load_be(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                is_map = true;
+                goto container;
+            }
+            default:  // 0xc1
+                return false;
+        }
+        goto done;
+
+    uint_value:  // n: an int64 value (uint 8/16/32 are below 2^63, int 8..64 sign-extended)
+        w[0] = tape_header(kind::int64, 0, 0);
+        w[1] = n;
+        tn += 2;
+        goto done;
+
+    str: {
+        const unsigned char* s = p + pos;
+        if (size - pos >= 32 && n <= 32) {
+            // Short: copy 32 bytes (the bytes past n are overwritten by the next payload or cut
+            // at the end) and check them for ASCII at once; only non-ASCII text is decoded.
+            if (bcap - bn < 32) {
+                b0 = grow_bytes(bytes, bn, 32);
+                bcap = bytes.size();
+            }
+            char* dst = b0 + bn;
+#if defined(__SSE2__)
+            const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+            const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), lo);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 16), hi);
+            const __m128i mlo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_n_mask + 32 - n));
+            const __m128i mhi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_n_mask + 48 - n));
+            const bool ascii = _mm_movemask_epi8(_mm_or_si128(_mm_and_si128(lo, mlo),
+                                                              _mm_and_si128(hi, mhi))) == 0;
+#else
+            std::memcpy(dst, s, 32);
+            const bool ascii = n == 0 || (std::endian::native == std::endian::little &&
+                                          ascii_upto32(s, n));
+#endif
+            if (!ascii && utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
+                return false;
+            }
+        } else {
+            if (n > size - pos) {
+                return false;
+            }
+            if (bcap - bn < n) {
+                b0 = grow_bytes(bytes, bn, n);
+                bcap = bytes.size();
+            }
+            if (utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
+                return false;
+            }
+            std::memcpy(b0 + bn, s, n);
+        }
+        w[0] = tape_header(kind::string, 0, bn);
+        w[1] = n;
+        tn += 2;
+        bn += n;
+        pos += n;
+        goto done;
+    }
+
+    container: {
+        if (top->map && top->left % 2 == 0) {
+            return false;  // a container as a map key
+        }
+        if (is_map ? n > (size - pos) / 2 : n > size - pos) {
+            return false;
+        }
+        if (static_cast<std::size_t>(top - frames) >= max_depth || tn * 8 + bn > max_bytes) {
+            return false;
+        }
+        const kind k = is_map ? kind::map : kind::array;
+        if (n == 0) {
+            w[0] = tape_header(k, 0, tn + 2);
+            w[1] = 0;
+            tn += 2;
+            goto done;
+        }
+        w[0] = tape_header(k, 0, 0);
+        w[1] = n;
+        *++top = {tn, is_map ? 2 * n : n, is_map};
+        tn += 2;
+        continue;
+    }
+
+    ext: {
+        if (pos >= size || n > size - pos - 1) {
+            return false;
+        }
+        const auto type = static_cast<std::int8_t>(p[pos]);
+        ++pos;
+        const unsigned char* data = p + pos;
+        if (type == -1) {
+            std::int64_t sec = 0;
+            std::uint64_t nsec = 0;
+            if (n == 4) {
+                sec = static_cast<std::int64_t>(load_be(data, 4));
+            } else if (n == 8) {
+                std::uint64_t v = load_be(data, 8);
+                nsec = v >> 34;
+                sec = static_cast<std::int64_t>(v & ((std::uint64_t{1} << 34) - 1));
+            } else if (n == 12) {
+                nsec = load_be(data, 4);
+                sec = static_cast<std::int64_t>(load_be(data + 4, 8));
+            } else {
+                return false;
+            }
+            if (nsec > 999999999) {
+                return false;
+            }
+            char text[32];
+            std::size_t len = format_epoch(sec, static_cast<std::uint32_t>(nsec), text);
+            pos += n;
+            if (len != 0) {
+                if (bcap - bn < len) {
+                    b0 = grow_bytes(bytes, bn, len);
+                    bcap = bytes.size();
+                }
+                std::memcpy(b0 + bn, text, len);
+                w[0] = tape_header(kind::timestamp,
+                                   static_cast<std::uint64_t>(timestamp_kind::offset_date_time), bn);
+                w[1] = len;
+                tn += 2;
+                bn += len;
+                goto done;
+            }
+        } else {
+            pos += n;
+        }
+        // Any other ext: a tagged value (the builder checks the depth for it) over bytes.
+        if (static_cast<std::size_t>(top - frames) >= max_depth) {
+            return false;
+        }
+        w[0] = tape_header(kind::tagged, static_cast<std::uint64_t>(tag_space::msgpack_ext), 0);
+        w[1] = static_cast<std::uint64_t>(static_cast<std::int64_t>(type));
+        w[2] = tape_header(kind::bytes, 0, bn);
+        w[3] = n;
+        tn += 4;
+        if (bcap - bn < n) {
+            b0 = grow_bytes(bytes, bn, n);
+            bcap = bytes.size();
+        }
+        std::memcpy(b0 + bn, data, n);
+        bn += n;
+        goto done;
+    }
+
+    done:
+        // A value is complete: count it in its container, closing the containers it ends.
+        if (--top->left != 0) {
+            continue;
+        }
+        for (;;) {
+            if (top == frames) {
+                goto finished;
+            }
+            t0[top->start] |= tn;  // the header's payload: the index just past the container
+            --top;
+            if (--top->left != 0) {
+                break;
+            }
+        }
+    }
+
+finished:
+    if (pos != size || tn * 8 + bn > max_bytes) {
+        return false;
+    }
+    tape.resize(tn);
+    bytes.resize(bn);
+    return true;
+}
+
 result<void> decode_msgpack(std::string_view in, builder& b, const decode_options&) {
+    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+        if (decode_msgpack_fast(in, b)) {
+            return {};
+        }
+        b.reset();  // the reader below finds the error (or the limit) and reports it
+    }
     msgpack_reader r(in, b);
     return r.run();
 }
@@ -312,85 +802,100 @@ class msgpack_writer {
 public:
     msgpack_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    bool write(value v) {
-        switch (v.kind()) {
-            case kind::null:
-                out_.push_back(static_cast<char>(0xc0));
-                return true;
-            case kind::boolean_false:
-                out_.push_back(static_cast<char>(0xc2));
-                return true;
-            case kind::boolean_true:
-                out_.push_back(static_cast<char>(0xc3));
-                return true;
-            case kind::int64:
-                write_int(v.get_int());
-                return true;
-            case kind::uint64:
-                write_uint(v.get_uint());
-                return true;
-            case kind::float64: {
-                // Doubles stay float64: a reader gets back the type it was given.
-                std::uint64_t bits;
-                double d = v.get_double();
-                std::memcpy(&bits, &d, 8);
-                put(0xcb, bits, 8);
-                return true;
+    // The tape lists the elements in the order msgpack writes them (a container's header,
+    // then its children), so the document is written in one linear pass over the tape
+    // instead of a recursive walk with cursors. The common elements are written through a
+    // local pointer into the buffer's free space (o .. oend, at least `slack` bytes before
+    // each element); the rare ones commit it and use the out_ methods below.
+    bool write(value root) {
+        const document& doc = *root.doc();
+        const std::uint64_t* const t = doc.tape().data();
+        const char* const payload = doc.bytes().data();
+        const std::size_t payload_size = doc.bytes().size();
+        std::size_t i = root.index();
+        const std::size_t end = root.end_index();
+        constexpr std::size_t slack = 64;
+        char* o = nullptr;
+        char* oend = nullptr;
+        auto acquire = [&] {
+            o = out_.prepare(slack);
+            oend = out_.data_mut() + out_.capacity();
+        };
+        auto release = [&] { out_.commit(static_cast<std::size_t>(o - (out_.data_mut() + out_.size()))); };
+        acquire();
+        while (i < end) {
+            if (static_cast<std::size_t>(oend - o) < slack) {
+                release();
+                acquire();
             }
-            case kind::string:
-                return write_str(v, v.get_string());
-            case kind::bytes:
-                return write_bin(v, v.get_string());
-            case kind::bignum:
-                if (!allow_lossy(opt_, v, "bignum_to_string", "bignum written as its decimal text")) {
-                    return set_error(unrepresentable(v, "bignum " + std::string(v.get_string()) +
-                                                            " is not representable in msgpack"));
-                }
-                return write_str(v, v.get_string());
-            case kind::timestamp:
-                return write_timestamp(v);
-            case kind::tagged: {
-                value inner = v.tagged_value();
-                if (v.get_tag_space() == tag_space::msgpack_ext && inner.kind() == kind::bytes) {
-                    auto type = static_cast<std::int64_t>(v.tag());
-                    if (type >= -128 && type <= 127) {
-                        return write_ext(v, static_cast<std::int8_t>(type), inner.get_string());
+            const std::uint64_t w = t[i];
+            switch (static_cast<kind>(w >> document::kind_shift)) {
+                case kind::null:
+                    *o++ = static_cast<char>(0xc0);
+                    i += 1;
+                    continue;
+                case kind::boolean_false:
+                    *o++ = static_cast<char>(0xc2);
+                    i += 1;
+                    continue;
+                case kind::boolean_true:
+                    *o++ = static_cast<char>(0xc3);
+                    i += 1;
+                    continue;
+                case kind::int64:
+                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
+                    i += 2;
+                    continue;
+                case kind::uint64:
+                    o = uint_at(o, t[i + 1]);
+                    i += 2;
+                    continue;
+                case kind::float64:
+                    // Doubles stay float64: a reader gets back the type it was given.
+                    o = put_at(o, 0xcb, t[i + 1], 8);
+                    i += 2;
+                    continue;
+                case kind::string: {
+                    // A fixstr: one 32-byte copy when that much payload can be read (the
+                    // bytes past n are overwritten by what follows).
+                    const std::uint64_t off = w & document::payload_mask;
+                    const std::uint64_t n = t[i + 1];
+                    if (n <= 31 && off + 32 <= payload_size) {
+                        o[0] = static_cast<char>(0xa0 | n);
+                        std::memcpy(o + 1, payload + off, 32);
+                        o += n + 1;
+                        i += 2;
+                        continue;
                     }
+                    break;
                 }
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return set_error(
-                        unrepresentable(v, describe_tag(v) + " is not representable in msgpack"));
+                case kind::array:
+                case kind::map: {
+                    const bool map = (w >> document::kind_shift) == static_cast<std::uint64_t>(kind::map);
+                    const std::uint64_t n = t[i + 1];
+                    if (n <= 15) {
+                        *o++ = static_cast<char>((map ? 0x80 : 0x90) | n);
+                    } else if (n <= 0xffff) {
+                        o = put_at(o, map ? 0xde : 0xdc, n, 2);
+                    } else if (n <= 0xffffffff) {
+                        o = put_at(o, map ? 0xdf : 0xdd, n, 4);
+                    } else {
+                        break;  // too big: reported below
+                    }
+                    i += 2;  // the elements (keys and values) follow
+                    continue;
                 }
-                return write(inner);
+                default:
+                    break;
             }
-            case kind::array: {
-                std::uint64_t n = v.size();
-                if (!length(v, n, 0x90, 15, 0xdc, 0xdd, "array")) {
-                    return false;
-                }
-                for (value c : v.items()) {
-                    if (!write(c)) {
-                        return false;
-                    }
-                }
-                return true;
+            // The rare elements, through out_.
+            release();
+            if (!write_rare(doc, i, payload)) {
+                return false;
             }
-            case kind::map: {
-                std::uint64_t n = v.size();
-                if (!length(v, n, 0x80, 15, 0xde, 0xdf, "map")) {
-                    return false;
-                }
-                for (auto [k, val] : v.entries()) {
-                    if (!write(k)) {
-                        return false;
-                    }
-                    if (!write(val)) {
-                        return false;
-                    }
-                }
-                return true;
-            }
+            acquire();
         }
+        release();
         return true;
     }
 
@@ -417,43 +922,143 @@ private:
         }
     }
 
+    // One element the loop in write() does not write itself; advances i past what it wrote
+    // (for a dropped tag: past the tag only, its inner value comes next).
+    bool write_rare(const document& doc, std::size_t& i, const char* payload) {
+        const std::uint64_t* const t = doc.tape().data();
+        const std::uint64_t w = t[i];
+        value v(&doc, i);
+        switch (static_cast<kind>(w >> document::kind_shift)) {
+            case kind::string:
+                if (!write_str(v, {payload + (w & document::payload_mask),
+                                   static_cast<std::size_t>(t[i + 1])})) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::bytes:
+                if (!write_bin(v, {payload + (w & document::payload_mask),
+                                   static_cast<std::size_t>(t[i + 1])})) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::bignum:
+                if (!allow_lossy(opt_, v, "bignum_to_string", "bignum written as its decimal text")) {
+                    return set_error(unrepresentable(v, "bignum " + std::string(v.get_string()) +
+                                                            " is not representable in msgpack"));
+                }
+                if (!write_str(v, v.get_string())) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::timestamp:
+                if (!write_timestamp(v)) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::tagged: {
+                value inner = v.tagged_value();
+                if (v.get_tag_space() == tag_space::msgpack_ext && inner.kind() == kind::bytes) {
+                    auto type = static_cast<std::int64_t>(v.tag());
+                    if (type >= -128 && type <= 127) {
+                        if (!write_ext(v, static_cast<std::int8_t>(type), inner.get_string())) {
+                            return false;
+                        }
+                        i = inner.end_index();
+                        return true;
+                    }
+                }
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    return set_error(
+                        unrepresentable(v, describe_tag(v) + " is not representable in msgpack"));
+                }
+                i += 2;  // the inner value follows: written next, as itself
+                return true;
+            }
+            case kind::array:
+                if (!length(v, t[i + 1], 0x90, 15, 0xdc, 0xdd, "array")) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            case kind::map:
+                if (!length(v, t[i + 1], 0x80, 15, 0xde, 0xdf, "map")) {
+                    return false;
+                }
+                i += 2;
+                return true;
+            default:
+                i += 1;
+                return true;
+        }
+    }
+
+    // Raw writers for write()'s loop: at least 9 bytes free at o; return the new end.
+    static char* put_at(char* o, unsigned char marker, std::uint64_t v, int n) {
+        o[0] = static_cast<char>(marker);
+        if constexpr (std::endian::native == std::endian::little) {
+            std::uint64_t be = __builtin_bswap64(v << (8 * (8 - n)));
+            std::memcpy(o + 1, &be, 8);  // all 8 bytes; only n count
+        } else {
+            for (int k = 0; k < n; ++k) {
+                o[1 + k] = static_cast<char>(v >> (8 * (n - 1 - k)));
+            }
+        }
+        return o + 1 + n;
+    }
+    static char* uint_at(char* o, std::uint64_t v) {
+        if (v <= 0x7f) {
+            *o = static_cast<char>(v);
+            return o + 1;
+        }
+        if (v <= 0xff) {
+            return put_at(o, 0xcc, v, 1);
+        }
+        if (v <= 0xffff) {
+            return put_at(o, 0xcd, v, 2);
+        }
+        if (v <= 0xffffffff) {
+            return put_at(o, 0xce, v, 4);
+        }
+        return put_at(o, 0xcf, v, 8);
+    }
+    static char* int_at(char* o, std::int64_t v) {
+        if (v >= 0) {
+            return uint_at(o, static_cast<std::uint64_t>(v));
+        }
+        if (v >= -32) {
+            *o = static_cast<char>(v);
+            return o + 1;
+        }
+        if (v >= -128) {
+            return put_at(o, 0xd0, static_cast<std::uint64_t>(v), 1);
+        }
+        if (v >= -32768) {
+            return put_at(o, 0xd1, static_cast<std::uint64_t>(v), 2);
+        }
+        if (v >= INT32_MIN) {
+            return put_at(o, 0xd2, static_cast<std::uint64_t>(v), 4);
+        }
+        return put_at(o, 0xd3, static_cast<std::uint64_t>(v), 8);
+    }
+
+    // The marker, then the low n (1, 2, 4 or 8) bytes of v, big-endian.
     void put(unsigned char marker, std::uint64_t v, int n) {
         char* p = out_.prepare(9);
         p[0] = static_cast<char>(marker);
-        for (int i = 0; i < n; ++i) {
-            p[1 + i] = static_cast<char>(v >> (8 * (n - 1 - i)));
+        if constexpr (std::endian::native == std::endian::little) {
+            // All 8 bytes are stored; only marker + n are committed.
+            std::uint64_t be = __builtin_bswap64(v << (8 * (8 - n)));
+            std::memcpy(p + 1, &be, 8);
+        } else {
+            for (int i = 0; i < n; ++i) {
+                p[1 + i] = static_cast<char>(v >> (8 * (n - 1 - i)));
+            }
         }
         out_.commit(static_cast<std::size_t>(n) + 1);
-    }
-
-    void write_uint(std::uint64_t v) {
-        if (v <= 0x7f) {
-            out_.push_back(static_cast<char>(v));
-        } else if (v <= 0xff) {
-            put(0xcc, v, 1);
-        } else if (v <= 0xffff) {
-            put(0xcd, v, 2);
-        } else if (v <= 0xffffffff) {
-            put(0xce, v, 4);
-        } else {
-            put(0xcf, v, 8);
-        }
-    }
-
-    void write_int(std::int64_t v) {
-        if (v >= 0) {
-            write_uint(static_cast<std::uint64_t>(v));
-        } else if (v >= -32) {
-            out_.push_back(static_cast<char>(v));
-        } else if (v >= -128) {
-            put(0xd0, static_cast<std::uint64_t>(v), 1);
-        } else if (v >= -32768) {
-            put(0xd1, static_cast<std::uint64_t>(v), 2);
-        } else if (v >= INT32_MIN) {
-            put(0xd2, static_cast<std::uint64_t>(v), 4);
-        } else {
-            put(0xd3, static_cast<std::uint64_t>(v), 8);
-        }
     }
 
     bool too_big(value v, const char* what, std::uint64_t n) {
