@@ -1,6 +1,7 @@
 #include "polycodec/error.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace polycodec {
 
@@ -43,6 +44,26 @@ error make_error(errc code, std::string message) {
     return e;
 }
 
+namespace {
+
+// Keys and values quoted in a path or message may hold control characters (a NUL cut the
+// CLI's line short; a line break would forge a log line): they are written as \u00XX.
+void append_printable(std::string& s, std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    for (char c : text) {
+        auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) {
+            s += "\\u00";
+            s += hex[u >> 4];
+            s += hex[u & 15];
+        } else {
+            s += c;
+        }
+    }
+}
+
+}  // namespace
+
 std::string describe(const error& e) {
     std::string s;
     if (e.format != format_id{}) {
@@ -60,12 +81,16 @@ std::string describe(const error& e) {
             s += ", ";
         }
         s += "at ";
-        s += e.path.empty() ? std::string("the root") : e.path;
+        if (e.path.empty()) {
+            s += "the root";
+        } else {
+            append_printable(s, e.path);
+        }
     }
     if (e.line != 0 || e.has_offset || e.has_path) {
         s += ": ";
     }
-    s += e.message;
+    append_printable(s, e.message);
     return s;
 }
 

@@ -34,5 +34,16 @@ TEST(Error, DescribeNamesFormatPositionAndPath) {
     EXPECT_EQ(describe(u), "json: at /items/3/price: NaN is not representable in json");
 }
 
+// fuzz_decode_ini: a key holding NUL cut the CLI's message at the path.
+TEST(Error, DescribeEscapesControlCharacters) {
+    using namespace std::string_literals;
+    error e = make_error(errc::unrepresentable, "key 'a\nb\0' is not representable"s);
+    e.format = format_id::ini;
+    e.has_path = true;
+    e.path = "/\0\x01/\x7f\t"s;
+    EXPECT_EQ(describe(e),
+              "ini: at /\\u0000\\u0001/\\u007f\\u0009: key 'a\\u000ab\\u0000' is not representable");
+}
+
 }  // namespace
 }  // namespace polycodec

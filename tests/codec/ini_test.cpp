@@ -54,7 +54,7 @@ TEST(IniDecode, SectionsKeysComments) {
 
 TEST(IniDecode, NestingQuotesTopLevel) {
     EXPECT_EQ(ini("top = 1\n[a.b]\nx = 1\n[a]\ny = 2\n[ c . d ]\n"),
-              "{\"top\":\"1\",\"a\":{\"b\":{\"x\":\"1\"},\"y\":\"2\"},\"c\":{\"d\":{}}}");
+              "{\"top\":\"1\",\"a\":{\"y\":\"2\",\"b\":{\"x\":\"1\"}},\"c\":{\"d\":{}}}");
     EXPECT_EQ(ini("a = \"  x \"\nb = 'y'\nc = \"z'\nd = \"\"\ne =\nf = 1 ; no inline comment\n"
                   "g = x = y\nh: a=b\n"),
               "{\"a\":\"  x \",\"b\":\"y\",\"c\":\"\\\"z'\",\"d\":\"\",\"e\":\"\","
@@ -152,6 +152,15 @@ TEST(IniDecode, LoneCrEndsALine) {
 TEST(IniRoundTrip, SectionNameWithABracket) {
     EXPECT_EQ(dbg(must_decode(format_id::ini, "[a]b]\nk=v\n")), R"({"a]b":{"k":"v"}})");
     EXPECT_EQ(encode_ini(R"({"a]b":{"k":"v"}})"), "[a]b]\nk = v\n");
+}
+
+// fuzz_decode_ini: a key after a subsection of its section (`[a.b]` then `[a]` `y=2`) decoded
+// in that order, which the encoder cannot write (it writes a section's keys first). Keys now
+// come first in the map, then subsections.
+TEST(IniDecode, KeysComeBeforeSubsections) {
+    EXPECT_EQ(dbg(must_decode(format_id::ini, "[a.b]\nx=1\n[a]\ny=2\n")),
+              R"({"a":{"y":"2","b":{"x":"1"}}})");
+    EXPECT_EQ(encode_ini(R"({"a":{"y":"2","b":{"x":"1"}}})"), "[a]\ny = \"2\"\n\n[a.b]\nx = \"1\"\n");
 }
 
 TEST(IniEncode, Unrepresentable) {

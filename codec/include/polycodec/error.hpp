@@ -51,7 +51,8 @@ error make_error(errc code, std::uint64_t offset, std::string message);
 /// An error without a position (options, unknown formats).
 error make_error(errc code, std::string message);
 
-/// One line for humans: "json: line 1, column 6 (byte 5), at /a/0: expected ...".
+/// One line for humans: "json: line 1, column 6 (byte 5), at /a/0: expected ...". Control
+/// characters in the path and message are written as \u00XX, so the line stays one line.
 std::string describe(const error& e);
 
 }  // namespace polycodec

@@ -209,10 +209,18 @@ private:
                                              std::to_string(b_.limits().max_depth)
                                        : std::string("document larger than its size budget")));
         }
-        for (std::uint32_t c : node.children) {
-            b_.add_string(in_.substr(nodes_[c].name_off, nodes_[c].name_len));
-            if (auto r = emit(c); !r) {
-                return r;
+        // A section's keys first, then its subsections, each in order of first appearance:
+        // the order the encoder writes (`[a.b]` then `[a]` `y=2` is {"a": {"y": "2", "b": ...}};
+        // fuzz_decode_ini found a key after a subsection, which the encoder cannot write back).
+        for (bool sections : {false, true}) {
+            for (std::uint32_t c : node.children) {
+                if (nodes_[c].section != sections) {
+                    continue;
+                }
+                b_.add_string(in_.substr(nodes_[c].name_off, nodes_[c].name_len));
+                if (auto r = emit(c); !r) {
+                    return r;
+                }
             }
         }
         b_.end_map();
