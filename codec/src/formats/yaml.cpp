@@ -4,6 +4,7 @@
 #include <yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -796,7 +797,7 @@ result<void> decode_yaml(std::string_view in, builder& b, const decode_options& 
 
 // ---- writer ----
 
-bool yaml_indicator(char c) {
+constexpr bool yaml_indicator(char c) {
     switch (c) {
         case '-':
         case '?':
@@ -908,6 +909,169 @@ bool plain_safe(std::string_view s) {
         }
     }
     return !needs_escape(s);
+}
+
+// One pass over a string that decides how write_string writes it (the same decision as
+// plain_safe / needs_escape above, which the recursive writer still uses): a 256-entry class
+// table, 8 bytes at a time while no byte of interest is in the block, and an exit at the first
+// character that forces double quotes.
+enum scan_class : unsigned char {
+    sc_escape = 1,  // C0 controls (tab included), DEL: double quotes
+    sc_lead = 2,    // 0xC2, 0xE2, 0xEF: may start a character that needs an escape
+    sc_colon = 4,   // ':' (": " is not plain)
+    sc_hash = 8,    // '#' (" #" is not plain)
+};
+constexpr auto make_scan_table() {
+    std::array<unsigned char, 256> t{};
+    for (int c = 0; c < 0x20; ++c) {
+        t[c] = sc_escape;
+    }
+    t[0x7f] = sc_escape;
+    t[0xC2] = t[0xE2] = t[0xEF] = sc_lead;
+    t[':'] = sc_colon;
+    t['#'] = sc_hash;
+    return t;
+}
+constexpr auto scan_table = make_scan_table();
+
+enum first_class : unsigned char {
+    fc_not_plain = 1,  // ' ' or an indicator: never plain
+    fc_word = 2,       // first letter of null/true/false/yes/no/on/off/y/n: looks_typed if short
+    fc_typed = 4,      // digits, '.', '+', '~', '<', '=': ask looks_typed
+};
+constexpr auto make_first_table() {
+    std::array<unsigned char, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+        if (c == ' ' || yaml_indicator(static_cast<char>(c))) {
+            t[c] = fc_not_plain;
+        }
+    }
+    for (char c : std::string_view("nNtTfFyYoO")) {
+        t[static_cast<unsigned char>(c)] = fc_word;
+    }
+    for (char c : std::string_view("0123456789.+~<=")) {
+        t[static_cast<unsigned char>(c)] = fc_typed;
+    }
+    return t;
+}
+constexpr auto first_table = make_first_table();
+
+enum class quoting { plain, single, dbl };
+
+// Some byte of the 8 is < 0x20, >= 0x7F, ':' or '#' (exact as a whole-word test).
+inline bool block_of_interest(std::uint64_t x) {
+    constexpr std::uint64_t ones = 0x0101010101010101ull;
+    constexpr std::uint64_t high = 0x8080808080808080ull;
+    const std::uint64_t lt20 = (x - ones * 0x20) & ~x;
+    const std::uint64_t ge7f = x | (x + ones);
+    const std::uint64_t c = x ^ (ones * ':');
+    const std::uint64_t h = x ^ (ones * '#');
+    return ((lt20 | ge7f | ((c - ones) & ~c) | ((h - ones) & ~h)) & high) != 0;
+}
+
+// One byte of interest at u[i]; true when the string must be double quoted.
+inline bool scan_byte(const unsigned char* u, std::size_t i, std::size_t n, bool& plain) {
+    const unsigned char cls = scan_table[u[i]];
+    if (cls == 0) [[likely]] {
+        return false;
+    }
+    if (cls & sc_escape) {
+        return true;
+    }
+    if (cls & sc_lead) {
+        const unsigned char c = u[i];
+        if (c == 0xC2) {
+            return i + 1 < n && u[i + 1] < 0xA0;
+        }
+        if (c == 0xE2) {
+            return i + 2 < n && u[i + 1] == 0x80 && (u[i + 2] == 0xA8 || u[i + 2] == 0xA9);
+        }
+        return i + 2 < n && ((u[i + 1] == 0xBB && u[i + 2] == 0xBF) ||
+                             (u[i + 1] == 0xBF && (u[i + 2] == 0xBE || u[i + 2] == 0xBF)));
+    }
+    if (cls & sc_colon) {
+        if (i + 1 < n && u[i + 1] == ' ') {
+            plain = false;
+        }
+    } else if (i > 0 && u[i - 1] == ' ') {  // '#'
+        plain = false;
+    }
+    return false;
+}
+
+inline quoting classify(const char* p, std::size_t n) {
+    if (n == 0) {
+        return quoting::single;
+    }
+    const auto* u = reinterpret_cast<const unsigned char*>(p);
+    bool plain = u[n - 1] != ' ' && u[n - 1] != ':';
+    std::size_t i = 0;
+    while (i + 8 <= n) {
+        std::uint64_t x;
+        std::memcpy(&x, u + i, 8);
+        if (block_of_interest(x)) {
+            for (const std::size_t e = i + 8; i < e; ++i) {
+                if (scan_byte(u, i, n, plain)) {
+                    return quoting::dbl;
+                }
+            }
+        } else {
+            i += 8;
+        }
+    }
+    for (; i < n; ++i) {
+        if (scan_byte(u, i, n, plain)) {
+            return quoting::dbl;
+        }
+    }
+    if (!plain) {
+        return quoting::single;
+    }
+    const unsigned char f = first_table[u[0]];
+    if (f != 0) {
+        if (f & fc_not_plain) {
+            return quoting::single;
+        }
+        if (f & fc_word) {
+            if (n <= 5 && looks_typed(std::string_view(p, n))) {
+                return quoting::single;
+            }
+        } else {
+            if (looks_typed(std::string_view(p, n))) {
+                return quoting::single;
+            }
+            if (u[0] == '.' && n >= 3 && u[1] == '.' && u[2] == '.') {
+                return quoting::single;
+            }
+        }
+    }
+    return quoting::plain;
+}
+
+// Writes s as write_string does for quoting q (plain or single) at w, which has room for
+// 2 * s.size() + 2 bytes; returns the end.
+inline char* put_plain_or_single(char* w, const char* p, std::size_t n, quoting q) {
+    if (q == quoting::plain) {
+        std::memcpy(w, p, n);
+        return w + n;
+    }
+    *w++ = '\'';
+    const char* end = p + n;
+    for (;;) {
+        const void* qp = std::memchr(p, '\'', static_cast<std::size_t>(end - p));
+        if (qp == nullptr) {
+            break;
+        }
+        const char* at = static_cast<const char*>(qp) + 1;
+        std::memcpy(w, p, static_cast<std::size_t>(at - p));
+        w += at - p;
+        *w++ = '\'';
+        p = at;
+    }
+    std::memcpy(w, p, static_cast<std::size_t>(end - p));
+    w += end - p;
+    *w++ = '\'';
+    return w;
 }
 
 constexpr char hex_digits[] = "0123456789ABCDEF";
@@ -1144,7 +1308,266 @@ public:
         return {};
     }
 
+    // Block output by one linear pass over the tape (pre-order: each element's children
+    // follow it) with an explicit stack instead of recursing through value cursors, writing
+    // through a local pointer into room reserved per element. Writes the same bytes as
+    // write_value(root, 0, false, false) without opt_.canonical; tagged values, bytes,
+    // timestamps, non-finite floats, strings that need double quotes, keys that are not short
+    // strings and containers nested deeper than the stack go to the recursive functions above.
+    result<void> write_root(value root) {
+        struct frame {
+            std::uint64_t remaining;  // elements (sequence) or entries (map) still to write
+            bool map;
+        };
+        constexpr int max_stack = 128;
+        frame st[max_stack];  // the open blocks around the innermost one
+        int depth = 0;        // open blocks; the innermost one is indented 2 * (depth - 1)
+        std::uint64_t rem = 0;
+        bool in_map = false;
+        const document* doc = root.doc();
+        const std::uint64_t* t = doc->tape().data();
+        const char* bytes = doc->bytes().data();
+        std::size_t i = root.index();
+        char* w = refill(64);
+        char* lim = out_.data_mut() + out_.capacity();
+        // How the value at i is placed: at the root, after "- " (first line of a block may
+        // continue it) or after "key:".
+        enum : unsigned char { at_root, after_dash, after_colon } ctx = at_root;
+        bool skip_pad = false;  // the next block element continues the current line
+        auto ensure = [&](std::size_t need) {
+            if (static_cast<std::size_t>(lim - w) < need) [[unlikely]] {
+                sync(w);
+                w = refill(need);
+                lim = out_.data_mut() + out_.capacity();
+            }
+        };
+        auto resume = [&] {
+            w = refill(64);
+            lim = out_.data_mut() + out_.capacity();
+        };
+        goto value_start;
+    element_start : {
+        // The next element of the innermost block: indentation, then "-" or "key:".
+        const auto indent = static_cast<std::size_t>(2 * (depth - 1));
+        ensure(indent + 64);
+        if (!skip_pad) {
+            std::memset(w, ' ', indent);
+            w += indent;
+        }
+        skip_pad = false;
+        if (!in_map) {
+            *w++ = '-';
+            ctx = after_dash;
+        } else {
+            const std::uint64_t h = t[i];
+            std::size_t n = 0;
+            quoting q = quoting::dbl;
+            const char* s = bytes + (h & document::payload_mask);
+            // (a key that may write more than 1000 bytes takes write_key_checked)
+            if (static_cast<kind>(h >> document::kind_shift) == kind::string) {
+                n = static_cast<std::size_t>(t[i + 1]);
+                if (n <= 240) {
+                    q = classify(s, n);
+                }
+            }
+            if (q != quoting::dbl) [[likely]] {
+                ensure(2 * n + 8);
+                w = put_plain_or_single(w, s, n, q);
+                i += 2;
+            } else {
+                value kv(doc, i);
+                sync(w);
+                if (auto r = write_key_checked(kv, static_cast<int>(indent)); !r) {
+                    return r;
+                }
+                resume();
+                i = kv.end_index();
+            }
+            *w++ = ':';
+            ctx = after_colon;
+        }
+    }
+    value_start : {
+        const std::uint64_t h = t[i];
+        const auto k = static_cast<kind>(h >> document::kind_shift);
+        ensure(72);  // any scalar but a string, "[]", the separator and newline
+        if (ctx != at_root) {
+            *w++ = ' ';
+        }
+        switch (k) {
+            case kind::null:
+                std::memcpy(w, "null", 4);
+                w += 4;
+                i += 1;
+                break;
+            case kind::boolean_false:
+                std::memcpy(w, "false", 5);
+                w += 5;
+                i += 1;
+                break;
+            case kind::boolean_true:
+                std::memcpy(w, "true", 4);
+                w += 4;
+                i += 1;
+                break;
+            case kind::int64: {
+                const std::uint64_t u = t[i + 1];
+                if (static_cast<std::int64_t>(u) < 0) {
+                    *w++ = '-';
+                    w = write_uint_digits(w, 0 - u);
+                } else {
+                    w = write_uint_digits(w, u);
+                }
+                i += 2;
+                break;
+            }
+            case kind::uint64:
+                w = write_uint_digits(w, t[i + 1]);
+                i += 2;
+                break;
+            case kind::float64: {
+                double d;
+                std::memcpy(&d, &t[i + 1], 8);
+                if (std::isfinite(d)) [[likely]] {
+                    bool integral;
+                    const std::size_t n = shortest_double_chars(w, d, &integral);
+                    if (integral) {
+                        std::memcpy(w + n, ".0", 2);
+                        w += n + 2;
+                    } else if (std::memchr(w, '.', n) != nullptr) {
+                        w += n;
+                    } else {  // 1e+22 -> 1.0e+22
+                        const auto* e = static_cast<char*>(std::memchr(w, 'e', n));
+                        const auto at = static_cast<std::size_t>(e - w);
+                        std::memmove(w + at + 2, w + at, n - at);
+                        std::memcpy(w + at, ".0", 2);
+                        w += n + 2;
+                    }
+                } else {
+                    sync(w);
+                    write_float(out_, d);
+                    resume();
+                }
+                i += 2;
+                break;
+            }
+            case kind::string: {
+                const auto n = static_cast<std::size_t>(t[i + 1]);
+                const char* s = bytes + (h & document::payload_mask);
+                const quoting q = classify(s, n);
+                if (q != quoting::dbl) [[likely]] {
+                    ensure(2 * n + 8);
+                    w = put_plain_or_single(w, s, n, q);
+                } else {
+                    sync(w);
+                    write_double_quoted(out_, std::string_view(s, n));
+                    resume();
+                }
+                i += 2;
+                break;
+            }
+            case kind::bignum: {
+                const auto n = static_cast<std::size_t>(t[i + 1]);
+                ensure(n + 8);
+                std::memcpy(w, bytes + (h & document::payload_mask), n);
+                w += n;
+                i += 2;
+                break;
+            }
+            case kind::array:
+            case kind::map: {
+                const std::uint64_t count = t[i + 1];
+                const bool map = k == kind::map;
+                if (count == 0) {
+                    std::memcpy(w, map ? "{}" : "[]", 2);
+                    w += 2;
+                    i += 2;
+                    break;
+                }
+                if (depth >= max_stack) [[unlikely]] {
+                    if (ctx != at_root) {
+                        --w;  // write_value writes the separator itself
+                    }
+                    value cv(doc, i);
+                    sync(w);
+                    if (auto r = write_value(cv, 2 * depth, ctx != at_root, ctx == after_dash); !r) {
+                        return r;
+                    }
+                    resume();
+                    i = cv.end_index();
+                    goto element_end;
+                }
+                // After "- " the first element continues the line; after "key:" the block
+                // starts on the next line.
+                if (ctx == after_colon) {
+                    w[-1] = '\n';
+                }
+                skip_pad = ctx == after_dash;
+                if (depth > 0) {
+                    st[depth - 1] = {rem, in_map};
+                }
+                ++depth;
+                rem = count;
+                in_map = map;
+                i += 2;
+                goto element_start;
+            }
+            default: {  // bytes, timestamp, tagged
+                if (ctx != at_root) {
+                    --w;  // write_value writes the separator itself
+                }
+                value ov(doc, i);
+                sync(w);
+                if (auto r = write_value(ov, 2 * depth, ctx != at_root, ctx == after_dash); !r) {
+                    return r;
+                }
+                resume();
+                i = ov.end_index();
+                goto element_end;
+            }
+        }
+        *w++ = '\n';
+    }
+    element_end:
+        // After a value: close finished blocks.
+        for (;;) {
+            if (depth == 0) {
+                sync(w);
+                return {};
+            }
+            if (--rem != 0) {
+                goto element_start;
+            }
+            if (--depth > 0) {
+                rem = st[depth - 1].remaining;
+                in_map = st[depth - 1].map;
+            }
+        }
+    }
+
 private:
+    // write_root's output: the room after the bytes written so far, at least `need` bytes.
+    char* refill(std::size_t need) { return out_.prepare(need < 4096 ? 4096 : need); }
+    void sync(char* w) { out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size()))); }
+
+    // A map key at `indent`; a key longer than 1000 bytes takes the explicit "? " form.
+    result<void> write_key_checked(value key, int indent) {
+        std::size_t key_start = out_.size();
+        if (auto r = write_key(key); !r) {
+            return r;
+        }
+        if (out_.size() - key_start > 1000) {
+            // Implicit keys are limited to 1024 characters: use the explicit "? " form.
+            std::string text(out_.view().substr(key_start));
+            out_.truncate(key_start);
+            out_.append("? ");
+            out_.append(text);
+            out_.push_back('\n');
+            pad(indent);
+        }
+        return {};
+    }
+
     void pad(int n) {
         for (int i = 0; i < n; ++i) {
             out_.push_back(' ');
@@ -1188,18 +1611,8 @@ private:
                 pad(indent);
             }
             first = false;
-            std::size_t key_start = out_.size();
-            if (auto r = write_key(key); !r) {
+            if (auto r = write_key_checked(key, indent); !r) {
                 return r;
-            }
-            if (out_.size() - key_start > 1000) {
-                // Implicit keys are limited to 1024 characters: use the explicit "? " form.
-                std::string text(out_.view().substr(key_start));
-                out_.truncate(key_start);
-                out_.append("? ");
-                out_.append(text);
-                out_.push_back('\n');
-                pad(indent);
             }
             out_.push_back(':');
             // A sequence under a key is indented too (as npm yaml writes it).
@@ -1233,7 +1646,10 @@ private:
 
 result<void> encode_yaml(const document& doc, output_buffer& out, const encode_options& opt) {
     yaml_writer w(out, opt);
-    return w.write_value(doc.root(), 0, false, false);
+    if (opt.canonical) {
+        return w.write_value(doc.root(), 0, false, false);
+    }
+    return w.write_root(doc.root());
 }
 
 }  // namespace
