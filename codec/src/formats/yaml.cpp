@@ -829,12 +829,37 @@ constexpr bool yaml_indicator(char c) {
 // 1_000, 1e3, .5, .inf, .nan, sexagesimal 1:20), dates and times, and the 1.1 merge and value
 // keys. Errs on the side of quoting.
 bool looks_typed(std::string_view s) {
-    static constexpr std::string_view words[] = {"null", "~",   "true", "false", "yes", "no",
-                                                 "on",   "off", "y",    "n",     "<<",  "="};
-    for (std::string_view w : words) {
-        if (iequals(s, w)) {
-            return true;
+    // null, ~, true, false, yes, no, on, off, y, n, <<, = in any ASCII case
+    switch (s.size()) {
+        case 1: {
+            const char c = to_lower(s[0]);
+            if (c == '~' || c == 'y' || c == 'n' || c == '=') {
+                return true;
+            }
+            break;
         }
+        case 2:
+            if (iequals(s, "no") || iequals(s, "on") || s == "<<") {
+                return true;
+            }
+            break;
+        case 3:
+            if (iequals(s, "yes") || iequals(s, "off")) {
+                return true;
+            }
+            break;
+        case 4:
+            if (iequals(s, "null") || iequals(s, "true")) {
+                return true;
+            }
+            break;
+        case 5:
+            if (iequals(s, "false")) {
+                return true;
+            }
+            break;
+        default:
+            break;
     }
     std::string_view t = s;
     if (!t.empty() && (t[0] == '-' || t[0] == '+')) {
@@ -999,24 +1024,43 @@ inline bool scan_byte(const unsigned char* u, std::size_t i, std::size_t n, bool
     return false;
 }
 
-inline quoting classify(const char* p, std::size_t n) {
+// `end` is the end of the readable bytes around p (at least p + n): a short string with 8
+// readable bytes from p is tested as one block, the bytes after it replaced by 'a'.
+inline quoting classify(const char* p, std::size_t n, const char* end) {
     if (n == 0) {
         return quoting::single;
     }
     const auto* u = reinterpret_cast<const unsigned char*>(p);
     bool plain = u[n - 1] != ' ' && u[n - 1] != ':';
     std::size_t i = 0;
-    while (i + 8 <= n) {
-        std::uint64_t x;
-        std::memcpy(&x, u + i, 8);
-        if (block_of_interest(x)) {
-            for (const std::size_t e = i + 8; i < e; ++i) {
-                if (scan_byte(u, i, n, plain)) {
-                    return quoting::dbl;
+    if (n >= 8) {
+        while (i + 8 <= n) {
+            std::uint64_t x;
+            std::memcpy(&x, u + i, 8);
+            if (block_of_interest(x)) {
+                for (const std::size_t e = i + 8; i < e; ++i) {
+                    if (scan_byte(u, i, n, plain)) {
+                        return quoting::dbl;
+                    }
                 }
+            } else {
+                i += 8;
             }
-        } else {
-            i += 8;
+        }
+        if (i < n) {  // the last 8 bytes, overlapping bytes already seen
+            std::uint64_t x;
+            std::memcpy(&x, u + n - 8, 8);
+            if (!block_of_interest(x)) {
+                i = n;
+            }
+        }
+    } else if (end - p >= 8) {
+        std::uint64_t x;
+        std::memcpy(&x, u, 8);
+        const std::uint64_t keep = ~std::uint64_t{0} >> (64 - 8 * n);  // little-endian
+        x = (x & keep) | (0x6161616161616161ull & ~keep);
+        if (!block_of_interest(x)) {
+            i = n;
         }
     }
     for (; i < n; ++i) {
@@ -1049,16 +1093,21 @@ inline quoting classify(const char* p, std::size_t n) {
 }
 
 // Writes s as write_string does for quoting q (plain or single) at w, which has room for
-// 2 * s.size() + 2 bytes; returns the end.
-inline char* put_plain_or_single(char* w, const char* p, std::size_t n, quoting q) {
+// 2 * s.size() + 16 bytes; returns the end. `end`: the end of the readable bytes after p.
+inline char* put_plain_or_single(char* w, const char* p, std::size_t n, quoting q,
+                                 const char* end) {
     if (q == quoting::plain) {
-        std::memcpy(w, p, n);
+        if (n <= 16 && end - p >= 16) {
+            std::memcpy(w, p, 16);
+        } else {
+            std::memcpy(w, p, n);
+        }
         return w + n;
     }
     *w++ = '\'';
-    const char* end = p + n;
+    const char* stop = p + n;
     for (;;) {
-        const void* qp = std::memchr(p, '\'', static_cast<std::size_t>(end - p));
+        const void* qp = std::memchr(p, '\'', static_cast<std::size_t>(stop - p));
         if (qp == nullptr) {
             break;
         }
@@ -1068,8 +1117,8 @@ inline char* put_plain_or_single(char* w, const char* p, std::size_t n, quoting 
         *w++ = '\'';
         p = at;
     }
-    std::memcpy(w, p, static_cast<std::size_t>(end - p));
-    w += end - p;
+    std::memcpy(w, p, static_cast<std::size_t>(stop - p));
+    w += stop - p;
     *w++ = '\'';
     return w;
 }
@@ -1327,6 +1376,7 @@ public:
         const document* doc = root.doc();
         const std::uint64_t* t = doc->tape().data();
         const char* bytes = doc->bytes().data();
+        const char* bytes_end = bytes + doc->bytes().size();
         std::size_t i = root.index();
         char* w = refill(64);
         char* lim = out_.data_mut() + out_.capacity();
@@ -1334,11 +1384,9 @@ public:
         // continue it) or after "key:".
         enum : unsigned char { at_root, after_dash, after_colon } ctx = at_root;
         bool skip_pad = false;  // the next block element continues the current line
-        auto ensure = [&](std::size_t need) {
+        auto ensure = [&](std::size_t need) __attribute__((always_inline)) {
             if (static_cast<std::size_t>(lim - w) < need) [[unlikely]] {
-                sync(w);
-                w = refill(need);
-                lim = out_.data_mut() + out_.capacity();
+                grow(w, lim, need);
             }
         };
         auto resume = [&] {
@@ -1351,7 +1399,11 @@ public:
         const auto indent = static_cast<std::size_t>(2 * (depth - 1));
         ensure(indent + 64);
         if (!skip_pad) {
-            std::memset(w, ' ', indent);
+            if (indent <= 32) {
+                std::memcpy(w, "                                ", 32);
+            } else {
+                std::memset(w, ' ', indent);
+            }
             w += indent;
         }
         skip_pad = false;
@@ -1367,12 +1419,12 @@ public:
             if (static_cast<kind>(h >> document::kind_shift) == kind::string) {
                 n = static_cast<std::size_t>(t[i + 1]);
                 if (n <= 240) {
-                    q = classify(s, n);
+                    q = classify(s, n, bytes_end);
                 }
             }
             if (q != quoting::dbl) [[likely]] {
-                ensure(2 * n + 8);
-                w = put_plain_or_single(w, s, n, q);
+                ensure(2 * n + 24);
+                w = put_plain_or_single(w, s, n, q, bytes_end);
                 i += 2;
             } else {
                 value kv(doc, i);
@@ -1454,10 +1506,10 @@ public:
             case kind::string: {
                 const auto n = static_cast<std::size_t>(t[i + 1]);
                 const char* s = bytes + (h & document::payload_mask);
-                const quoting q = classify(s, n);
+                const quoting q = classify(s, n, bytes_end);
                 if (q != quoting::dbl) [[likely]] {
-                    ensure(2 * n + 8);
-                    w = put_plain_or_single(w, s, n, q);
+                    ensure(2 * n + 24);
+                    w = put_plain_or_single(w, s, n, q, bytes_end);
                 } else {
                     sync(w);
                     write_double_quoted(out_, std::string_view(s, n));
@@ -1548,6 +1600,11 @@ public:
 private:
     // write_root's output: the room after the bytes written so far, at least `need` bytes.
     char* refill(std::size_t need) { return out_.prepare(need < 4096 ? 4096 : need); }
+    [[gnu::noinline]] void grow(char*& w, char*& lim, std::size_t need) {
+        sync(w);
+        w = refill(need);
+        lim = out_.data_mut() + out_.capacity();
+    }
     void sync(char* w) { out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size()))); }
 
     // A map key at `indent`; a key longer than 1000 bytes takes the explicit "? " form.
