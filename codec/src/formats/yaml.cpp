@@ -824,12 +824,8 @@ constexpr bool yaml_indicator(char c) {
     }
 }
 
-// True when a YAML 1.1 or 1.2 reader could take plain `s` as something other than a string:
-// null, booleans (1.1's y/n/yes/no/on/off in any case), numbers in any notation (0x, 0o, 0b,
-// 1_000, 1e3, .5, .inf, .nan, sexagesimal 1:20), dates and times, and the 1.1 merge and value
-// keys. Errs on the side of quoting.
-bool looks_typed(std::string_view s) {
-    // null, ~, true, false, yes, no, on, off, y, n, <<, = in any ASCII case
+// null, ~, true, false, yes, no, on, off, y, n, <<, = in any ASCII case
+bool typed_word(std::string_view s) {
     switch (s.size()) {
         case 1: {
             const char c = to_lower(s[0]);
@@ -860,6 +856,17 @@ bool looks_typed(std::string_view s) {
             break;
         default:
             break;
+    }
+    return false;
+}
+
+// True when a YAML 1.1 or 1.2 reader could take plain `s` as something other than a string:
+// null, booleans (1.1's y/n/yes/no/on/off in any case), numbers in any notation (0x, 0o, 0b,
+// 1_000, 1e3, .5, .inf, .nan, sexagesimal 1:20), dates and times, and the 1.1 merge and value
+// keys. Errs on the side of quoting.
+bool looks_typed(std::string_view s) {
+    if (typed_word(s)) {
+        return true;
     }
     std::string_view t = s;
     if (!t.empty() && (t[0] == '-' || t[0] == '+')) {
@@ -1077,7 +1084,7 @@ inline quoting classify(const char* p, std::size_t n, const char* end) {
             return quoting::single;
         }
         if (f & fc_word) {
-            if (n <= 5 && looks_typed(std::string_view(p, n))) {
+            if (n <= 5 && typed_word(std::string_view(p, n))) {  // = looks_typed here
                 return quoting::single;
             }
         } else {
