@@ -4,6 +4,7 @@
 //   polycodec-cgdriver FORMAT encode|decode FILE.json N
 //   polycodec-cgdriver rapidjson encode|decode FILE.json N   (RapidJSON's Writer / Parse, as
 //                                                           `peers` drives them)
+//   polycodec-cgdriver libyaml encode FILE.json N   (libyaml's emitter, as `peers` drives it)
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -18,7 +19,98 @@
 #include <rapidjson/writer.h>
 #endif
 
+#ifdef POLYCODEC_CGDRIVER_LIBYAML
+#include <yaml.h>
+
+#include <charconv>
+#endif
+
 using namespace polycodec;
+
+#ifdef POLYCODEC_CGDRIVER_LIBYAML
+// The same calls as libyaml_emit in peers.cpp.
+namespace {
+int yaml_write(void* data, unsigned char* buffer, size_t size) {
+    static_cast<std::string*>(data)->append(reinterpret_cast<char*>(buffer), size);
+    return 1;
+}
+
+void libyaml_emit_value(yaml_emitter_t* e, value v, std::string& tmp) {
+    yaml_event_t ev;
+    auto scalar = [&](std::string_view text, bool quoted) {
+        yaml_scalar_event_initialize(&ev, nullptr, nullptr,
+                                     reinterpret_cast<yaml_char_t*>(const_cast<char*>(text.data())),
+                                     static_cast<int>(text.size()), 1, 1,
+                                     quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
+        yaml_emitter_emit(e, &ev);
+    };
+    switch (v.kind()) {
+        case kind::null:
+            scalar("null", false);
+            break;
+        case kind::boolean_false:
+            scalar("false", false);
+            break;
+        case kind::boolean_true:
+            scalar("true", false);
+            break;
+        case kind::int64:
+            tmp = std::to_string(v.get_int());
+            scalar(tmp, false);
+            break;
+        case kind::float64: {
+            char buf[32];
+            auto r = std::to_chars(buf, buf + 32, v.get_double());
+            scalar(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)), false);
+            break;
+        }
+        case kind::string:
+            scalar(v.get_string(), false);
+            break;
+        case kind::array:
+            yaml_sequence_start_event_initialize(&ev, nullptr, nullptr, 1, YAML_BLOCK_SEQUENCE_STYLE);
+            yaml_emitter_emit(e, &ev);
+            for (value c : v.items()) {
+                libyaml_emit_value(e, c, tmp);
+            }
+            yaml_sequence_end_event_initialize(&ev);
+            yaml_emitter_emit(e, &ev);
+            break;
+        case kind::map:
+            yaml_mapping_start_event_initialize(&ev, nullptr, nullptr, 1, YAML_BLOCK_MAPPING_STYLE);
+            yaml_emitter_emit(e, &ev);
+            for (auto [k, val] : v.entries()) {
+                libyaml_emit_value(e, k, tmp);
+                libyaml_emit_value(e, val, tmp);
+            }
+            yaml_mapping_end_event_initialize(&ev);
+            yaml_emitter_emit(e, &ev);
+            break;
+        default:
+            scalar("~", false);
+    }
+}
+
+void libyaml_emit(const document& doc, std::string& out) {
+    yaml_emitter_t e;
+    yaml_emitter_initialize(&e);
+    yaml_emitter_set_output(&e, yaml_write, &out);
+    yaml_emitter_set_unicode(&e, 1);
+    yaml_event_t ev;
+    yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+    yaml_emitter_emit(&e, &ev);
+    yaml_document_start_event_initialize(&ev, nullptr, nullptr, nullptr, 1);
+    yaml_emitter_emit(&e, &ev);
+    std::string tmp;
+    libyaml_emit_value(&e, doc.root(), tmp);
+    yaml_document_end_event_initialize(&ev, 1);
+    yaml_emitter_emit(&e, &ev);
+    yaml_stream_end_event_initialize(&ev);
+    yaml_emitter_emit(&e, &ev);
+    yaml_emitter_delete(&e);
+}
+}  // namespace
+#endif
 
 int main(int argc, char** argv) {
     if (argc != 5) {
@@ -45,6 +137,26 @@ int main(int argc, char** argv) {
                 d.Parse(json.data(), json.size());
                 sink += static_cast<std::size_t>(d.HasParseError());
             }
+        }
+        std::printf("%zu\n", sink);
+        return 0;
+    }
+#endif
+#ifdef POLYCODEC_CGDRIVER_LIBYAML
+    if (std::string(argv[1]) == "libyaml" && std::string(argv[2]) == "encode") {
+        std::ifstream file(argv[3], std::ios::binary);
+        std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        const long n = std::atol(argv[4]);
+        document doc;
+        if (!decode(format_id::json, json, doc)) {
+            std::fprintf(stderr, "cannot decode %s\n", argv[3]);
+            return 1;
+        }
+        std::size_t sink = 0;
+        for (long i = 0; i < n; ++i) {
+            std::string out;
+            libyaml_emit(doc, out);
+            sink += out.size();
         }
         std::printf("%zu\n", sink);
         return 0;
