@@ -607,13 +607,20 @@ inline std::uint64_t key_fingerprint(const char* s, std::size_t n) noexcept {
 [[gnu::noinline]] bool has_duplicate(fast_key* k, std::size_t n,
                                      std::vector<fast_key>& sorted) {
     if (n <= 16) {
-        for (std::size_t i = 1; i < n; ++i) {
-            for (std::size_t j = 0; j < i; ++j) {
-                if (k[i].fp == k[j].fp && k[i].n == k[j].n &&
-                    std::memcmp(k[i].s, k[j].s, k[i].n) == 0) {
-                    return true;
+        // A 64-bit filter of the fingerprints; only a key whose bit is already set is compared
+        // with the keys before it.
+        std::uint64_t filter = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t bit = std::uint64_t{1} << ((k[i].fp * 0x9E3779B97F4A7C15ULL) >> 58);
+            if ((filter & bit) != 0) {
+                for (std::size_t j = 0; j < i; ++j) {
+                    if (k[i].fp == k[j].fp && k[i].n == k[j].n &&
+                        std::memcmp(k[i].s, k[j].s, k[i].n) == 0) {
+                        return true;
+                    }
                 }
             }
+            filter |= bit;
         }
         return false;
     }
@@ -1450,6 +1457,7 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
     static_assert(std::endian::native == std::endian::little);
     const std::uint64_t* const t = doc.tape().data();
     const char* const payload = doc.bytes().data();
+    const char* const payload_end = payload + doc.bytes().size();
     if ((t[0] >> document::kind_shift) != static_cast<std::uint64_t>(kind::map)) {
         return false;
     }
@@ -1520,9 +1528,15 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
             text = {payload + (w & document::payload_mask), static_cast<std::size_t>(t[i + 1])};
             vlen = 5 + text.size();
         }
-        char* const o0 = out.prepare(2 + klen + vlen);
+        // 32 bytes of slack: short keys and strings are copied 16 / 32 bytes at a time when
+        // that much payload can be read (the bytes past their end are overwritten next).
+        char* const o0 = out.prepare(2 + klen + vlen + 32);
         char* o = o0 + 1;
-        std::memcpy(o, key, klen);
+        if (klen <= 16 && (key == digits || key + 16 <= payload_end)) {
+            std::memcpy(o, key, 16);
+        } else {
+            std::memcpy(o, key, klen);
+        }
         o += klen;
         *o++ = 0;
         std::uint8_t type;
@@ -1570,7 +1584,11 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
             }
             case kind::string:
                 o = put_le32(o, static_cast<std::uint32_t>(text.size() + 1));
-                std::memcpy(o, text.data(), text.size());
+                if (text.size() <= 32 && text.data() + 32 <= payload_end) {
+                    std::memcpy(o, text.data(), 32);
+                } else {
+                    std::memcpy(o, text.data(), text.size());
+                }
                 o += text.size();
                 *o++ = 0;
                 type = ej::t_string;
