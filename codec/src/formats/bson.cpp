@@ -663,8 +663,9 @@ bool decode_bson_fast(std::string_view in, builder& b) {
     std::size_t tn = 0;
     std::size_t tcap = tape.size();
 
-    fast_frame frames[fast_max_frames];
-    fast_frame* top = frames - 1;  // no open document yet
+    // frames[1] is the root document; frames[0] is never used (top == frames: none open yet).
+    fast_frame frames[fast_max_frames + 1];
+    fast_frame* top = frames;
     std::size_t pos = 0;
     std::size_t limit = size;  // where the next document must end (its parent's terminator)
     bool array = false;        // the next document is an array
@@ -682,7 +683,7 @@ open_document: {
     if (p[term] != 0) {
         return false;
     }
-    const std::size_t depth = static_cast<std::size_t>(top + 1 - frames);
+    const std::size_t depth = static_cast<std::size_t>(top - frames);  // open documents
     if (depth >= max_depth || tn * 8 + bn > max_bytes) {
         return false;
     }
@@ -715,7 +716,7 @@ open_document: {
             t0[top->start] |= tn;
             t0[top->start + 1] = top->count;
             pos = term + 1;
-            if (top == frames) {
+            if (top == frames + 1) {
                 break;
             }
             --top;
