@@ -2,10 +2,16 @@
 // (tag_space::bson) whose Extended JSON v2 forms detail/extjson.hpp defines; the encoder
 // recognises those forms again. See docs/formats/bson.md for every mapping.
 #include <algorithm>
+#include <bit>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
@@ -545,7 +551,420 @@ private:
     std::string& text_ = scratch_.text;
 };
 
+// ---- fast path ----
+//
+// One iterative loop that writes the tape and the payload bytes directly (builder::raw_tape /
+// raw_bytes), as MessagePack's fast path does. It takes the common element types (double,
+// string, document, array, binary subtype 0, bool, UTC datetime in years 0000-9999, null,
+// int32, int64) of valid input within the limits; on anything else, any error, any limit or
+// a duplicate key it returns false, and decode_bson resets the builder and runs bson_reader
+// above, which decides (and words) every error exactly as before. On success the tape is the
+// one bson_reader would have built.
+
+constexpr std::uint64_t tape_header(kind k, std::uint64_t aux, std::uint64_t payload) noexcept {
+    return (static_cast<std::uint64_t>(k) << document::kind_shift) |
+           (aux << document::aux_shift) | payload;
+}
+
+struct fast_frame {
+    std::size_t start;    // tape index of the header
+    std::size_t term;     // input index of the document's terminating 0x00
+    std::uint64_t count;  // elements (array) or entries (map) so far
+    std::size_t key_base; // first of this document's keys in fast_keys
+    bool array;
+};
+
+constexpr std::size_t fast_max_frames = 64;     // deeper input takes bson_reader
+constexpr std::size_t fast_tape_step = 256;     // words
+constexpr std::size_t fast_bytes_step = 2048;   // bytes
+
+[[gnu::noinline]] std::uint64_t* grow_tape(std::vector<std::uint64_t>& tape, std::size_t used,
+                                           std::size_t need) {
+    tape.resize(used + std::max(need, fast_tape_step));
+    return tape.data();
+}
+
+[[gnu::noinline]] char* grow_bytes(std::string& bytes, std::size_t used, std::size_t need) {
+    bytes.resize(used + std::max(need, fast_bytes_step));
+    return bytes.data();
+}
+
+// A key seen in an open document: a cheap fingerprint (length and first 8 bytes) to compare
+// first, and the text.
+struct fast_key {
+    std::uint64_t fp;
+    const char* s;
+    std::size_t n;
+};
+
+inline std::uint64_t key_fingerprint(const char* s, std::size_t n) noexcept {
+    std::uint64_t a = 0;
+    std::memcpy(&a, s, n < 8 ? n : 8);
+    return a ^ (static_cast<std::uint64_t>(n) * 0x9E3779B97F4A7C15ULL);
+}
+
+// True when two keys of k[0..n) are equal.
+[[gnu::noinline]] bool has_duplicate(fast_key* k, std::size_t n,
+                                     std::vector<fast_key>& sorted) {
+    if (n <= 16) {
+        // A 64-bit filter of the fingerprints; only a key whose bit is already set is compared
+        // with the keys before it.
+        std::uint64_t filter = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t bit = std::uint64_t{1} << ((k[i].fp * 0x9E3779B97F4A7C15ULL) >> 58);
+            if ((filter & bit) != 0) {
+                for (std::size_t j = 0; j < i; ++j) {
+                    if (k[i].fp == k[j].fp && k[i].n == k[j].n &&
+                        std::memcmp(k[i].s, k[j].s, k[i].n) == 0) {
+                        return true;
+                    }
+                }
+            }
+            filter |= bit;
+        }
+        return false;
+    }
+    sorted.assign(k, k + n);
+    std::sort(sorted.begin(), sorted.end(), [](const fast_key& a, const fast_key& b) {
+        return a.fp != b.fp ? a.fp < b.fp
+                            : std::string_view(a.s, a.n) < std::string_view(b.s, b.n);
+    });
+    for (std::size_t i = 1; i < n; ++i) {
+        if (sorted[i].fp == sorted[i - 1].fp &&
+            std::string_view(sorted[i].s, sorted[i].n) ==
+                std::string_view(sorted[i - 1].s, sorted[i - 1].n)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+struct fast_scratch {
+    std::vector<fast_key> keys;
+    std::vector<fast_key> sorted;
+    std::string text;
+};
+
+bool decode_bson_fast(std::string_view in, builder& b) {
+    const char* const p = in.data();
+    const std::size_t size = in.size();
+    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    std::vector<std::uint64_t>& tape = b.raw_tape();
+    std::string& bytes = b.raw_bytes();
+    thread_local fast_scratch scratch;
+    std::vector<fast_key>& keys = scratch.keys;
+    keys.clear();
+
+    char* b0 = grow_bytes(bytes, 0, 0);
+    std::size_t bn = 0;
+    std::size_t bcap = bytes.size();
+    std::uint64_t* t0 = grow_tape(tape, 0, 0);
+    std::size_t tn = 0;
+    std::size_t tcap = tape.size();
+
+    // frames[1] is the root document; frames[0] is never used (top == frames: none open yet).
+    fast_frame frames[fast_max_frames + 1];
+    fast_frame* top = frames;
+    std::size_t pos = 0;
+    std::size_t limit = size;  // where the next document must end (its parent's terminator)
+    bool array = false;        // the next document is an array
+
+    // Opens the document at pos (the root, or an element of type 0x03 / 0x04).
+open_document: {
+    if (limit - pos < 4) {
+        return false;
+    }
+    const auto len = static_cast<std::int32_t>(load_le32(p + pos));
+    if (len < 5 || static_cast<std::size_t>(len) > limit - pos) {
+        return false;
+    }
+    const std::size_t term = pos + static_cast<std::size_t>(len) - 1;
+    if (p[term] != 0) {
+        return false;
+    }
+    const std::size_t depth = static_cast<std::size_t>(top - frames);  // open documents
+    if (depth >= max_depth || tn * 8 + bn > max_bytes) {
+        return false;
+    }
+    if (tcap - tn < 2) {
+        t0 = grow_tape(tape, tn, 2);
+        tcap = tape.size();
+    }
+    t0[tn] = tape_header(array ? kind::array : kind::map, 0, 0);
+    ++top;
+    *top = {tn, term, 0, keys.size(), array};
+    tn += 2;
+    pos += 4;
+}
+
+    for (;;) {
+        const auto type = static_cast<unsigned char>(p[pos]);
+        const std::size_t term = top->term;
+        if (type == 0) {
+            if (pos != term) {
+                return false;
+            }
+            // Close the document.
+            if (!top->array) {
+                const std::size_t nk = keys.size() - top->key_base;
+                if (nk >= 2 && has_duplicate(keys.data() + top->key_base, nk, scratch.sorted)) {
+                    return false;
+                }
+                keys.resize(top->key_base);
+            }
+            t0[top->start] |= tn;
+            t0[top->start + 1] = top->count;
+            pos = term + 1;
+            if (top == frames + 1) {
+                break;
+            }
+            --top;
+            ++top->count;
+            continue;
+        }
+        ++pos;
+        // e_name: a cstring ending before the terminator.
+        if (tcap - tn < 4) {
+            t0 = grow_tape(tape, tn, 4);
+            tcap = tape.size();
+        }
+        std::uint64_t* w = t0 + tn;
+        std::size_t key_len;
+        bool short_key = false;
+#if defined(__SSE2__)
+        if (size - pos >= 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
+            const unsigned zero =
+                static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())));
+            if (zero != 0) {
+                key_len = static_cast<unsigned>(__builtin_ctz(zero));
+                if (key_len >= term - pos) {
+                    return false;
+                }
+                const unsigned high = static_cast<unsigned>(_mm_movemask_epi8(v));
+                if ((high & ((1u << key_len) - 1)) != 0 &&
+                    utf8_valid_prefix({p + pos, key_len}) != key_len) {
+                    return false;
+                }
+                if (!top->array) {
+                    if (bcap - bn < 16) {
+                        b0 = grow_bytes(bytes, bn, 16);
+                        bcap = bytes.size();
+                    }
+                    _mm_storeu_si128(reinterpret_cast<__m128i*>(b0 + bn), v);
+                }
+                short_key = true;
+            }
+        }
+#endif
+        if (!short_key) {
+            const void* nul = std::memchr(p + pos, 0, term - pos);
+            if (nul == nullptr) {
+                return false;
+            }
+            key_len = static_cast<std::size_t>(static_cast<const char*>(nul) - (p + pos));
+            if (utf8_valid_prefix({p + pos, key_len}) != key_len) {
+                return false;
+            }
+            if (!top->array) {
+                if (bcap - bn < key_len) {
+                    b0 = grow_bytes(bytes, bn, key_len);
+                    bcap = bytes.size();
+                }
+                std::memcpy(b0 + bn, p + pos, key_len);
+            }
+        }
+        if (top->array) {
+            // Array keys are "0", "1", ... in order.
+            const std::uint64_t index = top->count;
+            if (index < 10) {
+                if (key_len != 1 || p[pos] != static_cast<char>('0' + index)) {
+                    return false;
+                }
+            } else {
+                char buf[24];
+                auto r = std::to_chars(buf, buf + sizeof buf, index);
+                if (std::string_view(p + pos, key_len) !=
+                    std::string_view(buf, static_cast<std::size_t>(r.ptr - buf))) {
+                    return false;
+                }
+            }
+        } else {
+            keys.push_back({key_fingerprint(p + pos, key_len), p + pos, key_len});
+            w[0] = tape_header(kind::string, 0, bn);
+            w[1] = key_len;
+            w += 2;
+            tn += 2;
+            bn += key_len;
+        }
+        pos += key_len + 1;
+        // The value, which must end before term.
+        switch (type) {
+            case ej::t_double:
+            case ej::t_int64:
+                if (term - pos < 8) {
+                    return false;
+                }
+                w[0] = tape_header(type == ej::t_double ? kind::float64 : kind::int64, 0, 0);
+                w[1] = load_le64(p + pos);
+                pos += 8;
+                tn += 2;
+                break;
+            case ej::t_int32:
+                if (term - pos < 4) {
+                    return false;
+                }
+                w[0] = tape_header(kind::int64, 0, 0);
+                w[1] = static_cast<std::uint64_t>(
+                    static_cast<std::int64_t>(static_cast<std::int32_t>(load_le32(p + pos))));
+                pos += 4;
+                tn += 2;
+                break;
+            case ej::t_string: {
+                if (term - pos < 4) {
+                    return false;
+                }
+                const auto len = static_cast<std::int32_t>(load_le32(p + pos));
+                pos += 4;
+                if (len < 1 || static_cast<std::size_t>(len) > term - pos) {
+                    return false;
+                }
+                const std::size_t n = static_cast<std::size_t>(len) - 1;
+                if (p[pos + n] != 0) {
+                    return false;
+                }
+                const char* s = p + pos;
+#if defined(__SSE2__)
+                if (n <= 32 && size - pos >= 32) {
+                    // Copy 32 bytes (the bytes past n are overwritten by the next payload or
+                    // cut at the end) and check the first n for ASCII at once.
+                    if (bcap - bn < 32) {
+                        b0 = grow_bytes(bytes, bn, 32);
+                        bcap = bytes.size();
+                    }
+                    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+                    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+                    _mm_storeu_si128(reinterpret_cast<__m128i*>(b0 + bn), lo);
+                    _mm_storeu_si128(reinterpret_cast<__m128i*>(b0 + bn + 16), hi);
+                    const std::uint64_t high =
+                        static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
+                        static_cast<std::uint64_t>(
+                            static_cast<std::uint32_t>(_mm_movemask_epi8(hi)))
+                            << 16;
+                    if ((high & ((std::uint64_t{1} << n) - 1)) != 0 &&
+                        utf8_valid_prefix({s, n}) != n) {
+                        return false;
+                    }
+                } else
+#endif
+                {
+                    if (utf8_valid_prefix({s, n}) != n) {
+                        return false;
+                    }
+                    if (bcap - bn < n) {
+                        b0 = grow_bytes(bytes, bn, n);
+                        bcap = bytes.size();
+                    }
+                    std::memcpy(b0 + bn, s, n);
+                }
+                w[0] = tape_header(kind::string, 0, bn);
+                w[1] = n;
+                tn += 2;
+                bn += n;
+                pos += n + 1;
+                break;
+            }
+            case ej::t_document:
+            case ej::t_array:
+                limit = term;
+                array = type == ej::t_array;
+                goto open_document;
+            case ej::t_binary: {
+                if (term - pos < 5) {
+                    return false;
+                }
+                const auto len = static_cast<std::int32_t>(load_le32(p + pos));
+                if (p[pos + 4] != 0 || len < 0 ||
+                    static_cast<std::size_t>(len) > term - pos - 5) {
+                    return false;
+                }
+                pos += 5;
+                const std::size_t n = static_cast<std::size_t>(len);
+                if (bcap - bn < n) {
+                    b0 = grow_bytes(bytes, bn, n);
+                    bcap = bytes.size();
+                }
+                std::memcpy(b0 + bn, p + pos, n);
+                w[0] = tape_header(kind::bytes, 0, bn);
+                w[1] = n;
+                tn += 2;
+                bn += n;
+                pos += n;
+                break;
+            }
+            case ej::t_bool: {
+                if (term - pos < 1) {
+                    return false;
+                }
+                const auto c = static_cast<unsigned char>(p[pos]);
+                if (c > 1) {
+                    return false;
+                }
+                w[0] = tape_header(c == 1 ? kind::boolean_true : kind::boolean_false, 0, 0);
+                ++pos;
+                tn += 1;
+                break;
+            }
+            case ej::t_null:
+                w[0] = tape_header(kind::null, 0, 0);
+                tn += 1;
+                break;
+            case ej::t_datetime: {
+                if (term - pos < 8) {
+                    return false;
+                }
+                const auto ms = static_cast<std::int64_t>(load_le64(p + pos));
+                scratch.text.clear();
+                if (!ej::format_datetime(ms, scratch.text)) {
+                    return false;
+                }
+                const std::size_t n = scratch.text.size();
+                if (bcap - bn < n) {
+                    b0 = grow_bytes(bytes, bn, n);
+                    bcap = bytes.size();
+                }
+                std::memcpy(b0 + bn, scratch.text.data(), n);
+                w[0] = tape_header(kind::timestamp,
+                                   static_cast<std::uint64_t>(timestamp_kind::offset_date_time),
+                                   bn);
+                w[1] = n;
+                tn += 2;
+                bn += n;
+                pos += 8;
+                break;
+            }
+            default:
+                return false;
+        }
+        ++top->count;
+    }
+
+    if (pos != size || tn * 8 + bn > max_bytes) {
+        return false;
+    }
+    tape.resize(tn);
+    bytes.resize(bn);
+    return true;
+}
+
 result<void> decode_bson(std::string_view in, builder& b, const decode_options&) {
+    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+        if (decode_bson_fast(in, b)) {
+            return {};
+        }
+        b.reset();  // the reader below finds the error (or the limit) and reports it
+    }
     bson_reader r(in, b);
     return r.run();
 }
@@ -990,7 +1409,228 @@ private:
     std::vector<std::pair<std::size_t, std::size_t>>& sorted_names_ = scratch_.sorted;
 };
 
+// ---- encoder fast path ----
+//
+// A linear walk of the tape (the elements are listed in the order BSON writes them) with an
+// explicit stack instead of the recursive writer above, writing each element through a local
+// pointer after one prepare() of its whole size. It takes maps with string keys, arrays,
+// null, booleans, integers within 64 bits, doubles, strings, bytes and timestamps; on
+// anything else (another key kind, a key with NUL, a duplicate key, a map that may be
+// Extended JSON, a tag, a bignum, an integer above INT64_MAX, nesting deeper than 64) it cuts
+// the output back and returns false, and encode_bson runs bson_writer, which decides (and
+// reports) those cases exactly as before. On success the bytes are bson_writer's.
+
+struct enc_frame {
+    std::size_t end;      // tape index just past the container
+    std::size_t start;    // output offset of its length
+    std::uint64_t index;  // next array index
+    std::size_t key_base; // first of this map's keys in the scratch
+    bool map;
+};
+
+inline bool has_nul(const char* s, std::size_t n) noexcept {
+    constexpr std::uint64_t ones = 0x0101010101010101ULL;
+    constexpr std::uint64_t high = 0x8080808080808080ULL;
+    while (n >= 8) {
+        std::uint64_t v;
+        std::memcpy(&v, s, 8);
+        if (((v - ones) & ~v & high) != 0) {
+            return true;
+        }
+        s += 8;
+        n -= 8;
+    }
+    std::uint64_t v = ones;
+    std::memcpy(&v, s, n);
+    return ((v - ones) & ~v & high) != 0;
+}
+
+inline char* put_le32(char* o, std::uint32_t v) noexcept {
+    std::memcpy(o, &v, 4);  // little-endian host (static_assert below)
+    return o + 4;
+}
+inline char* put_le64(char* o, std::uint64_t v) noexcept {
+    std::memcpy(o, &v, 8);
+    return o + 8;
+}
+
+bool encode_bson_fast(const document& doc, output_buffer& out) {
+    static_assert(std::endian::native == std::endian::little);
+    const std::uint64_t* const t = doc.tape().data();
+    const char* const payload = doc.bytes().data();
+    const char* const payload_end = payload + doc.bytes().size();
+    if ((t[0] >> document::kind_shift) != static_cast<std::uint64_t>(kind::map)) {
+        return false;
+    }
+    thread_local fast_scratch scratch;
+    std::vector<fast_key>& keys = scratch.keys;
+    keys.clear();
+    const std::size_t out_start = out.size();
+    enc_frame frames[fast_max_frames];
+    enc_frame* top = frames;
+    *top = {static_cast<std::size_t>(t[0] & document::payload_mask), out_start, 0, 0, true};
+    out.commit(static_cast<std::size_t>(put_le32(out.prepare(4), 0) - (out.data_mut() + out.size())));
+    std::size_t i = 2;
+    auto bail = [&] {
+        out.truncate(out_start);
+        return false;
+    };
+    for (;;) {
+        while (i == top->end) {
+            // Close the container: duplicate keys, terminator, length.
+            if (top->map) {
+                const std::size_t nk = keys.size() - top->key_base;
+                if (nk >= 2 && has_duplicate(keys.data() + top->key_base, nk, scratch.sorted)) {
+                    return bail();
+                }
+                keys.resize(top->key_base);
+            }
+            out.push_back(0);
+            const auto len = static_cast<std::uint32_t>(out.size() - top->start);
+            put_le32(out.data_mut() + top->start, len);
+            if (top == frames) {
+                return true;
+            }
+            --top;
+        }
+        // The element's name.
+        const char* key;
+        std::size_t klen;
+        char digits[24];
+        if (top->map) {
+            const std::uint64_t kw = t[i];
+            if ((kw >> document::kind_shift) != static_cast<std::uint64_t>(kind::string)) {
+                return bail();
+            }
+            key = payload + (kw & document::payload_mask);
+            klen = static_cast<std::size_t>(t[i + 1]);
+            if (has_nul(key, klen)) {
+                return bail();
+            }
+            keys.push_back({key_fingerprint(key, klen), key, klen});
+            i += 2;
+        } else {
+            const std::uint64_t index = top->index++;
+            if (index < 10) {
+                digits[0] = static_cast<char>('0' + index);
+                klen = 1;
+            } else {
+                auto r = std::to_chars(digits, digits + sizeof digits, index);
+                klen = static_cast<std::size_t>(r.ptr - digits);
+            }
+            key = digits;
+        }
+        // The value.
+        const std::uint64_t w = t[i];
+        const auto k = static_cast<kind>(w >> document::kind_shift);
+        std::size_t vlen = 8;
+        std::string_view text;
+        if (k == kind::string || k == kind::bytes || k == kind::timestamp) {
+            text = {payload + (w & document::payload_mask), static_cast<std::size_t>(t[i + 1])};
+            vlen = 5 + text.size();
+        }
+        // 32 bytes of slack: short keys and strings are copied 16 / 32 bytes at a time when
+        // that much payload can be read (the bytes past their end are overwritten next).
+        char* const o0 = out.prepare(2 + klen + vlen + 32);
+        char* o = o0 + 1;
+        if (klen <= 16 && (key == digits || key + 16 <= payload_end)) {
+            std::memcpy(o, key, 16);
+        } else {
+            std::memcpy(o, key, klen);
+        }
+        o += klen;
+        *o++ = 0;
+        std::uint8_t type;
+        switch (k) {
+            case kind::null:
+                type = ej::t_null;
+                i += 1;
+                break;
+            case kind::boolean_false:
+            case kind::boolean_true:
+                *o++ = k == kind::boolean_true ? 1 : 0;
+                type = ej::t_bool;
+                i += 1;
+                break;
+            case kind::int64: {
+                const auto v = static_cast<std::int64_t>(t[i + 1]);
+                if (v >= INT32_MIN && v <= INT32_MAX) {
+                    o = put_le32(o, static_cast<std::uint32_t>(static_cast<std::int32_t>(v)));
+                    type = ej::t_int32;
+                } else {
+                    o = put_le64(o, static_cast<std::uint64_t>(v));
+                    type = ej::t_int64;
+                }
+                i += 2;
+                break;
+            }
+            case kind::float64:
+                o = put_le64(o, t[i + 1]);
+                type = ej::t_double;
+                i += 2;
+                break;
+            case kind::timestamp: {
+                // As bson_writer: an instant with whole milliseconds is a UTC datetime, any
+                // other date or time a string.
+                std::int64_t ms = 0;
+                if (static_cast<timestamp_kind>((w >> document::aux_shift) & 0xff) ==
+                        timestamp_kind::offset_date_time &&
+                    ej::parse_datetime(text, ms)) {
+                    o = put_le64(o, static_cast<std::uint64_t>(ms));
+                    type = ej::t_datetime;
+                    i += 2;
+                    break;
+                }
+                [[fallthrough]];
+            }
+            case kind::string:
+                o = put_le32(o, static_cast<std::uint32_t>(text.size() + 1));
+                if (text.size() <= 32 && text.data() + 32 <= payload_end) {
+                    std::memcpy(o, text.data(), 32);
+                } else {
+                    std::memcpy(o, text.data(), text.size());
+                }
+                o += text.size();
+                *o++ = 0;
+                type = ej::t_string;
+                i += 2;
+                break;
+            case kind::bytes:
+                o = put_le32(o, static_cast<std::uint32_t>(text.size()));
+                *o++ = 0;
+                std::memcpy(o, text.data(), text.size());
+                o += text.size();
+                type = ej::t_binary;
+                i += 2;
+                break;
+            case kind::array:
+            case kind::map: {
+                if (k == kind::map && ej::may_be_extjson(value(&doc, i))) {
+                    return bail();
+                }
+                if (static_cast<std::size_t>(top + 1 - frames) >= fast_max_frames) {
+                    return bail();
+                }
+                const std::size_t start = static_cast<std::size_t>(o - out.data_mut());
+                o = put_le32(o, 0);
+                *++top = {static_cast<std::size_t>(w & document::payload_mask), start, 0,
+                          keys.size(), k == kind::map};
+                type = k == kind::map ? ej::t_document : ej::t_array;
+                i += 2;
+                break;
+            }
+            default:
+                return bail();
+        }
+        *o0 = static_cast<char>(type);
+        out.commit(static_cast<std::size_t>(o - o0));
+    }
+}
+
 result<void> encode_bson(const document& doc, output_buffer& out, const encode_options& opt) {
+    if (!doc.empty() && encode_bson_fast(doc, out)) {
+        return {};
+    }
     bson_writer w(out, opt);
     if (!w.write_root(doc.root())) {
         return fail(std::move(w.err_));
