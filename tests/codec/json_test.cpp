@@ -5,8 +5,11 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <thread>
 #include <string>
 #include <vector>
+
+#include <simdjson.h>
 
 #include "support/support.hpp"
 
@@ -801,6 +804,237 @@ TEST(JsonConformance, FastPathAgreesWithOwnReader) {
             }
         }
     }
+}
+
+// ---- the DOM tape fast path ----
+//
+// decode_json first parses with simdjson's DOM parser and translates its tape into the
+// Document in one loop; whatever that loop does not take (bignums, scalar documents, depth and
+// size limits, every error) goes to the decoders before it. A depth limit above 1022 skips
+// both simdjson paths, so `own_only` gives the own reader's answer to compare with.
+
+// Decodes `text` through the default path and through the own reader alone: same Document, or
+// same error code, offset and path.
+void expect_same_as_own_reader(const std::string& text, decode_options opt = {}) {
+    document fast, own;
+    auto rf = decode(format_id::json, text, fast, opt);
+    decode_options o = opt;
+    o.limits.max_depth = 1100;
+    auto ro = decode(format_id::json, text, own, o);
+    ASSERT_EQ(static_cast<bool>(rf), static_cast<bool>(ro)) << text.substr(0, 200);
+    if (rf) {
+        EXPECT_TRUE(equal(fast, own)) << text.substr(0, 200) << "\n"
+                                      << dbg(fast).substr(0, 300) << "\n"
+                                      << dbg(own).substr(0, 300);
+        EXPECT_EQ(fast.tape(), own.tape()) << text.substr(0, 200);
+        EXPECT_EQ(fast.bytes(), own.bytes()) << text.substr(0, 200);
+    } else {
+        EXPECT_EQ(rf.error().code, ro.error().code) << text.substr(0, 200);
+        EXPECT_EQ(rf.error().offset, ro.error().offset) << text.substr(0, 200);
+        EXPECT_EQ(rf.error().path, ro.error().path) << text.substr(0, 200);
+        EXPECT_EQ(rf.error().message, ro.error().message) << text.substr(0, 200);
+    }
+}
+
+TEST(JsonTapeFastPath, SameTapeAsOwnReaderForEveryKind) {
+    expect_same_as_own_reader(
+        R"({"a":[],"b":{},"c":[[],{}],"d":null,"e":true,"f":false,"g":-1,"h":9223372036854775807,)"
+        R"("i":9223372036854775808,"j":18446744073709551615,"k":-9223372036854775808,"l":1.5,)"
+        R"("m":-0.0,"n":1e-300,"o":"","p":"x\u0000y","q":"\ud83d\ude00\"\\\/\b\f\n\r\t",)"
+        R"("r":"a string longer than thirty-two bytes, copied whole","s":[1,[2,[3,{"t":[4]}]]]})");
+    EXPECT_EQ(decoded(R"([[],{},[[]]])"), "[[],{},[[]]]");
+    EXPECT_EQ(decoded(R"({"a":{"b":[1,"x"]},"c":2})"), R"({"a":{"b":[1,"x"]},"c":2})");
+}
+
+TEST(JsonTapeFastPath, DuplicateKeysKeepTheirOrder) {
+    EXPECT_EQ(decoded(R"({"a":1,"b":2,"a":3,"a":[4],"b":{"a":5,"a":6}})"),
+              R"({"a":1,"b":2,"a":3,"a":[4],"b":{"a":5,"a":6}})");
+    expect_same_as_own_reader(R"({"a":1,"b":2,"a":3,"a":[4],"b":{"a":5,"a":6}})");
+}
+
+TEST(JsonTapeFastPath, BignumsFallBackWherever) {
+    for (const char* big : {"18446744073709551616", "-9223372036854775809",
+                            "123456789012345678901234567890"}) {
+        std::string text = "[";
+        for (int i = 0; i < 300; ++i) {
+            text += "{\"k\":\"v\",\"n\":[1,2.5]},";
+        }
+        text += big;
+        text += "]";
+        expect_same_as_own_reader(text);
+        document d = test::must_decode(format_id::json, text);
+        EXPECT_EQ(d.root().size(), 301u);
+        std::string last;
+        for (value v : d.root().items()) {
+            last = to_debug_string(v);
+        }
+        EXPECT_EQ(last, std::string(big) + "n");
+    }
+}
+
+// simdjson 3.0.1's on-demand fallback kernel read some floats with long mantissas as 0.0
+// (FuzzRegressions.LongMantissaFloatsInContainersKeepTheirValue). The DOM parser's doubles
+// must equal std::from_chars on every such token, in every kernel this CPU can run (the
+// parser is thread_local, so a new thread allocates one with the kernel made active).
+TEST(JsonTapeFastPath, LongMantissasMatchFromChars) {
+    std::string text = "[444444444444412e4,1234567890123456789.0,"
+                       "0.1000000000000000055511151231257827021181583404541015625,"
+                       "2.2250738585072011e-308,4.9e-324,1.7976931348623157e308";
+    std::uint64_t x = 0x9E3779B97F4A7C15ULL;
+    auto next = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    for (int i = 0; i < 3000; ++i) {
+        text += ',';
+        if (next() % 4 == 0) {
+            text += '-';
+        }
+        int digits = 15 + static_cast<int>(next() % 12);
+        std::string mantissa;
+        for (int k = 0; k < digits; ++k) {
+            mantissa += static_cast<char>('0' + (k == 0 ? 1 + next() % 9 : next() % 10));
+        }
+        std::size_t dot = next() % mantissa.size();
+        if (dot != 0) {
+            mantissa.insert(dot, ".");
+        }
+        text += mantissa;
+        if (dot == 0 || next() % 3 == 0) {
+            text += "e" + std::to_string(static_cast<int>(next() % 60) - 30);
+        }
+    }
+    text += "]";
+    std::vector<double> expected;
+    for (std::size_t pos = 1; pos < text.size();) {
+        std::size_t end = text.find_first_of(",]", pos);
+        double d = 0;
+        auto r = std::from_chars(text.data() + pos, text.data() + end, d);
+        ASSERT_EQ(r.ec, std::errc{}) << text.substr(pos, end - pos);
+        expected.push_back(d);
+        pos = end + 1;
+    }
+    auto check = [&](const std::string& kernel) {
+        document d;
+        auto r = decode(format_id::json, text, d);
+        ASSERT_TRUE(r) << kernel;
+        ASSERT_EQ(d.root().size(), expected.size()) << kernel;
+        std::size_t i = 0;
+        for (value v : d.root().items()) {
+            ASSERT_EQ(v.kind(), kind::float64) << kernel << " #" << i;
+            double got = v.get_double();
+            EXPECT_EQ(std::memcmp(&got, &expected[i], 8), 0)
+                << kernel << " #" << i << ": " << got << " vs " << expected[i];
+            ++i;
+        }
+    };
+    const simdjson::implementation* before = simdjson::get_active_implementation();
+    int kernels = 0;
+    for (const simdjson::implementation* impl : simdjson::get_available_implementations()) {
+        if (!impl->supported_by_runtime_system()) {
+            continue;
+        }
+        simdjson::get_active_implementation() = impl;
+        std::thread t(check, impl->name());
+        t.join();
+        ++kernels;
+    }
+    simdjson::get_active_implementation() = before;
+    EXPECT_GE(kernels, 1);
+    check("default");
+    expect_same_as_own_reader(text);
+}
+
+// A long negative token that underflows keeps its sign, as in the own reader (the on-demand
+// path's from_chars re-read gave +0.0 before; found by the differential run of this change).
+TEST(JsonTapeFastPath, NegativeUnderflowKeepsItsSign) {
+    const std::string tokens[] = {"-55674.084258539433120912625e-363", "-2250062.541288753265e-393",
+                                  "-1e-400", "1e-400", "-0.0000000000000000000001e-320"};
+    for (const std::string& t : tokens) {
+        std::string text = "[" + t + ",{\"k\":" + t + "}]";
+        expect_same_as_own_reader(text);
+        std::string zero = t[0] == '-' ? "-0.0" : "0.0";
+        EXPECT_EQ(decoded(text), "[" + zero + ",{\"k\":" + zero + "}]") << t;
+        // The on-demand path (taken when the fast path hands a document on, here at the size
+        // budget's edge) agrees.
+        document d = test::must_decode(format_id::json, text);
+        decode_options opt;
+        opt.limits.max_bytes = d.content_size() - 1;
+        expect_same_as_own_reader(text, opt);
+    }
+}
+
+TEST(JsonTapeFastPath, DepthAtTheLimit) {
+    for (std::uint32_t limit : {1u, 2u, 5u, 512u, 1022u}) {
+        decode_options opt;
+        opt.limits.max_depth = limit;
+        for (std::size_t n : {std::size_t{limit} - 1, std::size_t{limit}, std::size_t{limit} + 1}) {
+            if (n == 0) {
+                continue;
+            }
+            std::string arrays = nested_arrays(n);
+            std::string maps;
+            for (std::size_t i = 0; i < n; ++i) {
+                maps += "{\"k\":";
+            }
+            maps += "[]";  // one level more than the maps
+            maps += std::string(n, '}');
+            for (const std::string& text : {arrays, maps}) {
+                document d;
+                auto r = decode(format_id::json, text, d, opt);
+                std::size_t depth = text[0] == '[' ? n : n + 1;
+                EXPECT_EQ(static_cast<bool>(r), depth <= limit) << limit << " " << n;
+                if (!r) {
+                    // The first container past the limit: '[' at `limit`, '{"k":' every 5 bytes.
+                    EXPECT_EQ(r.error().code, errc::depth_exceeded);
+                    EXPECT_EQ(r.error().offset, text[0] == '[' ? limit : 5 * limit) << n;
+                } else {
+                    expect_same_as_own_reader(text, opt);
+                }
+            }
+        }
+    }
+}
+
+TEST(JsonTapeFastPath, SizeBudgetAtTheEdge) {
+    std::string text = R"({"a":["x","a string of more than thirty-two bytes...",1,2.5,{"b":[]}],"c":null})";
+    document d = test::must_decode(format_id::json, text);
+    const std::size_t size = d.content_size();
+    for (std::size_t budget : {size - 40, size - 1, size, size + 1}) {
+        decode_options opt;
+        opt.limits.max_bytes = budget;
+        expect_same_as_own_reader(text, opt);
+    }
+    // The builder checks the budget at container starts; the fast path is stricter (it also
+    // checks at the end) and hands the borderline cases to the decoders before it.
+    decode_options opt;
+    opt.limits.max_bytes = 64;
+    EXPECT_EQ(test::decode_error(format_id::json, text, opt).code, errc::size_exceeded);
+}
+
+TEST(JsonTapeFastPath, ScalarDocumentsAndErrorsAreTheOwnReaders) {
+    for (const char* text : {"42", "-0", "1.5", "\"x\"", "null", "true", " 18446744073709551616 ",
+                             "[1,]", "{\"a\" 1}", "[\"\\ud800\"]", "[1] x", "[01]", "[\"\x80\"]",
+                             "[\"a\tb\"]", "[nul]", "{\"a\":1,}", "[1e400]"}) {
+        expect_same_as_own_reader(text);
+    }
+}
+
+// Above 16 MiB the thread's parser buffers are released after the decode; the next decode
+// allocates them again and still gives the right answer.
+TEST(JsonTapeFastPath, LargeInputThenSmall) {
+    std::string text = "[";
+    while (text.size() < (std::size_t{17} << 20)) {
+        text += "{\"id\":12345,\"name\":\"abcdefghij\"},";
+    }
+    text += "0]";
+    document d = test::must_decode(format_id::json, text);
+    EXPECT_GT(d.root().size(), 400000u);
+    EXPECT_EQ(dbg(test::must_decode(format_id::json, R"({"a":[1,"b"]})")), R"({"a":[1,"b"]})");
+    EXPECT_EQ(dbg(test::must_decode(format_id::json, text.substr(0, 34) + "0]")),
+              R"([{"id":12345,"name":"abcdefghij"},0])");
 }
 
 // ---- json-bench files ----

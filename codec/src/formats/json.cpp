@@ -447,11 +447,13 @@ private:
 
 // ---- simdjson ----
 
-// Which decoder runs first: 2 simdjson on-demand (the default, measured fastest), 1 simdjson
-// DOM, 0 the own reader only. 0 and 1 exist to repeat the measurement of docs/formats/json.md
+// Which decoder runs first: 3 simdjson's DOM parser with its tape translated into the Document
+// in one loop, then (when that refuses) on-demand as 2 (the default, measured fastest); 2
+// simdjson on-demand; 1 simdjson DOM walked through the builder; 0 the own reader only. 0, 1
+// and 2 exist to repeat the measurements of docs/formats/json.md
 // (cmake -DCMAKE_CXX_FLAGS=-DPOLYCODEC_JSON_DECODER=1).
 #ifndef POLYCODEC_JSON_DECODER
-#define POLYCODEC_JSON_DECODER 2
+#define POLYCODEC_JSON_DECODER 3
 #endif
 
 // Inputs above this size do not keep their parser buffers after the decode, so one huge body
@@ -542,7 +544,7 @@ bool decode_with_simdjson(std::string_view in, builder& b) {
     return done;
 }
 
-#elif POLYCODEC_JSON_DECODER == 2
+#elif POLYCODEC_JSON_DECODER >= 2
 
 // Walks simdjson's on-demand API into the builder. It compiles to this translation unit's
 // target: without -march that is simdjson's fallback kernel, and still beats the DOM parser's
@@ -604,9 +606,15 @@ public:
                         // simdjson 3.0.1's generic kernel reads floats with 19 or more
                         // significant digits as 0.0 ([1234567890123456789.0]); long tokens
                         // are read again with from_chars (found by fuzz_decode_json).
+                        // A token that underflows (from_chars: out of range; simdjson
+                        // fails on overflow) is a zero with the token's sign, as the own
+                        // reader reads it (this path gave +0.0 for "-5.5555555555555555e-400").
                         double d = n.get_double();
                         if (raw.size() > 18) {
-                            std::from_chars(raw.data(), raw.data() + raw.size(), d);
+                            auto r = std::from_chars(raw.data(), raw.data() + raw.size(), d);
+                            if (r.ec == std::errc::result_out_of_range) {
+                                d = raw[0] == '-' ? -0.0 : 0.0;
+                            }
                         }
                         b_.add_double(d);
                     }
@@ -701,6 +709,197 @@ bool decode_with_simdjson(std::string_view in, builder& b) {
 
 #endif
 
+#if POLYCODEC_JSON_DECODER == 3
+
+// ---- fast path: simdjson's DOM tape translated into the Document ----
+//
+// simdjson's DOM parser runs its run-time dispatched kernel (AVX-512 / AVX2 where the CPU has
+// them; the on-demand walk above compiles to this translation unit's target, the portable
+// fallback kernel). Its tape (simdjson docs/tape.md: one word per element, the type character
+// in the top 8 bits; '{' and '[' hold the index past their close in the low 32 bits and the
+// count, saturated at 0xFFFFFF, in bits 32..55; strings are an offset into string_buf, where a
+// 32-bit little-endian length precedes the bytes; 'l', 'u', 'd' are followed by their value
+// word) is copied into the Document's tape in one loop without recursion, writing the tape
+// words and payload bytes directly (builder::raw_tape / raw_bytes, as msgpack.cpp's fast
+// path). It takes valid input within the limits only: a parse error, a scalar document, depth
+// over the limit, the size budget or a saturated count return false, and decode_json resets
+// the builder and runs the decoder of POLYCODEC_JSON_DECODER 2 unchanged (on-demand, then
+// the own reader), which decides and words every error and keeps bignums. simdjson's DOM
+// validates all of the input (UTF-8 included); duplicate keys stay, in order. The doubles are
+// simdjson's DOM number parser's (checked equal to std::from_chars on long mantissas in every
+// kernel: JsonTapeFastPath tests).
+
+constexpr std::uint64_t tape_header(kind k, std::uint64_t payload) noexcept {
+    return (static_cast<std::uint64_t>(k) << document::kind_shift) | payload;
+}
+
+// The buffers grow by resize(), which zero-fills: in steps, so that the zeroing stays short
+// and never runs far past the end (as msgpack.cpp's fast path).
+constexpr std::size_t dom_tape_step = 512;    // words
+constexpr std::size_t dom_bytes_step = 4096;  // bytes
+// simdjson's DOM parser refuses deeper input (DEPTH_ERROR) before the loop sees it.
+constexpr std::size_t dom_max_frames = simdjson::DEFAULT_MAX_DEPTH;
+
+[[gnu::noinline]] std::uint64_t* dom_grow_tape(std::vector<std::uint64_t>& tape, std::size_t used,
+                                               std::size_t need) {
+    tape.resize(used + std::max(need, dom_tape_step));
+    return tape.data();
+}
+
+[[gnu::noinline]] char* dom_grow_bytes(std::string& bytes, std::size_t used, std::size_t need) {
+    bytes.resize(used + std::max(need, dom_bytes_step));
+    return bytes.data();
+}
+
+// Copies a parsed simdjson DOM document into the (empty) builder; false when it does not take it.
+bool translate_dom_tape(const simdjson::dom::document& d, builder& b) {
+    const std::uint64_t* const st = d.tape.get();
+    const std::uint8_t* const sb = d.string_buf.get();
+    constexpr std::uint64_t mask = simdjson::internal::JSON_VALUE_MASK;
+    const std::size_t end = (st[0] & mask) - 1;  // index of the closing root word
+    const auto first = static_cast<char>(st[1] >> 56);
+    if (first != '{' && first != '[') {
+        return false;  // a scalar document: the own reader reads it, as before
+    }
+    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, dom_max_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    std::vector<std::uint64_t>& tape = b.raw_tape();
+    std::string& bytes = b.raw_bytes();
+    std::uint64_t* t0 = dom_grow_tape(tape, 0, 0);
+    std::size_t tn = 0;
+    std::size_t tcap = tape.size();
+    char* b0 = dom_grow_bytes(bytes, 0, 0);
+    std::size_t bn = 0;
+    std::size_t bcap = bytes.size();
+
+    std::size_t stack[dom_max_frames];  // tape index of each open container's header
+    std::size_t depth = 0;
+
+    for (std::size_t i = 1; i < end;) {
+        const std::uint64_t word = st[i];
+        if (tcap - tn < 2) {
+            t0 = dom_grow_tape(tape, tn, 2);
+            tcap = tape.size();
+        }
+        std::uint64_t* w = t0 + tn;
+        switch (static_cast<char>(word >> 56)) {
+            case '"': {
+                const std::uint8_t* src = sb + (word & mask);
+                std::uint32_t len;
+                std::memcpy(&len, src, 4);
+                src += 4;
+                if (bcap - bn < std::size_t{len} + 32) {
+                    b0 = dom_grow_bytes(bytes, bn, std::size_t{len} + 32);
+                    bcap = bytes.size();
+                }
+                // Short strings: copy 32 bytes at once (string_buf keeps SIMDJSON_PADDING
+                // spare bytes past its last string; the bytes past len are overwritten by the
+                // next payload or cut at the end).
+                if (len <= 32) {
+                    std::memcpy(b0 + bn, src, 32);
+                } else {
+                    std::memcpy(b0 + bn, src, len);
+                }
+                w[0] = tape_header(kind::string, bn);
+                w[1] = len;
+                tn += 2;
+                bn += len;
+                ++i;
+                break;
+            }
+            case 'l':
+                w[0] = tape_header(kind::int64, 0);
+                w[1] = st[i + 1];
+                tn += 2;
+                i += 2;
+                break;
+            case 'u': {
+                const std::uint64_t v = st[i + 1];
+                w[0] = tape_header(v <= static_cast<std::uint64_t>(INT64_MAX) ? kind::int64
+                                                                            : kind::uint64,
+                                   0);
+                w[1] = v;
+                tn += 2;
+                i += 2;
+                break;
+            }
+            case 'd':
+                w[0] = tape_header(kind::float64, 0);
+                w[1] = st[i + 1];
+                tn += 2;
+                i += 2;
+                break;
+            case 'n':
+                w[0] = tape_header(kind::null, 0);
+                tn += 1;
+                ++i;
+                break;
+            case 't':
+                w[0] = tape_header(kind::boolean_true, 0);
+                tn += 1;
+                ++i;
+                break;
+            case 'f':
+                w[0] = tape_header(kind::boolean_false, 0);
+                tn += 1;
+                ++i;
+                break;
+            case '{':
+            case '[': {
+                const std::uint64_t count = (word >> 32) & 0xFFFFFF;
+                if (count == 0xFFFFFF || depth >= max_depth || tn * 8 + bn > max_bytes) {
+                    return false;  // saturated count, depth limit, size budget
+                }
+                stack[depth++] = tn;
+                w[0] = tape_header((word >> 56) == '{' ? kind::map : kind::array, 0);
+                w[1] = count;
+                tn += 2;
+                ++i;
+                break;
+            }
+            case '}':
+            case ']':
+                if (depth == 0) {
+                    return false;
+                }
+                t0[stack[--depth]] |= tn;  // the header's payload: the index just past it
+                ++i;
+                break;
+            default:
+                return false;
+        }
+    }
+    if (depth != 0 || tn * 8 + bn > max_bytes) {
+        return false;
+    }
+    tape.resize(tn);
+    bytes.resize(bn);
+    return true;
+}
+
+// True when simdjson's DOM parser read the whole input and its tape went into the builder.
+bool decode_with_dom_tape(std::string_view in, builder& b) {
+    // A depth limit that could come near simdjson's own (1024) goes to the decoders below, as
+    // for on-demand (tests force the own reader that way).
+    if (b.depth() != 0 || !b.ok() || !b.doc().empty() || !b.doc().bytes().empty() ||
+        b.limits().max_depth + 2 > simdjson::DEFAULT_MAX_DEPTH) {
+        return false;
+    }
+    // One parser per thread, reused: its buffers grow to the largest input and stay, so a
+    // steady stream of decodes allocates nothing. parse() copies the input into the parser's
+    // padded buffer (simdjson reads up to SIMDJSON_PADDING bytes past the end).
+    thread_local simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    const bool done = parser.parse(in.data(), in.size(), true).get(root) == simdjson::SUCCESS &&
+                      translate_dom_tape(parser.doc, b);
+    if (in.size() > keep_parser_limit) {
+        parser = simdjson::dom::parser{};
+    }
+    return done;
+}
+
+#endif
+
 result<void> decode_json(std::string_view in, builder& b, const decode_options&) {
     if (in.size() >= 3 && in.substr(0, 3) == "\xEF\xBB\xBF") {
         return fail(make_error(errc::unexpected_char, 0,
@@ -708,6 +907,13 @@ result<void> decode_json(std::string_view in, builder& b, const decode_options&)
     }
 #if POLYCODEC_JSON_DECODER != 0
     if (!in.empty() && in.size() <= simdjson::SIMDJSON_MAXSIZE_BYTES) {
+#if POLYCODEC_JSON_DECODER == 3
+        if (decode_with_dom_tape(in, b)) {
+            return {};
+        }
+        // Anything the fast path does not take goes to the decoder before it, unchanged.
+        b.reset();
+#endif
         if (decode_with_simdjson(in, b)) {
             return {};
         }
