@@ -1,8 +1,9 @@
-// JSON (RFC 8259). Decoding goes through simdjson's on-demand API, which walks the input once
-// and appends straight into the Document; when simdjson refuses the input, the own
-// recursive-descent reader below reads it again: it accepts what simdjson cannot hold (integers
-// beyond 64 bits become bignums) and reports the exact byte offset and message of every error.
-// docs/formats/json.md has the measurements behind this choice (on-demand, DOM, own reader).
+// JSON (RFC 8259). Decoding first parses with simdjson's DOM parser (run-time dispatched kernel)
+// and copies its tape into the Document in one loop; what that refuses goes to simdjson's
+// on-demand API, which appends straight into the Document; when simdjson refuses the input, the
+// own recursive-descent reader below reads it again: it accepts what simdjson cannot hold
+// (integers beyond 64 bits become bignums) and reports the exact byte offset and message of
+// every error. docs/formats/json.md has the measurements behind this choice.
 #include <simdjson.h>
 
 #include <charconv>
