@@ -10,12 +10,10 @@ import unittest
 # (a few buffers per stream) and toml++ (a node tree per document). docs/BENCHMARKS.md
 # explains; every other decoder and every encoder must not allocate in steady state.
 LIBRARY_DECODERS = {"yaml", "toml"}
-# TODO(#9): the urlform decoder builds its bracket tree with per-node vectors and a hash map,
-# and its encoder one key path string.
-ALLOCATING_DECODERS = LIBRARY_DECODERS | {"urlform"}
-# Every other encoder writes into a reused buffer without allocating (TOML's key paths and key
-# texts live in per-thread scratch frames since #6).
-ALLOCATING_ENCODERS = {"urlform"}
+ALLOCATING_DECODERS = LIBRARY_DECODERS
+# Every encoder writes into a reused buffer without allocating (TOML's and urlform's key paths
+# and key texts live in per-thread scratch since #6).
+ALLOCATING_ENCODERS = set()
 
 
 class BenchSmoke(unittest.TestCase):

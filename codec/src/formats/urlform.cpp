@@ -10,8 +10,9 @@
 // encodeValuesOnly (brackets literal, indices for arrays) and RFC 3986 percent-encoding (space
 // as %20). docs/formats/urlform.md has every rule.
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "detail/lossy.hpp"
@@ -32,23 +33,65 @@ int hex_digit(char c) {
 // ---- reader ----
 
 // The form as a tree, built first because a key may come back anywhere in the input. Text
-// (names and values) lives in one arena string.
+// (names and values) lives in one arena string. Nodes, their child lists (intrusive: first,
+// last, next sibling), the (parent, key) lookup (open addressing over node ids) and emit()'s
+// work lists live in per-thread scratch reused across calls, so a steady-state decode does
+// not allocate (#6).
+constexpr std::uint32_t no_node = UINT32_MAX;
+
 struct form_node {
-    bool container = false;
     std::size_t text_off = 0, text_len = 0;  // a leaf's value
-    std::vector<std::uint32_t> children;     // indices into nodes, in insertion order
+    std::size_t name_off = 0, name_len = 0;  // key under the parent when a name
+    std::uint64_t index = 0;                 // key under the parent when an index
     std::uint64_t next_index = 0;            // where `[]` appends
+    std::uint32_t parent = no_node;
+    std::uint32_t first_child = no_node, last_child = no_node, next_sibling = no_node;
+    std::uint32_t child_count = 0;
+    bool container = false;
+    bool leaf = false;      // holds a value (the old is_leaf_ flag)
+    bool is_index = false;  // keyed by index under the parent
 };
 
-struct form_child_key {
-    bool is_index = false;
-    std::uint64_t index = 0;
-    std::size_t name_off = 0, name_len = 0;
+struct form_scratch {
+    std::string arena;
+    std::vector<form_node> nodes;
+    // Open addressing: generation << 32 | node id; a slot of another generation (call) is
+    // empty, so the table needs no clearing between calls.
+    std::vector<std::uint64_t> table;
+    std::size_t table_used = 0;
+    std::uint32_t generation = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> segs;
+    // emit()'s work lists, used as stacks: each level works above the size it found.
+    std::vector<std::uint32_t> ids;
+    std::vector<std::pair<std::uint64_t, std::size_t>> order;
+    std::vector<std::size_t> groups;
 };
+
+// A buffer above this is released after the call, so one huge body does not pin its memory.
+constexpr std::size_t scratch_keep_bytes = std::size_t{16} << 20;
+
+template <class V>
+void release_if_huge(V& v) {
+    if (v.capacity() * sizeof(typename V::value_type) > scratch_keep_bytes) {
+        V().swap(v);
+    }
+}
 
 class form_reader {
 public:
-    form_reader(std::string_view in, builder& b, bool infer) : in_(in), b_(b), infer_(infer) {}
+    form_reader(std::string_view in, builder& b, bool infer)
+        : in_(in), b_(b), infer_(infer), s_(thread_scratch()) {}
+    form_reader(const form_reader&) = delete;
+    form_reader& operator=(const form_reader&) = delete;
+    ~form_reader() {
+        release_if_huge(s_.arena);
+        release_if_huge(s_.nodes);
+        release_if_huge(s_.table);
+        release_if_huge(s_.segs);
+        release_if_huge(s_.ids);
+        release_if_huge(s_.order);
+        release_if_huge(s_.groups);
+    }
 
     result<void> run() {
         // One line break at the very end is not part of the form (files and here-strings end
@@ -57,7 +100,6 @@ public:
             in_.remove_suffix(in_.size() >= 2 && in_[in_.size() - 2] == '\r' ? 2 : 1);
         }
         nodes_.push_back({});
-        keys_.push_back({});
         nodes_[0].container = true;
         std::size_t pos = 0;
         while (pos <= in_.size()) {
@@ -74,6 +116,22 @@ public:
     }
 
 private:
+    static form_scratch& thread_scratch() {
+        thread_local form_scratch s;
+        s.arena.clear();
+        s.nodes.clear();
+        s.table_used = 0;
+        if (++s.generation == 0) {  // wrapped: slots of generation 0 would look live
+            std::fill(s.table.begin(), s.table.end(), 0);
+            s.generation = 1;
+        }
+        s.segs.clear();
+        s.ids.clear();
+        s.order.clear();
+        s.groups.clear();
+        return s;
+    }
+
     // Percent-decodes in_[from, to) onto the arena; returns the decoded length.
     result<std::size_t> decode_text(std::size_t from, std::size_t to) {
         std::size_t start = arena_.size();
@@ -125,39 +183,136 @@ private:
         return true;
     }
 
+    // ---- (parent, key) -> child lookup: open addressing, linear probing, load <= 1/2 ----
+
+    static std::uint64_t mix(std::uint64_t h) {
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 33;
+        h *= 0xc4ceb9fe1a85ec53ULL;
+        h ^= h >> 33;
+        return h;
+    }
+
+    static std::uint64_t key_hash(std::uint32_t parent, bool is_index, std::uint64_t index,
+                                  std::string_view name) {
+        std::uint64_t h = (std::uint64_t{parent} << 1 | (is_index ? 1u : 0u)) *
+                          0x9e3779b97f4a7c15ULL;
+        if (is_index) {
+            return mix(h ^ index);
+        }
+        h ^= name.size();
+        std::size_t i = 0;
+        for (; i + 8 <= name.size(); i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, name.data() + i, 8);
+            h = (h ^ w) * 0x100000001b3ULL;
+            h ^= h >> 29;
+        }
+        std::uint64_t tail = 0;
+        std::memcpy(&tail, name.data() + i, name.size() - i);
+        return mix(h ^ tail);
+    }
+
+    std::uint64_t node_hash(const form_node& n) const {
+        return key_hash(n.parent, n.is_index, n.index, arena(n.name_off, n.name_len));
+    }
+
+    std::uint32_t find(std::uint32_t parent, bool is_index, std::uint64_t index,
+                       std::string_view name) const {
+        if (table_.empty()) {
+            return no_node;
+        }
+        std::size_t mask = table_.size() - 1;
+        for (std::size_t i = key_hash(parent, is_index, index, name) & mask;; i = (i + 1) & mask) {
+            if ((table_[i] >> 32) != s_.generation) {
+                return no_node;
+            }
+            auto id = static_cast<std::uint32_t>(table_[i]);
+            const form_node& n = nodes_[id];
+            if (n.parent == parent && n.is_index == is_index &&
+                (is_index ? n.index == index : arena(n.name_off, n.name_len) == name)) {
+                return id;
+            }
+        }
+    }
+
+    void place(std::uint32_t id, std::uint64_t h) {
+        std::size_t mask = table_.size() - 1;
+        std::size_t i = h & mask;
+        while ((table_[i] >> 32) == s_.generation) {
+            i = (i + 1) & mask;
+        }
+        table_[i] = std::uint64_t{s_.generation} << 32 | id;
+    }
+
+    void insert(std::uint32_t id) {
+        if ((s_.table_used + 1) * 2 > table_.size()) {
+            std::size_t size = table_.empty() ? 64 : table_.size() * 2;
+            // The ids already placed: collect them, then re-place them in the larger table.
+            std::size_t base = s_.ids.size();
+            for (std::uint64_t old : table_) {
+                if ((old >> 32) == s_.generation) {
+                    s_.ids.push_back(static_cast<std::uint32_t>(old));
+                }
+            }
+            table_.assign(size, 0);
+            for (std::size_t k = base; k < s_.ids.size(); ++k) {
+                place(s_.ids[k], node_hash(nodes_[s_.ids[k]]));
+            }
+            s_.ids.resize(base);
+        }
+        place(id, node_hash(nodes_[id]));
+        ++s_.table_used;
+    }
+
+    std::uint32_t new_child(std::uint32_t parent) {
+        auto id = static_cast<std::uint32_t>(nodes_.size());
+        nodes_.push_back({});
+        nodes_[id].parent = parent;
+        form_node& p = nodes_[parent];
+        if (p.last_child == no_node) {
+            p.first_child = id;
+        } else {
+            nodes_[p.last_child].next_sibling = id;
+        }
+        p.last_child = id;
+        ++p.child_count;
+        return id;
+    }
+
     // The child of `parent` named by segment `seg` ("" = append), created when absent.
     std::uint32_t child(std::uint32_t parent, std::string_view seg, std::size_t seg_off,
                         bool top) {
-        form_child_key key;
+        bool is_index = false;
+        std::uint64_t index = 0;
         std::uint64_t idx = 0;
         if (!top && seg.empty()) {
-            key.is_index = true;
-            key.index = nodes_[parent].next_index;
+            is_index = true;
+            index = nodes_[parent].next_index;
         } else if (!top && canonical_index(seg, idx)) {
-            key.is_index = true;
-            key.index = idx;
-        } else {
-            key.name_off = seg_off;
-            key.name_len = seg.size();
+            is_index = true;
+            index = idx;
         }
-        if (!(key.is_index && seg.empty())) {
-            lookup_.assign(reinterpret_cast<const char*>(&parent), sizeof parent);
-            lookup_.push_back(key.is_index ? 'i' : 'n');
-            lookup_.append(seg);
-            auto it = index_.find(lookup_);
-            if (it != index_.end()) {
-                return it->second;
+        bool appended = is_index && seg.empty();
+        if (!appended) {
+            std::uint32_t found = find(parent, is_index, index, seg);
+            if (found != no_node) {
+                return found;
             }
         }
-        auto id = static_cast<std::uint32_t>(nodes_.size());
-        nodes_.push_back({});
-        keys_.push_back(key);
-        nodes_[parent].children.push_back(id);
-        if (key.is_index) {
-            nodes_[parent].next_index = std::max(nodes_[parent].next_index, key.index + 1);
+        std::uint32_t id = new_child(parent);
+        form_node& n = nodes_[id];
+        n.is_index = is_index;
+        if (is_index) {
+            n.index = index;
+            nodes_[parent].next_index = std::max(nodes_[parent].next_index, index + 1);
+        } else {
+            n.name_off = seg_off;
+            n.name_len = seg.size();
         }
-        if (!(key.is_index && seg.empty())) {
-            index_.emplace(lookup_, id);
+        if (!appended) {
+            insert(id);
         }
         return id;
     }
@@ -169,29 +324,29 @@ private:
             return;
         }
         nodes_[n].container = true;
-        if (!seen_leaf(n)) {
+        if (!nodes_[n].leaf) {
             return;
         }
-        is_leaf_[n] = false;
-        auto id = static_cast<std::uint32_t>(nodes_.size());
-        form_node leaf;
+        nodes_[n].leaf = false;
+        std::uint32_t id = new_child(n);
+        form_node& leaf = nodes_[id];
         leaf.text_off = nodes_[n].text_off;
         leaf.text_len = nodes_[n].text_len;
-        form_child_key k;
-        k.is_index = true;
-        k.index = 0;
-        nodes_.push_back(leaf);
-        keys_.push_back(k);
-        nodes_[n].children.push_back(id);
+        leaf.is_index = true;
+        leaf.index = 0;
+        leaf.leaf = true;
         nodes_[n].next_index = 1;
-        set_leaf(id);
     }
 
     // The tree costs far more per pair than the tape (`a&a&a…` is 2 bytes a node): it counts
     // against the document's size budget, so a large input fails with size_exceeded instead
-    // of taking memory without bound.
+    // of taking memory without bound. The cost per node is the one the tree had with a
+    // std::vector per node and a separate key record (56 + 32 bytes, plus 64 for its hash map
+    // entry), kept so that the budget stops at the same pair as before.
     bool over_budget() const {
-        constexpr std::size_t per_node = sizeof(form_node) + sizeof(form_child_key) + 64;
+        constexpr std::size_t per_node = 56 + 32 + 64;
+        static_assert(sizeof(form_node) + 2 * sizeof(std::uint64_t) <= per_node,
+                      "the budget must cover a node and its table slots");
         return nodes_.size() * per_node + arena_.size() > b_.limits().max_bytes;
     }
 
@@ -250,30 +405,22 @@ private:
             std::uint32_t c = child(cur, arena(segs_[i].first, segs_[i].second), segs_[i].first,
                                     i == 0);
             if (i + 1 == segs_.size()) {
-                if (nodes_[c].container || seen_leaf(c)) {
+                if (nodes_[c].container || nodes_[c].leaf) {
                     // Repeated: the value joins an array (qs's combine).
                     make_container(c);
                     std::uint32_t leaf = child(c, std::string_view(), 0, false);
                     nodes_[leaf].text_off = voff;
                     nodes_[leaf].text_len = vlen;
-                    set_leaf(leaf);
+                    nodes_[leaf].leaf = true;
                 } else {
                     nodes_[c].text_off = voff;
                     nodes_[c].text_len = vlen;
-                    set_leaf(c);
+                    nodes_[c].leaf = true;
                 }
             }
             cur = c;
         }
         return {};
-    }
-
-    bool seen_leaf(std::uint32_t n) const { return n < is_leaf_.size() && is_leaf_[n]; }
-    void set_leaf(std::uint32_t n) {
-        if (is_leaf_.size() <= n) {
-            is_leaf_.resize(nodes_.size(), false);
-        }
-        is_leaf_[n] = true;
     }
 
     result<void> limit() {
@@ -283,10 +430,13 @@ private:
                                    : std::string("document larger than its size budget")));
     }
 
+    // emit() recurses (as deep as the builder's depth limit lets it); its work lists are the
+    // scratch vectors used as stacks: a level works at and above the size it found and cuts
+    // them back before it returns. Elements are read by position, never by reference, because
+    // a deeper level may grow (move) the vectors.
     result<void> emit(std::uint32_t n, int depth) {
-        const form_node& node = nodes_[n];
-        if (!node.container) {
-            std::string_view text = arena(node.text_off, node.text_len);
+        if (!nodes_[n].container) {
+            std::string_view text = arena(nodes_[n].text_off, nodes_[n].text_len);
             if (infer_) {
                 textinfer::add(b_, text);
             } else {
@@ -294,21 +444,33 @@ private:
             }
             return {};
         }
-        bool all_index = n != 0 && std::all_of(node.children.begin(), node.children.end(),
-                                               [&](std::uint32_t c) { return keys_[c].is_index; });
+        std::vector<std::uint32_t>& ids = s_.ids;
+        std::vector<std::pair<std::uint64_t, std::size_t>>& order = s_.order;
+        const std::size_t base = ids.size();
+        const std::size_t count = nodes_[n].child_count;
+        bool all_index = n != 0;
+        for (std::uint32_t c = nodes_[n].first_child; c != no_node; c = nodes_[c].next_sibling) {
+            ids.push_back(c);
+            all_index = all_index && nodes_[c].is_index;
+        }
         if (all_index) {
             if (!b_.begin_array()) {
                 return limit();
             }
-            std::vector<std::uint32_t> sorted(node.children.begin(), node.children.end());
-            std::stable_sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) {
-                return keys_[a].index < keys_[b].index;
-            });
-            for (std::uint32_t c : sorted) {
-                if (auto r = emit(c, depth + 1); !r) {
+            // Stable by index: (index, position) pairs sorted, as std::stable_sort would order
+            // them (without its temporary buffer).
+            const std::size_t obase = order.size();
+            for (std::size_t i = 0; i < count; ++i) {
+                order.emplace_back(nodes_[ids[base + i]].index, i);
+            }
+            std::sort(order.begin() + static_cast<std::ptrdiff_t>(obase), order.end());
+            for (std::size_t i = 0; i < count; ++i) {
+                if (auto r = emit(ids[base + order[obase + i].second], depth + 1); !r) {
                     return r;
                 }
             }
+            order.resize(obase);
+            ids.resize(base);
             b_.end_array();
             return {};
         }
@@ -319,41 +481,48 @@ private:
         // value under a container name) and an explicit "a[0]=". They become one key whose
         // value is the array of both, in input order, as qs reads `a[b]=1&a[0]=2&a[0]=3`
         // (fuzz_decode_urlform found the duplicate key "0", which the encoder cannot write).
-        std::vector<std::pair<std::uint64_t, std::size_t>> idx;  // (index, position)
-        for (std::size_t i = 0; i < node.children.size(); ++i) {
-            if (keys_[node.children[i]].is_index) {
-                idx.emplace_back(keys_[node.children[i]].index, i);
+        std::vector<std::size_t>& group_of = s_.groups;  // first position of each one's group
+        const std::size_t gbase = group_of.size();
+        group_of.resize(gbase + count, SIZE_MAX);
+        {
+            const std::size_t obase = order.size();  // (index, position)
+            for (std::size_t i = 0; i < count; ++i) {
+                if (nodes_[ids[base + i]].is_index) {
+                    order.emplace_back(nodes_[ids[base + i]].index, i);
+                }
             }
-        }
-        std::sort(idx.begin(), idx.end());
-        std::vector<std::size_t> group_of(node.children.size(), SIZE_MAX);  // first position
-        for (std::size_t j = 1; j < idx.size(); ++j) {
-            if (idx[j].first == idx[j - 1].first) {
-                std::size_t first = group_of[idx[j - 1].second] == SIZE_MAX
-                                        ? idx[j - 1].second
-                                        : group_of[idx[j - 1].second];
-                group_of[idx[j - 1].second] = first;
-                group_of[idx[j].second] = first;
+            std::sort(order.begin() + static_cast<std::ptrdiff_t>(obase), order.end());
+            for (std::size_t j = obase + 1; j < order.size(); ++j) {
+                if (order[j].first == order[j - 1].first) {
+                    std::size_t prev = gbase + order[j - 1].second;
+                    std::size_t first = group_of[prev] == SIZE_MAX ? order[j - 1].second
+                                                                   : group_of[prev];
+                    group_of[prev] = first;
+                    group_of[gbase + order[j].second] = first;
+                }
             }
+            order.resize(obase);
         }
-        for (std::size_t i = 0; i < node.children.size(); ++i) {
-            std::uint32_t c = node.children[i];
-            const form_child_key& k = keys_[c];
-            if (group_of[i] != SIZE_MAX && group_of[i] != i) {
+        for (std::size_t i = 0; i < count; ++i) {
+            std::uint32_t c = ids[base + i];
+            std::size_t group = group_of[gbase + i];
+            if (group != SIZE_MAX && group != i) {
                 continue;  // emitted with the first of its group
             }
-            if (k.is_index) {
-                b_.add_string(std::to_string(k.index));
+            if (nodes_[c].is_index) {
+                char buf[24];
+                auto tc = std::to_chars(buf, buf + sizeof buf, nodes_[c].index);
+                b_.add_string(std::string_view(buf, static_cast<std::size_t>(tc.ptr - buf)));
             } else {
-                b_.add_string(arena(k.name_off, k.name_len));
+                b_.add_string(arena(nodes_[c].name_off, nodes_[c].name_len));
             }
-            if (group_of[i] == i) {
+            if (group == i) {
                 if (!b_.begin_array()) {
                     return limit();
                 }
-                for (std::size_t j = i; j < node.children.size(); ++j) {
-                    if (group_of[j] == i) {
-                        if (auto r = emit(node.children[j], depth + 1); !r) {
+                for (std::size_t j = i; j < count; ++j) {
+                    if (group_of[gbase + j] == i) {
+                        if (auto r = emit(ids[base + j], depth + 1); !r) {
                             return r;
                         }
                     }
@@ -365,6 +534,8 @@ private:
                 return r;
             }
         }
+        group_of.resize(gbase);
+        ids.resize(base);
         b_.end_map();
         return {};
     }
@@ -372,13 +543,11 @@ private:
     std::string_view in_;
     builder& b_;
     bool infer_;
-    std::string arena_;
-    std::vector<form_node> nodes_;
-    std::vector<form_child_key> keys_;
-    std::vector<bool> is_leaf_;
-    std::unordered_map<std::string, std::uint32_t> index_;
-    std::string lookup_;
-    std::vector<std::pair<std::size_t, std::size_t>> segs_;
+    form_scratch& s_;
+    std::string& arena_ = s_.arena;
+    std::vector<form_node>& nodes_ = s_.nodes;
+    std::vector<std::uint64_t>& table_ = s_.table;
+    std::vector<std::pair<std::size_t, std::size_t>>& segs_ = s_.segs;
 };
 
 result<void> decode_urlform(std::string_view in, builder& b, const decode_options& opt) {
@@ -427,9 +596,23 @@ void percent_encode(std::string& out, std::string_view s) {
     }
 }
 
+// The writer's strings, kept per thread and reused across calls (#6).
+struct writer_scratch {
+    std::string prefix, key, text, enc;
+};
+
 class form_writer {
 public:
-    form_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    form_writer(output_buffer& out, const encode_options& opt)
+        : out_(out), opt_(opt), s_(thread_scratch()) {}
+    form_writer(const form_writer&) = delete;
+    form_writer& operator=(const form_writer&) = delete;
+    ~form_writer() {
+        release_if_huge(prefix_);
+        release_if_huge(key_);
+        release_if_huge(text_);
+        release_if_huge(enc_);
+    }
 
     result<void> write_map(value m, bool top) {
         std::size_t base = prefix_.size();
@@ -552,8 +735,10 @@ private:
                 std::uint64_t i = 0;
                 for (value c : v.items()) {
                     prefix_.resize(base);
+                    char buf[24];
+                    auto tc = std::to_chars(buf, buf + sizeof buf, i++);
                     prefix_.push_back('[');
-                    prefix_.append(std::to_string(i++));
+                    prefix_.append(buf, tc.ptr);
                     prefix_.push_back(']');
                     if (auto r = write(c); !r) {
                         return r;
@@ -589,12 +774,22 @@ private:
         return {};
     }
 
+    static writer_scratch& thread_scratch() {
+        thread_local writer_scratch s;
+        s.prefix.clear();
+        s.key.clear();
+        s.text.clear();
+        s.enc.clear();
+        return s;
+    }
+
     output_buffer& out_;
     const encode_options& opt_;
-    std::string prefix_;
-    std::string key_;
-    std::string text_;
-    std::string enc_;
+    writer_scratch& s_;
+    std::string& prefix_ = s_.prefix;
+    std::string& key_ = s_.key;
+    std::string& text_ = s_.text;
+    std::string& enc_ = s_.enc;
     bool first_ = true;
 };
 
