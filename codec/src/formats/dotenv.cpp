@@ -7,9 +7,9 @@
 //              follows white space, trimmed
 // The writer takes a map of scalars; nested maps are flattened with "__" between the keys
 // (envy-style prefixes: {"db": {"host": "x"}} -> db__host=x); decoding stays flat.
+#include <cstdint>
 #include <string>
 #include <vector>
-#include <unordered_map>
 
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
@@ -217,6 +217,34 @@ private:
     std::size_t pos_ = 0;
 };
 
+// Scratch buffers above this many bytes are released after a call.
+constexpr std::size_t scratch_keep_bytes = std::size_t{16} << 20;
+constexpr std::uint32_t no_node = UINT32_MAX;
+
+std::uint32_t name_hash(std::uint32_t parent, std::string_view name) {
+    std::uint64_t h = 0xcbf29ce484222325ull ^ (parent * 0x9E3779B97F4A7C15ull);
+    for (char c : name) {
+        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    }
+    return static_cast<std::uint32_t>(h ^ (h >> 32));
+}
+
+struct env_node {
+    std::string_view name;
+    std::size_t value = SIZE_MAX;
+    std::uint32_t parent = 0;
+    std::uint32_t hash = 0;
+    std::uint32_t first_kid = no_node, last_kid = no_node, next = no_node;
+};
+
+// The unflattener's tree (children as intrusive lists) and its open-addressing lookup table
+// (node id, 0 = empty; the root is never listed), reused per thread across calls.
+struct env_scratch {
+    std::vector<env_node> nodes;
+    std::vector<std::uint32_t> slots;
+    std::size_t used = 0;
+};
+
 // unflatten=true: KEY__SUB=v nests as {"KEY": {"SUB": v}}, the way the Rust envy crate reads
 // prefixed variables; infer=true types numbers and booleans as CSV does. Runs on the flat map
 // the reader produced, so the line grammar stays in one place.
@@ -224,6 +252,16 @@ class env_unflattener {
 public:
     env_unflattener(value flat, builder& b, bool nest, bool infer)
         : flat_(flat), b_(b), nest_(nest), infer_(infer) {}
+    ~env_unflattener() {
+        if (nodes_.capacity() * sizeof(env_node) > scratch_keep_bytes) {
+            std::vector<env_node>().swap(nodes_);
+        }
+        if (scratch_.slots.capacity() * sizeof(std::uint32_t) > scratch_keep_bytes) {
+            std::vector<std::uint32_t>().swap(scratch_.slots);
+        }
+    }
+    env_unflattener(const env_unflattener&) = delete;
+    env_unflattener& operator=(const env_unflattener&) = delete;
 
     result<void> run() {
         nodes_.push_back({});
@@ -239,8 +277,8 @@ public:
                 }
                 key.remove_prefix(sep + 2);
             }
-            node& n = nodes_[cur];
-            if (n.value != no_value || !n.kids.empty()) {
+            env_node& n = nodes_[cur];
+            if (n.value != no_value || n.first_kid != no_node) {
                 return fail(make_error(errc::duplicate_key, 0,
                                        "variable " + std::string(k.get_string()) +
                                            " is both a value and a group (or repeated)"));
@@ -252,27 +290,57 @@ public:
 
 private:
     static constexpr std::size_t no_value = SIZE_MAX;
-    struct node {
-        std::string_view name;
-        std::vector<std::uint32_t> kids;
-        std::size_t value = no_value;
-    };
+
+    void insert_slot(std::uint32_t id) {
+        std::vector<std::uint32_t>& slots = scratch_.slots;
+        std::size_t mask = slots.size() - 1;
+        std::size_t i = nodes_[id].hash & mask;
+        while (slots[i] != 0) {
+            i = (i + 1) & mask;
+        }
+        slots[i] = id;
+    }
 
     std::uint32_t child(std::uint32_t parent, std::string_view name) {
-        std::string id = std::to_string(parent);
-        id += '\0';
-        id += name;
-        auto [it, inserted] = index_.try_emplace(std::move(id), 0);
-        if (inserted) {
-            it->second = static_cast<std::uint32_t>(nodes_.size());
-            nodes_.push_back({name, {}, no_value});
-            nodes_[parent].kids.push_back(it->second);
+        std::uint32_t h = name_hash(parent, name);
+        std::vector<std::uint32_t>& slots = scratch_.slots;
+        std::size_t mask = slots.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            std::uint32_t id = slots[i];
+            if (id == 0) {
+                break;
+            }
+            const env_node& n = nodes_[id];
+            if (n.hash == h && n.parent == parent && n.name == name) {
+                return id;
+            }
         }
-        return it->second;
+        auto id = static_cast<std::uint32_t>(nodes_.size());
+        env_node n;
+        n.name = name;
+        n.parent = parent;
+        n.hash = h;
+        nodes_.push_back(n);
+        env_node& p = nodes_[parent];
+        if (p.last_kid == no_node) {
+            p.first_kid = id;
+        } else {
+            nodes_[p.last_kid].next = id;
+        }
+        p.last_kid = id;
+        if ((scratch_.used + 1) * 2 > slots.size()) {
+            slots.assign(slots.size() * 2, 0);
+            for (std::uint32_t k = 1; k < id; ++k) {
+                insert_slot(k);
+            }
+        }
+        insert_slot(id);
+        ++scratch_.used;
+        return id;
     }
 
     result<void> emit(std::uint32_t n) {
-        if (nodes_[n].value != no_value && !nodes_[n].kids.empty()) {
+        if (nodes_[n].value != no_value && nodes_[n].first_kid != no_node) {
             return fail(make_error(errc::duplicate_key, 0,
                                    "variable " + std::string(nodes_[n].name) +
                                        " is both a value and a group"));
@@ -289,7 +357,7 @@ private:
         if (!b_.begin_map()) {
             return fail(make_error(b_.status(), 0, "nesting deeper than the depth limit"));
         }
-        for (std::uint32_t kid : nodes_[n].kids) {
+        for (std::uint32_t kid = nodes_[n].first_kid; kid != no_node; kid = nodes_[kid].next) {
             b_.add_string(nodes_[kid].name);
             if (auto r = emit(kid); !r) {
                 return r;
@@ -303,8 +371,15 @@ private:
     builder& b_;
     bool nest_;
     bool infer_;
-    std::vector<node> nodes_;
-    std::unordered_map<std::string, std::uint32_t> index_;
+    static env_scratch& thread_scratch() {
+        thread_local env_scratch s;
+        s.nodes.clear();
+        s.slots.assign(16, 0);
+        s.used = 0;
+        return s;
+    }
+    env_scratch& scratch_ = thread_scratch();
+    std::vector<env_node>& nodes_ = scratch_.nodes;
 };
 
 result<void> decode_dotenv(std::string_view in, builder& b, const decode_options& opt) {
@@ -384,9 +459,27 @@ void write_value(output_buffer& out, std::string_view s) {
     out.push_back('"');
 }
 
+// The writer's strings, reused per thread across calls (cleared on entry).
+struct env_write_scratch {
+    std::string prefix, key_text, text;
+};
+
+void release_if_large(std::string& s) {
+    if (s.capacity() > scratch_keep_bytes) {
+        std::string().swap(s);
+    }
+}
+
 class dotenv_writer {
 public:
     dotenv_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    ~dotenv_writer() {
+        release_if_large(scratch_.prefix);
+        release_if_large(scratch_.key_text);
+        release_if_large(scratch_.text);
+    }
+    dotenv_writer(const dotenv_writer&) = delete;
+    dotenv_writer& operator=(const dotenv_writer&) = delete;
 
     result<void> write_map(value m, std::size_t prefix_len, int depth) {
         for (auto [k, v] : m.entries()) {
@@ -472,11 +565,20 @@ private:
         return {};
     }
 
+    static env_write_scratch& thread_scratch() {
+        thread_local env_write_scratch s;
+        s.prefix.clear();
+        s.key_text.clear();
+        s.text.clear();
+        return s;
+    }
+
     output_buffer& out_;
     const encode_options& opt_;
-    std::string prefix_;
-    std::string key_text_;
-    std::string text_;
+    env_write_scratch& scratch_ = thread_scratch();
+    std::string& prefix_ = scratch_.prefix;
+    std::string& key_text_ = scratch_.key_text;
+    std::string& text_ = scratch_.text;
 };
 
 result<void> encode_dotenv(const document& doc, output_buffer& out, const encode_options& opt) {

@@ -9,8 +9,8 @@
 // values are typed by urlform/infer.hpp and an empty value is null. The writer quotes every
 // string an inferring reader would read as something else, so --infer reads back every scalar.
 // docs/formats/ini.md has every rule.
+#include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "detail/lossy.hpp"
@@ -24,18 +24,55 @@ namespace {
 
 bool space(char c) { return c == ' ' || c == '\t'; }
 
+constexpr std::uint32_t no_node = UINT32_MAX;
+
+// Children form an intrusive list (first_child/last_child/next_sibling), so a node owns no
+// allocation: the decoder reuses one per-thread vector of nodes and one lookup table.
 struct ini_node {
     bool section = false;   // a map (section or implicit parent of a dotted section)
     bool declared = false;  // its [header] was seen
     bool quoted = false;
+    std::uint32_t parent = 0;
+    std::uint32_t hash = 0;
+    std::uint32_t first_child = no_node, last_child = no_node, next_sibling = no_node;
     std::size_t name_off = 0, name_len = 0;
     std::size_t val_off = 0, val_len = 0;
-    std::vector<std::uint32_t> children;
+};
+
+// What one node costs against the size budget. It was sizeof(ini_node) + 64 when a node held
+// a std::vector of children (64 bytes on LP64); kept so the size_exceeded threshold is the same.
+constexpr std::size_t node_budget_cost = 64 + 64;
+
+// Scratch buffers above this many bytes are released after a call.
+constexpr std::size_t scratch_keep_bytes = std::size_t{16} << 20;
+
+std::uint32_t name_hash(std::uint32_t parent, std::string_view name) {
+    std::uint64_t h = 0xcbf29ce484222325ull ^ (parent * 0x9E3779B97F4A7C15ull);
+    for (char c : name) {
+        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    }
+    return static_cast<std::uint32_t>(h ^ (h >> 32));
+}
+
+struct ini_scratch {
+    std::vector<ini_node> nodes;
+    std::vector<std::uint32_t> slots;  // open addressing: node id, 0 = empty (root never listed)
+    std::size_t used = 0;
 };
 
 class ini_reader {
 public:
     ini_reader(std::string_view in, builder& b, bool infer) : in_(in), b_(b), infer_(infer) {}
+    ~ini_reader() {
+        if (nodes_.capacity() * sizeof(ini_node) > scratch_keep_bytes) {
+            std::vector<ini_node>().swap(nodes_);
+        }
+        if (scratch_.slots.capacity() * sizeof(std::uint32_t) > scratch_keep_bytes) {
+            std::vector<std::uint32_t>().swap(scratch_.slots);
+        }
+    }
+    ini_reader(const ini_reader&) = delete;
+    ini_reader& operator=(const ini_reader&) = delete;
 
     result<void> run() {
         std::size_t valid = utf8_valid_prefix(in_);
@@ -69,7 +106,7 @@ private:
             return {};
         }
         // The tree costs more per line than the tape: it counts against the size budget.
-        if (nodes_.size() * (sizeof(ini_node) + 64) > b_.limits().max_bytes) {
+        if (nodes_.size() * node_budget_cost > b_.limits().max_bytes) {
             return fail(make_error(errc::size_exceeded, p, "document larger than its size budget"));
         }
         if (in_[p] == '[') {
@@ -167,25 +204,57 @@ private:
     }
 
     bool find(std::uint32_t parent, std::size_t off, std::size_t len, std::uint32_t& out) {
-        lookup_.assign(reinterpret_cast<const char*>(&parent), sizeof parent);
-        lookup_.append(in_.substr(off, len));
-        auto it = index_.find(lookup_);
-        if (it == index_.end()) {
-            return false;
+        std::string_view name = in_.substr(off, len);
+        std::uint32_t h = name_hash(parent, name);
+        std::vector<std::uint32_t>& slots = scratch_.slots;
+        std::size_t mask = slots.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            std::uint32_t id = slots[i];
+            if (id == 0) {
+                return false;
+            }
+            const ini_node& n = nodes_[id];
+            if (n.hash == h && n.parent == parent &&
+                in_.substr(n.name_off, n.name_len) == name) {
+                out = id;
+                return true;
+            }
         }
-        out = it->second;
-        return true;
+    }
+
+    void insert_slot(std::uint32_t id) {
+        std::vector<std::uint32_t>& slots = scratch_.slots;
+        std::size_t mask = slots.size() - 1;
+        std::size_t i = nodes_[id].hash & mask;
+        while (slots[i] != 0) {
+            i = (i + 1) & mask;
+        }
+        slots[i] = id;
     }
 
     std::uint32_t add(std::uint32_t parent, std::size_t off, std::size_t len) {
         auto id = static_cast<std::uint32_t>(nodes_.size());
         nodes_.push_back({});
-        nodes_[id].name_off = off;
-        nodes_[id].name_len = len;
-        nodes_[parent].children.push_back(id);
-        lookup_.assign(reinterpret_cast<const char*>(&parent), sizeof parent);
-        lookup_.append(in_.substr(off, len));
-        index_.emplace(lookup_, id);
+        ini_node& n = nodes_[id];
+        n.name_off = off;
+        n.name_len = len;
+        n.parent = parent;
+        n.hash = name_hash(parent, in_.substr(off, len));
+        ini_node& p = nodes_[parent];
+        if (p.last_child == no_node) {
+            p.first_child = id;
+        } else {
+            nodes_[p.last_child].next_sibling = id;
+        }
+        p.last_child = id;
+        if ((scratch_.used + 1) * 2 > scratch_.slots.size()) {
+            scratch_.slots.assign(scratch_.slots.size() * 2, 0);
+            for (std::uint32_t k = 1; k < id; ++k) {
+                insert_slot(k);
+            }
+        }
+        insert_slot(id);
+        ++scratch_.used;
         return id;
     }
 
@@ -213,7 +282,7 @@ private:
         // the order the encoder writes (`[a.b]` then `[a]` `y=2` is {"a": {"y": "2", "b": ...}};
         // fuzz_decode_ini found a key after a subsection, which the encoder cannot write back).
         for (bool sections : {false, true}) {
-            for (std::uint32_t c : node.children) {
+            for (std::uint32_t c = node.first_child; c != no_node; c = nodes_[c].next_sibling) {
                 if (nodes_[c].section != sections) {
                     continue;
                 }
@@ -230,9 +299,15 @@ private:
     std::string_view in_;
     builder& b_;
     bool infer_;
-    std::vector<ini_node> nodes_;
-    std::unordered_map<std::string, std::uint32_t> index_;
-    std::string lookup_;
+    static ini_scratch& thread_scratch() {
+        thread_local ini_scratch s;
+        s.nodes.clear();
+        s.slots.assign(16, 0);
+        s.used = 0;
+        return s;
+    }
+    ini_scratch& scratch_ = thread_scratch();
+    std::vector<ini_node>& nodes_ = scratch_.nodes;
     std::uint32_t current_ = 0;
 };
 
@@ -243,9 +318,30 @@ result<void> decode_ini(std::string_view in, builder& b, const decode_options& o
 
 // ---- writer ----
 
+// The writer's strings, reused per thread across calls (cleared on entry).
+struct ini_write_scratch {
+    std::string path, key, text, rest;
+};
+
+void release_if_large(std::string& s) {
+    if (s.capacity() > scratch_keep_bytes) {
+        std::string().swap(s);
+    }
+}
+
 class ini_writer {
 public:
     ini_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    ~ini_writer() {
+        release_if_large(scratch_.path);
+        release_if_large(scratch_.key);
+        release_if_large(scratch_.text);
+        release_if_large(scratch_.rest);
+    }
+    ini_writer(const ini_writer&) = delete;
+    ini_writer& operator=(const ini_writer&) = delete;
+
+    std::string& rest() { return scratch_.rest; }
 
     // Writes the scalars of map `m` (whose section header, if any, is written), then each
     // nested map as section `path.key`.
@@ -409,11 +505,21 @@ private:
         return {};
     }
 
+    static ini_write_scratch& thread_scratch() {
+        thread_local ini_write_scratch s;
+        s.path.clear();
+        s.key.clear();
+        s.text.clear();
+        s.rest.clear();
+        return s;
+    }
+
     output_buffer& out_;
     const encode_options& opt_;
-    std::string path_;
-    std::string key_;
-    std::string text_;
+    ini_write_scratch& scratch_ = thread_scratch();
+    std::string& path_ = scratch_.path;
+    std::string& key_ = scratch_.key;
+    std::string& text_ = scratch_.text;
 };
 
 result<void> encode_ini(const document& doc, output_buffer& out, const encode_options& opt) {
@@ -427,7 +533,8 @@ result<void> encode_ini(const document& doc, output_buffer& out, const encode_op
     // A first key starting with U+FEFF would be read back as a byte order mark (found by
     // fuzz_decode_ini): a blank line first keeps it a key.
     if (r && out.view().substr(start, 3) == "\xEF\xBB\xBF") {
-        std::string rest(out.view().substr(start));
+        std::string& rest = w.rest();
+        rest.assign(out.view().substr(start));
         out.truncate(start);
         out.push_back('\n');
         out.append(rest);
