@@ -56,13 +56,18 @@ class BenchSmoke(unittest.TestCase):
         if not lt:
             raise unittest.SkipTest("run through ctest")
         data = os.path.join(os.environ["POLYCODEC_SOURCE_DIR"], "fixtures", "ini_doc.json")
-        p = subprocess.run([lt, "bench", "--ms", "20", "--data", data, "--formats",
+        p = subprocess.run([lt, "bench", "--ms", "20", "--stats", "--data", data, "--formats",
                             "ini,dotenv,urlform,json"], capture_output=True, text=True,
                            timeout=300)
         self.assertEqual(p.returncode, 0, p.stderr)
         body = "\n".join(l for l in p.stdout.splitlines() if not l.startswith("#"))
-        names = [r["format"] for r in csv.DictReader(io.StringIO(body))]
-        self.assertEqual(sorted(names), ["dotenv", "ini", "json", "urlform"], p.stdout)
+        rows = list(csv.DictReader(io.StringIO(body)))
+        self.assertEqual(sorted(r["format"] for r in rows), ["dotenv", "ini", "json", "urlform"],
+                         p.stdout)
+        # The default data has no rows for INI and dotenv: their allocations are checked here.
+        for r in rows:
+            self.assertEqual(float(r["decode_allocs_per_op"]), 0.0, r["format"])
+            self.assertEqual(float(r["encode_allocs_per_op"]), 0.0, r["format"])
 
 
 if __name__ == "__main__":
