@@ -5,6 +5,9 @@
 #include <string>
 #include <string_view>
 
+#include "polycodec/document.hpp"
+#include "polycodec/error.hpp"
+
 namespace polycodec::detail {
 
 /// "'x'" for a printable ASCII byte, "byte 0xNN" for any other, "end of input" past the end.
@@ -19,6 +22,21 @@ inline std::string describe_byte_at(std::string_view in, std::size_t p) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
     return buf;
+}
+
+/// "expected X, saw Y" at `p`: unexpected_eof past the end, unexpected_char before it.
+inline error unexpected_at(std::string_view in, std::size_t p, const char* expected) {
+    return make_error(p >= in.size() ? errc::unexpected_eof : errc::unexpected_char, p,
+                      std::string("expected ") + expected + ", saw " + describe_byte_at(in, p));
+}
+
+/// The error for a container the builder refused at `at`: its depth limit or its size budget.
+inline error limit_error(const builder& b, std::size_t at) {
+    errc code = b.status() == errc::ok ? errc::depth_exceeded : b.status();
+    return make_error(code, at,
+                      code == errc::depth_exceeded
+                          ? "nesting deeper than " + std::to_string(b.limits().max_depth)
+                          : std::string("document larger than its size budget"));
 }
 
 }  // namespace polycodec::detail

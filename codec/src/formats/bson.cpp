@@ -17,6 +17,7 @@
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -68,10 +69,7 @@ private:
     }
 
     [[gnu::cold]] [[gnu::noinline]] bool container_limit(std::size_t at) {
-        return set_error(make_error(b_.status(), at,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return set_error(limit_error(b_, at));
     }
 
     // `n` bytes at pos_ must lie before `limit` (the enclosing document's terminator).

@@ -11,6 +11,7 @@
 #include "detail/epoch_time.hpp"
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -220,11 +221,7 @@ private:
     }
 
     bool container_limit(std::size_t start) {
-        return set_error(
-            make_error(b_.status(), start,
-                       b_.status() == errc::depth_exceeded
-                           ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                           : std::string("document larger than its size budget")));
+        return set_error(limit_error(b_, start));
     }
 
     error too_long(const head& h, const char* what) const {

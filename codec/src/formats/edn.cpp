@@ -196,17 +196,8 @@ public:
 
 private:
     std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
-    error unexpected(const char* expected) const {
-        return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
-                          std::string("expected ") + expected + ", saw " + describe_at(pos_));
-    }
-    result<void> container_limit() {
-        errc code = b_.status() == errc::ok ? errc::depth_exceeded : b_.status();
-        return fail(make_error(code, pos_,
-                               code == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
-    }
+    error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
+    result<void> container_limit() { return fail(limit_error(b_, pos_)); }
 
     // Containers and discards inside a #_ form are parsed but not built; they count against
     // the same depth limit.

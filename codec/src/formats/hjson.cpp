@@ -14,6 +14,7 @@
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 #include "json5/text.hpp"
 
@@ -172,10 +173,7 @@ private:
     }
 
     result<void> container_limit() {
-        return fail(make_error(b_.status(), pos_,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return fail(limit_error(b_, pos_));
     }
 
     // White space is every character up to U+0020; comments are '#', '//' and '/* */'.

@@ -46,10 +46,7 @@ public:
 
 private:
     std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
-    error unexpected(const char* expected) const {
-        return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
-                          std::string("expected ") + expected + ", saw " + describe_at(pos_));
-    }
+    error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
 
     void skip_ws() {
         while (pos_ < in_.size()) {
@@ -108,10 +105,7 @@ private:
     }
 
     result<void> container_limit() {
-        return fail(make_error(b_.status(), pos_,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return fail(limit_error(b_, pos_));
     }
 
     result<void> parse_array() {

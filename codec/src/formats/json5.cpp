@@ -10,6 +10,7 @@
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 #include "json5/text.hpp"
 #include "json5/unicode_id.hpp"
@@ -144,10 +145,7 @@ private:
     }
 
     result<void> container_limit() {
-        return fail(make_error(b_.status(), pos_,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return fail(limit_error(b_, pos_));
     }
 
     result<void> parse_value() {

@@ -12,6 +12,7 @@
 #include "detail/epoch_time.hpp"
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -66,11 +67,7 @@ private:
                               " bytes left)");
     }
     bool container_limit(std::size_t start) {
-        return set_error(
-            make_error(b_.status(), start,
-                       b_.status() == errc::depth_exceeded
-                           ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                           : std::string("document larger than its size budget")));
+        return set_error(limit_error(b_, start));
     }
 
     // Reads an n-byte big-endian argument after the marker at `start`.

@@ -11,6 +11,7 @@
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 #include "pickle/big_integer.hpp"
 #include "polycodec/codec.hpp"
@@ -472,10 +473,7 @@ private:
     }
 
     result<void> container_limit() {
-        return fail(make_error(b_.status(), pos_,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return fail(limit_error(b_, pos_));
     }
 
     // A count of items of type `item`, checked against what is left of the input.

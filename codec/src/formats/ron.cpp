@@ -95,16 +95,9 @@ public:
 
 private:
     std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
-    error unexpected(const char* expected) const {
-        return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
-                          std::string("expected ") + expected + ", saw " + describe_at(pos_));
-    }
+    error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
     result<void> container_limit() {
-        return fail(
-            make_error(b_.status() == errc::ok ? errc::depth_exceeded : b_.status(), pos_,
-                       b_.status() == errc::size_exceeded
-                           ? std::string("document larger than its size budget")
-                           : "nesting deeper than " + std::to_string(b_.limits().max_depth)));
+        return fail(limit_error(b_, pos_));
     }
     char peek(std::size_t p) const { return p < in_.size() ? in_[p] : '\0'; }
 

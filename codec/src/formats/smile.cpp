@@ -10,6 +10,7 @@
 #include "detail/bigint_text.hpp"
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 #include "ubjson/decimal.hpp"
 
@@ -103,10 +104,7 @@ private:
                               " bytes left)");
     }
     result<void> container_limit(std::size_t start) {
-        return fail(make_error(b_.status(), start,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return fail(limit_error(b_, start));
     }
 
     // A VInt (appendix A): 7-bit groups, big-endian, the last byte with bit 7 set and 6 data

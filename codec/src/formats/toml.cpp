@@ -15,6 +15,7 @@
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -101,10 +102,7 @@ public:
 private:
     result<void> limit(const toml::node& n) {
         const auto& p = n.source().begin;
-        return fail(make_error(b_.status(), position_to_offset(in_, p.line, p.column),
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return fail(limit_error(b_, position_to_offset(in_, p.line, p.column)));
     }
 
     result<void> node(const toml::node& n) {

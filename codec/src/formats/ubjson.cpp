@@ -6,6 +6,7 @@
 
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 #include "ubjson/decimal.hpp"
 
@@ -91,10 +92,7 @@ private:
                               " bytes left)");
     }
     result<void> container_limit(std::size_t start) {
-        return fail(make_error(b_.status(), start,
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return fail(limit_error(b_, start));
     }
 
     // Big-endian n-byte integer at pos_ (Draft 12 is big-endian throughout).

@@ -17,6 +17,7 @@
 
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 #include "urlform/infer.hpp"
 
@@ -424,10 +425,7 @@ private:
     }
 
     result<void> limit() {
-        return fail(make_error(b_.status(), in_.size(),
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return fail(limit_error(b_, in_.size()));
     }
 
     // emit() recurses (as deep as the builder's depth limit lets it); its work lists are the

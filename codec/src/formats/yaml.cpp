@@ -18,6 +18,7 @@
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -501,10 +502,7 @@ private:
     }
 
     result<void> container_limit() {
-        return fail(make_error(b_.status(), offset(ev_.start_mark),
-                               b_.status() == errc::depth_exceeded
-                                   ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
-                                   : std::string("document larger than its size budget")));
+        return fail(limit_error(b_, offset(ev_.start_mark)));
     }
 
     // Before an element: a map waiting for a key accepts only scalars.
