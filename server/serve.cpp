@@ -140,13 +140,15 @@ int run_serve(int argc, char** argv) {
     main_ctx.run();
 
     // Drain: readiness fails, listeners close, idle connections close, busy ones finish.
-    log_event(log_level::lifecycle, "draining",
-              {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
-               {"grace_ms", std::to_string(cfg.grace.count()), true}});
+    // "draining" is logged once both listeners are closed, so a client (or test) that sees it
+    // can rely on new connections being refused on both ports.
     svc.draining.store(true);
     svc.stats.set_draining(true);
     http_server.stop_accepting();
     tcp_server.stop_accepting();
+    log_event(log_level::lifecycle, "draining",
+              {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
+               {"grace_ms", std::to_string(cfg.grace.count()), true}});
     http_server.drain();
     tcp_server.drain();
     for (auto& g : guards) {

@@ -12,6 +12,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <chrono>
+#include <future>
 #include <optional>
 #include <unordered_set>
 
@@ -446,11 +447,18 @@ void server::start() {
 }
 
 void server::stop_accepting() {
-    net::post(*impl_->contexts.front(), [i = impl_] {
+    // The acceptor belongs to the first context's thread, so the close runs there; waiting for
+    // it means that once this returns, a connect() gets "refused" (bounded, in case that
+    // thread is stuck in a long handler).
+    auto closed = std::make_shared<std::promise<void>>();
+    std::future<void> done = closed->get_future();
+    net::post(*impl_->contexts.front(), [i = impl_, closed] {
         error_code ec;
         i->acceptor.close(ec);
         i->retry.cancel();
+        closed->set_value();
     });
+    done.wait_for(std::chrono::seconds(5));
 }
 
 void server::drain() {

@@ -26,7 +26,8 @@ public:
     unsigned short listen(const std::string& host, unsigned short port);
     /// Starts accepting (call once, before the contexts run or from any thread).
     void start();
-    /// Closes the listening socket (thread-safe; new connections are refused).
+    /// Closes the listening socket and returns once it is closed (thread-safe; new
+    /// connections are refused from then on; waits at most 5 s for the accepting thread).
     void stop_accepting();
     /// Closes idle connections now and the others after their current answer (thread-safe).
     void drain();
