@@ -9,13 +9,6 @@
 #include <memory>
 
 namespace polycodec::server {
-namespace {
-
-bool json_mode = false;
-std::shared_ptr<spdlog::logger> app_logger;
-std::shared_ptr<spdlog::logger> http_logger;
-std::shared_ptr<spdlog::logger> tcp_logger;
-std::shared_ptr<spdlog::logger> lifecycle_logger;  // "app", never filtered below info
 
 void append_json_string(std::string& out, std::string_view s) {
     out += '"';
@@ -48,6 +41,14 @@ void append_json_string(std::string& out, std::string_view s) {
     }
     out += '"';
 }
+
+namespace {
+
+bool json_mode = false;
+std::shared_ptr<spdlog::logger> app_logger;
+std::shared_ptr<spdlog::logger> http_logger;
+std::shared_ptr<spdlog::logger> tcp_logger;
+std::shared_ptr<spdlog::logger> lifecycle_logger;  // "app", never filtered below info
 
 // Text values are written bare unless they contain a space, a quote or '='.
 void append_text_value(std::string& out, std::string_view s) {

@@ -50,6 +50,10 @@ struct log_field {
 /// configured level, unless logging is off, so that the bound ports are always shown.
 enum class log_level : std::uint8_t { debug, info, warn, error, lifecycle };
 
+/// Appends `s` as a JSON string literal: quotes, backslashes and control characters escaped,
+/// other bytes as they are (JSON log lines and problem+json bodies).
+void append_json_string(std::string& out, std::string_view s);
+
 /// One event on the `app` logger: "event=NAME k=v ...".
 void log_event(log_level level, std::string_view event, std::initializer_list<log_field> fields);
 

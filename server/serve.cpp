@@ -16,6 +16,7 @@
 #include "cli.hpp"
 #include "config.hpp"
 #include "http/server.hpp"
+#include "listener.hpp"
 #include "logging.hpp"
 #include "metrics.hpp"
 #include "schema_registry.hpp"
@@ -70,16 +71,16 @@ int run_serve(int argc, char** argv) {
         guards.emplace_back(net::make_work_guard(*contexts.back()));
     }
 
-    http::server http_server(svc, raw);
-    tcp::server tcp_server(svc, raw);
+    std::shared_ptr<listener> http_server = http::make_listener(svc, raw);
+    std::shared_ptr<listener> tcp_server = tcp::make_listener(svc, raw);
     int http_port = -1;
     int tcp_port = -1;
     try {
         if (cfg.http_port >= 0) {
-            http_port = http_server.listen(cfg.host, static_cast<unsigned short>(cfg.http_port));
+            http_port = http_server->listen(cfg.host, static_cast<unsigned short>(cfg.http_port));
         }
         if (cfg.tcp_port >= 0) {
-            tcp_port = tcp_server.listen(cfg.host, static_cast<unsigned short>(cfg.tcp_port));
+            tcp_port = tcp_server->listen(cfg.host, static_cast<unsigned short>(cfg.tcp_port));
         }
     } catch (const std::exception& e) {
         log_event(log_level::error, "listen_failed", {{"host", cfg.host}, {"error", e.what()}});
@@ -112,10 +113,10 @@ int run_serve(int argc, char** argv) {
         });
     }
     if (http_port >= 0) {
-        http_server.start();
+        http_server->start();
     }
     if (tcp_port >= 0) {
-        tcp_server.start();
+        tcp_server->start();
     }
     log_event(log_level::lifecycle, "started",
               {{"version", POLYCODEC_VERSION},
@@ -144,13 +145,13 @@ int run_serve(int argc, char** argv) {
     // can rely on new connections being refused on both ports.
     svc.draining.store(true);
     svc.stats.set_draining(true);
-    http_server.stop_accepting();
-    tcp_server.stop_accepting();
+    http_server->stop_accepting();
+    tcp_server->stop_accepting();
     log_event(log_level::lifecycle, "draining",
               {{"signal", signal_number == SIGTERM ? "SIGTERM" : "SIGINT"},
                {"grace_ms", std::to_string(cfg.grace.count()), true}});
-    http_server.drain();
-    tcp_server.drain();
+    http_server->drain();
+    tcp_server->drain();
     for (auto& g : guards) {
         g.reset();
     }

@@ -1,6 +1,6 @@
 #include "http/problem.hpp"
 
-#include <cstdio>
+#include "logging.hpp"
 
 namespace polycodec::server::http {
 
@@ -84,38 +84,6 @@ std::string_view reason(int status) noexcept {
         default:
             return "Error";
     }
-}
-
-void append_json_string(std::string& out, std::string_view s) {
-    out += '"';
-    for (unsigned char c : s) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
-    }
-    out += '"';
 }
 
 std::string problem_body(int status, std::string_view code, std::string_view detail, const error* e,

@@ -32,7 +32,4 @@ std::string problem_body(int status, std::string_view code, std::string_view det
                          const error* e = nullptr,
                          const std::vector<std::string_view>* acceptable = nullptr);
 
-/// Appends `s` as a JSON string literal.
-void append_json_string(std::string& out, std::string_view s);
-
 }  // namespace polycodec::server::http

@@ -1,9 +1,9 @@
 #pragma once
 // The HTTP/1.1 front end (Boost.Beast, asynchronous): accepts on one context, spreads
-// connections over all I/O contexts, one session per connection. Beast stays in server.cpp.
+// connections over all I/O contexts (server/listener.cpp), one session per connection.
+// Beast and Asio stay out of this header.
 
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "service.hpp"
@@ -12,29 +12,16 @@ namespace boost::asio {
 class io_context;
 }
 
+namespace polycodec::server {
+class listener;
+}
+
 namespace polycodec::server::http {
 
-class server {
-public:
-    /// `contexts` are the I/O contexts, one per thread; the first one also accepts.
-    server(service& svc, std::vector<boost::asio::io_context*> contexts);
-    ~server();
-    server(const server&) = delete;
-    server& operator=(const server&) = delete;
-
-    /// Binds and listens; returns the bound port (useful with port 0). Throws on failure.
-    unsigned short listen(const std::string& host, unsigned short port);
-    /// Starts accepting (call once, before the contexts run or from any thread).
-    void start();
-    /// Closes the listening socket and returns once it is closed (thread-safe; new
-    /// connections are refused from then on; waits at most 5 s for the accepting thread).
-    void stop_accepting();
-    /// Closes idle connections now and the others after their current answer (thread-safe).
-    void drain();
-
-private:
-    struct impl;
-    std::shared_ptr<impl> impl_;
-};
+/// The HTTP front end's listener (see listener.hpp): `contexts` are the I/O contexts, one
+/// per thread; the first one also accepts. Call listen(), then start(); on shutdown
+/// stop_accepting(), then drain().
+std::shared_ptr<listener> make_listener(service& svc,
+                                        std::vector<boost::asio::io_context*> contexts);
 
 }  // namespace polycodec::server::http

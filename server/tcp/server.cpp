@@ -1,14 +1,13 @@
 #include "tcp/server.hpp"
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
-#include <future>
 #include <string>
 #include <unordered_set>
 
+#include "listener.hpp"
 #include "logging.hpp"
 #include "polycodec/proto/frame.hpp"
 #include "tcp/handler.hpp"
@@ -271,86 +270,19 @@ private:
 
 }  // namespace
 
-struct server::impl : std::enable_shared_from_this<server::impl> {
-    service& svc;
-    std::vector<net::io_context*> contexts;
-    net::ip::tcp::acceptor acceptor;
-    std::size_t next = 0;
-    net::steady_timer retry;
-
-    impl(service& s, std::vector<net::io_context*> c)
-        : svc(s), contexts(std::move(c)), acceptor(*contexts.front()), retry(*contexts.front()) {}
-
-    void accept() {
-        net::io_context& target = *contexts[next++ % contexts.size()];
-        acceptor.async_accept(
-            target, [self = shared_from_this()](error_code ec, socket_type socket) {
-                if (ec == net::error::operation_aborted || !self->acceptor.is_open()) {
-                    return;
-                }
-                if (ec) {
-                    log_event(log_level::warn, "accept_failed",
-                              {{"transport", "tcp"}, {"error", ec.message()}});
-                    self->retry.expires_after(std::chrono::milliseconds(50));
-                    self->retry.async_wait([self](error_code wec) {
-                        if (!wec) {
-                            self->accept();
-                        }
-                    });
-                    return;
-                }
-                std::size_t n = self->svc.open_connections.fetch_add(1, std::memory_order_relaxed);
-                bool over = n >= self->svc.cfg.max_connections;
-                auto exec = socket.get_executor();
-                net::post(exec, [&svc = self->svc, s = std::move(socket), over]() mutable {
-                    std::make_shared<session>(svc, std::move(s), over)->start();
-                });
-                self->accept();
-            });
-    }
-};
-
-server::server(service& svc, std::vector<net::io_context*> contexts)
-    : impl_(std::make_shared<impl>(svc, std::move(contexts))) {}
-
-server::~server() = default;
-
-unsigned short server::listen(const std::string& host, unsigned short port) {
-    net::ip::tcp::endpoint ep(net::ip::make_address(host), port);
-    impl_->acceptor.open(ep.protocol());
-    impl_->acceptor.set_option(net::socket_base::reuse_address(true));
-    impl_->acceptor.bind(ep);
-    impl_->acceptor.listen(net::socket_base::max_listen_connections);
-    return impl_->acceptor.local_endpoint().port();
-}
-
-void server::start() {
-    net::post(*impl_->contexts.front(), [i = impl_] { i->accept(); });
-}
-
-void server::stop_accepting() {
-    // The acceptor belongs to the first context's thread, so the close runs there; waiting for
-    // it means that once this returns, a connect() gets "refused" (bounded, in case that
-    // thread is stuck in a long handler).
-    auto closed = std::make_shared<std::promise<void>>();
-    std::future<void> done = closed->get_future();
-    net::post(*impl_->contexts.front(), [i = impl_, closed] {
-        error_code ec;
-        i->acceptor.close(ec);
-        i->retry.cancel();
-        closed->set_value();
-    });
-    done.wait_for(std::chrono::seconds(5));
-}
-
-void server::drain() {
-    for (net::io_context* c : impl_->contexts) {
-        net::post(*c, [] {
+std::shared_ptr<listener> make_listener(service& svc,
+                                        std::vector<boost::asio::io_context*> contexts) {
+    return std::make_shared<listener>(
+        svc, std::move(contexts), "tcp",
+        [&svc](socket_type s, bool over_limit) {
+            std::make_shared<session>(svc, std::move(s), over_limit)->start();
+        },
+        [] {
+            // Each context's thread sees its own sessions.
             for (session* s : live_sessions) {
                 s->on_drain();
             }
         });
-    }
 }
 
 }  // namespace polycodec::server::tcp
