@@ -2,6 +2,7 @@
 refused, requests in flight complete with correct answers, idle connections close, and the
 process exits 0 within the grace period."""
 import os
+import re
 import signal
 import socket
 import sys
@@ -38,10 +39,28 @@ def refused(port):
     return False
 
 
+def open_connections(server):
+    """polycodec_open_connections per transport, from one scrape (its own connection is one
+    of the HTTP ones)."""
+    r = curl(server.base + "/metrics")
+    found = re.findall(r'^polycodec_open_connections\{transport="(\w+)"\} (\S+)$',
+                       r.body.decode(), re.M)
+    return {t: int(float(v)) for t, v in found}
+
+
 class DrainTest(unittest.TestCase):
     def drain(self, sig):
-        server = Server("--threads", "2", "--grace", "10s", "--header-timeout", "8s",
-                        "--body-timeout", "8s")
+        self.server = None
+        try:
+            self.drain_steps(sig)
+        except AssertionError as e:
+            # Say what the server logged: a failure here is about timing, and the log has it.
+            log = "\n".join(self.server.lines) if self.server else ""
+            raise AssertionError("%s\nserver log:\n%s" % (e, log)) from e
+
+    def drain_steps(self, sig):
+        server = self.server = Server("--threads", "2", "--grace", "10s", "--header-timeout",
+                                      "8s", "--body-timeout", "8s")
         with server:
             body = b'{"k": [1, 2, 3], "s": "in flight"}'
             # 1. An HTTP request whose body is half sent.
@@ -60,6 +79,13 @@ class DrainTest(unittest.TestCase):
             idle = socket.create_connection(("127.0.0.1", server.http_port), timeout=10)
             idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
             self.assertIn(b"200 OK", idle.recv(4096))
+            # Wait until the server holds all four (and the scrape's own connection), so a
+            # loaded machine cannot turn a slow accept into a refused one; then give the
+            # sessions a moment to read what was sent.
+            deadline = time.monotonic() + 10
+            while open_connections(server) != {"http": 4, "tcp": 1}:
+                self.assertLess(time.monotonic(), deadline, open_connections(server))
+                time.sleep(0.05)
             time.sleep(0.3)
 
             server.proc.send_signal(sig)
