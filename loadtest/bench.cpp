@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
+#include "dataset.hpp"
 #include "measure.hpp"
 #include "polycodec/formats/postcard.hpp"
 #include "polycodec/polycodec.hpp"
@@ -29,12 +30,6 @@ struct options {
     int pin = -1;
     std::vector<std::string> only;
 };
-
-std::string read_file(const std::string& path, bool& ok) {
-    std::ifstream f(path, std::ios::binary);
-    ok = static_cast<bool>(f);
-    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
 
 std::string cpu_model() {
     std::ifstream f("/proc/cpuinfo");
@@ -84,13 +79,7 @@ int bench_file(const std::string& path, const options& opt) {
     }
     // {"records": [...]} for formats whose root must be a map (TOML, BSON), as the reference.
     document wrapped;
-    {
-        builder b(wrapped);
-        b.begin_map();
-        b.add_string("records");
-        b.add_copy(src.root());
-        b.end_map();
-    }
+    wrap_records(src, wrapped);
     std::printf("# data: %s (%zu bytes of JSON)\n", path.c_str(), json.size());
     std::vector<row> rows;
     for (const format_info& f : formats()) {

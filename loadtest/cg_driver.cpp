@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 
+#include "dataset.hpp"
 #include "polycodec/polycodec.hpp"
 
 #ifdef POLYCODEC_CGDRIVER_RAPIDJSON
@@ -24,6 +25,8 @@
 #endif
 
 using namespace polycodec;
+using polycodec::loadtest::read_file;
+using polycodec::loadtest::wrap_records;
 
 #ifdef POLYCODEC_CGDRIVER_LIBYAML
 using polycodec::loadtest::libyaml_emit;  // the same calls as `peers` makes
@@ -36,8 +39,7 @@ int main(int argc, char** argv) {
     }
 #ifdef POLYCODEC_CGDRIVER_RAPIDJSON
     if (std::string(argv[1]) == "rapidjson") {
-        std::ifstream file(argv[3], std::ios::binary);
-        std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        std::string json = read_file(argv[3]);
         const long n = std::atol(argv[4]);
         const bool enc = std::string(argv[2]) == "encode";
         rapidjson::Document rd;
@@ -61,8 +63,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef POLYCODEC_CGDRIVER_LIBYAML
     if (std::string(argv[1]) == "libyaml" && std::string(argv[2]) == "encode") {
-        std::ifstream file(argv[3], std::ios::binary);
-        std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        std::string json = read_file(argv[3]);
         const long n = std::atol(argv[4]);
         document doc;
         if (!decode(format_id::json, json, doc)) {
@@ -85,8 +86,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::string op = argv[2];
-    std::ifstream file(argv[3], std::ios::binary);
-    std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::string json = read_file(argv[3]);
     long n = std::atol(argv[4]);
     document src;
     if (!decode(format_id::json, json, src)) {
@@ -94,13 +94,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     document wrapped;  // {"records": [...]} for map-root formats, as bench and peers do
-    {
-        builder b(wrapped);
-        b.begin_map();
-        b.add_string("records");
-        b.add_copy(src.root());
-        b.end_map();
-    }
+    wrap_records(src, wrapped);
     const format_id f = info->id;
     const document& in = info->caps.map_root_only ? wrapped : src;
     output_buffer out;

@@ -14,10 +14,13 @@
 #include <iterator>
 #include <string>
 
+#include "dataset.hpp"
 #include "peer_libbson.hpp"
 #include "polycodec/polycodec.hpp"
 
 using namespace polycodec;
+using polycodec::loadtest::read_file;
+using polycodec::loadtest::wrap_records;
 
 using polycodec::loadtest::bson_build;
 using polycodec::loadtest::bson_walk;
@@ -30,8 +33,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::string op = argv[1];
-    std::ifstream file(argv[2], std::ios::binary);
-    std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::string json = read_file(argv[2]);
     long n = std::atol(argv[3]);
     document src;
     if (!decode(format_id::json, json, src)) {
@@ -39,13 +41,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     document wrapped;  // {"records": [...]} as bench and peers do
-    {
-        builder b(wrapped);
-        b.begin_map();
-        b.add_string("records");
-        b.add_copy(src.root());
-        b.end_map();
-    }
+    wrap_records(src, wrapped);
     output_buffer out;
     if (!encode(format_id::bson, wrapped, out)) {
         std::fprintf(stderr, "cannot encode %s\n", argv[2]);

@@ -11,9 +11,11 @@
 
 #include <msgpack.hpp>
 
+#include "dataset.hpp"
 #include "polycodec/polycodec.hpp"
 
 using namespace polycodec;
+using polycodec::loadtest::read_file;
 
 int main(int argc, char** argv) {
     if (argc != 4) {
@@ -21,8 +23,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::string op = argv[1];
-    std::ifstream file(argv[2], std::ios::binary);
-    std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::string json = read_file(argv[2]);
     long n = std::atol(argv[3]);
     document src;
     output_buffer out;

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "dataset.hpp"
 #include "polycodec/formats/postcard.hpp"
 #include "polycodec/polycodec.hpp"
 #include "polycodec/proto/frame.hpp"
@@ -376,12 +377,6 @@ bool is_loopback(const tcp::endpoint& ep) {
                                (a.to_v6().to_bytes()[12] == 127));
 }
 
-std::string read_file(const std::string& path, bool& ok) {
-    std::ifstream f(path, std::ios::binary);
-    ok = static_cast<bool>(f);
-    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
 // Builds the encode and decode jobs of every requested format from the JSON data.
 std::vector<job> make_jobs(const load_options& opt, const document& plain,
                            const document& wrapped) {
@@ -404,9 +399,7 @@ std::vector<job> make_jobs(const load_options& opt, const document& plain,
         encode_options xo;
         std::string query;
         if (f.caps.needs_schema && !opt.schema_file.empty()) {
-            std::ifstream sf(opt.schema_file, std::ios::binary);
-            std::string text((std::istreambuf_iterator<char>(sf)),
-                             std::istreambuf_iterator<char>());
+            std::string text = read_file(opt.schema_file);
             auto parsed = postcard::parse_schema(text);
             if (!parsed) {
                 std::printf("# %s: skipped (schema %s: %s)\n", std::string(f.name).c_str(),
@@ -565,13 +558,7 @@ int run_load(bool http, int argc, char** argv) {
         return usage_error(path + ": " + describe(r.error()));
     }
     document wrapped;
-    {
-        builder b(wrapped);
-        b.begin_map();
-        b.add_string("records");
-        b.add_copy(plain.root());
-        b.end_map();
-    }
+    wrap_records(plain, wrapped);
     std::printf("# polycodec-loadtest %s --target %s --concurrency %d --duration %.1fs%s\n",
                 http ? "http" : "tcp", target.c_str(), opt.concurrency, opt.duration_s,
                 http ? "" : (" --pipeline " + std::to_string(opt.pipeline)).c_str());

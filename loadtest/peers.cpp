@@ -27,6 +27,7 @@
 #include <toml++/toml.h>
 #include <vector>
 
+#include "dataset.hpp"
 #include "measure.hpp"
 #include "peer_keep.hpp"
 #include "peer_libbson.hpp"
@@ -77,21 +78,14 @@ bool encoded(format_id f, const document& in, std::string& out) {
 }
 
 void compare_dataset(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::string json = read_file(path);
     document doc;
     if (!decode(format_id::json, json, doc)) {
         std::fprintf(stderr, "peers: cannot decode %s\n", path.c_str());
         return;
     }
     document wrapped;
-    {
-        builder b(wrapped);
-        b.begin_map();
-        b.add_string("records");
-        b.add_copy(doc.root());
-        b.end_map();
-    }
+    wrap_records(doc, wrapped);
     std::printf("# data: %s (%zu bytes of JSON)\n", path.c_str(), json.size());
     rows.clear();
 

@@ -1,0 +1,35 @@
+#pragma once
+// The benchmark dataset as every load-test tool reads it (DESIGN section 8): the file's bytes,
+// and the {"records": [...]} wrapping for formats whose root must be a map (TOML, BSON).
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "polycodec/polycodec.hpp"
+
+namespace polycodec::loadtest {
+
+/// The whole file; `ok` is false when it cannot be opened (the result is then empty).
+inline std::string read_file(const std::string& path, bool& ok) {
+    std::ifstream f(path, std::ios::binary);
+    ok = static_cast<bool>(f);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+/// The whole file, or "" when it cannot be opened (the JSON decode that follows then fails).
+inline std::string read_file(const std::string& path) {
+    bool ok = false;
+    return read_file(path, ok);
+}
+
+/// `wrapped` becomes {"records": <src's root>}, a copy.
+inline void wrap_records(const document& src, document& wrapped) {
+    builder b(wrapped);
+    b.begin_map();
+    b.add_string("records");
+    b.add_copy(src.root());
+    b.end_map();
+}
+
+}  // namespace polycodec::loadtest
