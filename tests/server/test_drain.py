@@ -10,23 +10,10 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_common import Server, curl, read_response, request_frame, tcp_connect
+from server_common import (Server, curl, read_response, read_until_closed, request_frame,
+                           tcp_connect)
 
 JSON = 1
-
-
-def read_until_closed(sock, timeout=10):
-    sock.settimeout(timeout)
-    got = b""
-    while True:
-        try:
-            chunk = sock.recv(65536)
-        except (ConnectionResetError, socket.timeout):
-            break
-        if not chunk:
-            break
-        got += chunk
-    return got
 
 
 def refused(port):
@@ -98,12 +85,12 @@ class DrainTest(unittest.TestCase):
             self.assertEqual(read_until_closed(idle, 5), b"")
             # Readiness answers 503 while draining.
             probe.sendall(b"\r\n")
-            answer = read_until_closed(probe)
+            answer = read_until_closed(probe, 10)
             self.assertTrue(answer.startswith(b"HTTP/1.1 503"), answer)
             self.assertIn(b"draining", answer)
             # The in-flight requests complete with correct answers.
             busy.sendall(body[10:])
-            answer = read_until_closed(busy)
+            answer = read_until_closed(busy, 10)
             self.assertTrue(answer.startswith(b"HTTP/1.1 200 OK"), answer)
             self.assertIn(b"Connection: close", answer)
             self.assertTrue(answer.endswith(b'{"k":[1,2,3],"s":"in flight"}'), answer)
