@@ -185,6 +185,14 @@ result<void> apply_option(std::string_view name, std::string_view value, transco
     if (n == "multi") {
         return flag(opt.decode.multi);
     }
+    if (n == "stream") {
+        return flag(opt.stream);
+    }
+    if (n == "seq") {
+        auto r = flag(opt.decode.seq);
+        opt.encode.seq = opt.decode.seq;
+        return r;
+    }
     if (n == "infer") {
         return flag(opt.decode.infer);
     }

@@ -36,6 +36,8 @@ struct transcode_options {
     const format_info* to = nullptr;    ///< set by to=, Accept or --to
     decode_options decode;
     encode_options encode;
+    /// stream=true: convert record by record (DESIGN section 12, polycodec/stream.hpp).
+    bool stream = false;
     /// Option names that were set explicitly, e.g. "lossy", for logs.
     std::vector<std::string> given;
 };

@@ -36,6 +36,10 @@ struct common_options {
     /// postcard: the schema chosen by schema=NAME, resolved by the caller.
     std::shared_ptr<const postcard::schema> schema;
     std::string schema_name;  ///< as given, for messages
+    /// Stream mode's record framing (DESIGN section 12): json as RFC 7464 json-seq, cbor as an
+    /// RFC 8742 CBOR sequence, msgpack as concatenated values, instead of a top-level array.
+    /// Set by seq=true or the media types application/json-seq and application/cbor-seq.
+    bool seq = false;
 };
 
 struct decode_options : common_options {

@@ -9,3 +9,4 @@
 #include "polycodec/media_type.hpp"
 #include "polycodec/options.hpp"
 #include "polycodec/result.hpp"
+#include "polycodec/stream.hpp"
