@@ -9,6 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/stat.h>
+
+#include "config.hpp"
 #include "polycodec/polycodec.hpp"
 #include "schema_loader.hpp"
 
@@ -54,6 +57,154 @@ bool read_file(const std::string& path, std::string& out) {
     return ok;
 }
 
+void print_lossy(lossy_report& report) {
+    for (const lossy_event& ev : report) {
+        std::fprintf(stderr, "polycodec: lossy: %s: %.*s (%s)\n",
+                     ev.path.empty() ? "(root)" : ev.path.c_str(),
+                     static_cast<int>(ev.kind.size()), ev.kind.data(), ev.detail.c_str());
+    }
+    report.clear();
+}
+
+int stream_error(const error& e) {
+    std::fprintf(stderr, "polycodec: %s\n", describe(e).c_str());
+    // A record over --max-record is a size error of the input (HTTP 413): exit 2 like other
+    // input errors; a value the output cannot hold is 3.
+    return exit_code_of(e);
+}
+
+// convert --stream (DESIGN section 12): reads the input in chunks and writes records as they
+// are converted, so memory stays bounded by the longest record whatever the input size.
+int run_stream(const format_info& from, const format_info& to, transcode_options& opt,
+               const std::string& in_path, const std::string& out_path, std::size_t max_record) {
+    for (const format_info* f : {&from, &to}) {
+        if (!is_streamable(f->id)) {
+            std::fprintf(stderr,
+                         "polycodec: %.*s is not streamable (--stream reads and writes ndjson, "
+                         "json, csv, yaml, cbor, msgpack and bson)\n",
+                         static_cast<int>(f->name.size()), f->name.data());
+            return exit_unrepresentable;
+        }
+    }
+    std::FILE* in = in_path == "-" ? stdin : std::fopen(in_path.c_str(), "rb");
+    if (in == nullptr) {
+        return usage_error("cannot read " + in_path + ": " + std::strerror(errno));
+    }
+    std::FILE* out = out_path == "-" ? stdout : std::fopen(out_path.c_str(), "wb");
+    if (out == nullptr) {
+        if (in != stdin) {
+            std::fclose(in);
+        }
+        return usage_error("cannot write " + out_path + ": " + std::strerror(errno));
+    }
+    struct closer {
+        std::FILE* in;
+        std::FILE* out;
+        ~closer() {
+            if (in != stdin) {
+                std::fclose(in);
+            }
+            if (out != stdout) {
+                std::fclose(out);
+            } else {
+                std::fflush(stdout);
+            }
+        }
+    } files{in, out};
+    struct stat st {};
+    // A MessagePack array's count goes in its header: a regular output file is patched at the
+    // end; a pipe gets concatenated values (docs/formats/msgpack.md).
+    bool seekable = fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
+
+    lossy_report report;
+    opt.encode.report = &report;
+    record_reader reader(from.id, opt.decode, max_record);
+    record_writer writer(to.id, opt.encode);
+    document rec;
+    output_buffer buf;
+    bool began = false;
+    constexpr std::size_t flush_at = std::size_t{1} << 20;
+    auto flush = [&]() -> bool {
+        if (buf.size() != 0 && std::fwrite(buf.data(), 1, buf.size(), out) != buf.size()) {
+            return false;
+        }
+        buf.clear();
+        return true;
+    };
+    auto begin = [&]() -> result<void> {
+        began = true;
+        return writer.begin(buf, reader.declared_count(), seekable && to.id == format_id::msgpack);
+    };
+    std::vector<char> chunk(std::size_t{1} << 20);
+    bool input_done = false;
+    for (;;) {
+        auto s = reader.next(rec);
+        if (!s) {
+            flush();
+            return stream_error(s.error());
+        }
+        if (*s == record_reader::step::end) {
+            break;
+        }
+        if (*s == record_reader::step::need_input) {
+            if (input_done) {
+                break;  // the reader reports a cut record itself; not reached
+            }
+            std::size_t n = std::fread(chunk.data(), 1, chunk.size(), in);
+            if (n != 0) {
+                reader.feed({chunk.data(), n});
+            }
+            if (n < chunk.size()) {
+                if (std::ferror(in)) {
+                    return usage_error("cannot read " + in_path + ": " + std::strerror(errno));
+                }
+                if (std::feof(in)) {
+                    reader.finish();
+                    input_done = true;
+                }
+            }
+            continue;
+        }
+        if (!began) {
+            if (auto r = begin(); !r) {
+                return stream_error(r.error());
+            }
+        }
+        if (auto r = writer.write(rec, buf); !r) {
+            flush();
+            return stream_error(r.error());
+        }
+        if (!report.empty()) {
+            print_lossy(report);
+        }
+        if (buf.size() >= flush_at && !flush()) {
+            return usage_error("cannot write " + out_path + ": " + std::strerror(errno));
+        }
+    }
+    if (!began) {
+        if (auto r = begin(); !r) {
+            return stream_error(r.error());
+        }
+    }
+    if (auto r = writer.end(buf); !r) {
+        flush();
+        return stream_error(r.error());
+    }
+    if (!flush()) {
+        return usage_error("cannot write " + out_path + ": " + std::strerror(errno));
+    }
+    if (auto p = writer.count_patch()) {
+        if (std::fseek(out, static_cast<long>(p->at), SEEK_SET) != 0 ||
+            std::fwrite(p->bytes, 1, 4, out) != 4) {
+            return usage_error("cannot write " + out_path + ": " + std::strerror(errno));
+        }
+    }
+    if (std::fflush(out) != 0) {
+        return usage_error("cannot write " + out_path + ": " + std::strerror(errno));
+    }
+    return exit_ok;
+}
+
 }  // namespace
 
 const char* usage() {
@@ -62,13 +213,15 @@ const char* usage() {
            "                  [--schema-dir DIR] [--log-level info] [--log-format text|json]\n"
            "  polycodec convert --from F --to G [--pretty] [--lossy] [--canonical] [--multi]\n"
            "                  [--schema FILE] [--header absent] [--delimiter C] [--infer]\n"
-           "                  [--unflatten] [IN [OUT]]\n"
+           "                  [--unflatten] [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"
            "  polycodec formats\n"
            "  polycodec --version\n"
            "\n"
            "F and G are a format name (json, cbor ...), a media type with parameters\n"
            "('text/csv; header=absent') or NAME;param=value ('csv;header=absent'); by default\n"
            "they come from the file extensions. IN and OUT default to standard input and output.\n"
+           "--stream converts record by record in bounded memory (ndjson, json arrays, csv,\n"
+           "yaml sequences, cbor, msgpack, bson; --seq: json-seq, cbor-seq, concatenated msgpack).\n"
            "Exit codes: 0 ok, 2 malformed input or usage, 3 not representable in the target.\n";
 }
 
@@ -108,6 +261,8 @@ int run_convert(int argc, char** argv) {
     std::string to_spec;
     std::string schema_file;
     std::vector<std::string> positional;
+    bool stream = false;
+    std::size_t max_record = default_max_record;
     // Flags whose value follows, and how each maps onto apply_option.
     for (int i = 0; i < argc; ++i) {
         std::string_view a = argv[i];
@@ -139,6 +294,24 @@ int run_convert(int argc, char** argv) {
             value = argv[++i];
             return true;
         };
+        if (name == "stream") {
+            if (auto r = apply_option(name, has_value ? value : "true", opt); !r) {
+                return usage_error(r.error().message);
+            }
+            stream = opt.stream;
+            continue;
+        }
+        if (name == "max-record") {
+            if (!take_value()) {
+                return usage_error("--max-record needs a value");
+            }
+            auto sz = server::parse_size(value);
+            if (!sz || *sz == 0) {
+                return usage_error("--max-record: expected a size such as 16MiB");
+            }
+            max_record = *sz;
+            continue;
+        }
         if (name == "from" || name == "to" || name == "schema" || name == "header" ||
             name == "delimiter") {
             if (!take_value()) {
@@ -154,7 +327,7 @@ int run_convert(int argc, char** argv) {
                 return usage_error(r.error().message);
             }
         } else if (name == "pretty" || name == "lossy" || name == "canonical" || name == "multi" ||
-                   name == "infer" || name == "unflatten") {
+                   name == "infer" || name == "unflatten" || name == "seq") {
             if (auto r = apply_option(name, has_value ? value : "true", opt); !r) {
                 return usage_error(r.error().message);
             }
@@ -202,6 +375,10 @@ int run_convert(int argc, char** argv) {
         if (!s) {
             return usage_error(s.error().message);
         }
+    }
+
+    if (stream || opt.stream) {
+        return run_stream(**from, **to, opt, in_path, out_path, max_record);
     }
 
     std::string input;

@@ -183,7 +183,9 @@ result<void> apply_option(std::string_view name, std::string_view value, transco
         return r;
     }
     if (n == "multi") {
-        return flag(opt.decode.multi);
+        auto r = flag(opt.decode.multi);
+        opt.encode.multi = opt.decode.multi;
+        return r;
     }
     if (n == "stream") {
         return flag(opt.stream);
@@ -292,6 +294,13 @@ result<const format_info*> resolve_format_spec(std::string_view spec, transcode_
         }
         f = find_format_by_media_type(m->essence());
         params = std::move(m->params);
+        // Record sequences of stream mode (DESIGN section 12): RFC 7464 and RFC 8742.
+        if (f == nullptr && (m->essence() == "application/json-seq" ||
+                             m->essence() == "application/cbor-seq")) {
+            f = find_format(m->essence() == "application/json-seq" ? format_id::json
+                                                                   : format_id::cbor);
+            opt.decode.seq = opt.encode.seq = true;
+        }
         if (f != nullptr && m->essence() == "text/tab-separated-values") {
             opt.decode.csv_tab = opt.encode.csv_tab = true;
         }

@@ -71,6 +71,7 @@ struct child_range;
 struct entry_range;
 
 namespace detail {
+struct tape_access;  // codec/src/detail/tape_access.hpp: the library's own tape surgery
 /// An open container or tag while a document is built (builder's stack, stored in the document
 /// so that a reused document makes decoding allocation-free).
 struct build_frame {
@@ -237,6 +238,7 @@ public:
 
 private:
     friend class builder;
+    friend struct detail::tape_access;
     std::vector<std::uint64_t> tape_;
     std::string bytes_;
     std::vector<detail::build_frame> frames_;

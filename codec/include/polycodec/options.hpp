@@ -40,11 +40,13 @@ struct common_options {
     /// RFC 8742 CBOR sequence, msgpack as concatenated values, instead of a top-level array.
     /// Set by seq=true or the media types application/json-seq and application/cbor-seq.
     bool seq = false;
+    /// YAML: a stream of several documents decodes to an array; in stream mode each record
+    /// is one document, in and out.
+    bool multi = false;
 };
 
 struct decode_options : common_options {
     build_limits limits;  ///< depth and size budget
-    bool multi = false;   ///< YAML: a stream of several documents decodes to an array
     bool infer = false;   ///< CSV: type numbers, booleans and empty fields
     bool unflatten = false;  ///< CSV: dotted column names become nested maps
 };

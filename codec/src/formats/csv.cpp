@@ -620,6 +620,9 @@ struct writer_scratch {
     std::vector<column_info> info;
     std::vector<value> cells;
     std::string name;
+    // Stream mode: what the first record fixed.
+    kind rows = kind::null;  // map or array rows; null before the first record
+    std::uint64_t width = 0;
 };
 
 class csv_writer {
@@ -636,6 +639,65 @@ class csv_writer {
 public:
     csv_writer(output_buffer& out, const encode_options& opt)
         : out_(out), opt_(opt), delim_(delimiter_of(opt)) {}
+    /// Stream mode: the columns live in `s` from one record to the next. `first_output`: this
+    /// record's bytes open the output.
+    csv_writer(output_buffer& out, const encode_options& opt, writer_scratch& s, bool first_output)
+        : out_(out),
+          out_start_(first_output ? out.size() : std::string::npos),
+          opt_(opt),
+          delim_(delimiter_of(opt)),
+          s_(s) {}
+
+    /// Stream mode (DESIGN section 12): the first record fixes the columns and the header, as
+    /// a one-row table would; every later record is written with those columns.
+    result<void> stream_record(value row) {
+        if (s_.rows == kind::null) {
+            if (row.kind() == kind::map) {
+                std::string& name = s_.name;
+                pass_ = pass::collect;
+                guess_ = 0;
+                if (auto r = walk(row, name, false); !r) {
+                    return r;
+                }
+                drop_covered_placeholders();
+                if (columns_.empty()) {
+                    pass_ = pass::empty_check;
+                    if (auto e = walk(row, name, false); !e && !opt_.lossy) {
+                        return e;
+                    }
+                    return fail(unrepresentable(row, "stream mode takes the csv columns from "
+                                                     "the first record, which has none"));
+                }
+                s_.rows = kind::map;
+                write_header();
+                pass_ = pass::fill;
+                cells_.assign(columns_.size(), value());
+                return write_map_row(row);
+            }
+            if (row.kind() == kind::array) {
+                if (row.size() == 0) {
+                    return fail(unrepresentable(row, "stream mode takes the csv columns from "
+                                                     "the first record, which has none"));
+                }
+                s_.rows = kind::array;
+                s_.width = row.size();
+                return write_array_row(row, s_.width, out_.size());
+            }
+            return fail(unrepresentable(
+                row, std::string("a csv row is a map or an array, saw ") + kind_name(row.kind())));
+        }
+        if (row.kind() != s_.rows) {
+            return fail(unrepresentable(row, std::string("a csv table mixes ") +
+                                                 (s_.rows == kind::map ? "map" : "array") +
+                                                 " rows and " + kind_name(row.kind())));
+        }
+        if (s_.rows == kind::map) {
+            pass_ = pass::fill;
+            cells_.assign(columns_.size(), value());
+            return write_map_row(row);
+        }
+        return write_array_row(row, s_.width, out_.size());
+    }
 
     result<void> run(value root) {
         if (root.kind() != kind::array) {
@@ -809,6 +871,11 @@ private:
             return {};
         }
         guess_ = c + 1;
+        if (c == name_table::npos) {
+            // Only in stream mode: the whole-table writer collected every column first.
+            return fail(unrepresentable(v, "column " + n + " is not in the header, which stream "
+                                           "mode takes from the first record"));
+        }
         if (cells_[c].doc() != nullptr) {
             if (!allow_lossy(opt_, v, "duplicate_column_dropped",
                              "second value of column " + n + " dropped")) {
@@ -1023,6 +1090,19 @@ private:
             }
             return {};
         }
+        write_header();
+        // Pass 2: one line per row.
+        pass_ = pass::fill;
+        cells_.assign(columns_.size(), value());
+        for (value row : root.items()) {
+            if (auto r = write_map_row(row); !r) {
+                return r;
+            }
+        }
+        return {};
+    }
+
+    void write_header() {
         if (opt_.csv_header) {
             for (std::size_t c = 0; c < columns_.size(); ++c) {
                 if (c != 0) {
@@ -1032,10 +1112,11 @@ private:
             }
             out_.append("\r\n");
         }
-        // Pass 2: one line per row.
-        pass_ = pass::fill;
-        cells_.assign(columns_.size(), value());
-        for (value row : root.items()) {
+    }
+
+    result<void> write_map_row(value row) {
+        std::string& name = s_.name;
+        {
             std::fill(cells_.begin(), cells_.end(), value());
             guess_ = 0;
             if (auto r = walk(row, name, false); !r) {
@@ -1092,6 +1173,16 @@ private:
             return {};
         }
         for (value row : root.items()) {
+            if (auto r = write_array_row(row, width, start); !r) {
+                return r;
+            }
+        }
+        return {};
+    }
+
+    /// One array row; `start` is where the table's output began (its first line is special).
+    result<void> write_array_row(value row, std::uint64_t width, std::size_t start) {
+        {
             if (row.size() != width &&
                 !allow_lossy(opt_, row, "ragged_row_padded", "row padded with empty fields")) {
                 return fail(unrepresentable(
@@ -1103,7 +1194,8 @@ private:
                 if (n++ != 0) {
                     out_.push_back(delim_);
                 }
-                if (width == 1 && out_.size() == start && cell.kind() == kind::null) {
+                if (width == 1 && out_.size() == start && out_start_ != std::string::npos &&
+                    cell.kind() == kind::null) {
                     // The first line of a one-column table cannot be empty: a reader skips
                     // blank lines until the first record.
                     if (!allow_lossy(opt_, cell, "null_to_empty_string", "null written as \"\"")) {
@@ -1238,7 +1330,7 @@ private:
     }
 
     output_buffer& out_;
-    std::size_t out_start_ = out_.size();  // where this document's output begins
+    std::size_t out_start_ = out_.size();  // where this document's output begins (npos: not here)
     const encode_options& opt_;
     char delim_;
     writer_scratch& s_ = thread_scratch();
@@ -1261,6 +1353,30 @@ result<void> encode_csv(const document& doc, output_buffer& out, const encode_op
 
 }  // namespace
 
-const codec_functions csv_codec{decode_csv, encode_csv};
+// Stream mode: one csv_writer per record over scratch that keeps the first record's columns.
+class csv_record_encoder final : public record_encoder {
+public:
+    explicit csv_record_encoder(const encode_options& opt) : opt_(opt) {}
+    result<void> write(value record, output_buffer& out) override {
+        if (bad_delimiter(delimiter_of(opt_))) {
+            return fail(make_error(errc::invalid_option, "the csv delimiter cannot be a quote or "
+                                                         "a line break"));
+        }
+        csv_writer w(out, opt_, scratch_, first_);
+        first_ = false;
+        return w.stream_record(record);
+    }
+
+private:
+    const encode_options& opt_;
+    writer_scratch scratch_;
+    bool first_ = true;
+};
+
+std::unique_ptr<record_encoder> make_csv_record_encoder(const encode_options& opt) {
+    return std::make_unique<csv_record_encoder>(opt);
+}
+
+const codec_functions csv_codec{decode_csv, encode_csv, make_csv_record_encoder};
 
 }  // namespace polycodec::detail

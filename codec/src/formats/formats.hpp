@@ -3,6 +3,7 @@
 // registry.cpp ties them to the format table. A format whose functions are null is "not
 // implemented yet".
 
+#include <memory>
 #include <string_view>
 
 #include "polycodec/buffer.hpp"
@@ -20,9 +21,21 @@ using decode_fn = result<void> (*)(std::string_view in, builder& b, const decode
 using encode_fn = result<void> (*)(const document& doc, output_buffer& out,
                                    const encode_options& opt);
 
+/// Stream mode (DESIGN section 12): writes one record at a time, for a format whose records
+/// depend on earlier ones (csv: the columns and header come from the first record).
+class record_encoder {
+public:
+    virtual ~record_encoder() = default;
+    /// Appends `record` (a row) to `out`; errors and lossy events as encode_fn's.
+    virtual result<void> write(value record, output_buffer& out) = 0;
+};
+/// `opt` outlives the encoder.
+using make_record_encoder_fn = std::unique_ptr<record_encoder> (*)(const encode_options& opt);
+
 struct codec_functions {
     decode_fn decode = nullptr;
     encode_fn encode = nullptr;
+    make_record_encoder_fn record_encoder = nullptr;  ///< stream mode, where `encode` won't do
 };
 
 extern const codec_functions json_codec;
