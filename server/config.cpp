@@ -43,7 +43,7 @@ std::string env_name(std::string_view flag) {
 constexpr std::string_view flags[] = {
     "host",           "http-port",    "tcp-port",     "threads", "max-body",   "max-connections",
     "header-timeout", "body-timeout", "idle-timeout", "grace",   "schema-dir", "log-level",
-    "log-format",
+    "log-format",     "max-record",
 };
 
 result<void> set(config& c, std::string_view name, std::string_view v) {
@@ -87,6 +87,15 @@ result<void> set(config& c, std::string_view name, std::string_view v) {
             return fail(bad("--max-body: must be between 1 byte and 2GiB"));
         }
         c.max_body = *n;
+    } else if (name == "max-record") {
+        auto n = parse_size(v);
+        if (!n) {
+            return fail(bad("--max-record: " + n.error().message));
+        }
+        if (*n == 0 || *n > 0x7fffffffu) {
+            return fail(bad("--max-record: must be between 1 byte and 2GiB"));
+        }
+        c.max_record = *n;
     } else if (name == "max-connections") {
         auto n = parse_uint("--max-connections", v);
         if (!n) {
@@ -198,9 +207,11 @@ const char* serve_usage() {
            "  --tcp-port N            TCP protocol port (9090; 0 = ephemeral, -1 = off)\n"
            "  --threads N             I/O threads, one io_context each (hardware threads)\n"
            "  --max-body SIZE         largest request body (64MiB); 413 / status 4 beyond\n"
+           "  --max-record SIZE       largest record in stream mode (16MiB); 413 / exit 2 beyond\n"
            "  --max-connections N     open connections (10000); 503 / status 5 beyond\n"
            "  --header-timeout D      time to receive a request head (10s); 408 beyond\n"
-           "  --body-timeout D        time to receive a request body (30s); 408 beyond\n"
+           "  --body-timeout D        time to receive a request body (30s); 408 beyond; in\n"
+           "                          stream mode the longest wait for more body bytes\n"
            "  --idle-timeout D        keep-alive idle time before closing (60s)\n"
            "  --grace D               drain period on SIGTERM/SIGINT (10s)\n"
            "  --schema-dir DIR        postcard schemas, NAME.json each\n"

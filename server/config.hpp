@@ -20,6 +20,8 @@ struct config {
     unsigned threads = 0;  ///< 0 = hardware threads
     std::size_t max_body = std::size_t{64} << 20;
     std::size_t max_connections = 10000;
+    /// Stream mode (DESIGN section 12): the longest record; the stream has no size limit.
+    std::size_t max_record = std::size_t{16} << 20;
     std::chrono::milliseconds header_timeout{10000};  ///< whole request head (408 beyond)
     std::chrono::milliseconds body_timeout{30000};    ///< whole body (408 beyond)
     std::chrono::milliseconds idle_timeout{60000};    ///< keep-alive idle, closed silently

@@ -113,6 +113,17 @@ struct metrics::impl {
             .Help("1 while the server drains after SIGTERM/SIGINT, else 0")
             .Register(*registry);
     prometheus::Gauge* draining = &draining_family.Add({});
+    prometheus::Family<prometheus::Counter>& stream_records_family =
+        prometheus::BuildCounter()
+            .Name("polycodec_stream_records_total")
+            .Help("Records converted in stream mode, by input and output format")
+            .Register(*registry);
+    prometheus::Family<prometheus::Counter>& stream_errors_family =
+        prometheus::BuildCounter()
+            .Name("polycodec_stream_errors_total")
+            .Help("Streams that failed after their answer began (the answer was cut short), "
+                  "by input and output format")
+            .Register(*registry);
     prometheus::Family<prometheus::Gauge>& build_info =
         prometheus::BuildGauge()
             .Name("polycodec_build_info")
@@ -135,6 +146,23 @@ struct metrics::impl {
     std::mutex mu;
     std::unordered_map<std::uint64_t, prometheus::Counter*> request_counters;
     std::unordered_map<std::string, prometheus::Counter*> lossy_counters;
+    std::unordered_map<std::uint64_t, prometheus::Counter*> stream_counters;
+
+    // The counter of `family` for the pair (from, to), created on first use; `slot` tells the
+    // families apart in the shared map.
+    prometheus::Counter* pair_counter(prometheus::Family<prometheus::Counter>& family, int slot,
+                                      format_id from, format_id to) {
+        std::uint64_t key = (std::uint64_t(slot) << 16) | (std::uint64_t(from) << 8) |
+                            std::uint64_t(to);
+        std::lock_guard<std::mutex> lock(mu);
+        auto it = stream_counters.find(key);
+        if (it == stream_counters.end()) {
+            auto* c = &family.Add({{"from", std::string(to_string(from))},
+                                   {"to", std::string(to_string(to))}});
+            it = stream_counters.emplace(key, c).first;
+        }
+        return it->second;
+    }
 
     impl(std::string_view version, std::string_view commit) {
         auto db = duration_buckets();
@@ -235,6 +263,15 @@ void metrics::lossy(format_id from, format_id to, std::string_view kind) {
         it = impl_->lossy_counters.emplace(std::move(key), c).first;
     }
     it->second->Increment();
+}
+
+void metrics::stream_records(format_id from, format_id to, std::uint64_t n) {
+    impl_->pair_counter(impl_->stream_records_family, 0, from, to)
+        ->Increment(static_cast<double>(n));
+}
+
+void metrics::stream_failed(format_id from, format_id to) {
+    impl_->pair_counter(impl_->stream_errors_family, 1, from, to)->Increment();
 }
 
 void metrics::inflight(transport t, int delta) {

@@ -29,6 +29,10 @@ public:
     void decoded(format_id f, std::size_t bytes, double seconds);
     void encoded(format_id f, std::size_t bytes, double seconds);
     void lossy(format_id from, format_id to, std::string_view kind);
+    /// Stream mode (DESIGN section 12): `n` more records converted from `from` to `to`.
+    void stream_records(format_id from, format_id to, std::uint64_t n);
+    /// A stream that failed after its answer began (polycodec_stream_errors_total).
+    void stream_failed(format_id from, format_id to);
     void inflight(transport t, int delta);
     void connections(transport t, int delta);
     /// polycodec_draining (not in DESIGN section 6; the "drain stuck" alert reads it).

@@ -49,6 +49,8 @@ void codec_problem(response& res, const outcome& o) {
     problem(res, status, to_string(o.err.code), describe(o.err), &o.err, status == 406);
 }
 
+}  // namespace
+
 std::string content_type_of(const format_info& f, const transcode_options& opt) {
     std::string t(f.media_types.front());
     if (f.id == format_id::csv && opt.encode.csv_tab) {
@@ -63,6 +65,18 @@ std::string content_type_of(const format_info& f, const transcode_options& opt) 
         t += "; header=present";
     }
     return t;
+}
+
+namespace {
+
+template <class... A>
+bool problem_false(A&&... a) {
+    problem(std::forward<A>(a)...);
+    return false;
+}
+bool codec_problem_false(response& res, const outcome& o) {
+    codec_problem(res, o);
+    return false;
 }
 
 // Splits the query and applies every option; from/to are resolved by the caller.
@@ -103,12 +117,14 @@ result<void> apply_query_options(std::string_view query, transcode_options& opt,
     return {};
 }
 
-void handle_codec(service& svc, const request& req, response& res, bool validate_only) {
+}  // namespace
+
+bool resolve_transcode(service& svc, const request& req, response& res, transcode_options& opt,
+                       bool validate_only) {
     std::string_view target = req.target;
     auto qpos = target.find('?');
     std::string_view query =
         qpos == std::string_view::npos ? std::string_view{} : target.substr(qpos + 1);
-    transcode_options opt;
     if (!validate_only) {
         res.headers.emplace_back("Vary", "Accept");  // every answer of /transcode, errors too
     }
@@ -123,7 +139,7 @@ void handle_codec(service& svc, const request& req, response& res, bool validate
             o.ok = false;
             o.failed = stage::options;
             o.err = r.error();
-            return codec_problem(res, o);
+            return codec_problem_false(res, o);
         }
     }
     const format_info* from = nullptr;
@@ -131,24 +147,24 @@ void handle_codec(service& svc, const request& req, response& res, bool validate
         auto f = resolve_format_spec(q.from, opt);
         if (!f) {
             int status = f.error().code == errc::unsupported_format ? 415 : 400;
-            return problem(res, status, to_string(f.error().code), f.error().message);
+            return problem_false(res, status, to_string(f.error().code), f.error().message);
         }
         from = *f;
     } else if (req.has_content_type) {
         auto f = resolve_format_spec(req.content_type, opt);
         if (!f) {
             int status = f.error().code == errc::unsupported_format ? 415 : 400;
-            return problem(res, status, to_string(f.error().code),
+            return problem_false(res, status, to_string(f.error().code),
                            "Content-Type: " + f.error().message);
         }
         from = *f;
     } else {
-        return problem(res, 415, "unsupported_format",
+        return problem_false(res, 415, "unsupported_format",
                        "no Content-Type: send one (e.g. application/json) or from=NAME");
     }
     res.from = static_cast<std::uint8_t>(from->id);
     if (!is_implemented(from->id)) {
-        return problem(res, 415, "not_implemented",
+        return problem_false(res, 415, "not_implemented",
                        std::string(from->name) + " is not implemented yet");
     }
     opt.from = from;
@@ -161,20 +177,20 @@ void handle_codec(service& svc, const request& req, response& res, bool validate
             auto f = resolve_format_spec(q.to, opt);
             if (!f) {
                 if (f.error().code == errc::unsupported_format) {
-                    return problem(res, 406, "unsupported_format", f.error().message, nullptr,
+                    return problem_false(res, 406, "unsupported_format", f.error().message, nullptr,
                                    true);
                 }
-                return problem(res, 400, to_string(f.error().code), f.error().message);
+                return problem_false(res, 400, to_string(f.error().code), f.error().message);
             }
             to = *f;
             if (!is_implemented(to->id)) {
-                return problem(res, 406, "not_implemented",
+                return problem_false(res, 406, "not_implemented",
                                std::string(to->name) + " is not implemented yet", nullptr, true);
             }
         } else {
             negotiation n = negotiate(req.accept, *from, usable);
             if (n.format == nullptr) {
-                return problem(
+                return problem_false(
                     res, 406, "not_acceptable",
                     "none of the types in Accept (" + std::string(req.accept) + ") is available",
                     nullptr, true);
@@ -190,10 +206,27 @@ void handle_codec(service& svc, const request& req, response& res, bool validate
     }
     // 3. Query options last: they override media-type parameters.
     if (auto r = apply_query_options(query, opt, q); !r) {
-        return problem(res, 400, to_string(r.error().code), r.error().message);
+        problem(res, 400, to_string(r.error().code), r.error().message);
+        return false;
     }
     if (auto r = prepare_options(svc, opt, req.body.size()); !r) {
-        return problem(res, 400, to_string(r.error().code), r.error().message);
+        problem(res, 400, to_string(r.error().code), r.error().message);
+        return false;
+    }
+    return true;
+}
+
+namespace {
+
+void handle_codec(service& svc, const request& req, response& res, bool validate_only) {
+    transcode_options opt;
+    if (!resolve_transcode(svc, req, res, opt, validate_only)) {
+        return;
+    }
+    if (opt.stream && !validate_only) {
+        // Streams are answered by the session (http/stream.cpp) before the body is read; a
+        // request that gets here came without a stream-capable session (tests).
+        return problem(res, 400, "invalid_option", "stream=true needs the HTTP front end");
     }
     worker_state& w = this_worker();
     outcome o = run_transcode(svc, w, req.body, opt, validate_only);
@@ -318,7 +351,15 @@ route find_route(std::string_view path) noexcept {
 }
 
 std::string_view allowed_methods(route r) noexcept {
-    return r == route::transcode || r == route::validate ? "POST" : "GET";
+    // PUT as well as POST: `curl -T file` uploads with PUT (and streams the file from disk).
+    return r == route::transcode || r == route::validate ? "POST, PUT" : "GET";
+}
+
+bool method_allowed(route r, std::string_view method) noexcept {
+    if (r == route::transcode || r == route::validate) {
+        return method == "POST" || method == "PUT";
+    }
+    return method == "GET";
 }
 
 std::string_view path_of(std::string_view target) noexcept {
@@ -386,7 +427,7 @@ void handle(service& svc, const request& req, response& res) {
                 "no route " + std::string(path) +
                     " (try /transcode, /validate, /formats, /metrics, "
                     "/healthz, /readyz)");
-    } else if (req.method != allowed_methods(r)) {
+    } else if (!method_allowed(r, req.method)) {
         problem(res, 405, "method_not_allowed",
                 std::string(req.method) + " is not allowed on " + std::string(path) + ", use " +
                     std::string(allowed_methods(r)));

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "polycodec/media_type.hpp"
 #include "service.hpp"
 
 namespace polycodec::server::http {
@@ -49,14 +50,25 @@ enum class route : std::uint8_t {
 
 /// The route of `path` (no query) and whether `method` is allowed on it.
 route find_route(std::string_view path) noexcept;
-/// The methods a route allows ("POST" or "GET").
+/// The methods a route allows ("POST, PUT" or "GET"), for the Allow header.
 std::string_view allowed_methods(route r) noexcept;
+/// Whether `method` is allowed on `r`.
+bool method_allowed(route r, std::string_view method) noexcept;
 
 /// The path part of a target ("/transcode?to=json" -> "/transcode").
 std::string_view path_of(std::string_view target) noexcept;
 
 /// An X-Request-Id: `given` when it is 1-128 visible ASCII characters, else a fresh one.
 std::string request_id_for(std::string_view given);
+
+/// Resolves the formats and options of a /transcode or /validate request from its target,
+/// Content-Type and Accept (not its body): false with the problem answer in `res` when they do
+/// not resolve. Sets res.from/res.to and `Vary`.
+bool resolve_transcode(service& svc, const request& req, response& res, transcode_options& opt,
+                       bool validate_only);
+
+/// The Content-Type of an answer in `f` ("text/csv; charset=utf-8; header=present").
+std::string content_type_of(const format_info& f, const transcode_options& opt);
 
 /// Answers `req`. Sets every header of DESIGN section 4 except Date/Server/Content-Length.
 void handle(service& svc, const request& req, response& res);

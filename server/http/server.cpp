@@ -11,11 +11,15 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <unordered_set>
 
 #include "http/handler.hpp"
+#include "http/problem.hpp"
+#include "http/stream.hpp"
 #include "listener.hpp"
+#include "polycodec/stream.hpp"
 #include "logging.hpp"
 
 namespace polycodec::server::http {
@@ -118,7 +122,9 @@ private:
         phase_ = phase::header;
         parser_.emplace();
         parser_->header_limit(header_limit);
-        parser_->body_limit(svc_.cfg.max_body);
+        // No body limit while the head is read: a stream has none, and a whole body's
+        // Content-Length is checked in on_header (read_body sets the limit for chunked ones).
+        parser_->body_limit(std::numeric_limits<std::uint64_t>::max());  // not boost::none: 1.74 compares it as the smallest limit
         arm(svc_.cfg.header_timeout);
         bhttp::async_read_header(
             socket_, buffer_, *parser_,
@@ -155,6 +161,9 @@ private:
                 503, "over_capacity",
                 "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")");
         }
+        if (wants_stream(req) && try_stream(req)) {
+            return;
+        }
         if (auto len = parser_->content_length(); len && *len > svc_.cfg.max_body) {
             return fail_and_close(413, "content_too_large", too_large_detail());
         }
@@ -164,7 +173,7 @@ private:
             std::string_view target(req.target().data(), req.target().size());
             route r = find_route(path_of(target));
             std::string_view method(req.method_string().data(), req.method_string().size());
-            if (r == route::not_found || method != allowed_methods(r)) {
+            if (r == route::not_found || !method_allowed(r, method)) {
                 return process();  // answers 404/405 and closes (the body is never read)
             }
             phase_ = phase::writing;
@@ -186,6 +195,7 @@ private:
         if (parser_->is_done()) {
             return process();
         }
+        parser_->body_limit(svc_.cfg.max_body);
         phase_ = phase::body;
         arm(svc_.cfg.body_timeout);
         bhttp::async_read(
@@ -211,6 +221,98 @@ private:
             return fail_and_close(400, "bad_request", "malformed HTTP request: " + ec.message());
         }
         process();
+    }
+
+    // ---- stream mode (http/stream.cpp) ----
+
+    // Only a target or Content-Type that mentions stream is looked at further.
+    static bool wants_stream(const bhttp::request<bhttp::string_body>& req) {
+        std::string_view target(req.target().data(), req.target().size());
+        auto ct = req[bhttp::field::content_type];
+        return target.find("stream") != std::string_view::npos ||
+               std::string_view(ct.data(), ct.size()).find("stream") != std::string_view::npos;
+    }
+
+    // Starts a stream exchange when the request asks for stream=true; false: answer it whole.
+    bool try_stream(bhttp::request<bhttp::string_body>& req) {
+        std::string_view target(req.target().data(), req.target().size());
+        std::string_view method(req.method_string().data(), req.method_string().size());
+        route r = find_route(path_of(target));
+        if ((r != route::transcode && r != route::validate) || !method_allowed(r, method)) {
+            return false;
+        }
+        request hr;
+        hr.method = method;
+        hr.target = target;
+        auto ct = req.find(bhttp::field::content_type);
+        if (ct != req.end()) {
+            hr.has_content_type = true;
+            hr.content_type = std::string_view(ct->value().data(), ct->value().size());
+        }
+        auto accept = req[bhttp::field::accept];
+        hr.accept = std::string_view(accept.data(), accept.size());
+        stream_request sr;
+        sr.validate_only = r == route::validate;
+        response res;
+        if (!resolve_transcode(svc_, hr, res, sr.opt, sr.validate_only)) {
+            if (!sr.opt.stream) {
+                return false;  // answered whole, with the same error, once the body is read
+            }
+            refuse_stream(std::move(res), method, target);
+            return true;
+        }
+        if (!sr.opt.stream) {
+            return false;
+        }
+        for (const format_info* f : {sr.opt.from, sr.validate_only ? nullptr : sr.opt.to}) {
+            if (f != nullptr && !is_streamable(f->id)) {
+                response nr;
+                nr.status = 422;
+                nr.content_type = "application/problem+json";
+                nr.from = res.from;
+                nr.to = res.to;
+                std::string detail = std::string(f->name) +
+                                     " is not streamable (stream=true reads and writes ndjson, "
+                                     "json, csv, yaml, cbor, msgpack and bson)";
+                error e = make_error(errc::unrepresentable, detail);
+                nr.body = problem_body(422, "not_streamable", detail, &e);
+                nr.headers = std::move(res.headers);
+                refuse_stream(std::move(nr), method, target);
+                return true;
+            }
+        }
+        sr.expect_continue = beast::iequals(req[bhttp::field::expect], "100-continue");
+        sr.keep_alive = req.keep_alive() && !draining_;
+        sr.method = std::string(method);
+        sr.target = std::string(target);
+        sr.request_id = request_id_;
+        sr.peer = peer_;
+        phase_ = phase::processing;
+        run_stream(svc_, socket_, buffer_, *parser_, std::move(sr),
+                   [self = shared_from_this()](after_stream how) {
+                       self->request_id_.clear();
+                       self->started_ = {};
+                       self->parser_.reset();
+                       switch (how) {
+                           case after_stream::keep_alive:
+                               return self->wait_for_request();
+                           case after_stream::linger:
+                               return self->linger_close();
+                           case after_stream::close:
+                               return self->close_now();
+                       }
+                   });
+        return true;
+    }
+
+    // A stream request refused before its body is read: answered, then the body discarded.
+    void refuse_stream(response res, std::string_view method, std::string_view target) {
+        res.request_id = request_id_;
+        res.headers.emplace_back("Server-Timing", "decode;dur=0.000, encode;dur=0.000");
+        res.headers.emplace_back("X-Request-Id", request_id_);
+        std::string m(method);
+        std::string t(target);
+        finish(std::move(res), false, m, t, 0);
     }
 
     std::string too_large_detail() const {

@@ -133,7 +133,7 @@ TEST(ServerHandler, RoutesAndMethods) {
     EXPECT_EQ(r.content_type, "application/problem+json");
     r = f.run("GET", "/transcode", "", "");
     EXPECT_EQ(r.status, 405);
-    EXPECT_EQ(header(r, "Allow"), "POST");
+    EXPECT_EQ(header(r, "Allow"), "POST, PUT");
     r = f.run("POST", "/metrics", "", "");
     EXPECT_EQ(r.status, 405);
     EXPECT_EQ(header(r, "Allow"), "GET");

@@ -176,7 +176,7 @@ class HttpTest(unittest.TestCase):
     def test_405_lists_allowed_method(self):
         r = curl(self.server.base + "/transcode")
         self.assertProblem(r, 405, "method_not_allowed")
-        self.assertEqual(r.headers.get("allow"), "POST")
+        self.assertEqual(r.headers.get("allow"), "POST, PUT")
         r = curl(self.server.base + "/formats", data=b"x", headers=["Content-Type: a/b"])
         self.assertProblem(r, 405)
         self.assertEqual(r.headers.get("allow"), "GET")

@@ -1,0 +1,496 @@
+// Stream mode over HTTP (DESIGN section 12). One exchange: read some body bytes, feed the
+// record_reader, convert every complete record into the output buffer, send it as a chunk once
+// it is large (or the input waits), and only then read again: reading pauses while output
+// waits (backpressure), so a stream holds one input window, one record and one output window
+// whatever its size.
+//
+// Errors before the first answer byte are problem+json answers as usual (a record over
+// --max-record is 413). After it, the answer ends without its last chunk, and the error is
+// logged (event=stream_failed with the record index and byte offset) and counted
+// (polycodec_stream_errors_total).
+#include "http/stream.hpp"
+
+#include <array>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/read.hpp>
+#include <chrono>
+#include <limits>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "http/problem.hpp"
+#include "logging.hpp"
+#include "polycodec/stream.hpp"
+
+namespace polycodec::server::http {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = net::ip::tcp;
+using error_code = boost::system::error_code;
+using clock_type = std::chrono::steady_clock;
+
+constexpr std::size_t read_window = 64 * 1024;   // body bytes per read
+constexpr std::size_t flush_at = 64 * 1024;      // output bytes per chunk (docs/SERVICE.md)
+constexpr std::size_t lossy_kept = 32;           // events kept for the trailer
+constexpr std::string_view continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
+
+double since(clock_type::time_point t0) {
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+std::string ms_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", s * 1000);
+    return buf;
+}
+
+// A record over --max-record: 413 (the reader's own message names the flag).
+bool over_max_record(const error& e) {
+    return e.code == errc::size_exceeded &&
+           e.message.find("(--max-record)") != std::string::npos;
+}
+
+class exchange : public std::enable_shared_from_this<exchange> {
+public:
+    exchange(service& svc, tcp::socket& socket, beast::flat_buffer& buffer,
+             bhttp::request_parser<bhttp::string_body>& head, stream_request req,
+             std::function<void(after_stream)> done)
+        : svc_(svc),
+          socket_(socket),
+          buffer_(buffer),
+          parser_(std::move(head)),
+          req_(std::move(req)),
+          done_(std::move(done)),
+          timer_(socket.get_executor()),
+          from_(req_.opt.from->id),
+          to_(req_.validate_only ? req_.opt.from->id : req_.opt.to->id),
+          reader_(from_, req_.opt.decode, svc.cfg.max_record),
+          writer_(to_, writer_options()),
+          in_(read_window) {
+        parser_.body_limit(std::numeric_limits<std::uint64_t>::max());  // records have limits, the stream none
+        started_ = clock_type::now();
+        svc_.stats.inflight(transport::http, 1);
+    }
+
+    ~exchange() { svc_.stats.inflight(transport::http, -1); }
+
+    void start() {
+        if (req_.expect_continue) {
+            arm(svc_.cfg.body_timeout);
+            net::async_write(socket_, net::buffer(continue_line.data(), continue_line.size()),
+                             [self = shared_from_this()](error_code ec, std::size_t) {
+                                 self->disarm();
+                                 if (ec) {
+                                     return self->abort("client_gone", ec.message());
+                                 }
+                                 self->read_more();
+                             });
+            return;
+        }
+        read_more();
+    }
+
+private:
+    encode_options writer_options() {
+        encode_options o = req_.opt.encode;
+        o.report = &lossy_;
+        return o;
+    }
+
+    // ---- timers: one wait at a time, a generation number ignores stale expiries ----
+    void arm(std::chrono::milliseconds d) {
+        timed_out_ = false;
+        timer_.expires_after(d);
+        timer_.async_wait([self = shared_from_this(), gen = ++timer_gen_](error_code ec) {
+            if (ec || gen != self->timer_gen_) {
+                return;
+            }
+            self->timed_out_ = true;
+            error_code ignored;
+            self->socket_.cancel(ignored);
+        });
+    }
+    void disarm() {
+        ++timer_gen_;
+        timer_.cancel();
+    }
+
+    // ---- input ----
+    void read_more() {
+        if (parser_.is_done()) {
+            reader_.finish();
+            return process();
+        }
+        auto& body = parser_.get().body();
+        body.data = in_.data();
+        body.size = in_.size();
+        body.more = true;
+        // Waiting for the client: the body timeout bounds each wait, not the whole stream.
+        arm(svc_.cfg.body_timeout);
+        bhttp::async_read_some(socket_, buffer_, parser_,
+                               [self = shared_from_this()](error_code ec, std::size_t) {
+                                   self->on_read(ec);
+                               });
+    }
+
+    void on_read(error_code ec) {
+        disarm();
+        if (ec == bhttp::error::need_buffer) {
+            ec = {};
+        }
+        std::size_t got = in_.size() - parser_.get().body().size;
+        if (timed_out_) {
+            return fail_io(408, "request_timeout",
+                           "no body bytes arrived within " +
+                               std::to_string(svc_.cfg.body_timeout.count()) + " ms");
+        }
+        if (ec == bhttp::error::end_of_stream || ec == net::error::eof ||
+            ec == net::error::connection_reset || ec == net::error::operation_aborted ||
+            ec == bhttp::error::partial_message) {
+            return abort("client_disconnected", "the client closed the connection mid-body");
+        }
+        if (ec) {
+            return fail_io(400, "bad_request", "malformed HTTP request: " + ec.message());
+        }
+        bytes_in_ += got;
+        if (got != 0) {
+            reader_.feed({in_.data(), got});
+        }
+        if (parser_.is_done()) {
+            reader_.finish();
+        }
+        process();
+    }
+
+    // ---- converting ----
+    void process() {
+        for (;;) {
+            auto t0 = clock_type::now();
+            auto s = reader_.next(rec_);
+            decode_s_ += since(t0);
+            if (!s) {
+                return fail_record(s.error(), stage::decode);
+            }
+            if (*s == record_reader::step::need_input) {
+                // Output goes out in chunks of flush_at bytes (or at the end): an error in the
+                // first chunk's worth of records is still a problem+json answer.
+                return read_more();
+            }
+            if (*s == record_reader::step::end) {
+                return finish();
+            }
+            if (req_.validate_only) {
+                continue;
+            }
+            if (!began_) {
+                began_ = true;
+                if (auto b = writer_.begin(out_, reader_.declared_count()); !b) {
+                    return fail_record(b.error(), stage::encode);
+                }
+            }
+            auto t1 = clock_type::now();
+            auto w = writer_.write(rec_, out_);
+            encode_s_ += since(t1);
+            if (!w) {
+                return fail_record(w.error(), stage::encode);
+            }
+            take_lossy();
+            if (out_.size() >= flush_at) {
+                return send(false, [](exchange& x) { x.process(); });
+            }
+        }
+    }
+
+    // Counts this record's fallbacks; keeps the first few for the trailer.
+    void take_lossy() {
+        for (std::size_t i = lossy_seen_; i < lossy_.size(); ++i) {
+            svc_.stats.lossy(from_, to_, lossy_[i].kind);
+        }
+        if (lossy_.size() > lossy_kept) {
+            lossy_.resize(lossy_kept);
+            lossy_truncated_ = true;
+        }
+        lossy_seen_ = lossy_.size();
+    }
+
+    void finish() {
+        if (req_.validate_only) {
+            return answer_plain(204);
+        }
+        if (!began_) {
+            began_ = true;
+            if (auto b = writer_.begin(out_, reader_.declared_count()); !b) {
+                return fail_record(b.error(), stage::encode);
+            }
+        }
+        if (auto e = writer_.end(out_); !e) {
+            return fail_record(e.error(), stage::encode);
+        }
+        send(true, [](exchange& x) { x.complete(200, x.keep_alive() ? after_stream::keep_alive
+                                                                      : after_stream::linger); });
+    }
+
+    bool keep_alive() const {
+        return req_.keep_alive && parser_.is_done() &&
+               !svc_.draining.load(std::memory_order_relaxed);
+    }
+
+    // ---- output ----
+    std::string head() const {
+        std::string h = "HTTP/1.1 200 OK\r\nServer: polycodec\r\nContent-Type: ";
+        if (req_.opt.encode.seq && to_ == format_id::json) {
+            h += "application/json-seq";
+        } else if (req_.opt.encode.seq && to_ == format_id::cbor) {
+            h += "application/cbor-seq";
+        } else {
+            h += content_type_of(*find_format(to_), req_.opt);
+        }
+        h += "\r\nTransfer-Encoding: chunked\r\nVary: Accept\r\nX-Request-Id: ";
+        h += req_.request_id;
+        if (writer_.concatenated()) {
+            h += "\r\nPolycodec-Stream: concatenated";
+        }
+        h += "\r\nTrailer: Server-Timing";
+        if (req_.opt.encode.lossy) {
+            h += ", Polycodec-Lossy";
+        }
+        if (!req_.keep_alive) {
+            h += "\r\nConnection: close";
+        }
+        h += "\r\n\r\n";
+        return h;
+    }
+
+    // Sends what out_ holds as one chunk (and, with `last`, the last chunk and the trailers),
+    // the head first if it has not gone out; then runs `then`.
+    void send(bool last, void (*then)(exchange&)) {
+        prefix_.clear();
+        suffix_.clear();
+        if (!head_sent_) {
+            prefix_ = head();
+            head_sent_ = true;
+        }
+        if (out_.size() != 0) {
+            char size_line[24];
+            int n = std::snprintf(size_line, sizeof size_line, "%zx\r\n", out_.size());
+            prefix_.append(size_line, static_cast<std::size_t>(n));
+            suffix_ = "\r\n";
+        }
+        if (last) {
+            suffix_ += "0\r\nServer-Timing: decode;dur=" + ms_text(decode_s_) +
+                       ", encode;dur=" + ms_text(encode_s_) + "\r\n";
+            if (req_.opt.encode.lossy && !lossy_.empty()) {
+                std::string v = lossy_header(lossy_);
+                if (lossy_truncated_ && v.find("truncated") == std::string::npos) {
+                    v += ", truncated";
+                }
+                suffix_ += "Polycodec-Lossy: " + v + "\r\n";
+            }
+            suffix_ += "\r\n";
+        }
+        bytes_out_ += out_.size();
+        std::array<net::const_buffer, 3> bufs{net::buffer(prefix_),
+                                              net::buffer(out_.data(), out_.size()),
+                                              net::buffer(suffix_)};
+        // A client that stops reading: the write waits at most the body timeout.
+        arm(svc_.cfg.body_timeout);
+        net::async_write(socket_, bufs,
+                         [self = shared_from_this(), then](error_code ec, std::size_t) {
+                             self->disarm();
+                             if (ec || self->timed_out_) {
+                                 return self->abort(self->timed_out_ ? "client_not_reading"
+                                                                     : "client_gone",
+                                                    self->timed_out_
+                                                        ? "the client read nothing for " +
+                                                              std::to_string(
+                                                                  self->svc_.cfg.body_timeout
+                                                                      .count()) +
+                                                              " ms"
+                                                        : ec.message());
+                             }
+                             self->out_.clear();
+                             then(*self);
+                         });
+    }
+
+    // ---- ending ----
+    void fail_record(error e, stage at) {
+        if (!head_sent_) {
+            outcome o;
+            o.ok = false;
+            o.failed = at;
+            o.err = std::move(e);
+            int status = over_max_record(o.err) ? 413 : status_of(o);
+            response res;
+            res.status = status;
+            res.content_type = std::string(problem_content_type);
+            res.body = problem_body(status, over_max_record(o.err) ? "content_too_large"
+                                                                   : to_string(o.err.code),
+                                    describe(o.err), &o.err);
+            return answer(std::move(res));
+        }
+        log_event(log_level::warn, "stream_failed",
+                  {{"request_id", req_.request_id},
+                   {"from", std::string(to_string(from_))},
+                   {"to", std::string(to_string(to_))},
+                   {"record", std::to_string(reader_.records()), true},
+                   {"offset", std::to_string(e.offset), true},
+                   {"error", describe(e)}});
+        svc_.stats.stream_failed(from_, to_);
+        complete(200, after_stream::close);
+    }
+
+    void fail_io(int status, std::string_view code, const std::string& detail) {
+        if (head_sent_) {
+            return abort(std::string(code), detail);
+        }
+        response res;
+        error_response(status, code, detail, req_.request_id, res);
+        answer(std::move(res));
+    }
+
+    void abort(const std::string& why, const std::string& detail) {
+        log_event(log_level::warn, "stream_aborted",
+                  {{"request_id", req_.request_id},
+                   {"reason", why},
+                   {"record", std::to_string(reader_.records()), true},
+                   {"offset", std::to_string(reader_.offset()), true},
+                   {"detail", detail}});
+        if (head_sent_) {
+            svc_.stats.stream_failed(from_, to_);
+        }
+        complete(head_sent_ ? 200 : 499, after_stream::close);
+    }
+
+    // A whole answer before any stream byte went out (an error, or 204 for /validate).
+    void answer_plain(int status) {
+        response res;
+        res.status = status;
+        answer(std::move(res));
+    }
+
+    void answer(response res) {
+        std::string& w = prefix_;
+        w = "HTTP/1.1 " + std::to_string(res.status) + " " + std::string(reason(res.status)) +
+            "\r\nServer: polycodec\r\n";
+        if (!res.content_type.empty()) {
+            w += "Content-Type: " + res.content_type + "\r\n";
+        }
+        bool has_id = false;
+        for (auto& [k, v] : res.headers) {
+            w += k + ": " + v + "\r\n";
+            has_id = has_id || k == "X-Request-Id";
+        }
+        if (!has_id) {
+            w += "X-Request-Id: " + req_.request_id + "\r\n";
+        }
+        w += "Server-Timing: decode;dur=" + ms_text(decode_s_) + ", encode;dur=" +
+             ms_text(encode_s_) + "\r\n";
+        if (res.status != 204) {
+            w += "Content-Length: " + std::to_string(res.body.size()) + "\r\n";
+        }
+        bool keep = res.status < 400 && keep_alive();
+        if (!keep) {
+            w += "Connection: close\r\n";
+        }
+        w += "\r\n";
+        w += res.body;
+        head_sent_ = true;
+        bytes_out_ = res.body.size();
+        int status = res.status;
+        arm(svc_.cfg.body_timeout);
+        net::async_write(socket_, net::buffer(prefix_),
+                         [self = shared_from_this(), status, keep](error_code ec, std::size_t) {
+                             self->disarm();
+                             if (ec) {
+                                 return self->complete(status, after_stream::close);
+                             }
+                             self->complete(status, keep ? after_stream::keep_alive
+                                                         : after_stream::linger);
+                         });
+    }
+
+    void complete(int status, after_stream how) {
+        if (completed_) {
+            return;
+        }
+        completed_ = true;
+        if (reader_.records() != 0 && !req_.validate_only) {
+            svc_.stats.stream_records(from_, to_, writer_.records());
+        }
+        svc_.stats.decoded(from_, bytes_in_, decode_s_);
+        if (!req_.validate_only) {
+            svc_.stats.encoded(to_, bytes_out_, encode_s_);
+        }
+        double total = since(started_);
+        std::uint8_t to_num = req_.validate_only ? 0 : static_cast<std::uint8_t>(to_);
+        svc_.stats.request(transport::http, static_cast<std::uint8_t>(from_), to_num, status,
+                           total, bytes_in_, bytes_out_);
+        if (access_log_enabled()) {
+            access_entry e;
+            e.transport = "http";
+            e.method = req_.method;
+            e.path = path_of(req_.target);
+            e.from = find_format(from_)->name;
+            e.to = req_.validate_only ? std::string_view("-") : find_format(to_)->name;
+            e.status = status;
+            e.bytes_in = bytes_in_;
+            e.bytes_out = bytes_out_;
+            e.decode_ms = decode_s_ * 1000;
+            e.encode_ms = encode_s_ * 1000;
+            e.total_ms = total * 1000;
+            e.request_id = req_.request_id;
+            e.peer = req_.peer;
+            log_access(e);
+        }
+        auto done = std::move(done_);
+        done(how);
+    }
+
+    service& svc_;
+    tcp::socket& socket_;
+    beast::flat_buffer& buffer_;
+    bhttp::request_parser<bhttp::buffer_body> parser_;
+    stream_request req_;
+    std::function<void(after_stream)> done_;
+    net::steady_timer timer_;
+    format_id from_;
+    format_id to_;
+    lossy_report lossy_;
+    record_reader reader_;
+    record_writer writer_;
+    std::vector<char> in_;
+    document rec_;
+    output_buffer out_;
+    std::string prefix_;
+    std::string suffix_;
+    std::uint64_t timer_gen_ = 0;
+    bool timed_out_ = false;
+    bool began_ = false;
+    bool head_sent_ = false;
+    bool completed_ = false;
+    bool lossy_truncated_ = false;
+    std::size_t lossy_seen_ = 0;
+    std::size_t bytes_in_ = 0;
+    std::size_t bytes_out_ = 0;
+    double decode_s_ = 0;
+    double encode_s_ = 0;
+    clock_type::time_point started_;
+};
+
+}  // namespace
+
+void run_stream(service& svc, tcp::socket& socket, beast::flat_buffer& buffer,
+                bhttp::request_parser<bhttp::string_body>& head, stream_request req,
+                std::function<void(after_stream)> done) {
+    std::make_shared<exchange>(svc, socket, buffer, head, std::move(req), std::move(done))
+        ->start();
+}
+
+}  // namespace polycodec::server::http
