@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "config.hpp"
@@ -114,7 +115,8 @@ int run_stream(const format_info& from, const format_info& to, transcode_options
     struct stat st {};
     // A MessagePack array's count goes in its header: a regular output file is patched at the
     // end; a pipe gets concatenated values (docs/formats/msgpack.md).
-    bool seekable = fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
+    bool seekable = fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode) &&
+                    (fcntl(fileno(out), F_GETFL) & O_APPEND) == 0 && std::ftell(out) == 0;
 
     lossy_report report;
     opt.encode.report = &report;

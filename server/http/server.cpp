@@ -20,6 +20,7 @@
 #include "http/stream.hpp"
 #include "listener.hpp"
 #include "polycodec/stream.hpp"
+#include "transcode.hpp"
 #include "logging.hpp"
 
 namespace polycodec::server::http {
@@ -281,6 +282,8 @@ private:
                 return true;
             }
         }
+        // Each record's document is bounded by the longest record, as a whole body by its size.
+        sr.opt.decode.limits.max_bytes = document_budget(svc_.cfg.max_record);
         sr.expect_continue = beast::iequals(req[bhttp::field::expect], "100-continue");
         sr.keep_alive = req.keep_alive() && !draining_;
         sr.method = std::string(method);
