@@ -59,7 +59,8 @@ bool read_file(const std::string& path, std::string& out) {
 const char* usage() {
     return "usage:\n"
            "  polycodec serve [--http-port 8080] [--tcp-port 9090] [--threads N] [--max-body 64MiB]\n"
-           "                  [--schema-dir DIR] [--log-level info] [--log-format text|json]\n"
+           "                  [--memory-budget SIZE] [--schema-dir DIR] [--log-level info]\n"
+           "                  [--log-format text|json]   (polycodec serve --help: every flag)\n"
            "  polycodec convert --from F --to G [--pretty] [--lossy] [--canonical] [--multi]\n"
            "                  [--schema FILE] [--header absent] [--delimiter C] [--infer]\n"
            "                  [--unflatten] [IN [OUT]]\n"

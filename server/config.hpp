@@ -20,6 +20,9 @@ struct config {
     unsigned threads = 0;  ///< 0 = hardware threads
     std::size_t max_body = std::size_t{64} << 20;
     std::size_t max_connections = 10000;
+    /// Memory the requests in flight may reserve (DESIGN section 13); 0 = the default, half of
+    /// the cgroup's memory limit or of physical memory (resolved by the service).
+    std::size_t memory_budget = 0;
     std::chrono::milliseconds header_timeout{10000};  ///< whole request head (408 beyond)
     std::chrono::milliseconds body_timeout{30000};    ///< whole body (408 beyond)
     std::chrono::milliseconds idle_timeout{60000};    ///< keep-alive idle, closed silently
