@@ -58,6 +58,11 @@ std::string_view path_of(std::string_view target) noexcept;
 /// An X-Request-Id: `given` when it is 1-128 visible ASCII characters, else a fresh one.
 std::string request_id_for(std::string_view given);
 
+/// True when the request's input and output formats (from= or Content-Type; to= or Accept,
+/// else the input's) both have a record framing, so that `stream=true` could convert it
+/// (DESIGN sections 12-13). Only the head is looked at; false when a format is not known.
+bool streamable_request(const request& req);
+
 /// Answers `req`. Sets every header of DESIGN section 4 except Date/Server/Content-Length.
 void handle(service& svc, const request& req, response& res);
 
