@@ -146,6 +146,7 @@ int run_serve(int argc, char** argv) {
                {"tcp_port", std::to_string(tcp_port), true},
                {"threads", std::to_string(cfg.threads), true},
                {"max_body", std::to_string(cfg.max_body), true},
+               {"memory_budget", std::to_string(svc.budget.limit()), true},
                {"max_connections", std::to_string(cfg.max_connections), true},
                {"header_timeout_ms", std::to_string(cfg.header_timeout.count()), true},
                {"body_timeout_ms", std::to_string(cfg.body_timeout.count()), true},

@@ -389,7 +389,11 @@ private:
         if (parser_) {
             std::string().swap(parser_->get().body());
         }
-        linger_ = svc_.cfg.body_timeout;
+        // A connection over --max-connections keeps the short linger: it must not hold a
+        // descriptor for long. Others may still be sending the body they announced.
+        if (reason != reject_reason::connections) {
+            linger_ = svc_.cfg.body_timeout;
+        }
         fail_and_close(status, code, detail, status == 503 ? "1" : nullptr);
     }
 
