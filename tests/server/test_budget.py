@@ -19,7 +19,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_common import (Server, read_response, read_until_closed, request_frame,
+from server_common import (Server, read_exact, read_response, read_until_closed, request_frame,
                            tcp_connect)
 
 try:
@@ -427,7 +427,7 @@ class BudgetTest(unittest.TestCase):
                                 b"Content-Type: application/json\r\nExpect: 100-continue\r\n"
                                 b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(doc))
         s.settimeout(5)
-        self.assertEqual(s.recv(25), b"HTTP/1.1 100 Continue\r\n\r\n")
+        self.assertEqual(read_exact(s, 25), b"HTTP/1.1 100 Continue\r\n\r\n")
         s.sendall(doc)
         got = read_until_closed(s, timeout=10)
         s.close()
