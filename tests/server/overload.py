@@ -10,6 +10,7 @@ client, a deadline for the whole storm, loopback only. Prints the figures; exit 
 
     POLYCODEC_BIN=build/release/server/polycodec python3 tests/server/overload.py \\
         [--budget 1GiB] [--clients 300] [--size 60000000] [--threads N] [--deadline 600]
+        [--attempts 1]
 """
 import argparse
 import json
@@ -41,9 +42,11 @@ def main():
     ap.add_argument("--size", type=size_arg, default=60_000_000)
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--deadline", type=float, default=600, help="seconds for the whole storm")
+    ap.add_argument("--attempts", type=int, default=1,
+                    help="uploads per client: a 503 is retried after its Retry-After, up to this")
     a = ap.parse_args()
-    if a.clients > 1000 or a.size > 512 * 10**6:
-        sys.exit("overload: at most 1000 clients and 512 MB per upload")
+    if a.clients > 1000 or a.size > 512 * 10**6 or not 1 <= a.attempts <= 5:
+        sys.exit("overload: at most 1000 clients, 512 MB per upload and 5 attempts")
     budget = size_arg(a.budget)
     print("overload: generating a %d-byte JSON document" % a.size, flush=True)
     doc = records_json(a.size, 13)
@@ -71,13 +74,18 @@ def main():
 
         def upload():
             start.wait()
-            try:
-                r = post(port, doc, timeout=a.deadline)
+            for attempt in range(a.attempts):
+                try:
+                    r = post(port, doc, timeout=a.deadline)
+                except Exception as e:  # noqa: BLE001 - counted and reported
+                    with lock:
+                        errors.append(repr(e))
+                    return
                 with lock:
                     answers.append(r)
-            except Exception as e:  # noqa: BLE001 - counted and reported
-                with lock:
-                    errors.append(repr(e))
+                if r.status != 503 or attempt + 1 == a.attempts:
+                    return
+                time.sleep(float(r.headers.get("retry-after", "1")))
 
         storm_on = threading.Event()
         storm_on.set()
@@ -142,10 +150,10 @@ def main():
         latencies = sorted(d for _, d in health)
         print("overload: machine %s, %d CPUs, %s; server threads %d" % (
             platform.node(), os.cpu_count() or 0, platform.platform(), a.threads))
-        print("overload: budget %d bytes, %d clients x %d-byte uploads in %.1f s: %d x 200, "
-              "%d x 503 (rejected_total{reason=budget} %d), %d errors" % (
-                  budget, a.clients, len(doc), storm_s, len(ok), len(busy), rejected,
-                  len(errors)))
+        print("overload: budget %d bytes, %d clients (up to %d attempts each) x %d-byte uploads, "
+              "%d answers in %.1f s: %d x 200, %d x 503 (rejected_total{reason=budget} %d), "
+              "%d errors" % (budget, a.clients, a.attempts, len(doc), len(answers), storm_s,
+                             len(ok), len(busy), rejected, len(errors)))
         print("overload: RSS idle %d KiB, peak (VmHWM) %d KiB = idle + %.2f x budget "
               "(limit idle + 1.25 x budget = %d KiB), highest sampled %d KiB" % (
                   idle_kib, hwm_kib, (hwm_kib - idle_kib) * 1024 / budget, limit_kib,
