@@ -226,7 +226,7 @@ private:
             in_.clear();
             frame_res_.release();
         }
-        if (in_.capacity() > keep_buffer && in_.size() <= read_chunk) {
+        if (!frame_res_ && in_.capacity() > keep_buffer && in_.size() <= read_chunk) {
             std::string(in_).swap(in_);
         }
         if (!out_.empty()) {
