@@ -481,6 +481,21 @@ class BudgetTest(unittest.TestCase):
             self.assertEqual(decode_msgpack(payload), json.loads(big))
         wait_reserved_zero(self, self.port)
 
+    def test_tcp_large_frame_that_fits(self):
+        # 5 MB reserves 30.3 MB: admitted; the frame arrives in pieces into room reserved once.
+        doc = records_json(5_000_000, 3)
+        frame = request_frame(11, JSON, MSGPACK, doc) + request_frame(12, JSON, JSON, b"[null]")
+        with tcp_connect(self.server) as s:
+            for i in range(0, len(frame), 1 << 20):
+                s.sendall(frame[i:i + (1 << 20)])
+                time.sleep(0.01)
+            status, rid, fmt, payload = read_response(s)
+            self.assertEqual((status, rid, fmt), (0, 11, MSGPACK), payload[:200])
+            self.assertEqual(decode_msgpack(payload), json.loads(doc))
+            status, rid, fmt, payload = read_response(s)
+            self.assertEqual((status, rid, payload), (0, 12, b"[null]"))
+        wait_reserved_zero(self, self.port)
+
     def test_tcp_frame_that_could_never_fit(self):
         before = self.rejected("too_large", "tcp")
         doc = b'"' + b"y" * 11_999_998 + b'"'  # under --max-body; 6 x 12 MB > 64 MiB
