@@ -212,7 +212,8 @@ int run_stream(const format_info& from, const format_info& to, transcode_options
 const char* usage() {
     return "usage:\n"
            "  polycodec serve [--http-port 8080] [--tcp-port 9090] [--threads N] [--max-body 64MiB]\n"
-           "                  [--schema-dir DIR] [--log-level info] [--log-format text|json]\n"
+           "                  [--memory-budget SIZE] [--schema-dir DIR] [--log-level info]\n"
+           "                  [--log-format text|json]   (polycodec serve --help: every flag)\n"
            "  polycodec convert --from F --to G [--pretty] [--lossy] [--canonical] [--multi]\n"
            "                  [--schema FILE] [--header absent] [--delimiter C] [--infer]\n"
            "                  [--unflatten] [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"

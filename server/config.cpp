@@ -41,9 +41,9 @@ std::string env_name(std::string_view flag) {
 }
 
 constexpr std::string_view flags[] = {
-    "host",           "http-port",    "tcp-port",     "threads", "max-body",   "max-connections",
-    "header-timeout", "body-timeout", "idle-timeout", "grace",   "schema-dir", "log-level",
-    "log-format",     "max-record",
+    "host",          "http-port",       "tcp-port",       "threads",      "max-body",
+    "memory-budget", "max-connections", "header-timeout", "body-timeout", "idle-timeout",
+    "grace",         "schema-dir",      "log-level",      "log-format",    "max-record",
 };
 
 result<void> set(config& c, std::string_view name, std::string_view v) {
@@ -96,6 +96,15 @@ result<void> set(config& c, std::string_view name, std::string_view v) {
             return fail(bad("--max-record: must be between 1 byte and 2GiB"));
         }
         c.max_record = *n;
+    } else if (name == "memory-budget") {
+        auto n = parse_size(v);
+        if (!n) {
+            return fail(bad("--memory-budget: " + n.error().message));
+        }
+        if (*n < (std::size_t{1} << 20)) {
+            return fail(bad("--memory-budget: must be at least 1MiB"));
+        }
+        c.memory_budget = *n;
     } else if (name == "max-connections") {
         auto n = parse_uint("--max-connections", v);
         if (!n) {
@@ -208,6 +217,10 @@ const char* serve_usage() {
            "  --threads N             I/O threads, one io_context each (hardware threads)\n"
            "  --max-body SIZE         largest request body (64MiB); 413 / status 4 beyond\n"
            "  --max-record SIZE       largest record in stream mode (16MiB); 413 / exit 2 beyond\n"
+           "  --memory-budget SIZE    memory the requests in flight may reserve (half of the\n"
+           "                          cgroup's memory limit, else of physical memory); a request\n"
+           "                          that does not fit now is 503 + Retry-After / status 5, one\n"
+           "                          larger than the budget 413 / status 4\n"
            "  --max-connections N     open connections (10000); 503 / status 5 beyond\n"
            "  --header-timeout D      time to receive a request head (10s); 408 beyond\n"
            "  --body-timeout D        time to receive a request body (30s); 408 beyond; in\n"

@@ -22,6 +22,9 @@ struct config {
     std::size_t max_connections = 10000;
     /// Stream mode (DESIGN section 12): the longest record; the stream has no size limit.
     std::size_t max_record = std::size_t{16} << 20;
+    /// Memory the requests in flight may reserve (DESIGN section 13); 0 = the default, half of
+    /// the cgroup's memory limit or of physical memory (resolved by the service).
+    std::size_t memory_budget = 0;
     std::chrono::milliseconds header_timeout{10000};  ///< whole request head (408 beyond)
     std::chrono::milliseconds body_timeout{30000};    ///< whole body (408 beyond)
     std::chrono::milliseconds idle_timeout{60000};    ///< keep-alive idle, closed silently

@@ -33,6 +33,7 @@ prometheus::Histogram::BucketBoundaries size_buckets() {
 }
 
 constexpr std::size_t transports = 2;
+constexpr std::size_t reject_reasons = 3;
 
 std::string format_label(std::uint8_t id) {
     const format_info* f = find_format_by_number(id);
@@ -42,6 +43,18 @@ std::string format_label(std::uint8_t id) {
 }  // namespace
 
 std::string_view to_string(transport t) noexcept { return t == transport::http ? "http" : "tcp"; }
+
+std::string_view to_string(reject_reason r) noexcept {
+    switch (r) {
+        case reject_reason::budget:
+            return "budget";
+        case reject_reason::too_large:
+            return "too_large";
+        case reject_reason::connections:
+            return "connections";
+    }
+    return "unknown";
+}
 
 std::string_view metrics::tcp_code_label(int code) noexcept {
     if (code < 0 || code > 6) {
@@ -124,6 +137,26 @@ struct metrics::impl {
             .Help("Streams that failed after their answer began (the answer was cut short), "
                   "by input and output format")
             .Register(*registry);
+    prometheus::Family<prometheus::Gauge>& budget_family =
+        prometheus::BuildGauge()
+            .Name("polycodec_memory_budget_bytes")
+            .Help("The memory budget of the requests in flight (--memory-budget)")
+            .Register(*registry);
+    prometheus::Gauge* budget = &budget_family.Add({});
+    prometheus::Family<prometheus::Gauge>& reserved_family =
+        prometheus::BuildGauge()
+            .Name("polycodec_memory_reserved_bytes")
+            .Help("Bytes of the memory budget reserved by the requests in flight")
+            .Register(*registry);
+    prometheus::Gauge* reserved = &reserved_family.Add({});
+    prometheus::Family<prometheus::Counter>& rejected_family =
+        prometheus::BuildCounter()
+            .Name("polycodec_admission_rejected_total")
+            .Help(
+                "Requests refused before their body was read, by transport and reason "
+                "(budget: does not fit now, too_large: never fits, connections: over "
+                "--max-connections)")
+            .Register(*registry);
     prometheus::Family<prometheus::Gauge>& build_info =
         prometheus::BuildGauge()
             .Name("polycodec_build_info")
@@ -141,6 +174,7 @@ struct metrics::impl {
     std::array<prometheus::Histogram*, transports> resp_size{};
     std::array<prometheus::Gauge*, transports> inflight{};
     std::array<prometheus::Gauge*, transports> conns{};
+    std::array<std::array<prometheus::Counter*, reject_reasons>, transports> rejections{};
 
     // Request counters and lossy counters are created on first use (bounded label sets).
     std::mutex mu;
@@ -182,6 +216,11 @@ struct metrics::impl {
             resp_size[t] = &response_size.Add({{"transport", name}}, sb);
             inflight[t] = &inflight_family.Add({{"transport", name}});
             conns[t] = &connections_family.Add({{"transport", name}});
+            for (std::size_t r = 0; r < reject_reasons; ++r) {
+                rejections[t][r] = &rejected_family.Add(
+                    {{"transport", name},
+                     {"reason", std::string(to_string(static_cast<reject_reason>(r)))}});
+            }
         }
         build_info.Add({{"version", std::string(version)}, {"commit", std::string(commit)}}).Set(1);
     }
@@ -280,6 +319,18 @@ void metrics::inflight(transport t, int delta) {
 
 void metrics::connections(transport t, int delta) {
     impl_->conns[static_cast<std::size_t>(t)]->Increment(delta);
+}
+
+void metrics::rejected(transport t, reject_reason r) {
+    impl_->rejections[static_cast<std::size_t>(t)][static_cast<std::size_t>(r)]->Increment();
+}
+
+void metrics::set_memory_budget(std::size_t bytes) {
+    impl_->budget->Set(static_cast<double>(bytes));
+}
+
+void metrics::set_memory_reserved(std::size_t bytes) {
+    impl_->reserved->Set(static_cast<double>(bytes));
 }
 
 void metrics::set_draining(bool on) { impl_->draining->Set(on ? 1 : 0); }

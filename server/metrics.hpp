@@ -15,6 +15,12 @@ namespace polycodec::server {
 enum class transport : std::uint8_t { http = 0, tcp = 1 };
 std::string_view to_string(transport t) noexcept;
 
+/// Why a request was refused before its body was read (DESIGN section 13): its reservation
+/// does not fit the memory budget now, it is larger than the budget or --max-body, or the
+/// connection is over --max-connections.
+enum class reject_reason : std::uint8_t { budget = 0, too_large = 1, connections = 2 };
+std::string_view to_string(reject_reason r) noexcept;
+
 class metrics {
 public:
     metrics(std::string_view version, std::string_view commit);
@@ -35,6 +41,11 @@ public:
     void stream_failed(format_id from, format_id to);
     void inflight(transport t, int delta);
     void connections(transport t, int delta);
+    /// polycodec_admission_rejected_total{transport,reason}.
+    void rejected(transport t, reject_reason r);
+    /// polycodec_memory_budget_bytes and polycodec_memory_reserved_bytes.
+    void set_memory_budget(std::size_t bytes);
+    void set_memory_reserved(std::size_t bytes);
     /// polycodec_draining (not in DESIGN section 6; the "drain stuck" alert reads it).
     void set_draining(bool on);
 

@@ -12,6 +12,9 @@
 #include <optional>
 #include <thread>
 #include <vector>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "cli.hpp"
 #include "config.hpp"
@@ -35,6 +38,22 @@ namespace polycodec::cli {
 namespace net = boost::asio;
 using namespace polycodec::server;
 
+namespace {
+
+// Memory given back is given back to the system (DESIGN section 13): glibc would otherwise
+// raise its mmap threshold after the first large free (up to 32 MiB) and keep later large
+// buffers - request bodies, Documents, answers - in its heaps after they are freed, so the
+// RSS would stay at the high-water mark of the budget's reservations and outgrow it through
+// fragmentation. A fixed threshold keeps large buffers mmapped and returned on free.
+void tune_allocator() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_TRIM_THRESHOLD, 4 << 20);
+#endif
+}
+
+}  // namespace
+
 int run_serve(int argc, char** argv) {
     auto parsed = parse_config(argc, argv, [](const char* name) { return std::getenv(name); });
     if (!parsed) {
@@ -57,6 +76,7 @@ int run_serve(int argc, char** argv) {
         return exit_usage;
     }
 
+    tune_allocator();
     metrics stats(POLYCODEC_VERSION, POLYCODEC_COMMIT);
     service svc(cfg, stats, std::move(*schemas), POLYCODEC_VERSION, POLYCODEC_COMMIT);
 
@@ -126,6 +146,7 @@ int run_serve(int argc, char** argv) {
                {"tcp_port", std::to_string(tcp_port), true},
                {"threads", std::to_string(cfg.threads), true},
                {"max_body", std::to_string(cfg.max_body), true},
+               {"memory_budget", std::to_string(svc.budget.limit()), true},
                {"max_connections", std::to_string(cfg.max_connections), true},
                {"header_timeout_ms", std::to_string(cfg.header_timeout.count()), true},
                {"body_timeout_ms", std::to_string(cfg.body_timeout.count()), true},

@@ -1,11 +1,12 @@
 #pragma once
 // State shared by the HTTP and TCP front ends of one running service: configuration, metrics,
-// schemas and the drain flag. No Asio or Beast here.
+// schemas, the memory budget and the drain flag. No Asio or Beast here.
 
 #include <atomic>
 #include <cstddef>
 #include <string>
 
+#include "budget.hpp"
 #include "config.hpp"
 #include "metrics.hpp"
 #include "schema_registry.hpp"
@@ -13,8 +14,10 @@
 namespace polycodec::server {
 
 struct service {
-    config cfg;
+    config cfg;  ///< cfg.memory_budget is resolved (never 0)
     metrics& stats;
+    /// What the requests in flight reserve (DESIGN section 13).
+    memory_budget budget;
     schema_registry schemas;
     std::string version;
     std::string commit;
@@ -23,11 +26,22 @@ struct service {
     std::atomic<std::size_t> open_connections{0};
 
     service(config c, metrics& m, schema_registry s, std::string v, std::string cm)
-        : cfg(std::move(c)),
+        : cfg(resolved(std::move(c))),
           stats(m),
+          budget(cfg.memory_budget),
           schemas(std::move(s)),
           version(std::move(v)),
-          commit(std::move(cm)) {}
+          commit(std::move(cm)) {
+        stats.set_memory_budget(budget.limit());
+    }
+
+private:
+    static config resolved(config c) {
+        if (c.memory_budget == 0) {
+            c.memory_budget = default_memory_budget();
+        }
+        return c;
+    }
 };
 
 }  // namespace polycodec::server

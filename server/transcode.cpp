@@ -19,9 +19,27 @@ worker_state& this_worker() {
     return w;
 }
 
+std::size_t request_reservation(std::size_t body_size) noexcept {
+    constexpr std::size_t max = static_cast<std::size_t>(-1);
+    if (body_size > (max - request_memory_overhead) / request_memory_factor) {
+        return max;
+    }
+    return body_size * request_memory_factor + request_memory_overhead;
+}
+
+std::size_t stream_reservation(std::size_t max_record) noexcept {
+    constexpr std::size_t max = static_cast<std::size_t>(-1);
+    constexpr std::size_t fixed = request_memory_overhead + (std::size_t{1} << 20);
+    if (max_record > (max - fixed) / stream_memory_factor) {
+        return max;
+    }
+    return max_record * stream_memory_factor + fixed;
+}
+
 std::size_t document_budget(std::size_t input_size) noexcept {
-    // A tape word per value is 8-16 bytes for values as short as 1-2 input bytes ("[0,0,...").
-    return input_size * 16 + 64 * 1024;
+    // A tape word per value is 8-16 bytes for values as short as 1-2 input bytes ("[0,0,..."):
+    // such documents fail with size_exceeded rather than take more than was reserved.
+    return request_reservation(input_size) - input_size;
 }
 
 result<void> prepare_options(const service& svc, transcode_options& opt, std::size_t input_size) {

@@ -53,6 +53,25 @@ void append_pointer_token(std::string& out, value key) {
 
 }  // namespace
 
+void document::shrink(std::size_t keep_bytes) noexcept {
+    clear();
+    if (tape_.capacity() * sizeof(std::uint64_t) > keep_bytes) {
+        std::vector<std::uint64_t>().swap(tape_);
+    }
+    if (bytes_.capacity() > keep_bytes) {
+        std::string().swap(bytes_);
+    }
+    frames_.clear();
+    if (frames_.capacity() * sizeof(detail::build_frame) > keep_bytes) {
+        std::vector<detail::build_frame>().swap(frames_);
+    }
+}
+
+std::size_t document::capacity_bytes() const noexcept {
+    return tape_.capacity() * sizeof(std::uint64_t) + bytes_.capacity() +
+           frames_.capacity() * sizeof(detail::build_frame);
+}
+
 std::string document::pointer_to(std::size_t index) const {
     std::string path;
     if (tape_.empty()) {

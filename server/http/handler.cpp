@@ -5,6 +5,7 @@
 
 #include "http/problem.hpp"
 #include "polycodec/media_type.hpp"
+#include "polycodec/stream.hpp"
 #include "transcode.hpp"
 
 namespace polycodec::server::http {
@@ -410,6 +411,39 @@ std::string lossy_header(const lossy_report& report) {
     return out;
 }
 
+bool streamable_request(const request& req) {
+    std::string_view target = req.target;
+    auto qpos = target.find('?');
+    std::string_view query =
+        qpos == std::string_view::npos ? std::string_view{} : target.substr(qpos + 1);
+    query_parts q;
+    transcode_options scratch;
+    if (!apply_query_options(query, scratch, q)) {
+        return false;
+    }
+    transcode_options opt;
+    const format_info* from = nullptr;
+    if (q.has_from || req.has_content_type) {
+        auto f = resolve_format_spec(q.has_from ? std::string_view(q.from) : req.content_type, opt);
+        if (f) {
+            from = *f;
+        }
+    }
+    if (from == nullptr) {
+        return false;
+    }
+    const format_info* to = nullptr;
+    if (q.has_to) {
+        auto f = resolve_format_spec(q.to, opt);
+        if (f) {
+            to = *f;
+        }
+    } else {
+        to = negotiate(req.accept, *from, usable).format;
+    }
+    return to != nullptr && is_streamable(from->id) && is_streamable(to->id);
+}
+
 void error_response(int status, std::string_view code, std::string_view detail,
                     std::string_view request_id, response& res) {
     res.request_id = std::string(request_id);
@@ -444,6 +478,7 @@ void handle(service& svc, const request& req, response& res) {
                 handle_formats(svc, req, res);
                 break;
             case route::metrics:
+                svc.stats.set_memory_reserved(svc.budget.reserved());
                 res.status = 200;
                 res.content_type = "text/plain; version=0.0.4; charset=utf-8";
                 res.body = svc.stats.serialize();

@@ -69,6 +69,10 @@ bool resolve_transcode(service& svc, const request& req, response& res, transcod
 
 /// The Content-Type of an answer in `f` ("text/csv; charset=utf-8; header=present").
 std::string content_type_of(const format_info& f, const transcode_options& opt);
+/// True when the request's input and output formats (from= or Content-Type; to= or Accept,
+/// else the input's) both have a record framing, so that `stream=true` could convert it
+/// (DESIGN sections 12-13). Only the head is looked at; false when a format is not known.
+bool streamable_request(const request& req);
 
 /// Answers `req`. Sets every header of DESIGN section 4 except Date/Server/Content-Length.
 void handle(service& svc, const request& req, response& res);

@@ -1,5 +1,6 @@
 #include "http/server.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
@@ -22,6 +23,7 @@
 #include "polycodec/stream.hpp"
 #include "transcode.hpp"
 #include "logging.hpp"
+#include "transcode.hpp"
 
 namespace polycodec::server::http {
 namespace {
@@ -34,6 +36,13 @@ using error_code = boost::system::error_code;
 using clock_type = std::chrono::steady_clock;
 
 constexpr std::uint32_t header_limit = 16 * 1024;
+// A chunked body (no Content-Length) first reserves as for this many bytes, then grows its
+// reservation as it arrives, a quarter ahead (at least chunked_step) to keep the atomics rare.
+constexpr std::size_t chunked_initial = 64 * 1024;
+constexpr std::size_t chunked_step = 1024 * 1024;
+
+// Where refused bodies go: read and dropped, never kept. One per thread; its content is junk.
+thread_local std::array<char, 64 * 1024> discard_buffer;
 constexpr std::string_view continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
 
 class session;
@@ -145,7 +154,7 @@ private:
             return close_now();
         }
         if (ec == bhttp::error::body_limit) {
-            return fail_and_close(413, "content_too_large", too_large_detail());
+            return refuse(413, "content_too_large", too_large_detail(), reject_reason::too_large);
         }
         if (ec == bhttp::error::header_limit) {
             return fail_and_close(
@@ -158,15 +167,20 @@ private:
         auto& req = parser_->get();
         request_id_ = request_id_for(req["X-Request-Id"]);
         if (over_limit_) {
-            return fail_and_close(
+            return refuse(
                 503, "over_capacity",
-                "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")");
+                "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")",
+                reject_reason::connections);
         }
         if (wants_stream(req) && try_stream(req)) {
             return;
         }
         if (auto len = parser_->content_length(); len && *len > svc_.cfg.max_body) {
-            return fail_and_close(413, "content_too_large", too_large_detail());
+            return refuse(413, "content_too_large", too_large_detail(), reject_reason::too_large);
+        }
+        // Admission (DESIGN section 13): reserve before the body is read (or 100 Continue sent).
+        if (!admit()) {
+            return;
         }
         bool expects_continue = beast::iequals(req[bhttp::field::expect], "100-continue");
         if (expects_continue) {
@@ -192,6 +206,90 @@ private:
         read_body();
     }
 
+    // ---- admission ----
+    // The reservation of a request with a body: request_reservation(Content-Length), or for a
+    // chunked body that of chunked_initial bytes, grown as the body arrives. A request without
+    // a body reserves nothing (health checks and scrapes always pass). False: refused, and the
+    // answer is on its way.
+    bool admit() {
+        auto len = parser_->content_length();
+        bool chunked = parser_->chunked();
+        if (!chunked && (!len || *len == 0)) {
+            return true;
+        }
+        std::size_t body = chunked ? chunked_initial : static_cast<std::size_t>(*len);
+        std::size_t need = request_reservation(body);
+        if (!chunked && !svc_.budget.could_fit(need)) {
+            refuse_too_large(need);
+            return false;
+        }
+        reservation_ = svc_.budget.try_reserve(need);
+        if (!reservation_) {
+            refuse_busy(need);
+            return false;
+        }
+        return true;
+    }
+
+    // A chunked body of `have` bytes so far: grow the reservation to cover it. False: refused.
+    bool cover_chunked(std::size_t have) {
+        std::size_t need = request_reservation(have);
+        if (need <= reservation_.size()) {
+            return true;
+        }
+        if (!svc_.budget.could_fit(need)) {
+            refuse_too_large(need);
+            return false;
+        }
+        std::size_t ahead = request_reservation(have + std::max(have / 4, chunked_step));
+        ahead = std::min(ahead, svc_.budget.limit());
+        if (ahead > reservation_.size() &&
+            svc_.budget.grow(reservation_, ahead - reservation_.size())) {
+            return true;
+        }
+        if (svc_.budget.grow(reservation_, need - reservation_.size())) {
+            return true;
+        }
+        refuse_busy(need);
+        return false;
+    }
+
+    void refuse_busy(std::size_t need) {
+        refuse(503, "over_budget",
+               "the server's memory budget is in use: this request needs " + std::to_string(need) +
+                   " of its " + std::to_string(svc_.budget.limit()) + " bytes; retry later",
+               reject_reason::budget);
+    }
+
+    void refuse_too_large(std::size_t need) {
+        std::string detail = "the request would need " + std::to_string(need) +
+                             " bytes of memory, more than the server's whole budget of " +
+                             std::to_string(svc_.budget.limit()) + " bytes";
+        request r = head_request();
+        if (streamable_request(r)) {
+            detail += "; send it with stream=true to convert it record by record";
+        } else {
+            detail += "; split it into smaller documents";
+        }
+        refuse(413, "content_too_large", detail, reject_reason::too_large);
+    }
+
+    // The head as the handler sees it (no body).
+    request head_request() const {
+        const auto& req = parser_->get();
+        request r;
+        r.method = std::string_view(req.method_string().data(), req.method_string().size());
+        r.target = std::string_view(req.target().data(), req.target().size());
+        auto ct = req.find(bhttp::field::content_type);
+        if (ct != req.end()) {
+            r.has_content_type = true;
+            r.content_type = std::string_view(ct->value().data(), ct->value().size());
+        }
+        auto accept = req[bhttp::field::accept];
+        r.accept = std::string_view(accept.data(), accept.size());
+        return r;
+    }
+
     void read_body() {
         if (parser_->is_done()) {
             return process();
@@ -199,9 +297,29 @@ private:
         parser_->body_limit(svc_.cfg.max_body);
         phase_ = phase::body;
         arm(svc_.cfg.body_timeout);
+        if (parser_->chunked()) {
+            return read_chunked();
+        }
         bhttp::async_read(
             socket_, buffer_, *parser_,
             [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
+    }
+
+    // A chunked body is read piece by piece so that its reservation grows before it does.
+    void read_chunked() {
+        bhttp::async_read_some(socket_, buffer_, *parser_,
+                               [self = shared_from_this()](error_code ec, std::size_t) {
+                                   if (ec || self->timed_out_) {
+                                       return self->on_body(ec);
+                                   }
+                                   if (!self->cover_chunked(self->parser_->get().body().size())) {
+                                       return;  // refused: the answer is being written
+                                   }
+                                   if (self->parser_->is_done()) {
+                                       return self->on_body(ec);
+                                   }
+                                   self->read_chunked();
+                               });
     }
 
     void on_body(error_code ec) {
@@ -212,7 +330,7 @@ private:
                                       std::to_string(svc_.cfg.body_timeout.count()) + " ms");
         }
         if (ec == bhttp::error::body_limit) {
-            return fail_and_close(413, "content_too_large", too_large_detail());
+            return refuse(413, "content_too_large", too_large_detail(), reject_reason::too_large);
         }
         if (ec == bhttp::error::end_of_stream || ec == net::error::eof ||
             ec == net::error::connection_reset || ec == net::error::operation_aborted) {
@@ -284,6 +402,22 @@ private:
         }
         // Each record's document is bounded by the longest record, as a whole body by its size.
         sr.opt.decode.limits.max_bytes = document_budget(svc_.cfg.max_record);
+        // Admission (DESIGN section 13): a stream reserves its fixed window, before any body
+        // byte is read or 100 Continue sent.
+        std::size_t need = stream_reservation(svc_.cfg.max_record);
+        if (!svc_.budget.could_fit(need)) {
+            refuse(413, "content_too_large",
+                   "a stream needs a window of " + std::to_string(need) +
+                       " bytes of memory (8 x --max-record + 1.25 MiB), more than the server's "
+                       "whole budget of " + std::to_string(svc_.budget.limit()) + " bytes",
+                   reject_reason::too_large);
+            return true;
+        }
+        reservation_ = svc_.budget.try_reserve(need);
+        if (!reservation_) {
+            refuse_busy(need);
+            return true;
+        }
         sr.expect_continue = beast::iequals(req[bhttp::field::expect], "100-continue");
         sr.keep_alive = req.keep_alive() && !draining_;
         sr.method = std::string(method);
@@ -296,6 +430,7 @@ private:
                        self->request_id_.clear();
                        self->started_ = {};
                        self->parser_.reset();
+                       self->reservation_.release();
                        switch (how) {
                            case after_stream::keep_alive:
                                return self->wait_for_request();
@@ -357,11 +492,35 @@ private:
         if (!parser_->is_done()) {
             keep = false;
         }
+        // The Document and output buffer are copied out: give back their excess capacity, and
+        // keep reserved only what the answer holds until it is written.
+        this_worker().trim();
+        reservation_.shrink_to(out.body.size());
         finish(std::move(out), keep, r.method, r.target, r.body.size());
+        std::string().swap(req.body());
         svc_.stats.inflight(transport::http, -1);
     }
 
-    void fail_and_close(int status, std::string_view code, const std::string& detail) {
+    // A request refused before (or while) its body was read: the answer goes out now, and
+    // what the client still sends is read and dropped until it closes (lingering close), so
+    // that a client sending its whole body before reading gets the answer.
+    void refuse(int status, std::string_view code, const std::string& detail,
+                reject_reason reason) {
+        svc_.stats.rejected(transport::http, reason);
+        reservation_.release();
+        if (parser_) {
+            std::string().swap(parser_->get().body());
+        }
+        // A connection over --max-connections keeps the short linger: it must not hold a
+        // descriptor for long. Others may still be sending the body they announced.
+        if (reason != reject_reason::connections) {
+            linger_ = svc_.cfg.body_timeout;
+        }
+        fail_and_close(status, code, detail, status == 503 ? "1" : nullptr);
+    }
+
+    void fail_and_close(int status, std::string_view code, const std::string& detail,
+                        const char* retry_after = nullptr) {
         if (request_id_.empty()) {
             request_id_ = request_id_for({});
         }
@@ -370,6 +529,9 @@ private:
         }
         response out;
         error_response(status, code, detail, request_id_, out);
+        if (retry_after != nullptr) {
+            out.headers.emplace_back("Retry-After", retry_after);
+        }
         std::string_view method = "-";
         std::string_view target = "-";
         if (parser_ && parser_->is_header_done()) {
@@ -432,6 +594,9 @@ private:
         bhttp::async_write(socket_, res_,
                            [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
                                self->disarm();
+                               // The answer is out: its memory and reservation go.
+                               self->res_ = {};
+                               self->reservation_.release();
                                if (ec) {
                                    return self->close_now();
                                }
@@ -454,16 +619,18 @@ private:
     // Half-close, then read and discard what the client still sends for up to a second, so
     // that closing with unread data does not reset the connection before the client has read
     // our answer (the 413 case).
+    // A refused request (linger_ set) lingers up to --body-timeout, until the client closes,
+    // since its whole body may still be on the way.
     void linger_close() {
         phase_ = phase::closing;
         error_code ec;
         socket_.shutdown(tcp::socket::shutdown_send, ec);
-        arm(std::chrono::milliseconds(1000));
+        arm(linger_);
         discard();
     }
 
     void discard() {
-        socket_.async_read_some(net::buffer(scratch_),
+        socket_.async_read_some(net::buffer(discard_buffer),
                                 [self = shared_from_this()](error_code ec, std::size_t) {
                                     if (ec || self->timed_out_) {
                                         return self->close_now();
@@ -478,7 +645,8 @@ private:
     beast::flat_buffer buffer_;
     std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
     bhttp::response<bhttp::string_body> res_;
-    std::array<char, 4096> scratch_{};
+    memory_budget::reservation reservation_;
+    std::chrono::milliseconds linger_{1000};
     std::uint64_t timer_gen_ = 0;
     bool timed_out_ = false;
     bool over_limit_ = false;

@@ -1,5 +1,6 @@
 #include "tcp/server.hpp"
 
+#include <algorithm>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -11,6 +12,7 @@
 #include "logging.hpp"
 #include "polycodec/proto/frame.hpp"
 #include "tcp/handler.hpp"
+#include "transcode.hpp"
 
 namespace polycodec::server::tcp {
 namespace {
@@ -21,6 +23,8 @@ using error_code = boost::system::error_code;
 using clock_type = std::chrono::steady_clock;
 
 constexpr std::size_t read_chunk = 64 * 1024;
+// Input and output buffers above this are given back once their frames are answered.
+constexpr std::size_t keep_buffer = std::size_t{4} << 20;
 
 class session;
 thread_local std::unordered_set<session*> live_sessions;
@@ -82,7 +86,8 @@ private:
             return close_now();
         }
         // Idle between frames; the body timeout bounds a frame that has started.
-        arm(in_.empty() && !over_limit_ ? svc_.cfg.idle_timeout : svc_.cfg.body_timeout);
+        arm(in_.empty() && skip_ == 0 && !over_limit_ ? svc_.cfg.idle_timeout
+                                                      : svc_.cfg.body_timeout);
         std::size_t old = in_.size();
         in_.resize(old + read_chunk);
         socket_.async_read_some(net::buffer(in_.data() + old, read_chunk),
@@ -115,6 +120,16 @@ private:
         std::size_t pos = 0;
         while (true) {
             std::string_view rest(in_.data() + pos, in_.size() - pos);
+            if (skip_ != 0) {
+                // The payload of a refused frame: dropped as it arrives, never kept.
+                std::size_t n = std::min(skip_, rest.size());
+                pos += n;
+                skip_ -= n;
+                if (skip_ != 0) {
+                    break;
+                }
+                continue;
+            }
             if (rest.size() < proto::header_size) {
                 break;
             }
@@ -129,6 +144,7 @@ private:
                 break;
             }
             if (over_limit_) {
+                svc_.stats.rejected(transport::tcp, reject_reason::connections);
                 error_frame(
                     proto::status::busy, h.request_id,
                     "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")",
@@ -139,6 +155,7 @@ private:
             }
             if (h.payload_length > svc_.cfg.max_body) {
                 // Refused before the payload is buffered; the stream cannot be resynchronised.
+                svc_.stats.rejected(transport::tcp, reject_reason::too_large);
                 error_frame(proto::status::too_large, h.request_id,
                             "payload of " + std::to_string(h.payload_length) +
                                 " bytes is over the limit of " + std::to_string(svc_.cfg.max_body),
@@ -148,6 +165,35 @@ private:
                 break;
             }
             std::size_t total = proto::header_size + h.payload_length;
+            // Admission (DESIGN section 13): reserve before the payload is read. A refused
+            // frame is answered in its turn and its payload dropped; the connection stays.
+            if (!frame_res_) {
+                std::size_t need = request_reservation(h.payload_length);
+                if (!svc_.budget.could_fit(need)) {
+                    refuse(h, proto::status::too_large, reject_reason::too_large,
+                           "payload of " + std::to_string(h.payload_length) + " bytes needs " +
+                               std::to_string(need) +
+                               " bytes of memory, more than the server's whole budget of " +
+                               std::to_string(svc_.budget.limit()),
+                           started);
+                    pos += proto::header_size;
+                    continue;
+                }
+                frame_res_ = svc_.budget.try_reserve(need);
+                if (!frame_res_) {
+                    refuse(h, proto::status::busy, reject_reason::budget,
+                           "the server's memory budget is in use: this frame needs " +
+                               std::to_string(need) + " of its " +
+                               std::to_string(svc_.budget.limit()) + " bytes; retry later",
+                           started);
+                    pos += proto::header_size;
+                    continue;
+                }
+                if (rest.size() < total) {
+                    // Room for the whole frame at once: no doubling growth past it.
+                    in_.reserve(pos + total + read_chunk);
+                }
+            }
             if (rest.size() < total) {
                 break;
             }
@@ -164,6 +210,10 @@ private:
                 close_after = true;
             }
             svc_.stats.inflight(transport::tcp, -1);
+            this_worker().trim();
+            // What stays reserved until written: this frame's answer.
+            frame_res_.shrink_to(out_.size() - before);
+            write_res_.absorb(std::move(frame_res_));
             record(h, fr.code, fr.from, fr.to, fr.decode_ms, fr.encode_ms, started,
                    out_.size() - before - proto::header_size);
             pos += total;
@@ -174,11 +224,24 @@ private:
         in_.erase(0, pos);
         if (close_after) {
             in_.clear();
+            frame_res_.release();
+        }
+        if (!frame_res_ && in_.capacity() > keep_buffer && in_.size() <= read_chunk) {
+            std::string(in_).swap(in_);
         }
         if (!out_.empty()) {
             return write(close_after);
         }
         read();
+    }
+
+    // A frame refused by admission: its error frame in its turn, its payload skipped.
+    void refuse(const proto::request_header& h, proto::status code, reject_reason reason,
+                const std::string& message, clock_type::time_point started) {
+        svc_.stats.rejected(transport::tcp, reason);
+        error_frame(code, h.request_id, message, out_);
+        record(h, code, 0, 0, 0, 0, started, message.size());
+        skip_ = h.payload_length;
     }
 
     void record(const proto::request_header& h, proto::status code, std::uint8_t from,
@@ -217,6 +280,10 @@ private:
                              self->disarm();
                              self->writing_ = false;
                              self->out_.clear();
+                             if (self->out_.capacity() > keep_buffer) {
+                                 std::string().swap(self->out_);
+                             }
+                             self->write_res_.release();
                              if (ec) {
                                  return self->close_now();
                              }
@@ -265,6 +332,9 @@ private:
     bool over_limit_ = false;
     bool draining_ = false;
     bool writing_ = false;
+    std::size_t skip_ = 0;                  ///< payload bytes of a refused frame still to drop
+    memory_budget::reservation frame_res_;  ///< of the frame at the front of in_
+    memory_budget::reservation write_res_;  ///< of the answers in out_ until written
     std::string peer_;
 };
 

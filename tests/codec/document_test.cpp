@@ -2,6 +2,9 @@
 #include "polycodec/document.hpp"
 
 #include <limits>
+#include <string>
+
+#include "polycodec/buffer.hpp"
 
 #include "support/support.hpp"
 
@@ -251,6 +254,62 @@ TEST(Document, EqualityIsDeep) {
     b1.add_double(std::numeric_limits<double>::quiet_NaN());
     b2.add_double(std::numeric_limits<double>::quiet_NaN());
     EXPECT_TRUE(equal(f1, f2));
+}
+
+// A worker's document after a large request gives its memory back; a small one keeps it.
+TEST(Document, ShrinkGivesBackBuffersOverTheMark) {
+    document doc;
+    {
+        builder b(doc);
+        b.begin_array();
+        for (int i = 0; i < 100000; ++i) {  // 2 tape words each: 1.6 MB of tape
+            b.add_int(i);
+        }
+        b.add_string(std::string(300000, 'x'));  // 300 kB of payload bytes
+        b.end_array();
+        ASSERT_EQ(b.status(), errc::ok);
+    }
+    ASSERT_GE(doc.tape().capacity() * 8, 1600000u);
+    ASSERT_GE(doc.bytes().capacity(), 300000u);
+    // Keep 1 MB: the tape (over) goes, the payload bytes (under) stay for reuse.
+    doc.shrink(1000000);
+    EXPECT_TRUE(doc.empty());
+    EXPECT_EQ(doc.bytes().size(), 0u);
+    EXPECT_EQ(doc.tape().capacity(), 0u);
+    EXPECT_GE(doc.bytes().capacity(), 300000u);
+    // Keep 64 kB: everything goes.
+    doc.shrink(65536);
+    EXPECT_LE(doc.capacity_bytes(), 65536u);
+    EXPECT_EQ(doc.bytes().capacity() < 300000u, true);
+    // The document is usable again afterwards.
+    builder b(doc);
+    b.begin_array();
+    b.add_int(7);
+    b.end_array();
+    ASSERT_EQ(b.status(), errc::ok);
+    EXPECT_EQ((*doc.root().items().begin()).get_int(), 7);
+    // A small document keeps its buffers (steady traffic allocates nothing).
+    std::size_t cap = doc.capacity_bytes();
+    ASSERT_GT(cap, 0u);
+    doc.shrink(4u << 20);
+    EXPECT_EQ(doc.capacity_bytes(), cap);
+    EXPECT_TRUE(doc.empty());
+}
+
+TEST(OutputBuffer, ShrinkFreesOnlyAboveTheMark) {
+    output_buffer out;
+    out.append(std::string(5000, 'a'));
+    std::size_t cap = out.capacity();
+    ASSERT_GE(cap, 5000u);
+    out.shrink(cap);  // at the mark: kept, emptied
+    EXPECT_EQ(out.size(), 0u);
+    EXPECT_EQ(out.capacity(), cap);
+    out.append(std::string(5000, 'b'));
+    out.shrink(4096);  // over the mark: freed
+    EXPECT_EQ(out.size(), 0u);
+    EXPECT_EQ(out.capacity(), 0u);
+    out.append("xy");
+    EXPECT_EQ(out.view(), "xy");
 }
 
 }  // namespace

@@ -36,6 +36,31 @@ TEST(ServeConfig, DefaultsFollowTheDesign) {
     EXPECT_EQ(c->log_level, "info");
     EXPECT_EQ(c->log_format, "text");
     EXPECT_EQ(c->grace.count(), 10000);
+    EXPECT_EQ(c->memory_budget, 0u);  // resolved by the service: half the cgroup/physical memory
+}
+
+TEST(ServeConfig, MemoryBudgetFlagAndVariable) {
+    auto c = parse({"--memory-budget", "64MiB"});
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->memory_budget, std::size_t{64} << 20);
+    c = parse({"--memory-budget=1GiB"});
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->memory_budget, std::size_t{1} << 30);
+    c = parse({}, {{"POLYCODEC_MEMORY_BUDGET", "300MB"}});
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->memory_budget, 300000000u);
+    c = parse({"--memory-budget", "2GiB"}, {{"POLYCODEC_MEMORY_BUDGET", "300MB"}});
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->memory_budget, std::size_t{2} << 30);  // the flag wins
+    auto e = parse({"--memory-budget", "lots"});
+    ASSERT_FALSE(e);
+    EXPECT_NE(e.error().message.find("--memory-budget"), std::string::npos);
+    EXPECT_FALSE(parse({"--memory-budget", "1KiB"}));  // under 1 MiB
+    EXPECT_FALSE(parse({"--memory-budget", "0"}));
+    e = parse({}, {{"POLYCODEC_MEMORY_BUDGET", "12XB"}});
+    ASSERT_FALSE(e);
+    EXPECT_NE(e.error().message.find("POLYCODEC_MEMORY_BUDGET"), std::string::npos);
+    EXPECT_NE(std::string(serve_usage()).find("--memory-budget SIZE"), std::string::npos);
 }
 
 TEST(ServeConfig, FlagsInBothSpellings) {

@@ -295,6 +295,69 @@ TEST(ServerMetrics, ExposesTheFamiliesOfTheDesign) {
     }
 }
 
+TEST(ServerMetrics, MemoryBudgetAndAdmission) {
+    metrics m("1.2.3", "deadbeef");
+    m.set_memory_budget(64u << 20);
+    m.set_memory_reserved(12345);
+    m.rejected(transport::http, reject_reason::budget);
+    m.rejected(transport::http, reject_reason::budget);
+    m.rejected(transport::tcp, reject_reason::too_large);
+    std::string text = m.serialize();
+    for (const char* line :
+         {"polycodec_memory_budget_bytes 67108864", "polycodec_memory_reserved_bytes 12345",
+          "polycodec_admission_rejected_total{reason=\"budget\",transport=\"http\"} 2",
+          "polycodec_admission_rejected_total{reason=\"too_large\",transport=\"tcp\"} 1",
+          // every series exists from the start, at 0
+          "polycodec_admission_rejected_total{reason=\"connections\",transport=\"http\"} 0",
+          "polycodec_admission_rejected_total{reason=\"budget\",transport=\"tcp\"} 0"}) {
+        EXPECT_TRUE(contains(text, line)) << line << "\n" << text;
+    }
+}
+
+// /metrics samples the reserved bytes of the service's budget at each scrape.
+TEST(ServerHandler, MetricsShowTheBudget) {
+    metrics stats("test", "abc");
+    config cfg;
+    cfg.memory_budget = 8u << 20;
+    service svc(cfg, stats, schema_registry{}, "test", "abc");
+    EXPECT_EQ(svc.budget.limit(), 8u << 20);
+    auto held = svc.budget.try_reserve(3000000);
+    ASSERT_TRUE(held);
+    http::request req;
+    req.method = "GET";
+    req.target = "/metrics";
+    http::response res;
+    http::handle(svc, req, res);
+    EXPECT_EQ(res.status, 200);
+    EXPECT_TRUE(contains(res.body, "polycodec_memory_budget_bytes 8388608")) << res.body;
+    EXPECT_TRUE(contains(res.body, "polycodec_memory_reserved_bytes 3000000")) << res.body;
+    held.release();
+    http::response again;
+    http::handle(svc, req, again);
+    EXPECT_TRUE(contains(again.body, "polycodec_memory_reserved_bytes 0\n")) << again.body;
+}
+
+TEST(ServerHandler, StreamableRequestsFromTheHead) {
+    auto head = [](std::string_view target, std::string_view ct, std::string_view accept) {
+        http::request r;
+        r.method = "POST";
+        r.target = target;
+        r.content_type = ct;
+        r.has_content_type = !ct.empty();
+        r.accept = accept;
+        return http::streamable_request(r);
+    };
+    EXPECT_TRUE(head("/transcode", "application/json", "application/msgpack"));
+    EXPECT_TRUE(head("/transcode", "application/json", ""));  // the output is the input's
+    EXPECT_TRUE(head("/transcode?from=ndjson&to=csv", "", ""));
+    EXPECT_TRUE(head("/transcode?to=cbor", "application/x-ndjson", "application/toml"));
+    EXPECT_FALSE(head("/transcode", "application/json", "application/toml"));
+    EXPECT_FALSE(head("/transcode", "application/toml", "application/json"));
+    EXPECT_FALSE(head("/transcode?to=toml", "application/json", "application/json"));
+    EXPECT_FALSE(head("/transcode", "", "application/json"));  // input unknown
+    EXPECT_FALSE(head("/transcode", "application/x-nothing", ""));
+}
+
 // ---- TCP frames through tcp::handle_frame (no sockets) ----
 
 namespace {

@@ -3,6 +3,7 @@ status 4), a client sending one byte per second (408 within the timeout), more c
 allowed (503 / status 5), nesting at the depth limit and one deeper."""
 import json
 import os
+import re
 import socket
 import sys
 import time
@@ -31,11 +32,20 @@ class LimitsTest(unittest.TestCase):
     def tearDownClass(cls):
         assert cls.server.stop() == 0
 
+    def rejected(self, transport, reason):
+        """polycodec_admission_rejected_total{transport,reason} (DESIGN section 13)."""
+        text = curl(self.server.base + "/metrics").body.decode()
+        m = re.search(r'^polycodec_admission_rejected_total\{reason="%s",transport="%s"\} (\S+)$'
+                      % (reason, transport), text, re.M)
+        self.assertIsNotNone(m, text)
+        return float(m.group(1))
+
     def post(self, data, extra_headers=()):
         return curl(self.server.base + "/transcode", data=data,
                     headers=["Content-Type: application/json", *extra_headers])
 
     def test_body_exactly_max_and_one_over(self):
+        before = self.rejected("http", "too_large")
         r = self.post(json_of_size(MAX))
         self.assertEqual(r.status, 200, r)
         self.assertEqual(r.body, json_of_size(MAX))
@@ -50,6 +60,8 @@ class LimitsTest(unittest.TestCase):
         self.assertEqual(r.status, 413, r)
         r = self.post(json_of_size(MAX), ["Transfer-Encoding: chunked"])
         self.assertEqual(r.status, 200, r)
+        # Both 413s are counted as refusals for size.
+        self.assertEqual(self.rejected("http", "too_large") - before, 2)
 
     def test_413_before_the_body_is_sent(self):
         # Content-Length over the limit is refused on the head alone.
@@ -61,6 +73,7 @@ class LimitsTest(unittest.TestCase):
         self.assertTrue(got.startswith(b"HTTP/1.1 413"), got)
 
     def test_tcp_payload_exactly_max_and_one_over(self):
+        before = self.rejected("tcp", "too_large")
         with tcp_connect(self.server) as s:
             s.sendall(request_frame(1, JSON, JSON, json_of_size(MAX)))
             status, rid, fmt, payload = read_response(s)
@@ -69,6 +82,7 @@ class LimitsTest(unittest.TestCase):
             status, rid, fmt, payload = read_response(s)
             self.assertEqual((status, rid), (4, 2))
             self.assertTrue(is_closed(s))
+        self.assertEqual(self.rejected("tcp", "too_large") - before, 1)
 
     def test_slowloris_gets_408(self):
         head = (b"POST /transcode HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
@@ -121,6 +135,9 @@ class LimitsTest(unittest.TestCase):
             self.assertLess(time.monotonic() - start, 2 + 3)
 
     def test_more_connections_than_allowed(self):
+        http_before = self.rejected("http", "connections")
+        tcp_before = self.rejected("tcp", "connections")
+        refused = 0  # 503s seen, each counted once by the server
         held = []
         try:
             # The limit is 8 connections; hold 8 open and idle.
@@ -135,6 +152,7 @@ class LimitsTest(unittest.TestCase):
                 if r.status != 200 or time.monotonic() > deadline:
                     break
                 time.sleep(0.1)
+            refused += r.status == 503
             self.assertEqual(r.status, 503, r)
             self.assertEqual(r.headers["content-type"], "application/problem+json")
             self.assertEqual(r.json()["code"], "over_capacity")
@@ -149,10 +167,13 @@ class LimitsTest(unittest.TestCase):
         deadline = time.monotonic() + 5
         while True:
             r = curl(self.server.base + "/healthz")
+            refused += r.status == 503
             if r.status == 200 or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
         self.assertEqual(r.status, 200)
+        self.assertEqual(self.rejected("http", "connections") - http_before, refused)
+        self.assertEqual(self.rejected("tcp", "connections") - tcp_before, 1)
 
     def test_depth_limit(self):
         r = curl(self.server.base + "/transcode", data=b"[" * 512 + b"]" * 512,

@@ -278,5 +278,52 @@ class StreamTest(unittest.TestCase):
         self.server.wait_for(r"event=stream_aborted.*reason=request_timeout", timeout=10)
         self.assert_at_rest()
 
+
+class StreamBudgetTest(unittest.TestCase):
+    """A stream reserves its fixed window (8 x --max-record + 1.25 MiB) before its body is read
+    (DESIGN section 13): 413 when the window is larger than the budget, 503 + Retry-After while
+    other requests hold the budget, and the reservation is given back when the stream ends."""
+
+    def test_window_admission(self):
+        window = 8 * 65536 + (256 << 10) + (1 << 20)
+        with Server("--threads", "1", "--max-record", "64KiB",
+                    "--memory-budget", str(window + window // 2), "--body-timeout", "5s") as srv:
+            head = request("/transcode?stream=true", "application/x-ndjson", "application/json",
+                           extra=b"Connection: close\r\n")
+            held = socket.create_connection(("127.0.0.1", srv.http_port), timeout=10)
+            held.sendall(head + b"Transfer-Encoding: chunked\r\n\r\n" + b"8\r\n{\"a\":1}\n\r\n")
+            deadline = time.monotonic() + 10
+            while metric(srv, "polycodec_memory_reserved_bytes") < window:
+                self.assertLess(time.monotonic(), deadline, "the stream reserved nothing")
+                time.sleep(0.05)
+            self.assertEqual(metric(srv, "polycodec_memory_reserved_bytes"), window)
+            r = curl(srv.base + "/transcode?stream=true", data=ndjson(records(10)),
+                     headers=["Content-Type: application/x-ndjson", "Accept: application/json"])
+            self.assertEqual(r.status, 503, r)
+            self.assertEqual(r.headers.get("retry-after"), "1")
+            self.assertEqual(metric(srv, "polycodec_admission_rejected_total", 'reason="budget"'),
+                             1)
+            held.sendall(b"0\r\n\r\n")
+            status, _, out, complete = parse_answer(read_until_closed(held, timeout=10,
+                                                                      must_close=False))
+            held.close()
+            self.assertEqual((status, json.loads(out), complete), (200, [{"a": 1}], True))
+            deadline = time.monotonic() + 10
+            while metric(srv, "polycodec_memory_reserved_bytes") != 0:
+                self.assertLess(time.monotonic(), deadline, "the window was not given back")
+                time.sleep(0.05)
+            r = curl(srv.base + "/transcode?stream=true", data=ndjson(records(10)),
+                     headers=["Content-Type: application/x-ndjson", "Accept: application/json"])
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(json.loads(r.body), records(10))
+        with Server("--max-record", "16MiB", "--memory-budget", "64MiB") as srv:
+            r = curl(srv.base + "/transcode?stream=true", data=ndjson(records(10)),
+                     headers=["Content-Type: application/x-ndjson", "Accept: application/json"])
+            self.assertEqual(r.status, 413, r)
+            self.assertIn("--max-record", r.json()["detail"])
+            self.assertEqual(metric(srv, "polycodec_admission_rejected_total",
+                                    'reason="too_large"'), 1)
+
+
 if __name__ == "__main__":
     unittest.main()

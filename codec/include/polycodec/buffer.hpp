@@ -24,6 +24,15 @@ public:
     std::string_view view() const noexcept { return {data_.get(), size_}; }
     std::string str() const { return std::string(view()); }
     void clear() noexcept { size_ = 0; }
+    /// clear(), and gives the memory back when the capacity is over `keep` bytes (a worker's
+    /// buffer after a large answer).
+    void shrink(std::size_t keep) noexcept {
+        size_ = 0;
+        if (cap_ > keep) {
+            data_.reset();
+            cap_ = 0;
+        }
+    }
     /// Drops everything after the first `n` bytes.
     void truncate(std::size_t n) noexcept {
         if (n < size_) {

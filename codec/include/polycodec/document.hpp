@@ -222,6 +222,13 @@ public:
         bytes_.clear();
     }
 
+    /// Forgets the content, and gives back the memory of each buffer (tape, payload bytes,
+    /// builder stack) whose capacity is over `keep_bytes`; smaller ones are kept for reuse. A
+    /// worker calls it after a large document so that one big request does not pin its peak.
+    void shrink(std::size_t keep_bytes) noexcept;
+    /// Bytes allocated for the tape, the payload bytes and the builder stack.
+    std::size_t capacity_bytes() const noexcept;
+
     const std::vector<std::uint64_t>& tape() const noexcept { return tape_; }
     const std::string& bytes() const noexcept { return bytes_; }
     /// Memory the content occupies: tape words and payload bytes.
