@@ -38,7 +38,7 @@ def chunked(body, piece=7000):
     return bytes(out + b"0\r\n\r\n")
 
 
-def request(path, ctype, accept, body=None, chunks=True, extra=b""):
+def request(path, ctype, accept, body=None, chunks=True, extra=b"Connection: close\r\n"):
     head = (b"POST %s HTTP/1.1\r\nHost: t\r\nContent-Type: %s\r\nAccept: %s\r\n"
             % (path.encode(), ctype.encode(), accept.encode())) + extra
     if body is None:
@@ -154,7 +154,8 @@ class StreamTest(unittest.TestCase):
 
     def test_keep_alive_between_streams(self):
         body = ndjson(records(50))
-        one = request("/transcode?stream=true", "application/x-ndjson", "application/json", body)
+        one = request("/transcode?stream=true", "application/x-ndjson", "application/json", body,
+                      extra=b"")
         s = socket.create_connection(("127.0.0.1", self.server.http_port), timeout=20)
         s.sendall(one + one)
         raw = b""
