@@ -19,6 +19,7 @@
 #include "measure.hpp"
 #include "polycodec/formats/postcard.hpp"
 #include "polycodec/polycodec.hpp"
+#include "polycodec/stream.hpp"
 
 namespace polycodec::loadtest {
 namespace {
@@ -29,6 +30,12 @@ struct options {
     bool stats = false;
     int pin = -1;
     std::vector<std::string> only;
+    bool conversions = true;  ///< the FROM>TO/document and /stream rows
+    /// Conversion rows are made unless --no-stream, or --formats leaves out "stream".
+    bool want_conversions() const {
+        return conversions &&
+               (only.empty() || std::find(only.begin(), only.end(), "stream") != only.end());
+    }
 };
 
 std::string cpu_model() {
@@ -49,7 +56,222 @@ struct row {
     summary enc, dec;
     double doc_ratio = 0;
     double enc_allocs = 0, dec_allocs = 0;
+    bool conversion = false;  ///< a conversion row (its own "fastest")
 };
+
+// ---- conversion rows: stream mode beside the whole document (DESIGN section 12) ----
+
+constexpr std::size_t stream_chunk = 64 * 1024;  // input fed, and output flushed, in 64 KiB
+
+// Converts `input` record by record: fed in 64 KiB chunks to a record_reader, each record
+// written by a record_writer into `out`, which is cleared (as if sent) past 64 KiB. With
+// `write` false only reads. Returns the records converted; `check`, when given, sees each.
+template <class Check>
+std::uint64_t stream_convert(format_id from, format_id to, std::string_view input,
+                             document& rec, output_buffer& out, bool write, Check&& check) {
+    record_reader reader(from, decode_options{});
+    record_writer writer(to, encode_options{});
+    std::size_t off = 0;
+    bool began = false;
+    for (;;) {
+        auto s = reader.next(rec);
+        if (!s) {
+            return 0;
+        }
+        if (*s == record_reader::step::end) {
+            break;
+        }
+        if (*s == record_reader::step::need_input) {
+            if (off == input.size()) {
+                reader.finish();
+                continue;
+            }
+            std::size_t n = std::min(stream_chunk, input.size() - off);
+            reader.feed(input.substr(off, n));
+            off += n;
+            continue;
+        }
+        check(rec);
+        if (!write) {
+            continue;
+        }
+        if (!began) {
+            began = true;
+            if (!writer.begin(out, reader.declared_count())) {
+                return 0;
+            }
+        }
+        if (!writer.write(rec, out)) {
+            return 0;
+        }
+        if (out.size() >= stream_chunk) {
+            out.clear();
+        }
+    }
+    if (write && ((!began && !writer.begin(out)) || !writer.end(out))) {
+        return 0;
+    }
+    return reader.records();
+}
+
+struct no_check {
+    void operator()(const document&) const {}
+};
+
+// Rows "FROM>TO/document" (decode the whole input, encode the whole Document) and
+// "FROM>TO/stream" (record_reader + record_writer, 64 KiB chunks) on the same input: the
+// data's records in FROM. size_bytes is the input's size; decode_* times reading the input
+// alone, encode_* the whole conversion (input bytes to output bytes); both MB/s on the input
+// size. Allocations: per conversion (a stream's reader and writer are made per conversion),
+// and for stream rows the allocations per record in steady state, from converting the input
+// once and twice over.
+void conversion_rows(const document& src, const options& opt, std::vector<row>& rows) {
+    if (src.root().kind() != kind::array || src.root().size() == 0) {
+        std::printf("# conversions: skipped (the data is not an array of records)\n");
+        return;
+    }
+    document doubled;  // the records twice over, for the per-record allocation count
+    {
+        builder b(doubled);
+        b.begin_array();
+        for (int k = 0; k < 2; ++k) {
+            for (value v : src.root().items()) {
+                b.add_copy(v);
+            }
+        }
+        b.end_array();
+    }
+    const std::uint64_t n_records = src.root().size();
+    struct pair {
+        format_id from, to;
+    };
+    for (pair pr : {pair{format_id::ndjson, format_id::msgpack},
+                    pair{format_id::json, format_id::ndjson}}) {
+        std::string name = std::string(find_format(pr.from)->name) + ">" +
+                           std::string(find_format(pr.to)->name);
+        output_buffer enc_in;
+        output_buffer enc_in2;
+        if (!encode(pr.from, src, enc_in) || !encode(pr.from, doubled, enc_in2)) {
+            std::printf("# %s: skipped (the data has no %s form)\n", name.c_str(),
+                        std::string(find_format(pr.from)->name).c_str());
+            continue;
+        }
+        std::string input = enc_in.str();
+        std::string input2 = enc_in2.str();
+        // Verify: the stream's records are the data's records, and its output read back (as a
+        // record stream of the output format) gives them again.
+        document rec;
+        output_buffer out;
+        std::uint64_t i = 0;
+        bool same = true;
+        auto items = src.root().items();
+        auto it = items.begin();
+        auto check = [&](const document& r) {
+            same = same && it != items.end() && equal(r.root(), *it);
+            if (it != items.end()) {
+                ++it;
+            }
+            ++i;
+        };
+        output_buffer whole_out;
+        std::string streamed;
+        {
+            record_reader reader(pr.from, decode_options{});
+            record_writer writer(pr.to, encode_options{});
+            reader.feed(input);
+            reader.finish();
+            (void)writer.begin(whole_out);
+            for (;;) {
+                auto s = reader.next(rec);
+                if (!s || *s != record_reader::step::record) {
+                    break;
+                }
+                check(rec);
+                (void)writer.write(rec, whole_out);
+            }
+            (void)writer.end(whole_out);
+            streamed = whole_out.str();
+        }
+        it = items.begin();
+        std::uint64_t back_n = 0;
+        {
+            record_reader back(pr.to, decode_options{});
+            back.feed(streamed);
+            back.finish();
+            for (;;) {
+                auto s = back.next(rec);
+                if (!s || *s != record_reader::step::record) {
+                    break;
+                }
+                same = same && it != items.end() && equal(rec.root(), *it);
+                if (it != items.end()) {
+                    ++it;
+                }
+                ++back_n;
+            }
+        }
+        if (!same || i != n_records || back_n != n_records ||
+            stream_convert(pr.from, pr.to, input, rec, out, true, no_check{}) != n_records) {
+            std::printf("# %s/stream: the conversion changed the data; not timed\n",
+                        name.c_str());
+            continue;
+        }
+        document doc;
+        // Whole document: decode, encode.
+        auto whole = [&] {
+            (void)decode(pr.from, input, doc);
+            out.clear();
+            (void)encode(pr.to, doc, out);
+        };
+        auto whole_read = [&] { (void)decode(pr.from, input, doc); };
+        auto stream = [&] { (void)stream_convert(pr.from, pr.to, input, rec, out, true, no_check{}); };
+        auto stream_read = [&] {
+            (void)stream_convert(pr.from, pr.to, input, rec, out, false, no_check{});
+        };
+        auto allocs = [](auto&& op) {
+            op();
+            auto before = alloc_count();
+            const int n = 5;
+            for (int k = 0; k < n; ++k) {
+                op();
+            }
+            return static_cast<double>(alloc_count() - before) / n;
+        };
+        row wd;
+        wd.format = name + "/document";
+        wd.size = input.size();
+        wd.conversion = true;
+        whole();
+        wd.doc_ratio = static_cast<double>(doc.content_size()) / static_cast<double>(input.size());
+        wd.enc_allocs = allocs(whole);
+        wd.dec_allocs = allocs(whole_read);
+        wd.enc = measure(whole, opt.ms);
+        wd.dec = measure(whole_read, opt.ms);
+        rows.push_back(wd);
+
+        row st;
+        st.format = name + "/stream";
+        st.size = input.size();
+        st.conversion = true;
+        stream();
+        // The Document held at a time (one record) per input byte.
+        st.doc_ratio = static_cast<double>(rec.content_size()) / static_cast<double>(input.size());
+        st.enc_allocs = allocs(stream);
+        st.dec_allocs = allocs(stream_read);
+        double twice = allocs([&] {
+            (void)stream_convert(pr.from, pr.to, input2, rec, out, true, no_check{});
+        });
+        double per_record = (twice - st.enc_allocs) / static_cast<double>(n_records);
+        std::printf("# %s/stream: %llu records; %.2f allocations per conversion (reader and "
+                    "writer set-up), %.4f per record in steady state\n",
+                    name.c_str(), static_cast<unsigned long long>(n_records), st.enc_allocs,
+                    per_record);
+        st.enc = measure(stream, opt.ms);
+        st.dec = measure(stream_read, opt.ms);
+        rows.push_back(st);
+        std::fprintf(stderr, "bench: %s done\n", name.c_str());
+    }
+}
 
 void print_header(const options& opt) {
     utsname u{};
@@ -60,6 +282,12 @@ void print_header(const options& opt) {
     std::printf("# compiler: %s\n", POLYCODEC_COMPILER);
     std::printf("# flags: %s\n", POLYCODEC_CXX_FLAGS);
     std::printf("# commit: %s\n", POLYCODEC_COMMIT);
+    if (opt.want_conversions()) {
+        std::printf("# conversion rows FROM>TO/document and FROM>TO/stream: size_bytes is the "
+                    "input's size, decode_* reads the input alone, encode_* is the whole "
+                    "conversion, MB/s on the input size; stream rows feed 64 KiB chunks to "
+                    "record_reader and write with record_writer\n");
+    }
     std::printf("# window: %d ms per measurement (5 windows, median), pin: %s\n", opt.ms,
                 opt.pin >= 0 ? std::to_string(opt.pin).c_str() : "none");
 }
@@ -167,11 +395,17 @@ int bench_file(const std::string& path, const options& opt) {
         rows.push_back(rw);
         std::fprintf(stderr, "bench: %s done\n", rw.format.c_str());
     }
-    double best_enc = 0;
-    double best_dec = 0;
+    if (opt.want_conversions()) {
+        conversion_rows(src, opt, rows);
+    }
+    // "fastest" among the format rows, and among the conversion rows.
+    double best_enc[2] = {0, 0};
+    double best_dec[2] = {0, 0};
     for (const row& r : rows) {
-        best_enc = std::max(best_enc, r.enc.ops_per_s * static_cast<double>(r.size));
-        best_dec = std::max(best_dec, r.dec.ops_per_s * static_cast<double>(r.size));
+        double& be = best_enc[r.conversion ? 1 : 0];
+        double& bd = best_dec[r.conversion ? 1 : 0];
+        be = std::max(be, r.enc.ops_per_s * static_cast<double>(r.size));
+        bd = std::max(bd, r.dec.ops_per_s * static_cast<double>(r.size));
     }
     std::printf("format,size_bytes,encode_ops,encode_MBps,decode_ops,decode_MBps");
     if (opt.stats) {
@@ -191,7 +425,7 @@ int bench_file(const std::string& path, const options& opt) {
         if (opt.stats) {
             for (const auto* s : {&r.enc, &r.dec}) {
                 double mbps = s->ops_per_s * static_cast<double>(r.size);
-                double best = s == &r.enc ? best_enc : best_dec;
+                double best = (s == &r.enc ? best_enc : best_dec)[r.conversion ? 1 : 0];
                 double factor = mbps > 0 ? best / mbps : 0.0;
                 std::printf(",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f,", s->median, s->mean, s->stddev,
                             s->p99, s->min, s->max);
@@ -230,6 +464,8 @@ int run_bench(int argc, char** argv) {
             opt.stats = true;
         } else if (a == "--pin") {
             opt.pin = std::atoi(value().c_str());
+        } else if (a == "--no-stream") {
+            opt.conversions = false;
         } else if (a == "--formats") {
             std::string list = value();
             if (list != "all") {

@@ -3,6 +3,7 @@ CSV columns of DESIGN section 8, and no allocation in steady state. No speed thr
 import csv
 import io
 import os
+import re
 import subprocess
 import unittest
 
@@ -14,6 +15,11 @@ ALLOCATING_DECODERS = LIBRARY_DECODERS
 # Every encoder writes into a reused buffer without allocating (TOML's and urlform's key paths
 # and key texts live in per-thread scratch since #6).
 ALLOCATING_ENCODERS = set()
+# Conversion rows (DESIGN sections 8 and 12): whole document and stream mode on the same input.
+CONVERSIONS = ["ndjson>msgpack", "json>ndjson"]
+# A stream conversion makes its record_reader and record_writer (a few allocations, once);
+# per record in steady state it allocates nothing.
+STREAM_SETUP_ALLOCS = 8
 
 
 class BenchSmoke(unittest.TestCase):
@@ -42,7 +48,35 @@ class BenchSmoke(unittest.TestCase):
                 self.assertTrue(name in names or any(l.startswith("# %s:" % name)
                                                      for l in skipped), name)
             self.assertIn("json", names)
+            by_name = {r["format"]: r for r in rows}
+            for conv in CONVERSIONS:
+                src = conv.split(">")[0]
+                for mode in ("document", "stream"):
+                    r = by_name["%s/%s" % (conv, mode)]
+                    # The input is the data in the source format: the same bytes as that
+                    # format's own row.
+                    self.assertEqual(r["size_bytes"], by_name[src]["size_bytes"], conv)
+                    self.assertGreater(float(r["encode_MBps"]), 0)
+                    self.assertGreater(float(r["decode_MBps"]), 0)
+                    if mode == "document":
+                        self.assertEqual(float(r["encode_allocs_per_op"]), 0.0, conv)
+                        self.assertEqual(float(r["decode_allocs_per_op"]), 0.0, conv)
+                    else:
+                        # The stream holds one record's Document, the whole document all of
+                        # them.
+                        self.assertLess(float(r["doc_bytes_per_byte"]) * 20,
+                                        float(by_name[conv + "/document"]["doc_bytes_per_byte"]))
+                        for k in ("encode_allocs_per_op", "decode_allocs_per_op"):
+                            self.assertLessEqual(float(r[k]), STREAM_SETUP_ALLOCS, (conv, k))
+                        m = re.search(r"^# %s/stream: (\d+) records; [\d.]+ allocations per "
+                                      r"conversion \(reader and writer set-up\), (-?[\d.]+) per "
+                                      r"record in steady state$" % re.escape(conv), t, re.M)
+                        self.assertIsNotNone(m, t)
+                        self.assertGreater(int(m.group(1)), 100)
+                        self.assertLess(abs(float(m.group(2))), 0.01, conv)
             for r in rows:
+                if "/" in r["format"]:
+                    continue  # the conversion rows, checked above
                 self.assertGreater(float(r["encode_ops"]), 0)
                 self.assertGreater(float(r["decode_MBps"]), 0)
                 if r["format"] not in ALLOCATING_DECODERS:
@@ -64,6 +98,7 @@ class BenchSmoke(unittest.TestCase):
         rows = list(csv.DictReader(io.StringIO(body)))
         self.assertEqual(sorted(r["format"] for r in rows), ["dotenv", "ini", "json", "urlform"],
                          p.stdout)
+        self.assertNotIn("/stream", p.stdout)  # --formats without "stream": no conversion rows
         # The default data has no rows for INI and dotenv: their allocations are checked here.
         for r in rows:
             self.assertEqual(float(r["decode_allocs_per_op"]), 0.0, r["format"])

@@ -575,6 +575,54 @@ TEST(Stream, NotStreamable) {
     ASSERT_FALSE(writer.begin(out));
 }
 
+TEST(Stream, JsonArrayStringsWithQuotesAndBackslashesAtEveryOffset) {
+    // The element scan looks for '"' and '\\' eight bytes at a time, and skips to the next
+    // structural byte outside strings: escapes, brackets and commas inside strings at every
+    // position of an 8-byte word, UTF-8, and every cut of the input.
+    std::string in = "[";
+    for (int k = 0; k < 20; ++k) {
+        std::string s(static_cast<std::size_t>(k), 'x');
+        in += std::string(k == 0 ? "" : ",") + R"({"s":")" + s + R"(\"q\\b],{}","t":")" + s +
+              "\u00e9\xce\xb1" + s + R"(","n":[)" + std::to_string(k) + R"(,{"a":"]"}]})";
+    }
+    in += "]";
+    read_result whole = read_whole(format_id::json, in);
+    document want_doc;
+    ASSERT_TRUE(decode(format_id::json, in, want_doc));
+    std::vector<document> want = elements(want_doc);
+    ASSERT_EQ(20u, want.size());
+    expect_same_records(want, whole, "whole");
+    for (std::size_t c = 1; c < in.size(); ++c) {
+        expect_same_records(want, read_records(format_id::json, in, {c}), "cut at " +
+                                                                              std::to_string(c));
+    }
+}
+
+TEST(Stream, ColumnsCountCodePointsOnOneLongLine) {
+    // A single-line array: the column counts code points from the line's start (two-byte and
+    // three-byte characters count one each), across records and chunks.
+    std::string in = "[";
+    for (int k = 0; k < 40; ++k) {
+        in += "{\"c\":\"\xce\xb1\xe2\x82\xac" "z\"},";  // 3 code points in 6 bytes
+    }
+    std::size_t at = in.size() + 5;  // the 't'
+    in += R"({"a":tru}])";
+    std::uint64_t cps = 0;
+    for (std::size_t i = 0; i < at; ++i) {
+        cps += (static_cast<unsigned char>(in[i]) & 0xC0) != 0x80;
+    }
+    for (std::vector<std::size_t> cuts : {std::vector<std::size_t>{}, {7, 100, 333, 400},
+                                          {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377}}) {
+        read_result r = read_records(format_id::json, in, cuts);
+        ASSERT_TRUE(r.err);
+        EXPECT_EQ(40u, r.records.size());
+        EXPECT_EQ(at, r.err->offset);
+        EXPECT_EQ(1u, r.err->line);
+        EXPECT_EQ(cps + 1, r.err->column) << describe(*r.err);
+        EXPECT_EQ("/40/a", r.err->path);
+    }
+}
+
 TEST(Stream, OffsetsLinesAndColumnsAcrossRecords) {
     // A pretty array: the error's line and column count from the start of the stream.
     std::string in = "[\n  {\"a\": 1},\n  {\"a\": tru}\n]\n";

@@ -2,6 +2,9 @@
 // RFC 7464 json-seq), csv (rows), yaml (entries of a top-level block or flow sequence, or the
 // documents of a stream with multi=true). A framer only finds boundaries; the format's own
 // decoder reads each record, so what is valid and every error message stay the decoder's.
+#include <array>
+#include <bit>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -35,6 +38,38 @@ frame record(std::size_t b, std::size_t e, std::size_t next) {
 }
 
 bool json_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The bytes the JSON element scan stops at outside strings.
+constexpr std::array<bool, 256> json_structural = [] {
+    std::array<bool, 256> t{};
+    for (unsigned char c : {'"', '[', ']', '{', '}', ','}) {
+        t[c] = true;
+    }
+    return t;
+}();
+
+// The first '"' or '\\' in d[i, n), or n; eight bytes at a time (the lowest byte flagged by
+// the has-zero-byte test is exact).
+std::size_t find_quote_or_backslash(const char* d, std::size_t i, std::size_t n) {
+    if constexpr (std::endian::native == std::endian::little) {
+        constexpr std::uint64_t ones = 0x0101010101010101ULL;
+        constexpr std::uint64_t highs = 0x8080808080808080ULL;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, d + i, 8);
+            std::uint64_t q = w ^ (ones * static_cast<unsigned char>('"'));
+            std::uint64_t b = w ^ (ones * static_cast<unsigned char>('\\'));
+            std::uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+            if (hit != 0) {
+                return i + static_cast<std::size_t>(std::countr_zero(hit) >> 3);
+            }
+        }
+    }
+    while (i < n && d[i] != '"' && d[i] != '\\') {
+        ++i;
+    }
+    return i;
+}
 
 std::string saw(std::string_view buf, std::size_t i) { return detail::describe_byte_at(buf, i); }
 
@@ -195,9 +230,7 @@ private:
         while (i < n) {
             if (in_string_) {
                 // To the next quote or backslash.
-                while (i < n && d[i] != '"' && d[i] != '\\') {
-                    ++i;
-                }
+                i = find_quote_or_backslash(d, i, n);
                 if (i == n) {
                     break;
                 }
@@ -211,6 +244,12 @@ private:
                 in_string_ = false;
                 ++i;
                 continue;
+            }
+            while (i < n && !json_structural[static_cast<unsigned char>(d[i])]) {
+                ++i;
+            }
+            if (i == n) {
+                break;
             }
             char c = d[i];
             if (c == '"') {

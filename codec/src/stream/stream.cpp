@@ -5,6 +5,9 @@
 // writes the output's record framing.
 #include "polycodec/stream.hpp"
 
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "detail/locate.hpp"
@@ -123,8 +126,17 @@ struct record_reader::impl {
             c = 1;
             tail = static_cast<std::size_t>(static_cast<const char*>(nl) - d) + 1;
         }
+        // Code points: the bytes that are not UTF-8 continuation bytes (10xxxxxx), eight at a
+        // time (a single-line JSON array is all one line).
         std::uint64_t cps = 0;
-        for (std::size_t i = tail; i < to; ++i) {
+        std::size_t i = tail;
+        for (; i + 8 <= to; i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, d + i, 8);
+            cps += 8 - static_cast<std::uint64_t>(
+                           std::popcount(w & ~(w << 1) & 0x8080808080808080ULL));
+        }
+        for (; i < to; ++i) {
             cps += (static_cast<unsigned char>(d[i]) & 0xC0) != 0x80;
         }
         c += cps;
