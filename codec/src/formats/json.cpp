@@ -1203,12 +1203,14 @@ large_outcome decode_large_array(std::string_view in, builder& b) {
         const std::size_t st_words = st[0] & mask;
         const std::size_t consumed = s - elements_start;
         // A chunk's tape takes at most two of our words per simdjson word and at most its
-        // length in payload bytes; the steps are those of dom_grow_tape / dom_grow_bytes.
+        // length in payload bytes; the steps are those of dom_grow_tape / dom_grow_bytes. The
+        // estimates stop at what any input of this size could need, and at the size budget
+        // (past it the decode stops anyway).
         reserve_for_input(tape, tn + 2 * st_words + dom_tape_step, tn, consumed, n,
-                          n + 16 + dom_tape_step);
+                          std::min(n, max_bytes / 8) + 16 + dom_tape_step);
         reserve_for_input(bytes, bn + (cut == std::string_view::npos ? n : cut) - s + 32 +
                                      dom_bytes_step,
-                          bn, consumed, n, n + 32 + dom_bytes_step);
+                          bn, consumed, n, std::min(n, max_bytes) + 32 + dom_bytes_step);
         std::size_t depth = 1;  // the root array, open
         if (!copy_dom_words(st, parser.doc.string_buf.get(), 2, st_words - 2, tape, bytes, tn,
                             bn, stack, depth, max_depth, max_bytes) ||
