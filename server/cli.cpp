@@ -36,7 +36,21 @@ int exit_code_of(const error& e) {
     return e.code == errc::unrepresentable ? exit_unrepresentable : exit_usage;
 }
 
+// Reads the rest of `f` into `out`. A regular file is read into one allocation of its size
+// (fstat), so a large input is neither copied nor over-allocated while it is read; what is
+// left then (a pipe, a terminal, a file that grew meanwhile) is appended in 64 KiB blocks.
 bool read_all(std::FILE* f, std::string& out) {
+    struct stat st {};
+    if (::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+        const long at = std::ftell(f);
+        const auto size = static_cast<std::size_t>(st.st_size);
+        const std::size_t done = at > 0 ? static_cast<std::size_t>(at) : 0;
+        if (size > done) {
+            const std::size_t base = out.size();
+            out.resize(base + (size - done));
+            out.resize(base + std::fread(out.data() + base, 1, size - done, f));
+        }
+    }
     char buf[65536];
     std::size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
@@ -393,7 +407,13 @@ int run_convert(int argc, char** argv) {
         std::fprintf(stderr, "polycodec: %s\n", describe(r.error()).c_str());
         return exit_code_of(r.error());
     }
+    // The Document holds copies of everything it needs: give the input back before the
+    // output grows, and reserve the output at about the input's size (pages not written stay
+    // unused), so neither is copied while it doubles (docs/BENCHMARKS.md, whole-document memory).
+    const std::size_t input_size = input.size();
+    std::string().swap(input);
     output_buffer out;
+    out.reserve(input_size + input_size / 8 + 4096);
     lossy_report report;
     opt.encode.report = &report;
     if (auto r = encode((*to)->id, doc, out, opt.encode); !r) {

@@ -12,6 +12,7 @@
 #include <simdjson.h>
 
 #include "support/support.hpp"
+#include "../codec/src/formats/json_internal.hpp"
 
 namespace polycodec {
 namespace {
@@ -1035,6 +1036,243 @@ TEST(JsonTapeFastPath, LargeInputThenSmall) {
     EXPECT_EQ(dbg(test::must_decode(format_id::json, R"({"a":[1,"b"]})")), R"({"a":[1,"b"]})");
     EXPECT_EQ(dbg(test::must_decode(format_id::json, text.substr(0, 34) + "0]")),
               R"([{"id":12345,"name":"abcdefghij"},0])");
+}
+
+// ---- the large-input path: a top-level array decoded chunk by chunk ----
+//
+// Above 16 MiB a top-level array is cut into ~1 MiB chunks at commas between its elements and
+// each chunk is parsed alone. The test hooks lower the threshold and the chunk size, so that
+// small inputs take that path with cuts everywhere; its Documents must be those of the
+// whole-document path word for word, and its errors the same.
+
+// Sets the large-input threshold and chunk size for one scope.
+struct large_input_scope {
+    large_input_scope(std::size_t threshold, std::size_t chunk) {
+        detail::json_set_large_input(threshold, chunk);
+    }
+    ~large_input_scope() { detail::json_set_large_input(0, 0); }
+    large_input_scope(const large_input_scope&) = delete;
+    large_input_scope& operator=(const large_input_scope&) = delete;
+};
+
+// Decodes `text` with the large-input path forced (threshold 1, chunks of `chunk` bytes) and
+// with it off: the same tape and bytes, or the same error code, offset, path and message.
+// Returns how many chunks the forced decode parsed (0 when it did not take the path).
+std::uint64_t expect_same_as_whole_document(const std::string& text, std::size_t chunk,
+                                            const decode_options& opt = {}) {
+    document whole, chunked;
+    result<void> rw, rc;
+    {
+        large_input_scope off(std::numeric_limits<std::size_t>::max(), 0);
+        rw = decode(format_id::json, text, whole, opt);
+    }
+    const auto before = detail::json_large_input_counters();
+    {
+        large_input_scope on(1, chunk);
+        rc = decode(format_id::json, text, chunked, opt);
+    }
+    const auto after = detail::json_large_input_counters();
+    const std::string what = text.substr(0, 120) + " (chunk " + std::to_string(chunk) + ")";
+    EXPECT_EQ(static_cast<bool>(rw), static_cast<bool>(rc)) << what;
+    if (rw && rc) {
+        EXPECT_EQ(whole.tape(), chunked.tape()) << what;
+        EXPECT_EQ(whole.bytes(), chunked.bytes()) << what;
+    } else if (!rw && !rc) {
+        EXPECT_EQ(rw.error().code, rc.error().code) << what;
+        EXPECT_EQ(rw.error().offset, rc.error().offset) << what;
+        EXPECT_LE(rc.error().offset, text.size()) << what;
+        EXPECT_EQ(rw.error().path, rc.error().path) << what;
+        EXPECT_EQ(rw.error().message, rc.error().message) << what;
+    }
+    return after.chunks - before.chunks;
+}
+
+std::vector<std::string> large_input_texts() {
+    std::vector<std::string> texts;
+    for (const char* name : {"records.json", "bench.json"}) {
+        texts.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    std::filesystem::path corpus = test::corpus_dir();
+    if (!corpus.empty() && std::filesystem::exists(corpus / "json-bench")) {
+        for (const char* name : {"twitter.json", "citm_catalog.json", "canada.json"}) {
+            texts.push_back(test::read_file(corpus / "json-bench" / name));
+        }
+    }
+    return texts;
+}
+
+TEST(JsonLargeInput, JsonTestSuiteSameAsWholeDocument) {
+    POLYCODEC_REQUIRE_CORPUS("json/test_parsing", dir);
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        files.push_back(entry.path().filename().string());
+    }
+    std::sort(files.begin(), files.end());
+    int accepted = 0, rejected = 0;
+    std::uint64_t chunks = 0;
+    for (const auto& name : files) {
+        if (name.size() < 2 || name[1] != '_' || name.find(".json") == std::string::npos) {
+            continue;
+        }
+        const std::string text = test::read_file(dir / name);
+        document d;
+        (decode(format_id::json, text, d) ? accepted : rejected) += 1;
+        for (std::size_t chunk : {1, 2, 3, 8, 1024}) {
+            SCOPED_TRACE(name);
+            chunks += expect_same_as_whole_document(text, chunk);
+        }
+    }
+    EXPECT_EQ(accepted, 95 + 6);  // the y_ cases and the i_ cases we accept
+    EXPECT_EQ(rejected, 188 + 29);
+    EXPECT_GT(chunks, 300u);
+}
+
+TEST(JsonLargeInput, FixturesAndBenchFilesSameAsWholeDocument) {
+    for (const std::string& text : large_input_texts()) {
+        for (std::size_t chunk : {1, 7, 64, 300, 4096, 65536}) {
+            expect_same_as_whole_document(text, chunk);
+        }
+    }
+    // records.json and bench.json are arrays: they take the path, in many chunks when they are
+    // small, in one when the chunk size is above their size.
+    for (const char* name : {"records.json", "bench.json"}) {
+        const std::string text = test::read_file(test::fixtures_dir() / name);
+        EXPECT_GT(expect_same_as_whole_document(text, 300), 40u) << name;
+        EXPECT_EQ(expect_same_as_whole_document(text, 1 << 20), 1u) << name;
+        // Wrapped in an object, they take the whole-document path, unchanged.
+        EXPECT_EQ(expect_same_as_whole_document("{\"records\":" + text + "}", 64), 0u) << name;
+    }
+}
+
+// Commas inside strings and nested containers that look like cuts between elements ("},{"):
+// the guessed cut does not parse and is cut again exactly; the Documents are the same.
+TEST(JsonLargeInput, CutsThatLandInStringsOrNestedContainers) {
+    std::string text = "[";
+    for (int i = 0; i < 200; ++i) {
+        text += R"({"s":"a},{b,c","t":"\"},{\"","n":[{"x":1},{"y":[2,3]}],"e":"\\"},)";
+        text += R"("},{",[[1,2],[3,{"a":"],["}]],)";
+    }
+    text += "0]";
+    const auto before = detail::json_large_input_counters();
+    for (std::size_t chunk : {1, 5, 16, 100, 1000}) {
+        EXPECT_GT(expect_same_as_whole_document(text, chunk), 0u) << chunk;
+    }
+    const auto after = detail::json_large_input_counters();
+    EXPECT_GT(after.missed_guesses, before.missed_guesses);
+    EXPECT_EQ(after.fallbacks, before.fallbacks);
+    document d;
+    {
+        large_input_scope on(1, 16);
+        ASSERT_TRUE(decode(format_id::json, text, d));
+    }
+    EXPECT_EQ(d.root().size(), 601u);
+}
+
+// Errors, bignums and limits anywhere in a chunked array: the chunk that holds them does not
+// parse, and the whole input goes to the own reader, which answers as on the whole-document
+// path (same error, offset and message; the bignum kept).
+TEST(JsonLargeInput, ErrorsBignumsAndLimitsAnywhere) {
+    const std::string records = test::read_file(test::fixtures_dir() / "records.json");
+    ASSERT_GT(records.size(), 10000u);
+    std::vector<std::string> texts;
+    // Mutations between two elements (after '[', after "},", before the last ']'): each one
+    // is an error there.
+    std::vector<std::size_t> boundaries = {1, records.size() - 1};
+    for (int k = 1; k < 5; ++k) {
+        boundaries.push_back(records.find("},{", records.size() * k / 5) + 2);
+    }
+    for (std::size_t at : boundaries) {
+        texts.push_back(records.substr(0, at));                               // truncated
+        for (const char* insert : {"x", ",", "\"", "\x80", "]", "}", "{"}) {
+            texts.push_back(records.substr(0, at) + insert + records.substr(at));
+        }
+    }
+    // A control character or a stray continuation byte anywhere, in strings or not.
+    for (std::size_t at = 7; at < records.size(); at += records.size() / 7) {
+        texts.push_back(records.substr(0, at) + "\x01" + records.substr(at));
+        texts.push_back(records.substr(0, at) + "\x80" + records.substr(at));
+    }
+    const std::string open = records.substr(0, records.rfind(']'));  // without the last ']'
+    texts.push_back(records + " x");
+    texts.push_back(records + ",");
+    texts.push_back(open + ",]");
+    texts.push_back(open + ",,1]");
+    texts.push_back(open + "] ]");
+    const std::size_t invalid = texts.size();
+    // Bignums: valid, kept by the own reader.
+    texts.push_back(open + ",18446744073709551616]");
+    texts.push_back("[18446744073709551616," + records.substr(1));
+    const std::size_t mid = records.find("},{", records.size() / 2) + 2;
+    texts.push_back(records.substr(0, mid) + "-123456789012345678901234," + records.substr(mid));
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        for (std::size_t chunk : {1, 100, 2000}) {
+            expect_same_as_whole_document(texts[i], chunk);
+        }
+        document d;
+        EXPECT_EQ(static_cast<bool>(decode(format_id::json, texts[i], d)), i >= invalid) << i;
+    }
+    // Depth and size limits: the same answer as the whole-document path.
+    for (std::uint32_t depth : {1u, 2u, 3u, 4u}) {
+        decode_options opt;
+        opt.limits.max_depth = depth;
+        for (std::size_t chunk : {1, 100, 2000}) {
+            expect_same_as_whole_document(records, chunk, opt);
+            expect_same_as_whole_document("[" + nested_arrays(3) + "," + nested_arrays(4) + "]",
+                                          chunk, opt);
+        }
+    }
+    document d = test::must_decode(format_id::json, records);
+    for (std::size_t budget : {std::size_t{64}, d.content_size() / 2, d.content_size() - 1,
+                               d.content_size(), d.content_size() + 1}) {
+        decode_options opt;
+        opt.limits.max_bytes = budget;
+        for (std::size_t chunk : {1, 100, 2000}) {
+            expect_same_as_whole_document(records, chunk, opt);
+        }
+    }
+}
+
+// The default threshold: an array above 16 MiB takes the path (in ~1 MiB chunks) with the
+// whole-document path's Document, and the thread's parser keeps no more than a chunk's worth.
+TEST(JsonLargeInput, AboveSixteenMebibytes) {
+    std::string text = "[";
+    const std::string records = test::read_file(test::fixtures_dir() / "records.json");
+    const std::string body = records.substr(1, records.size() - 2);  // records.json's elements
+    while (text.size() < (std::size_t{17} << 20)) {
+        text += body;
+        text += ',';
+    }
+    text += "{\"last\":true}]";
+    const auto before = detail::json_large_input_counters();
+    document chunked;
+    ASSERT_TRUE(decode(format_id::json, text, chunked));
+    const auto after = detail::json_large_input_counters();
+    EXPECT_EQ(after.decodes, before.decodes + 1);
+    EXPECT_GE(after.chunks - before.chunks, 16u);
+    EXPECT_LE(after.chunks - before.chunks, 18u);
+    // Chunks of ~1 MiB (at most 1.5 MiB); the parser may keep what an earlier test's input
+    // (below 16 MiB) sized it for.
+    EXPECT_LE(after.parser_capacity,
+              std::max(before.parser_capacity, std::size_t{3} << 19) + simdjson::SIMDJSON_PADDING);
+    document whole;
+    {
+        large_input_scope off(std::numeric_limits<std::size_t>::max(), 0);
+        ASSERT_TRUE(decode(format_id::json, text, whole));
+        // The whole-document path gives its parser back after an input above 16 MiB.
+        EXPECT_EQ(detail::json_large_input_counters().parser_capacity, 0u);
+    }
+    EXPECT_EQ(whole.tape(), chunked.tape());
+    EXPECT_EQ(whole.bytes(), chunked.bytes());
+    // A large object takes the whole-document path.
+    const std::string object = "{\"a\":" + text + "}";
+    const auto before_object = detail::json_large_input_counters();
+    document d;
+    ASSERT_TRUE(decode(format_id::json, object, d));
+    EXPECT_EQ(detail::json_large_input_counters().chunks, before_object.chunks);
+    EXPECT_EQ(d.root().size(), 1u);
+    EXPECT_EQ(d.root().find("a").size(), whole.root().size());
+    // A small input after them is decoded as usual.
+    EXPECT_EQ(dbg(test::must_decode(format_id::json, R"({"a":[1,"b"]})")), R"({"a":[1,"b"]})");
 }
 
 // ---- json-bench files ----

@@ -6,6 +6,8 @@
 // every error. docs/formats/json.md has the measurements behind this choice.
 #include <simdjson.h>
 
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -746,31 +748,32 @@ constexpr std::size_t dom_max_frames = simdjson::DEFAULT_MAX_DEPTH;
     return bytes.data();
 }
 
-// Copies a parsed simdjson DOM document into the (empty) builder; false when it does not take it.
-bool translate_dom_tape(const simdjson::dom::document& d, builder& b) {
-    const std::uint64_t* const st = d.tape.get();
-    const std::uint8_t* const sb = d.string_buf.get();
+// The translation loop of the whole-document path and of the chunks of the large-input path
+// below: copies simdjson tape words [i, end) (whole elements, or a container's opening word
+// through its closing word) into the Document's tape after word `tn_io` and its payload bytes
+// after byte `bn_io`, with `depth_io` containers already open (the tape indexes of their
+// headers in `stack`). Works on local copies of the counters (the tape's words could alias
+// them), written back at the end. False when it does not take the words: a saturated count,
+// the depth limit, the size budget, a word it does not know.
+[[gnu::always_inline]] inline bool copy_dom_words(const std::uint64_t* const st,
+                                                  const std::uint8_t* const sb, std::size_t i,
+                                                  const std::size_t end,
+                                                  std::vector<std::uint64_t>& tape,
+                                                  std::string& bytes, std::size_t& tn_io,
+                                                  std::size_t& bn_io, std::size_t* const stack,
+                                                  std::size_t& depth_io,
+                                                  const std::size_t max_depth,
+                                                  const std::size_t max_bytes) {
     constexpr std::uint64_t mask = simdjson::internal::JSON_VALUE_MASK;
-    const std::size_t end = (st[0] & mask) - 1;  // index of the closing root word
-    const auto first = static_cast<char>(st[1] >> 56);
-    if (first != '{' && first != '[') {
-        return false;  // a scalar document: the own reader reads it, as before
-    }
-    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, dom_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
-    std::vector<std::uint64_t>& tape = b.raw_tape();
-    std::string& bytes = b.raw_bytes();
-    std::uint64_t* t0 = dom_grow_tape(tape, 0, 0);
-    std::size_t tn = 0;
+    std::uint64_t* t0 = tape.data();
+    std::size_t tn = tn_io;
     std::size_t tcap = tape.size();
-    char* b0 = dom_grow_bytes(bytes, 0, 0);
-    std::size_t bn = 0;
+    char* b0 = bytes.data();
+    std::size_t bn = bn_io;
     std::size_t bcap = bytes.size();
+    std::size_t depth = depth_io;
 
-    std::size_t stack[dom_max_frames];  // tape index of each open container's header
-    std::size_t depth = 0;
-
-    for (std::size_t i = 1; i < end;) {
+    for (; i < end;) {
         const std::uint64_t word = st[i];
         if (tcap - tn < 2) {
             t0 = dom_grow_tape(tape, tn, 2);
@@ -864,6 +867,35 @@ bool translate_dom_tape(const simdjson::dom::document& d, builder& b) {
                 return false;
         }
     }
+    tn_io = tn;
+    bn_io = bn;
+    depth_io = depth;
+    return true;
+}
+
+// Copies a parsed simdjson DOM document into the (empty) builder; false when it does not take it.
+bool translate_dom_tape(const simdjson::dom::document& d, builder& b) {
+    const std::uint64_t* const st = d.tape.get();
+    constexpr std::uint64_t mask = simdjson::internal::JSON_VALUE_MASK;
+    const std::size_t end = (st[0] & mask) - 1;  // index of the closing root word
+    const auto first = static_cast<char>(st[1] >> 56);
+    if (first != '{' && first != '[') {
+        return false;  // a scalar document: the own reader reads it, as before
+    }
+    const std::size_t max_bytes = b.limits().max_bytes;
+    std::vector<std::uint64_t>& tape = b.raw_tape();
+    std::string& bytes = b.raw_bytes();
+    dom_grow_tape(tape, 0, 0);
+    dom_grow_bytes(bytes, 0, 0);
+    std::size_t tn = 0;
+    std::size_t bn = 0;
+    std::size_t stack[dom_max_frames];  // tape index of each open container's header
+    std::size_t depth = 0;
+    if (!copy_dom_words(st, d.string_buf.get(), 1, end, tape, bytes, tn, bn, stack, depth,
+                        std::min<std::size_t>(b.limits().max_depth, dom_max_frames),
+                        max_bytes)) {
+        return false;
+    }
     if (depth != 0 || tn * 8 + bn > max_bytes) {
         return false;
     }
@@ -872,25 +904,348 @@ bool translate_dom_tape(const simdjson::dom::document& d, builder& b) {
     return true;
 }
 
+// One DOM parser per thread, shared by both paths and reused: its buffers grow to the largest
+// input (whole-document path) or chunk (large-input path) and stay, so a steady stream of
+// decodes allocates nothing. Released after an input above keep_parser_limit.
+simdjson::dom::parser& thread_dom_parser() {
+    thread_local simdjson::dom::parser parser;
+    return parser;
+}
+
+// The decoders of POLYCODEC_JSON_DECODER 3 take the input only within simdjson's own depth
+// limit (1024): a builder limit that could come near it goes to the decoders below (tests
+// force the own reader that way).
+bool dom_paths_apply(builder& b) {
+    return b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty() &&
+           b.limits().max_depth + 2 <= simdjson::DEFAULT_MAX_DEPTH;
+}
+
 // True when simdjson's DOM parser read the whole input and its tape went into the builder.
 bool decode_with_dom_tape(std::string_view in, builder& b) {
-    // A depth limit that could come near simdjson's own (1024) goes to the decoders below, as
-    // for on-demand (tests force the own reader that way).
-    if (b.depth() != 0 || !b.ok() || !b.doc().empty() || !b.doc().bytes().empty() ||
-        b.limits().max_depth + 2 > simdjson::DEFAULT_MAX_DEPTH) {
+    if (!dom_paths_apply(b)) {
         return false;
     }
-    // One parser per thread, reused: its buffers grow to the largest input and stay, so a
-    // steady stream of decodes allocates nothing. parse() copies the input into the parser's
-    // padded buffer (simdjson reads up to SIMDJSON_PADDING bytes past the end).
-    thread_local simdjson::dom::parser parser;
+    // parse() copies the input into the parser's padded buffer (simdjson reads up to
+    // SIMDJSON_PADDING bytes past the end).
+    simdjson::dom::parser& parser = thread_dom_parser();
     simdjson::dom::element root;
     const bool done = parser.parse(in.data(), in.size(), true).get(root) == simdjson::SUCCESS &&
                       translate_dom_tape(parser.doc, b);
-    if (in.size() > keep_parser_limit) {
+    if (parser.capacity() > keep_parser_limit) {
         parser = simdjson::dom::parser{};
     }
     return done;
+}
+
+// ---- large inputs: a top-level array decoded chunk by chunk ----
+//
+// The whole-document path holds, next to the input and the Document, simdjson's DOM of the
+// whole input: its padded copy of the input, its structural indexes, its tape and string
+// buffer (for a 200 MB array of records.json's records that came to 1.6 GB peak RSS with the
+// CLI's buffers; docs/BENCHMARKS.md "Whole-document memory"). Above large_input_threshold, a
+// top-level array is instead cut at commas between its elements into chunks of about
+// large_chunk_bytes; each chunk is copied as "[" elements "]" into a padded buffer, parsed by
+// the same DOM parser (the same run-time dispatched kernel) and its tape translated onto the
+// end of the Document with copy_dom_words, the root array kept open across chunks. Scratch
+// memory is then a few times the chunk size whatever the input, and the Document's buffers
+// are reserved from the rate of the chunks already read instead of doubling.
+//
+// Where to cut is a guess that the parse checks. Starting from a cut known to lie between two
+// elements of the top-level array (outside strings, at depth 1; the first is just after the
+// '['), the chunk up to the next cut parses as an array of one or more elements only if that
+// next cut lies between two elements too: were it inside a string, the chunk would end in an
+// unclosed string, were it inside a nested container, in an unclosed container, and simdjson
+// refuses both. So a chunk that parsed was cut right. One that does not parse is cut again by
+// exact_cut (a scan that follows strings and nesting from the chunk's start); if that does
+// not parse either, the input has an error, a bignum or a limit, and it goes whole to the own
+// reader, which words the error (or keeps the bignum) exactly as for any other input.
+// Conversely, when every chunk parsed, the input is '[' followed by non-empty lists of
+// elements joined by the commas cut at, the last list closed by ']' (and white space): a
+// valid array whose elements are the chunks' in order. So no invalid input is accepted, and
+// the Document is word for word the whole-document path's (JsonLargeInput tests).
+//
+// Inputs above the threshold that are not a top-level array (an object, a scalar) take the
+// whole-document paths of decode_json, unchanged.
+
+constexpr std::size_t default_large_input_threshold = std::size_t{16} << 20;
+constexpr std::size_t default_large_chunk_bytes = std::size_t{1} << 20;
+// How far past the chunk size guess_cut looks for a comma between two containers.
+constexpr std::size_t guess_window = std::size_t{64} << 10;
+// After this many chunks whose guessed cut did not parse, the rest is cut exactly.
+constexpr int max_missed_guesses = 2;
+
+std::atomic<std::size_t> large_input_threshold{default_large_input_threshold};
+std::atomic<std::size_t> large_chunk_bytes{default_large_chunk_bytes};
+
+struct large_input_counters {
+    std::uint64_t decodes = 0;  // inputs decoded chunk by chunk
+    std::uint64_t chunks = 0;
+    std::uint64_t missed_guesses = 0;
+    std::uint64_t fallbacks = 0;  // arrays handed to the own reader
+};
+thread_local large_input_counters large_counters;
+
+constexpr bool is_json_ws(char c) noexcept {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// The first comma at or after `from` that looks like one between two containers ("},{" or
+// "],[", white space allowed around the comma) within guess_window bytes; else the first comma
+// at or after `from`; npos when there is none.
+std::size_t guess_cut(std::string_view in, std::size_t from) {
+    const char* const p = in.data();
+    const std::size_t n = in.size();
+    const std::size_t limit = std::min(n, from + guess_window);
+    std::size_t first = std::string_view::npos;
+    for (std::size_t i = from; i < limit;) {
+        const auto* c = static_cast<const char*>(std::memchr(p + i, ',', limit - i));
+        if (c == nullptr) {
+            break;
+        }
+        const auto k = static_cast<std::size_t>(c - p);
+        if (first == std::string_view::npos) {
+            first = k;
+        }
+        std::size_t a = k;
+        while (a > 0 && is_json_ws(p[a - 1])) {
+            --a;
+        }
+        std::size_t z = k + 1;
+        while (z < n && is_json_ws(p[z])) {
+            ++z;
+        }
+        if (a > 0 && (p[a - 1] == '}' || p[a - 1] == ']') && z < n &&
+            (p[z] == '{' || p[z] == '[')) {
+            return k;
+        }
+        i = k + 1;
+    }
+    if (first != std::string_view::npos || limit == n) {
+        return first;
+    }
+    const auto* c = static_cast<const char*>(std::memchr(p + limit, ',', n - limit));
+    return c == nullptr ? std::string_view::npos : static_cast<std::size_t>(c - p);
+}
+
+// Has a byte '"' or '\\' (the "has a zero byte" test on x ^ each).
+inline bool swar_has_quote_or_backslash(std::uint64_t x) noexcept {
+    constexpr std::uint64_t ones = 0x0101010101010101u;
+    const std::uint64_t q = x ^ (ones * '"');
+    const std::uint64_t bs = x ^ (ones * '\\');
+    return ((((q - ones) & ~q) | ((bs - ones) & ~bs)) & (ones * 0x80)) != 0;
+}
+
+// The first comma at or after `from` between two elements of the array whose elements start
+// at `s` (outside strings, depth 1), following strings and nesting from `s`; npos when the
+// array or the input ends first. Only a guess for malformed input, which the parse refuses.
+std::size_t exact_cut(std::string_view in, std::size_t s, std::size_t from) {
+    const char* const p = in.data();
+    const std::size_t n = in.size();
+    std::size_t depth = 1;
+    for (std::size_t i = s; i < n; ++i) {
+        switch (p[i]) {
+            case '"':
+                for (++i;;) {
+                    while (i + 8 <= n) {
+                        std::uint64_t x;
+                        std::memcpy(&x, p + i, 8);
+                        if (swar_has_quote_or_backslash(x)) {
+                            break;
+                        }
+                        i += 8;
+                    }
+                    if (i >= n) {
+                        return std::string_view::npos;
+                    }
+                    if (p[i] == '"') {
+                        break;  // the closing quote; the loop's ++i steps past it
+                    }
+                    i += p[i] == '\\' ? 2 : 1;
+                }
+                break;
+            case '[':
+            case '{':
+                ++depth;
+                break;
+            case ']':
+            case '}':
+                if (--depth == 0) {
+                    return std::string_view::npos;
+                }
+                break;
+            case ',':
+                if (depth == 1 && i >= from) {
+                    return i;
+                }
+                break;
+            default:
+                break;
+        }
+    }
+    return std::string_view::npos;
+}
+
+// The padded copy of one chunk, one per thread, reused.
+struct chunk_buffer {
+    std::unique_ptr<char[]> data;
+    std::size_t cap = 0;
+};
+
+// Reserves room for `need` elements in `v`, aiming at the whole input: `used` elements came
+// from `consumed` of its `total` bytes, so the rest is estimated at the same rate, with 1/16
+// to spare, never above `upper` (an upper bound for any input of that size) unless `need` is.
+template <class Buffer>
+void reserve_for_input(Buffer& v, std::size_t need, std::size_t used, std::size_t consumed,
+                       std::size_t total, std::size_t upper) {
+    if (v.capacity() >= need) {
+        return;
+    }
+    std::size_t target = need;
+    if (consumed > 0) {
+        const double rate = static_cast<double>(used) / static_cast<double>(consumed);
+        const auto estimate = static_cast<std::size_t>(rate * static_cast<double>(total) * 1.0625);
+        target = std::max({need, std::min(estimate, upper), v.capacity() + v.capacity() / 8});
+    }
+    v.reserve(target);
+}
+
+enum class large_outcome {
+    decoded,    // every chunk went into the builder
+    refused,    // a top-level array, but a chunk did not parse or the builder refused it
+    not_taken,  // not a top-level array (or limits the DOM paths do not take): builder untouched
+};
+
+large_outcome decode_large_array(std::string_view in, builder& b) {
+    if (!dom_paths_apply(b)) {
+        return large_outcome::not_taken;
+    }
+    const char* const p = in.data();
+    const std::size_t n = in.size();
+    std::size_t s = 0;
+    while (s < n && is_json_ws(p[s])) {
+        ++s;
+    }
+    if (s >= n || p[s] != '[') {
+        return large_outcome::not_taken;
+    }
+    ++s;
+    const std::size_t elements_start = s;
+    const std::size_t chunk_bytes =
+        std::max<std::size_t>(1, large_chunk_bytes.load(std::memory_order_relaxed));
+    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, dom_max_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    if (max_depth == 0) {
+        return large_outcome::not_taken;
+    }
+    constexpr std::uint64_t mask = simdjson::internal::JSON_VALUE_MASK;
+    simdjson::dom::parser& parser = thread_dom_parser();
+    thread_local chunk_buffer buf;
+    std::vector<std::uint64_t>& tape = b.raw_tape();
+    std::string& bytes = b.raw_bytes();
+    dom_grow_tape(tape, 0, 0);
+    dom_grow_bytes(bytes, 0, 0);
+    std::size_t tn = 2;  // words 0 and 1: the root array's header, written at the end
+    std::size_t bn = 0;
+    std::uint64_t count = 0;
+    std::size_t stack[dom_max_frames];
+    stack[0] = 0;
+    int missed = 0;
+    bool ok = true;
+
+    // Parses in[s, cut) (to the end when cut is npos) as one chunk; true when it is an array of
+    // at least one element (or, the whole input being one chunk, none).
+    auto parse_chunk = [&](std::size_t cut) -> bool {
+        const bool last = cut == std::string_view::npos;
+        const std::size_t len = (last ? n : cut) - s;
+        const std::size_t need = len + 2 + simdjson::SIMDJSON_PADDING;
+        if (buf.cap < need) {
+            buf.cap = std::max(need, std::min(chunk_bytes + chunk_bytes / 2, n) + 2 +
+                                         simdjson::SIMDJSON_PADDING);
+            buf.data.reset(new char[buf.cap]);
+        }
+        char* d = buf.data.get();
+        d[0] = '[';
+        std::memcpy(d + 1, p + s, len);
+        std::size_t doc_len = len + 1;
+        if (!last) {
+            d[doc_len++] = ']';
+        }
+        std::memset(d + doc_len, ' ', simdjson::SIMDJSON_PADDING);
+        simdjson::dom::element root;
+        if (parser.parse(d, doc_len, false).get(root) != simdjson::SUCCESS) {
+            return false;
+        }
+        const std::uint64_t* st = parser.doc.tape.get();
+        const std::uint64_t chunk_count = (st[1] >> 32) & 0xFFFFFF;
+        return chunk_count != 0xFFFFFF && (chunk_count > 0 || (last && s == elements_start));
+    };
+
+    for (;;) {
+        const bool tail = n - s <= chunk_bytes + chunk_bytes / 2;
+        const bool guessing = !tail && missed < max_missed_guesses;
+        std::size_t cut = tail       ? std::string_view::npos
+                          : guessing ? guess_cut(in, s + chunk_bytes)
+                                     : exact_cut(in, s, s + chunk_bytes);
+        if (!parse_chunk(cut)) {
+            if (!guessing) {
+                ok = false;
+                break;
+            }
+            ++missed;
+            ++large_counters.missed_guesses;
+            cut = exact_cut(in, s, s + chunk_bytes);
+            if (!parse_chunk(cut)) {
+                ok = false;
+                break;
+            }
+        }
+        const std::uint64_t* st = parser.doc.tape.get();
+        const std::size_t st_words = st[0] & mask;
+        const std::size_t consumed = s - elements_start;
+        // A chunk's tape takes at most two of our words per simdjson word and at most its
+        // length in payload bytes; the steps are those of dom_grow_tape / dom_grow_bytes. The
+        // estimates stop at what any input of this size could need, and at the size budget
+        // (past it the decode stops anyway).
+        reserve_for_input(tape, tn + 2 * st_words + dom_tape_step, tn, consumed, n,
+                          std::min(n, max_bytes / 8) + 16 + dom_tape_step);
+        reserve_for_input(bytes, bn + (cut == std::string_view::npos ? n : cut) - s + 32 +
+                                     dom_bytes_step,
+                          bn, consumed, n, std::min(n, max_bytes) + 32 + dom_bytes_step);
+        std::size_t depth = 1;  // the root array, open
+        if (!copy_dom_words(st, parser.doc.string_buf.get(), 2, st_words - 2, tape, bytes, tn,
+                            bn, stack, depth, max_depth, max_bytes) ||
+            depth != 1) {
+            ok = false;
+            break;
+        }
+        count += (st[1] >> 32) & 0xFFFFFF;
+        ++large_counters.chunks;
+        if (tn * 8 + bn > max_bytes) {
+            ok = false;  // over the size budget: the own reader says where
+            break;
+        }
+        if (cut == std::string_view::npos) {
+            break;
+        }
+        s = cut + 1;
+    }
+    if (parser.capacity() > keep_parser_limit) {
+        parser = simdjson::dom::parser{};
+    }
+    if (buf.cap > keep_parser_limit) {
+        buf.data.reset();
+        buf.cap = 0;
+    }
+    if (!ok || tn * 8 + bn > max_bytes) {
+        ++large_counters.fallbacks;
+        return large_outcome::refused;
+    }
+    tape[0] = tape_header(kind::array, tn);
+    tape[1] = count;
+    tape.resize(tn);
+    bytes.resize(bn);
+    ++large_counters.decodes;
+    return large_outcome::decoded;
 }
 
 #endif
@@ -903,6 +1258,22 @@ result<void> decode_json(std::string_view in, builder& b, const decode_options&)
 #if POLYCODEC_JSON_DECODER != 0
     if (!in.empty() && in.size() <= simdjson::SIMDJSON_MAXSIZE_BYTES) {
 #if POLYCODEC_JSON_DECODER == 3
+        if (in.size() > large_input_threshold.load(std::memory_order_relaxed)) [[unlikely]] {
+            switch (decode_large_array(in, b)) {
+                case large_outcome::decoded:
+                    return {};
+                case large_outcome::refused: {
+                    // A chunk did not parse (an error, a bignum, a limit): the own reader
+                    // reads the whole input, as the whole-document path ends up doing, and
+                    // needs no memory besides the input and the Document.
+                    b.reset();
+                    json_reader r(in, b);
+                    return r.run();
+                }
+                case large_outcome::not_taken:
+                    break;  // not a top-level array: the paths below, unchanged
+            }
+        }
         if (decode_with_dom_tape(in, b)) {
             return {};
         }
@@ -1450,6 +1821,27 @@ result<void> encode_json(const document& doc, output_buffer& out, const encode_o
 }  // namespace
 
 const codec_functions json_codec{decode_json, encode_json};
+
+void json_set_large_input(std::size_t threshold, std::size_t chunk) noexcept {
+#if POLYCODEC_JSON_DECODER == 3
+    large_input_threshold.store(threshold == 0 ? default_large_input_threshold : threshold,
+                                std::memory_order_relaxed);
+    large_chunk_bytes.store(chunk == 0 ? default_large_chunk_bytes : chunk,
+                            std::memory_order_relaxed);
+#else
+    (void)threshold;
+    (void)chunk;
+#endif
+}
+
+json_large_input_stats json_large_input_counters() noexcept {
+#if POLYCODEC_JSON_DECODER == 3
+    return {large_counters.decodes, large_counters.chunks, large_counters.missed_guesses,
+            large_counters.fallbacks, thread_dom_parser().capacity()};
+#else
+    return {};
+#endif
+}
 
 result<void> json_read_value(std::string_view in, std::size_t begin, builder& b) {
     json_reader r(in, b, begin);

@@ -3,6 +3,7 @@
 // (ndjson reads one JSON value per line; ini and dotenv write JSON text as lossy fallbacks).
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "polycodec/buffer.hpp"
@@ -20,5 +21,22 @@ result<void> json_read_value(std::string_view in, std::size_t begin, builder& b)
 /// Writes `v` as JSON text (compact unless opt.pretty), with the JSON encoder's rules for
 /// non-finite floats, tags and keys (failing or recording lossy fallbacks through `opt`).
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt);
+
+/// Test hooks of the decoder's large-input path (json.cpp, "large inputs"): inputs longer than
+/// `threshold` bytes take it, and it cuts a top-level array into chunks of about `chunk`
+/// bytes. 0 restores a default (16 MiB, 1 MiB). Process-wide; set it while no other thread
+/// decodes JSON.
+void json_set_large_input(std::size_t threshold, std::size_t chunk) noexcept;
+
+/// What the large-input path did on this thread since it started, and the capacity the
+/// thread's simdjson DOM parser keeps now (released after an input above 16 MiB).
+struct json_large_input_stats {
+    std::uint64_t decodes = 0;         ///< top-level arrays decoded chunk by chunk
+    std::uint64_t chunks = 0;          ///< chunks parsed and translated
+    std::uint64_t missed_guesses = 0;  ///< guessed cuts that did not parse (cut again exactly)
+    std::uint64_t fallbacks = 0;       ///< arrays handed to the own reader
+    std::size_t parser_capacity = 0;   ///< bytes the thread's DOM parser is sized for now
+};
+json_large_input_stats json_large_input_counters() noexcept;
 
 }  // namespace polycodec::detail
