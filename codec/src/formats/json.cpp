@@ -732,19 +732,21 @@ constexpr std::uint64_t tape_header(kind k, std::uint64_t payload) noexcept {
 
 // The buffers grow by resize(), which zero-fills: in steps, so that the zeroing stays short
 // and never runs far past the end (as msgpack.cpp's fast path).
-constexpr std::size_t dom_tape_step = 512;    // words
-constexpr std::size_t dom_bytes_step = 4096;  // bytes
+// The smallest steps: resize() zero-fills what it adds, so a small document (a stream
+// record) must not pay for 4 KiB it does not use; large ones grow by a quarter at a time.
+constexpr std::size_t dom_tape_step = 32;    // words
+constexpr std::size_t dom_bytes_step = 256;  // bytes
 // simdjson's DOM parser refuses deeper input (DEPTH_ERROR) before the loop sees it.
 constexpr std::size_t dom_max_frames = simdjson::DEFAULT_MAX_DEPTH;
 
 [[gnu::noinline]] std::uint64_t* dom_grow_tape(std::vector<std::uint64_t>& tape, std::size_t used,
                                                std::size_t need) {
-    tape.resize(used + std::max(need, dom_tape_step));
+    tape.resize(used + std::max({need, dom_tape_step, used / 4}));
     return tape.data();
 }
 
 [[gnu::noinline]] char* dom_grow_bytes(std::string& bytes, std::size_t used, std::size_t need) {
-    bytes.resize(used + std::max(need, dom_bytes_step));
+    bytes.resize(used + std::max({need, dom_bytes_step, used / 4}));
     return bytes.data();
 }
 
