@@ -23,6 +23,24 @@ inline std::string read_file(const std::string& path) {
     return read_file(path, ok);
 }
 
+/// Splits `--target HOST:PORT` ("[::1]:8080" too) into host and port; "" when it is fine,
+/// else the usage error to print.
+inline std::string split_target(const std::string& target, std::string& host, std::string& port) {
+    if (target.empty()) {
+        return "--target HOST:PORT is required";
+    }
+    auto colon = target.rfind(':');
+    if (colon == std::string::npos) {
+        return "--target must be HOST:PORT";
+    }
+    host = target.substr(0, colon);
+    port = target.substr(colon + 1);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    return {};
+}
+
 /// `wrapped` becomes {"records": <src's root>}, a copy.
 inline void wrap_records(const document& src, document& wrapped) {
     builder b(wrapped);

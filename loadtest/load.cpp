@@ -503,17 +503,8 @@ int run_load(bool http, int argc, char** argv) {
             return usage_error("unknown argument " + a);
         }
     }
-    if (target.empty()) {
-        return usage_error("--target HOST:PORT is required");
-    }
-    auto colon = target.rfind(':');
-    if (colon == std::string::npos) {
-        return usage_error("--target must be HOST:PORT");
-    }
-    opt.host = target.substr(0, colon);
-    opt.port = target.substr(colon + 1);
-    if (opt.host.size() > 2 && opt.host.front() == '[' && opt.host.back() == ']') {
-        opt.host = opt.host.substr(1, opt.host.size() - 2);
+    if (std::string bad = split_target(target, opt.host, opt.port); !bad.empty()) {
+        return usage_error(bad);
     }
     if (opt.duration_s <= 0 || opt.duration_s > 3600) {
         return usage_error("--duration must be between 0 and 1 hour");

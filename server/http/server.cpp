@@ -360,16 +360,7 @@ private:
         if ((r != route::transcode && r != route::validate) || !method_allowed(r, method)) {
             return false;
         }
-        request hr;
-        hr.method = method;
-        hr.target = target;
-        auto ct = req.find(bhttp::field::content_type);
-        if (ct != req.end()) {
-            hr.has_content_type = true;
-            hr.content_type = std::string_view(ct->value().data(), ct->value().size());
-        }
-        auto accept = req[bhttp::field::accept];
-        hr.accept = std::string_view(accept.data(), accept.size());
+        request hr = head_request();
         stream_request sr;
         sr.validate_only = r == route::validate;
         response res;

@@ -10,29 +10,6 @@
 namespace polycodec::stream_detail {
 namespace {
 
-using fk = frame::kind;
-
-frame skip_to(std::size_t next) {
-    frame f;
-    f.k = fk::skip;
-    f.next = next;
-    return f;
-}
-frame need_more() { return frame{}; }
-frame end_of_stream() {
-    frame f;
-    f.k = fk::end;
-    return f;
-}
-frame record(std::size_t b, std::size_t e) {
-    frame f;
-    f.k = fk::record;
-    f.begin = b;
-    f.end = e;
-    f.next = e;
-    return f;
-}
-
 std::uint64_t be(const unsigned char* p, int n) {
     std::uint64_t v = 0;
     for (int i = 0; i < n; ++i) {
@@ -432,13 +409,13 @@ public:
             if (stage_ == stage::counted) {
                 --remaining_;
             }
-            return record(pos, n);
+            return record(pos, n, n);
         }
         scanning_ = false;
         if (stage_ == stage::counted) {
             --remaining_;
         }
-        return record(pos, end);
+        return record(pos, end, end);
     }
 
     format_id decode_as() const noexcept override {
@@ -491,9 +468,9 @@ public:
             if (!eof) {
                 return need_more();
             }
-            return record(pos, buf.size());  // the decoder reports the truncation
+            return record(pos, buf.size(), buf.size());  // the decoder reports the truncation
         }
-        return record(pos, pos + len);
+        return record(pos, pos + len, pos + len);
     }
     format_id decode_as() const noexcept override { return format_id::bson; }
 };

@@ -14,28 +14,6 @@
 namespace polycodec::stream_detail {
 namespace {
 
-using fk = frame::kind;
-
-frame skip_to(std::size_t next) {
-    frame f;
-    f.k = fk::skip;
-    f.next = next;
-    return f;
-}
-frame need_more() { return frame{}; }
-frame end_of_stream() {
-    frame f;
-    f.k = fk::end;
-    return f;
-}
-frame record(std::size_t b, std::size_t e, std::size_t next) {
-    frame f;
-    f.k = fk::record;
-    f.begin = b;
-    f.end = e;
-    f.next = next;
-    return f;
-}
 
 bool json_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 

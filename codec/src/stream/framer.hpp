@@ -38,6 +38,29 @@ struct frame {
     std::uint8_t drop = 0;
 };
 
+// The frames a framer returns.
+inline frame skip_to(std::size_t next) {
+    frame f;
+    f.k = frame::kind::skip;
+    f.next = next;
+    return f;
+}
+inline frame need_more() { return frame{}; }
+inline frame end_of_stream() {
+    frame f;
+    f.k = frame::kind::end;
+    return f;
+}
+/// Bytes [b, e) are a record; the next frame starts at `next`.
+inline frame record(std::size_t b, std::size_t e, std::size_t next) {
+    frame f;
+    f.k = frame::kind::record;
+    f.begin = b;
+    f.end = e;
+    f.next = next;
+    return f;
+}
+
 /// A framer sees the buffer from `pos` (the first byte not consumed) on. Between calls that
 /// returned need_more, `pos` stays the same and the buffer only grows, so a framer may keep how
 /// far it scanned (relative to `pos`) and resume there. Framing errors carry buffer indices as
