@@ -7,6 +7,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -15,6 +17,43 @@
 #include "service.hpp"
 
 namespace polycodec::server {
+
+/// The timeout of a connection's pending I/O: arm() cancels the socket's operations when the
+/// time passes, unless disarm() or another arm() came first (a generation number ignores the
+/// expiry of an earlier wait). `keep` (the owner's shared_ptr) keeps the owner, and so this
+/// object, alive while the wait is pending. One wait at a time, on the socket's executor.
+class io_deadline {
+public:
+    explicit io_deadline(boost::asio::ip::tcp::socket& socket)
+        : socket_(socket), timer_(socket.get_executor()) {}
+
+    template <class Keep>
+    void arm(std::chrono::milliseconds d, Keep keep) {
+        expired_ = false;
+        timer_.expires_after(d);
+        timer_.async_wait([this, keep = std::move(keep), gen = ++gen_](boost::system::error_code ec) {
+            if (ec || gen != gen_) {
+                return;
+            }
+            expired_ = true;
+            boost::system::error_code ignored;
+            socket_.cancel(ignored);
+        });
+    }
+    void disarm() {
+        ++gen_;
+        timer_.cancel();
+    }
+    /// The last armed wait ran out (and cancelled the socket's operations).
+    bool expired() const noexcept { return expired_; }
+
+private:
+    boost::asio::ip::tcp::socket& socket_;
+    boost::asio::steady_timer timer_;
+    std::uint64_t gen_ = 0;
+    bool expired_ = false;
+};
+
 
 class listener : public std::enable_shared_from_this<listener> {
 public:

@@ -57,7 +57,7 @@ public:
     session(service& svc, tcp::socket socket, bool over_limit)
         : svc_(svc),
           socket_(std::move(socket)),
-          timer_(socket_.get_executor()),
+          deadline_(socket_),
           over_limit_(over_limit) {
         live_sessions.insert(this);
         svc_.stats.connections(transport::http, 1);
@@ -88,24 +88,9 @@ public:
 private:
     enum class phase : std::uint8_t { idle, header, body, processing, writing, closing };
 
-    // ---- timers ----
-    // One timer per session; a generation number ignores expiries of re-armed waits.
-    void arm(std::chrono::milliseconds d) {
-        timed_out_ = false;
-        timer_.expires_after(d);
-        timer_.async_wait([self = shared_from_this(), gen = ++timer_gen_](error_code ec) {
-            if (ec || gen != self->timer_gen_) {
-                return;
-            }
-            self->timed_out_ = true;
-            error_code ignored;
-            self->socket_.cancel(ignored);
-        });
-    }
-    void disarm() {
-        ++timer_gen_;
-        timer_.cancel();
-    }
+    // ---- timers (io_deadline, listener.hpp) ----
+    void arm(std::chrono::milliseconds d) { deadline_.arm(d, shared_from_this()); }
+    void disarm() { deadline_.disarm(); }
 
     // ---- reading ----
     void wait_for_request() {
@@ -121,7 +106,7 @@ private:
         arm(over_limit_ ? svc_.cfg.header_timeout : svc_.cfg.idle_timeout);
         socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) {
             self->disarm();
-            if (ec || self->timed_out_ || self->draining_) {
+            if (ec || self->deadline_.expired() || self->draining_) {
                 return self->close_now();
             }
             self->read_header();
@@ -144,7 +129,7 @@ private:
     void on_header(error_code ec) {
         disarm();
         started_ = clock_type::now();
-        if (timed_out_) {
+        if (deadline_.expired()) {
             return fail_and_close(408, "request_timeout",
                                   "the request head did not arrive within " +
                                       std::to_string(svc_.cfg.header_timeout.count()) + " ms");
@@ -309,7 +294,7 @@ private:
     void read_chunked() {
         bhttp::async_read_some(socket_, buffer_, *parser_,
                                [self = shared_from_this()](error_code ec, std::size_t) {
-                                   if (ec || self->timed_out_) {
+                                   if (ec || self->deadline_.expired()) {
                                        return self->on_body(ec);
                                    }
                                    if (!self->cover_chunked(self->parser_->get().body().size())) {
@@ -324,7 +309,7 @@ private:
 
     void on_body(error_code ec) {
         disarm();
-        if (timed_out_) {
+        if (deadline_.expired()) {
             return fail_and_close(408, "request_timeout",
                                   "the request body did not arrive within " +
                                       std::to_string(svc_.cfg.body_timeout.count()) + " ms");
@@ -453,16 +438,7 @@ private:
         phase_ = phase::processing;
         auto& req = parser_->get();
         svc_.stats.inflight(transport::http, 1);
-        request r;
-        r.method = std::string_view(req.method_string().data(), req.method_string().size());
-        r.target = std::string_view(req.target().data(), req.target().size());
-        auto ct = req.find(bhttp::field::content_type);
-        if (ct != req.end()) {
-            r.has_content_type = true;
-            r.content_type = std::string_view(ct->value().data(), ct->value().size());
-        }
-        auto accept = req[bhttp::field::accept];
-        r.accept = std::string_view(accept.data(), accept.size());
+        request r = head_request();
         auto rid = req["X-Request-Id"];
         r.request_id = std::string_view(rid.data(), rid.size());
         r.body = req.body();
@@ -623,7 +599,7 @@ private:
     void discard() {
         socket_.async_read_some(net::buffer(discard_buffer),
                                 [self = shared_from_this()](error_code ec, std::size_t) {
-                                    if (ec || self->timed_out_) {
+                                    if (ec || self->deadline_.expired()) {
                                         return self->close_now();
                                     }
                                     self->discard();
@@ -632,14 +608,12 @@ private:
 
     service& svc_;
     tcp::socket socket_;
-    net::steady_timer timer_;
+    io_deadline deadline_;
     beast::flat_buffer buffer_;
     std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
     bhttp::response<bhttp::string_body> res_;
     memory_budget::reservation reservation_;
     std::chrono::milliseconds linger_{1000};
-    std::uint64_t timer_gen_ = 0;
-    bool timed_out_ = false;
     bool over_limit_ = false;
     bool draining_ = false;
     phase phase_ = phase::idle;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "http/problem.hpp"
+#include "listener.hpp"
 #include "logging.hpp"
 #include "polycodec/stream.hpp"
 
@@ -67,7 +68,7 @@ public:
           parser_(std::move(head)),
           req_(std::move(req)),
           done_(std::move(done)),
-          timer_(socket.get_executor()),
+          deadline_(socket),
           from_(req_.opt.from->id),
           to_(req_.validate_only ? req_.opt.from->id : req_.opt.to->id),
           reader_(from_, req_.opt.decode, svc.cfg.max_record),
@@ -103,23 +104,9 @@ private:
         return o;
     }
 
-    // ---- timers: one wait at a time, a generation number ignores stale expiries ----
-    void arm(std::chrono::milliseconds d) {
-        timed_out_ = false;
-        timer_.expires_after(d);
-        timer_.async_wait([self = shared_from_this(), gen = ++timer_gen_](error_code ec) {
-            if (ec || gen != self->timer_gen_) {
-                return;
-            }
-            self->timed_out_ = true;
-            error_code ignored;
-            self->socket_.cancel(ignored);
-        });
-    }
-    void disarm() {
-        ++timer_gen_;
-        timer_.cancel();
-    }
+    // ---- timers (io_deadline, listener.hpp) ----
+    void arm(std::chrono::milliseconds d) { deadline_.arm(d, shared_from_this()); }
+    void disarm() { deadline_.disarm(); }
 
     // ---- input ----
     void read_more() {
@@ -148,7 +135,7 @@ private:
             ec = {};
         }
         std::size_t got = in_.size() - parser_.get().body().size;
-        if (timed_out_) {
+        if (deadline_.expired()) {
             return fail_io(408, "request_timeout",
                            "no body bytes arrived within " +
                                std::to_string(svc_.cfg.body_timeout.count()) + " ms");
@@ -309,10 +296,10 @@ private:
         net::async_write(socket_, bufs,
                          [self = shared_from_this(), then](error_code ec, std::size_t) {
                              self->disarm();
-                             if (ec || self->timed_out_) {
-                                 return self->abort(self->timed_out_ ? "client_not_reading"
+                             if (ec || self->deadline_.expired()) {
+                                 return self->abort(self->deadline_.expired() ? "client_not_reading"
                                                                      : "client_gone",
-                                                    self->timed_out_
+                                                    self->deadline_.expired()
                                                         ? "the client read nothing for " +
                                                               std::to_string(
                                                                   self->svc_.cfg.body_timeout
@@ -465,7 +452,7 @@ private:
     bhttp::request_parser<bhttp::buffer_body> parser_;
     stream_request req_;
     std::function<void(after_stream)> done_;
-    net::steady_timer timer_;
+    io_deadline deadline_;
     format_id from_;
     format_id to_;
     lossy_report lossy_;
@@ -476,8 +463,6 @@ private:
     output_buffer out_;
     std::string prefix_;
     std::string suffix_;
-    std::uint64_t timer_gen_ = 0;
-    bool timed_out_ = false;
     bool began_ = false;
     bool head_sent_ = false;
     bool completed_ = false;

@@ -34,7 +34,7 @@ public:
     session(service& svc, socket_type socket, bool over_limit)
         : svc_(svc),
           socket_(std::move(socket)),
-          timer_(socket_.get_executor()),
+          deadline_(socket_),
           over_limit_(over_limit) {
         live_sessions.insert(this);
         svc_.stats.connections(transport::tcp, 1);
@@ -64,22 +64,9 @@ public:
     }
 
 private:
-    void arm(std::chrono::milliseconds d) {
-        timed_out_ = false;
-        timer_.expires_after(d);
-        timer_.async_wait([self = shared_from_this(), gen = ++timer_gen_](error_code ec) {
-            if (ec || gen != self->timer_gen_) {
-                return;
-            }
-            self->timed_out_ = true;
-            error_code ignored;
-            self->socket_.cancel(ignored);
-        });
-    }
-    void disarm() {
-        ++timer_gen_;
-        timer_.cancel();
-    }
+    // ---- timers (io_deadline, listener.hpp) ----
+    void arm(std::chrono::milliseconds d) { deadline_.arm(d, shared_from_this()); }
+    void disarm() { deadline_.disarm(); }
 
     void read() {
         if (draining_ && in_.empty()) {
@@ -99,7 +86,7 @@ private:
     }
 
     void on_read(error_code ec) {
-        if (timed_out_ || ec) {
+        if (deadline_.expired() || ec) {
             if (!in_.empty() && !draining_) {
                 // A frame started but did not finish: say so, then close.
                 std::uint32_t id = 0;
@@ -110,7 +97,7 @@ private:
                     id = h.request_id;
                 }
                 error_frame(proto::status::bad_frame, id,
-                            timed_out_ ? "timed out inside a frame" : "truncated frame", out_);
+                            deadline_.expired() ? "timed out inside a frame" : "truncated frame", out_);
                 in_.clear();
                 return write(true);
             }
@@ -314,7 +301,7 @@ private:
         scratch_.resize(4096);
         socket_.async_read_some(net::buffer(scratch_),
                                 [self = shared_from_this()](error_code ec, std::size_t) {
-                                    if (ec || self->timed_out_) {
+                                    if (ec || self->deadline_.expired()) {
                                         return self->close_now();
                                     }
                                     self->discard();
@@ -323,12 +310,10 @@ private:
 
     service& svc_;
     socket_type socket_;
-    net::steady_timer timer_;
+    io_deadline deadline_;
     std::string in_;
     std::string out_;
     std::string scratch_;
-    std::uint64_t timer_gen_ = 0;
-    bool timed_out_ = false;
     bool over_limit_ = false;
     bool draining_ = false;
     bool writing_ = false;
