@@ -13,9 +13,9 @@
 
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/json_text.hpp"
+#include "detail/infer.hpp"
 #include "formats.hpp"
-#include "json_internal.hpp"
-#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
 namespace {

@@ -15,8 +15,8 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/text.hpp"
 #include "formats.hpp"
-#include "json5/text.hpp"
 
 namespace polycodec::detail {
 namespace {

@@ -6,7 +6,7 @@
 //   ; comment            full-line comments start with ';' or '#' (no inline comments)
 //   q = "  x "           one pair of matching quotes around a value is removed
 // Duplicate keys and sections are errors (configparser's strict mode). With infer=true unquoted
-// values are typed by urlform/infer.hpp and an empty value is null. The writer quotes every
+// values are typed by detail/infer.hpp and an empty value is null. The writer quotes every
 // string an inferring reader would read as something else, so --infer reads back every scalar.
 // docs/formats/ini.md has every rule.
 #include <cstdint>
@@ -15,9 +15,9 @@
 
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/json_text.hpp"
+#include "detail/infer.hpp"
 #include "formats.hpp"
-#include "json_internal.hpp"
-#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
 namespace {

@@ -1,13 +1,13 @@
 // NDJSON / JSON Lines: one JSON value per line, decoded to an array. Each line is read by the
-// JSON reader of json.cpp (json_internal.hpp) on the whole input, so error offsets, lines and
+// JSON reader of json.cpp (detail/json_text.hpp) on the whole input, so error offsets, lines and
 // columns are those of the whole input. Lines whose only content is white space (space, tab,
 // CR) are skipped. The encoder writes each element of a root array as compact JSON followed by
 // "\n". docs/formats/ndjson.md has the rules.
 #include <string>
 
 #include "detail/lossy.hpp"
+#include "detail/json_text.hpp"
 #include "formats.hpp"
-#include "json_internal.hpp"
 
 namespace polycodec::detail {
 namespace {

@@ -19,8 +19,8 @@
 
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/big_integer.hpp"
 #include "formats.hpp"
-#include "pickle/big_integer.hpp"
 
 namespace polycodec::detail {
 namespace {

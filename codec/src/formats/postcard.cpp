@@ -12,8 +12,8 @@
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/big_integer.hpp"
 #include "formats.hpp"
-#include "pickle/big_integer.hpp"
 #include "polycodec/codec.hpp"
 #include "postcard/schema.hpp"
 

@@ -11,8 +11,8 @@
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/decimal.hpp"
 #include "formats.hpp"
-#include "ubjson/decimal.hpp"
 
 namespace polycodec::detail {
 namespace {

@@ -6,7 +6,7 @@
 //   a[]=1&a[]=2        {"a": ["1", "2"]}
 //   a[1]=y&a[0]=x      {"a": ["x", "y"]}             indices order the array, gaps close up
 // Keys are percent-decoded before their brackets are read (as qs does). With infer=true values
-// are typed by urlform/infer.hpp. The writer takes a map and writes qs.stringify's form with
+// are typed by detail/infer.hpp. The writer takes a map and writes qs.stringify's form with
 // encodeValuesOnly (brackets literal, indices for arrays) and RFC 3986 percent-encoding (space
 // as %20). docs/formats/urlform.md has every rule.
 #include <algorithm>
@@ -18,8 +18,8 @@
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/infer.hpp"
 #include "formats.hpp"
-#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
 namespace {
