@@ -11,16 +11,7 @@ using test::hex;
 using test::to_hex;
 
 // A document around the element bytes `elements`: int32 length, elements, 0x00.
-std::string wrap(std::string_view elements) {
-    std::string out(4, '\0');
-    out += elements;
-    out.push_back('\0');
-    auto n = static_cast<std::uint32_t>(out.size());
-    for (int i = 0; i < 4; ++i) {
-        out[static_cast<std::size_t>(i)] = static_cast<char>(n >> (8 * i));
-    }
-    return out;
-}
+std::string wrap(std::string_view elements) { return test::bson_document(elements); }
 
 std::string decode_dbg(std::string_view in) { return dbg(test::must_decode(format_id::bson, in)); }
 

@@ -31,24 +31,24 @@ enum class reencode {
     stable,  ///< what decodes encodes (eopt), that decodes (reopt), and encodes to the same bytes
 };
 
+decode_options no_options() { return {}; }
+
 struct mutation_case {
     const char* name;
     format_id format;
-    std::vector<std::string> (*seeds)();
-    std::uint64_t seed;
-    int rounds;
-    int max_edits;
-    unsigned kinds;
-    std::string_view pool;  // bytes inserted or written; empty: any byte
-    bool prefixes_fail;     // every strict prefix of the first seed fails
-    reencode check;
-    int min_decoded;  // at least this many mutated inputs decode
-    decode_options (*dopt)();
-    encode_options eopt;
-    decode_options reopt;
+    std::vector<std::string> (*seeds)();  // the unmutated inputs; the first one decodes
+    std::uint64_t seed = 1;               // of the generator
+    int rounds = 2000;
+    int max_edits = 4;  // 1 to max_edits edits a round
+    unsigned kinds = test::all_mutations;
+    std::string_view pool = {};  // bytes inserted or written; empty: any byte
+    bool prefixes_fail = false;  // every strict prefix of the first seed fails
+    reencode check = reencode::none;
+    int min_decoded = 0;  // at least this many mutated inputs decode
+    decode_options (*dopt)() = no_options;
+    encode_options eopt = {};
+    decode_options reopt = {};
 };
-
-decode_options no_options() { return {}; }
 
 // A document with every kind of value (for the prefix and mutation runs of smile and ubjson).
 document all_kinds() {
@@ -81,34 +81,24 @@ std::vector<std::string> all_kinds_in(format_id f) {
 std::vector<std::string> smile_seeds() { return all_kinds_in(format_id::smile); }
 std::vector<std::string> ubjson_seeds() { return all_kinds_in(format_id::ubjson); }
 
-std::string bson_wrap(std::string_view elements) {
-    std::string out(4, '\0');
-    out += elements;
-    out.push_back('\0');
-    auto n = static_cast<std::uint32_t>(out.size());
-    for (int i = 0; i < 4; ++i) {
-        out[static_cast<std::size_t>(i)] = static_cast<char>(n >> (8 * i));
-    }
-    return out;
-}
-
 // One element of most BSON types (double, string, document, array, binary, ObjectId, UTC
 // datetime, regex, DBPointer, code with scope, timestamp, decimal128, min/max key).
 std::vector<std::string> bson_seeds() {
-    return {bson_wrap(hex("01 61 00 00 00 00 00 00 00 f8 3f"
-                          "02 62 00 03 00 00 00 c3 a9 00"
-                          "03 63 00 0c 00 00 00 10 78 00 01 00 00 00 00"
-                          "04 64 00 0c 00 00 00 08 30 00 01 0a 31 00 00"
-                          "05 65 00 06 00 00 00 02 02 00 00 00 de ad"
-                          "07 66 00 5f 1d 2c 3b 4a 59 68 77 86 95 a4 b3"
-                          "09 67 00 00 00 00 00 00 00 00 00"
-                          "0b 68 00 61 2b 00 69 00"
-                          "0c 69 00 02 00 00 00 64 00 5f 1d 2c 3b 4a 59 68 77 86 95 a4 b3"
-                          "0f 6a 00 16 00 00 00 02 00 00 00 79 00 0c 00 00 00 10 61 00 01 00 00 "
-                          "00 00"
-                          "11 6b 00 02 00 00 00 01 00 00 00"
-                          "13 6c 00 d2 04 00 00 00 00 00 00 00 00 00 00 00 00 2c 30"
-                          "7f 6d 00 ff 6e 00 06 6f 00"))};
+    return {
+        test::bson_document(hex("01 61 00 00 00 00 00 00 00 f8 3f"
+                                "02 62 00 03 00 00 00 c3 a9 00"
+                                "03 63 00 0c 00 00 00 10 78 00 01 00 00 00 00"
+                                "04 64 00 0c 00 00 00 08 30 00 01 0a 31 00 00"
+                                "05 65 00 06 00 00 00 02 02 00 00 00 de ad"
+                                "07 66 00 5f 1d 2c 3b 4a 59 68 77 86 95 a4 b3"
+                                "09 67 00 00 00 00 00 00 00 00 00"
+                                "0b 68 00 61 2b 00 69 00"
+                                "0c 69 00 02 00 00 00 64 00 5f 1d 2c 3b 4a 59 68 77 86 95 a4 b3"
+                                "0f 6a 00 16 00 00 00 02 00 00 00 79 00 0c 00 00 00 10 61 "
+                                "00 01 00 00 00 00"
+                                "11 6b 00 02 00 00 00 01 00 00 00"
+                                "13 6c 00 d2 04 00 00 00 00 00 00 00 00 00 00 00 00 2c 30"
+                                "7f 6d 00 ff 6e 00 06 6f 00"))};
 }
 
 std::vector<std::string> bencode_seeds() {
@@ -198,43 +188,69 @@ decode_options canonical_decode() {
 constexpr unsigned edit_bytes = test::overwrite | test::erase | test::insert | test::truncate;
 
 const mutation_case cases[] = {
-    // name, format, seeds, seed, rounds, max edits, kinds, pool, prefixes fail, re-encode,
-    // min decoded, decode options, encode options, re-decode options
-    {"smile", format_id::smile, smile_seeds, 12345, 3000, 3, test::overwrite, "", true,
-     reencode::none, 0, no_options, {}, {}},
-    {"ubjson", format_id::ubjson, ubjson_seeds, 12345, 3000, 3, test::overwrite, "", true,
-     reencode::none, 0, no_options, {}, {}},
-    {"bson", format_id::bson, bson_seeds, 12345, 20000, 4,
-     test::overwrite | test::flip | test::truncate | test::insert, "", false, reencode::stable,
-     11, no_options, {}, {}},
-    {"bencode", format_id::bencode, bencode_seeds, 777, 20000, 3,
-     test::overwrite | test::truncate | test::insert, "ild e0123456789:-x", false,
-     reencode::stable, 11, no_options, lossy_encode(), canonical_decode()},
-    {"pickle", format_id::pickle, pickle_seeds, 0x9e3779b97f4a7c15ull, 20000, 4, edit_bytes, "",
-     false, reencode::none, 1, no_options, {}, {}},
-    {"postcard", format_id::postcard, postcard_seeds, 0x243f6a8885a308d3ull, 20000, 4,
-     edit_bytes, "", false, reencode::none, 1, postcard_options, {}, {}},
-    // The other formats with a fixture form in fixtures/ (records.* or bench.*).
-    {"json", format_id::json, fixture<records_json>, 1, 2000, 4, test::all_mutations, "",
-     false, reencode::none, 0, no_options, {}, {}},
-    {"json5", format_id::json5, fixture<records_json5>, 2, 2000, 4, test::all_mutations,
-     "", false, reencode::none, 0, no_options, {}, {}},
-    {"hjson", format_id::hjson, fixture<records_hjson>, 3, 2000, 4, test::all_mutations,
-     "", false, reencode::none, 0, no_options, {}, {}},
-    {"yaml", format_id::yaml, fixture<records_yaml>, 4, 2000, 4, test::all_mutations, "",
-     false, reencode::none, 0, no_options, {}, {}},
-    {"ron", format_id::ron, fixture<records_ron>, 5, 2000, 4, test::all_mutations, "",
-     false, reencode::none, 0, no_options, {}, {}},
-    {"sexpr", format_id::sexpr, fixture<records_sexp>, 6, 2000, 4, test::all_mutations,
-     "", false, reencode::none, 0, no_options, {}, {}},
-    {"cbor", format_id::cbor, fixture<records_cbor>, 7, 2000, 4, test::all_mutations, "",
-     false, reencode::none, 0, no_options, {}, {}},
-    {"msgpack", format_id::msgpack, fixture<records_msgpack>, 8, 2000, 4,
-     test::all_mutations, "", false, reencode::none, 0, no_options, {}, {}},
-    {"toml", format_id::toml, fixture<bench_toml>, 9, 2000, 4, test::all_mutations, "",
-     false, reencode::none, 0, no_options, {}, {}},
-    {"edn", format_id::edn, fixture<records_edn>, 10, 2000, 4, test::all_mutations, "",
-     false, reencode::none, 0, no_options, {}, {}},
+    {.name = "smile",
+     .format = format_id::smile,
+     .seeds = smile_seeds,
+     .seed = 12345,
+     .rounds = 3000,
+     .max_edits = 3,
+     .kinds = test::overwrite,
+     .prefixes_fail = true},
+    {.name = "ubjson",
+     .format = format_id::ubjson,
+     .seeds = ubjson_seeds,
+     .seed = 12345,
+     .rounds = 3000,
+     .max_edits = 3,
+     .kinds = test::overwrite,
+     .prefixes_fail = true},
+    {.name = "bson",
+     .format = format_id::bson,
+     .seeds = bson_seeds,
+     .seed = 12345,
+     .rounds = 20000,
+     .kinds = test::overwrite | test::flip | test::truncate | test::insert,
+     .check = reencode::stable,
+     .min_decoded = 11},
+    {.name = "bencode",
+     .format = format_id::bencode,
+     .seeds = bencode_seeds,
+     .seed = 777,
+     .rounds = 20000,
+     .max_edits = 3,
+     .kinds = test::overwrite | test::truncate | test::insert,
+     .pool = "ild e0123456789:-x",
+     .check = reencode::stable,
+     .min_decoded = 11,
+     .eopt = lossy_encode(),
+     .reopt = canonical_decode()},
+    {.name = "pickle",
+     .format = format_id::pickle,
+     .seeds = pickle_seeds,
+     .seed = 0x9e3779b97f4a7c15ull,
+     .rounds = 20000,
+     .kinds = edit_bytes,
+     .min_decoded = 1},
+    {.name = "postcard",
+     .format = format_id::postcard,
+     .seeds = postcard_seeds,
+     .seed = 0x243f6a8885a308d3ull,
+     .rounds = 20000,
+     .kinds = edit_bytes,
+     .min_decoded = 1,
+     .dopt = postcard_options},
+    // The other formats with a fixture form in fixtures/ (records.* or bench.*): 2000 rounds of
+    // 1 to 4 edits of every kind.
+    {.name = "json", .format = format_id::json, .seeds = fixture<records_json>, .seed = 1},
+    {.name = "json5", .format = format_id::json5, .seeds = fixture<records_json5>, .seed = 2},
+    {.name = "hjson", .format = format_id::hjson, .seeds = fixture<records_hjson>, .seed = 3},
+    {.name = "yaml", .format = format_id::yaml, .seeds = fixture<records_yaml>, .seed = 4},
+    {.name = "ron", .format = format_id::ron, .seeds = fixture<records_ron>, .seed = 5},
+    {.name = "sexpr", .format = format_id::sexpr, .seeds = fixture<records_sexp>, .seed = 6},
+    {.name = "cbor", .format = format_id::cbor, .seeds = fixture<records_cbor>, .seed = 7},
+    {.name = "msgpack", .format = format_id::msgpack, .seeds = fixture<records_msgpack>, .seed = 8},
+    {.name = "toml", .format = format_id::toml, .seeds = fixture<bench_toml>, .seed = 9},
+    {.name = "edn", .format = format_id::edn, .seeds = fixture<records_edn>, .seed = 10},
 };
 
 void PrintTo(const mutation_case& c, std::ostream* os) { *os << c.name; }

@@ -5,8 +5,8 @@
 // "NaN", "Infinity" and "-Infinity". Everything else, the empty text included, stays a string.
 #include <charconv>
 #include <cmath>
-#include <string>
 #include <limits>
+#include <string>
 #include <string_view>
 
 #include "detail/base64.hpp"

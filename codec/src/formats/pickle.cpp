@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "detail/lossy.hpp"
-#include "detail/utf8.hpp"
 #include "detail/big_integer.hpp"
+#include "detail/lossy.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
