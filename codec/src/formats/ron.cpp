@@ -396,14 +396,10 @@ private:
     // Separator logic shared by lists, maps, tuples and structs: after an element, either
     // ',' (then the closer may follow) or the closer. Returns true when the closer was eaten.
     result<bool> after_element(char closer, const char* what) {
-        if (auto r = skip_ws(); !r) {
-            return fail(r.error());
-        }
+        POLYCODEC_TRY(skip_ws());
         if (pos_ < in_.size() && in_[pos_] == ',') {
             ++pos_;
-            if (auto r = skip_ws(); !r) {
-                return fail(r.error());
-            }
+            POLYCODEC_TRY(skip_ws());
             if (pos_ < in_.size() && in_[pos_] == closer) {
                 ++pos_;
                 return true;
