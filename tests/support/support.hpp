@@ -54,6 +54,18 @@ inline std::string to_hex(std::string_view bytes) {
     return out;
 }
 
+/// A BSON document around the element bytes `elements`: int32 length, elements, 0x00.
+inline std::string bson_document(std::string_view elements) {
+    std::string out(4, '\0');
+    out += elements;
+    out.push_back('\0');
+    auto n = static_cast<std::uint32_t>(out.size());
+    for (int i = 0; i < 4; ++i) {
+        out[static_cast<std::size_t>(i)] = static_cast<char>(n >> (8 * i));
+    }
+    return out;
+}
+
 /// The conformance corpus (../shared/corpus), or "" when absent.
 inline std::filesystem::path corpus_dir() {
     const char* env = std::getenv("POLYCODEC_CORPUS_DIR");

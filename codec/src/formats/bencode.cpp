@@ -13,6 +13,7 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -26,9 +27,7 @@ public:
         : in_(in), b_(b), canonical_(canonical) {}
 
     result<void> run() {
-        if (auto r = parse_value(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(parse_value());
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
                                    "expected end of input, saw " + describe_at(pos_)));
@@ -59,9 +58,7 @@ private:
         }
         if (c >= '0' && c <= '9') {
             std::string_view s;
-            if (auto r = parse_bytes(s); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_bytes(s));
             add_text(s);
             return {};
         }
@@ -171,9 +168,7 @@ private:
                 b_.end_array();
                 return {};
             }
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_value());
         }
     }
 
@@ -189,9 +184,7 @@ private:
         for (;;) {
             if (pos_ < in_.size() && in_[pos_] == 'e') {
                 if (!sorted) {
-                    if (auto r = check_unique(base); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(check_unique(base));
                 }
                 keys_.resize(base);
                 ++pos_;
@@ -203,9 +196,7 @@ private:
             }
             std::size_t key_at = pos_;
             std::string_view key;
-            if (auto r = parse_bytes(key); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_bytes(key));
             if (!first) {
                 int c = prev.compare(key);
                 if (c == 0) {
@@ -229,9 +220,7 @@ private:
             prev = key;
             first = false;
             add_text(key);
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_value());
         }
     }
 
@@ -342,9 +331,7 @@ public:
             case kind::array:
                 out_.push_back('l');
                 for (value c : v.items()) {
-                    if (auto r = write(c); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(c));
                 }
                 out_.push_back('e');
                 return {};

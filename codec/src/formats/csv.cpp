@@ -24,9 +24,9 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/text.hpp"
+#include "detail/infer.hpp"
 #include "formats.hpp"
-#include "json5/text.hpp"
-#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
 namespace {

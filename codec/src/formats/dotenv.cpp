@@ -13,9 +13,10 @@
 
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/json_text.hpp"
+#include "detail/infer.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
-#include "json_internal.hpp"
-#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -59,9 +60,7 @@ public:
             return fail(make_error(b_.status(), 0, "document larger than its size budget"));
         }
         while (pos_ < in_.size()) {
-            if (auto r = line(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(line());
         }
         b_.end_map();
         if (!b_.ok()) {
@@ -126,9 +125,7 @@ private:
         skip_space();
         b_.add_string(key);
         if (pos_ < in_.size() && (in_[pos_] == '\'' || in_[pos_] == '"')) {
-            if (auto r = quoted(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(quoted());
             skip_space();
             if (!at_eol() && in_[pos_] != '#') {
                 return fail(make_error(errc::trailing_content, pos_,
@@ -359,9 +356,7 @@ private:
         }
         for (std::uint32_t kid = nodes_[n].first_kid; kid != no_node; kid = nodes_[kid].next) {
             b_.add_string(nodes_[kid].name);
-            if (auto r = emit(kid); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(emit(kid));
         }
         b_.end_map();
         return {};
@@ -390,9 +385,7 @@ result<void> decode_dotenv(std::string_view in, builder& b, const decode_options
     thread_local document flat;
     builder fb(flat, b.limits());
     dotenv_reader r(in, fb);
-    if (auto res = r.run(); !res) {
-        return res;
-    }
+    POLYCODEC_TRY(r.run());
     env_unflattener u(flat.root(), b, opt.unflatten, opt.infer);
     return u.run();
 }
@@ -504,9 +497,7 @@ public:
                     }
                     continue;
                 }
-                if (auto r = write_map(v, prefix_.size(), depth + 1); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write_map(v, prefix_.size(), depth + 1));
                 continue;
             }
             if (!valid_key(prefix_)) {
@@ -524,9 +515,7 @@ public:
                     prefix_ = "_";
                 }
             }
-            if (auto r = write_entry(v); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write_entry(v));
         }
         return {};
     }
@@ -551,9 +540,7 @@ private:
                 return fail(unrepresentable(inner, "an array is not representable in dotenv"));
             }
             output_buffer json;
-            if (auto r = json_write_value(inner, json, opt_); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(json_write_value(inner, json, opt_));
             text_.assign(json.str());
         } else {
             textinfer::scalar_text(inner, text_);

@@ -15,6 +15,7 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -171,19 +172,13 @@ public:
         : in_(in), b_(b), scratch_(scratch) {}
 
     result<void> run() {
-        if (auto r = skip_ignorable(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_ignorable());
         if (pos_ >= in_.size()) {
             return fail(
                 make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
         }
-        if (auto r = parse_value(); !r) {
-            return r;
-        }
-        if (auto r = skip_ignorable(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(parse_value());
+        POLYCODEC_TRY(skip_ignorable());
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
                                    "expected end of input, saw " + describe_at(pos_)));
@@ -288,9 +283,7 @@ private:
                 return parse_map();
             case '"': {
                 std::string_view s;
-                if (auto r = read_string(s); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(read_string(s));
                 if (!skipping()) {
                     b_.add_string(s);
                 }
@@ -334,9 +327,7 @@ private:
         }
         ++pos_;
         for (;;) {
-            if (auto r = skip_ignorable(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ignorable());
             if (pos_ < in_.size() && in_[pos_] == closer) {
                 ++pos_;
                 close(false);
@@ -345,9 +336,7 @@ private:
             if (pos_ >= in_.size() || is_closer(in_[pos_])) {
                 return fail(unexpected(closer == ']' ? "a value or ']'" : "a value or ')'"));
             }
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_value());
         }
     }
 
@@ -360,9 +349,7 @@ private:
         ++pos_;
         std::uint64_t forms = 0;
         for (;;) {
-            if (auto r = skip_ignorable(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ignorable());
             if (pos_ < in_.size() && in_[pos_] == '}') {
                 if (forms % 2 != 0) {
                     return fail(make_error(errc::unexpected_char, pos_,
@@ -444,9 +431,7 @@ private:
         std::size_t run = p;
         for (;;) {
             if (p >= in_.size()) {
-                if (auto r = check_utf8(p); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(check_utf8(p));
                 pos_ = p;
                 return fail(make_error(
                     errc::unexpected_eof, p,
@@ -460,9 +445,7 @@ private:
                 ++p;
                 continue;
             }
-            if (auto r = check_utf8(p); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(check_utf8(p));
             scratch_.append(in_.data() + run, p - run);
             if (p + 1 >= in_.size()) {
                 return fail(make_error(errc::unexpected_eof, p + 1, "unterminated escape"));
@@ -526,9 +509,7 @@ private:
             run = p;
             checked = p;
         }
-        if (auto r = check_utf8(p); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(check_utf8(p));
         scratch_.append(in_.data() + run, p - run);
         out = scratch_;
         pos_ = p + 1;
@@ -826,9 +807,7 @@ private:
                                    " (a tag starts with a letter)"));
         }
         pos_ = end;
-        if (auto r = skip_ignorable(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_ignorable());
         if (pos_ >= in_.size() || in_[pos_] == ')' || in_[pos_] == ']' || in_[pos_] == '}') {
             return fail(unexpected(("a value after #" + std::string(name.substr(0, 64))).c_str()));
         }
@@ -858,9 +837,7 @@ private:
             scratch_.assign(in_.substr(start, end - start));
             b_.add_string(scratch_);
         }
-        if (auto r = parse_value(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(parse_value());
         close(true);
         return {};
     }
@@ -872,9 +849,7 @@ private:
         }
         ++pos_;
         for (;;) {
-            if (auto r = skip_ignorable(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ignorable());
             if (pos_ < in_.size() && in_[pos_] == '}') {
                 ++pos_;
                 close(false);
@@ -883,9 +858,7 @@ private:
             if (pos_ >= in_.size() || is_closer(in_[pos_])) {
                 return fail(unexpected("a value or '}'"));
             }
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_value());
         }
     }
 
@@ -896,9 +869,7 @@ private:
         }
         std::size_t at = pos_;
         std::string_view s;
-        if (auto r = read_string(s); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(read_string(s));
         epoch_instant t;
         if (!parse_rfc3339(s, t)) {
             return fail(make_error(errc::invalid_string, at,
@@ -1107,9 +1078,7 @@ public:
                 for (value c : v.items()) {
                     separator(first, depth + 1);
                     first = false;
-                    if (auto r = write(c, depth + 1); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(c, depth + 1));
                 }
                 if (!first) {
                     newline(depth);
@@ -1146,13 +1115,9 @@ private:
         for (auto [k, val] : v.entries()) {
             separator(first, depth + 1);
             first = false;
-            if (auto r = write(k, depth + 1, true); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write(k, depth + 1, true));
             out_.push_back(' ');
-            if (auto r = write(val, depth + 1); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write(val, depth + 1));
         }
         if (!first) {
             newline(depth);

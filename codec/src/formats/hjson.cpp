@@ -15,8 +15,9 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/text.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
-#include "json5/text.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -130,9 +131,7 @@ public:
         if (valid != in_.size()) {
             return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
         }
-        if (auto r = white(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(white());
         if (!eof() && (in_[pos_] == '{' || in_[pos_] == '[')) {
             auto r = in_[pos_] == '{' ? object(false) : array();
             return r ? check_trailing() : r;
@@ -204,9 +203,7 @@ private:
     }
 
     result<void> check_trailing() {
-        if (auto r = white(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(white());
         if (!eof()) {
             return fail(make_error(errc::trailing_content, pos_,
                                    "expected end of input, saw " + describe_at(in_, pos_)));
@@ -215,9 +212,7 @@ private:
     }
 
     result<void> value() {
-        if (auto r = white(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(white());
         if (eof()) {
             // hjson-js reads an empty quoteless string here ("a:" at the end of a root object).
             b_.add_string("");
@@ -241,35 +236,25 @@ private:
             return container_limit();
         }
         ++pos_;
-        if (auto r = white(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(white());
         if (!eof() && ch() == ']') {
             ++pos_;
             b_.end_array();
             return {};
         }
         while (!eof()) {
-            if (auto r = value(); !r) {
-                return r;
-            }
-            if (auto r = white(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(value());
+            POLYCODEC_TRY(white());
             if (!eof() && ch() == ',') {
                 ++pos_;
-                if (auto r = white(); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(white());
             }
             if (!eof() && ch() == ']') {
                 ++pos_;
                 b_.end_array();
                 return {};
             }
-            if (auto r = white(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(white());
         }
         return fail(make_error(errc::unexpected_eof, pos_,
                                "end of input while parsing an array (missing ']')"));
@@ -282,46 +267,32 @@ private:
         if (!without_braces) {
             ++pos_;
         }
-        if (auto r = white(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(white());
         if (!without_braces && !eof() && ch() == '}') {
             ++pos_;
             b_.end_map();
             return {};
         }
         while (!eof()) {
-            if (auto r = key(); !r) {
-                return r;
-            }
-            if (auto r = white(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(key());
+            POLYCODEC_TRY(white());
             if (eof() || ch() != ':') {
                 return fail(here(errc::unexpected_char,
                                  "expected ':' after the key, saw " + describe_at(in_, pos_)));
             }
             ++pos_;
-            if (auto r = value(); !r) {
-                return r;
-            }
-            if (auto r = white(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(value());
+            POLYCODEC_TRY(white());
             if (!eof() && ch() == ',') {
                 ++pos_;
-                if (auto r = white(); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(white());
             }
             if (!without_braces && !eof() && ch() == '}') {
                 ++pos_;
                 b_.end_map();
                 return {};
             }
-            if (auto r = white(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(white());
         }
         if (without_braces) {
             b_.end_map();
@@ -832,24 +803,18 @@ private:
             for (value c : v.items()) {
                 out_.push_back('\n');
                 out_.append(gap_);
-                if (auto r = write(c, true, false); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write(c, true, false));
             }
         } else {
             for (auto [k, val] : v.entries()) {
                 out_.push_back('\n');
                 out_.append(gap_);
-                if (auto r = write_key(k); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write_key(k));
                 out_.push_back(':');
                 if (!starts_with_newline(val)) {
                     out_.push_back(' ');
                 }
-                if (auto r = write(val, false, false); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write(val, false, false));
             }
         }
         gap_.resize(mind);

@@ -6,7 +6,7 @@
 //   ; comment            full-line comments start with ';' or '#' (no inline comments)
 //   q = "  x "           one pair of matching quotes around a value is removed
 // Duplicate keys and sections are errors (configparser's strict mode). With infer=true unquoted
-// values are typed by urlform/infer.hpp and an empty value is null. The writer quotes every
+// values are typed by detail/infer.hpp and an empty value is null. The writer quotes every
 // string an inferring reader would read as something else, so --infer reads back every scalar.
 // docs/formats/ini.md has every rule.
 #include <cstdint>
@@ -15,9 +15,10 @@
 
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
+#include "detail/json_text.hpp"
+#include "detail/infer.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
-#include "json_internal.hpp"
-#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -86,9 +87,7 @@ public:
             // Universal newlines, as Python's configparser reads: LF, CRLF or a lone CR.
             std::size_t nl = in_.find_first_of("\r\n", pos);
             std::size_t end = nl == std::string_view::npos ? in_.size() : nl;
-            if (auto r = line(pos, end); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(line(pos, end));
             pos = end + (in_.substr(end, 2) == "\r\n" ? 2 : 1);
         }
         return emit(0);
@@ -287,9 +286,7 @@ private:
                     continue;
                 }
                 b_.add_string(in_.substr(nodes_[c].name_off, nodes_[c].name_len));
-                if (auto r = emit(c); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(emit(c));
             }
         }
         b_.end_map();
@@ -357,16 +354,12 @@ public:
                 return fail(unrepresentable(v, "a key after a nested map is not representable "
                                                "in ini (keys come before sections)"));
             }
-            if (auto r = key_text(k, false); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(key_text(k, false));
             out_.append(key_);
             out_.append(" =");
             std::size_t at = out_.size();
             out_.push_back(' ');
-            if (auto r = write_value(v); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write_value(v));
             if (out_.size() == at + 1) {
                 out_.truncate(at);  // an empty value (null): no trailing space
             }
@@ -377,9 +370,7 @@ public:
             if (v.kind() != kind::map) {
                 continue;
             }
-            if (auto r = key_text(k, true); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(key_text(k, true));
             path_.resize(base);
             if (base != 0) {
                 path_.push_back('.');
@@ -400,9 +391,7 @@ public:
                 out_.append(path_);
                 out_.append("]\n");
             }
-            if (auto r = write_map(v); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write_map(v));
         }
         path_.resize(base);
         return {};
@@ -465,9 +454,7 @@ private:
                     return fail(unrepresentable(v, "an array is not representable in ini"));
                 }
                 output_buffer json;
-                if (auto r = json_write_value(v, json, opt_); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(json_write_value(v, json, opt_));
                 text_.assign(json.str());
                 break;
             }

@@ -21,7 +21,7 @@
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "formats.hpp"
-#include "json_internal.hpp"
+#include "detail/json_text.hpp"
 
 namespace polycodec::detail {
 namespace {

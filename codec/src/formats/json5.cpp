@@ -11,8 +11,9 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/text.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
-#include "json5/text.hpp"
 #include "json5/unicode_id.hpp"
 
 namespace polycodec::detail {
@@ -32,15 +33,9 @@ public:
         if (valid != in_.size()) {
             return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
         }
-        if (auto r = skip_ws(); !r) {
-            return r;
-        }
-        if (auto r = parse_value(); !r) {
-            return r;
-        }
-        if (auto r = skip_ws(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_ws());
+        POLYCODEC_TRY(parse_value());
+        POLYCODEC_TRY(skip_ws());
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
                                    "expected end of input, saw " + describe_at(in_, pos_)));
@@ -194,20 +189,14 @@ private:
         }
         ++pos_;
         for (;;) {
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ws());
             if (pos_ < in_.size() && in_[pos_] == ']') {
                 ++pos_;
                 b_.end_array();
                 return {};
             }
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_value());
+            POLYCODEC_TRY(skip_ws());
             if (pos_ < in_.size() && in_[pos_] == ',') {
                 ++pos_;
                 continue;
@@ -227,37 +216,25 @@ private:
         }
         ++pos_;
         for (;;) {
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ws());
             if (pos_ < in_.size() && in_[pos_] == '}') {
                 ++pos_;
                 b_.end_map();
                 return {};
             }
             if (pos_ < in_.size() && (in_[pos_] == '"' || in_[pos_] == '\'')) {
-                if (auto r = parse_string(); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(parse_string());
             } else if (auto r = parse_identifier(); !r) {
                 return r;
             }
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ws());
             if (pos_ >= in_.size() || in_[pos_] != ':') {
                 return fail(unexpected("':' after the key"));
             }
             ++pos_;
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ws());
+            POLYCODEC_TRY(parse_value());
+            POLYCODEC_TRY(skip_ws());
             if (pos_ < in_.size() && in_[pos_] == ',') {
                 ++pos_;
                 continue;
@@ -802,9 +779,7 @@ public:
                     }
                     first = false;
                     newline(depth + 1);
-                    if (auto r = write(c, depth + 1); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(c, depth + 1));
                 }
                 if (!first) {
                     trailing_comma();
@@ -822,16 +797,12 @@ public:
                     }
                     first = false;
                     newline(depth + 1);
-                    if (auto r = write_key(k); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_key(k));
                     out_.push_back(':');
                     if (opt_.pretty) {
                         out_.push_back(' ');
                     }
-                    if (auto r = write(val, depth + 1); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(val, depth + 1));
                 }
                 if (!first) {
                     trailing_comma();

@@ -1,13 +1,14 @@
 // NDJSON / JSON Lines: one JSON value per line, decoded to an array. Each line is read by the
-// JSON reader of json.cpp (json_internal.hpp) on the whole input, so error offsets, lines and
+// JSON reader of json.cpp (detail/json_text.hpp) on the whole input, so error offsets, lines and
 // columns are those of the whole input. Lines whose only content is white space (space, tab,
 // CR) are skipped. The encoder writes each element of a root array as compact JSON followed by
 // "\n". docs/formats/ndjson.md has the rules.
 #include <string>
 
 #include "detail/lossy.hpp"
+#include "detail/json_text.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
-#include "json_internal.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -36,9 +37,7 @@ result<void> decode_ndjson(std::string_view in, builder& b, const decode_options
         if (!blank(in.substr(pos, end - pos))) {
             // The reader sees the input up to the end of this line only: a value cannot run
             // into the next line, and what follows it on the line must be white space.
-            if (auto r = json_read_value(in.substr(0, end), pos, b); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(json_read_value(in.substr(0, end), pos, b));
             if (!b.ok()) {
                 return fail(make_error(b.status(), end, "document larger than its size budget"));
             }
@@ -58,16 +57,12 @@ result<void> encode_ndjson(const document& doc, output_buffer& out, const encode
             return fail(unrepresentable(root, "a root that is not an array is not "
                                               "representable in ndjson"));
         }
-        if (auto r = json_write_value(root, out, line_opt); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(json_write_value(root, out, line_opt));
         out.push_back('\n');
         return {};
     }
     for (value v : root.items()) {
-        if (auto r = json_write_value(v, out, line_opt); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(json_write_value(v, out, line_opt));
         out.push_back('\n');
     }
     return {};

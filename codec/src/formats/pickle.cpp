@@ -17,10 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "detail/big_integer.hpp"
 #include "detail/lossy.hpp"
+#include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
-#include "pickle/big_integer.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -195,9 +196,7 @@ public:
             return fail(make_error(errc::size_exceeded, 0, "pickle larger than 4 GiB"));
         }
         std::uint32_t root = 0;
-        if (auto r = machine(root); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(machine(root));
         // Memo references may expand the document: bound that by a multiple of the input.
         std::size_t budget = in_.size() * 64 + (std::size_t{64} << 20);
         expand_budget_ = budget < opt_.limits.max_bytes ? budget : opt_.limits.max_bytes;
@@ -1053,9 +1052,7 @@ private:
                                                "unhashable dict key (a dict, list or set)"));
                     }
                     at_key = map && !at_key;
-                    if (auto r = emit(c, depth + 1); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(emit(c, depth + 1));
                     height = std::max(height, nodes_[c].height);
                 }
                 if (map) {
@@ -1125,9 +1122,7 @@ public:
         out_.push_back(static_cast<char>(op::proto));
         out_.push_back(5);
         open_frame();
-        if (auto r = write(root); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(write(root));
         out_.push_back(static_cast<char>(op::stop));
         close_frame();
         return {};
@@ -1329,14 +1324,10 @@ private:
             for (std::uint64_t i = 0; i < n; ++i) {
                 if (map) {
                     value k = *it;
-                    if (auto r = write_key(k); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_key(k));
                     ++it;
                 }
-                if (auto r = write(*it); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write(*it));
                 ++it;
             }
             done += n;
@@ -1354,9 +1345,7 @@ private:
                 return {};
             }
             for (value item : k.items()) {
-                if (auto r = write_key(item); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write_key(item));
             }
             out_.push_back(static_cast<char>(op::tuple));
             return {};

@@ -12,8 +12,9 @@
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/big_integer.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
-#include "pickle/big_integer.hpp"
 #include "polycodec/codec.hpp"
 #include "postcard/schema.hpp"
 
@@ -359,9 +360,7 @@ public:
         : in_(in), b_(b), s_(s) {}
 
     result<void> run() {
-        if (auto r = read(s_.root); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(read(s_.root));
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
                                    "expected end of input after the " + s_.nodes[s_.root].name +
@@ -499,9 +498,7 @@ private:
 
     result<void> read_items(const type_node& t) {
         for (std::uint32_t c : t.children) {
-            if (auto r = read(c); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(read(c));
         }
         return {};
     }
@@ -511,9 +508,7 @@ private:
         }
         for (std::size_t i = 0; i < t.children.size(); ++i) {
             b_.add_string(t.names[i]);
-            if (auto r = read(t.children[i]); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(read(t.children[i]));
         }
         b_.end_map();
         return {};
@@ -684,9 +679,7 @@ private:
                     return container_limit();
                 }
                 for (std::uint64_t i = 0; i < *n; ++i) {
-                    if (auto r = read(t.children[0]); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(read(t.children[0]));
                 }
                 b_.end_array();
                 return {};
@@ -696,9 +689,7 @@ private:
                 if (!b_.begin_array()) {
                     return container_limit();
                 }
-                if (auto r = read_items(t); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(read_items(t));
                 b_.end_array();
                 return {};
             }
@@ -712,12 +703,8 @@ private:
                     return container_limit();
                 }
                 for (std::uint64_t i = 0; i < *n; ++i) {
-                    if (auto r = read(t.children[0]); !r) {
-                        return r;
-                    }
-                    if (auto r = read(t.children[1]); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(read(t.children[0]));
+                    POLYCODEC_TRY(read(t.children[1]));
                 }
                 b_.end_map();
                 return {};
@@ -746,9 +733,7 @@ private:
                 b_.add_string(name);
                 std::uint32_t c = t.children[*d];
                 if (t.variants[*d] == variant_kind::struct_) {
-                    if (auto r = read_fields(s_.nodes[c]); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(read_fields(s_.nodes[c]));
                 } else if (auto r = read(c); !r) {
                     return r;
                 }
@@ -854,20 +839,14 @@ public:
             case kind::array:
                 put_varint(out_, v.size());
                 for (value c : v.items()) {
-                    if (auto r = write_value(c); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_value(c));
                 }
                 return {};
             case kind::map:
                 put_varint(out_, v.size());
                 for (auto [k, val] : v.entries()) {
-                    if (auto r = write_plain_key(k); !r) {
-                        return r;
-                    }
-                    if (auto r = write_value(val); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_plain_key(k));
+                    POLYCODEC_TRY(write_value(val));
                 }
                 return {};
         }
@@ -1112,9 +1091,7 @@ public:
                 }
                 put_varint(out_, v.size());
                 for (value c : v.items()) {
-                    if (auto r = write_typed(s, t.children[0], c); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_typed(s, t.children[0], c));
                 }
                 return {};
             }
@@ -1130,9 +1107,7 @@ public:
                 }
                 std::size_t i = 0;
                 for (value c : v.items()) {
-                    if (auto r = write_typed(s, t.children[i++], c); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_typed(s, t.children[i++], c));
                 }
                 return {};
             }
@@ -1142,12 +1117,8 @@ public:
                 }
                 put_varint(out_, v.size());
                 for (auto [k, val] : v.entries()) {
-                    if (auto r = write_key(s, t.children[0], k); !r) {
-                        return r;
-                    }
-                    if (auto r = write_typed(s, t.children[1], val); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_key(s, t.children[0], k));
+                    POLYCODEC_TRY(write_typed(s, t.children[1], val));
                 }
                 return {};
             }
@@ -1237,9 +1208,7 @@ private:
                     unrepresentable(v, "missing field \"" + t.names[i] + "\" of " + t.name));
             }
             ++found;
-            if (auto r = write_typed(s, t.children[i], f); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write_typed(s, t.children[i], f));
         }
         if (found != v.size()) {
             // Keys the struct does not have (or duplicates).

@@ -13,6 +13,7 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -74,18 +75,10 @@ public:
     ron_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
 
     result<void> run() {
-        if (auto r = skip_ws(); !r) {
-            return r;
-        }
-        if (auto r = parse_attributes(); !r) {
-            return r;
-        }
-        if (auto r = parse_value(); !r) {
-            return r;
-        }
-        if (auto r = skip_ws(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_ws());
+        POLYCODEC_TRY(parse_attributes());
+        POLYCODEC_TRY(parse_value());
+        POLYCODEC_TRY(skip_ws());
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
                                    "expected end of input, saw " + describe_at(pos_)));
@@ -193,9 +186,7 @@ private:
     // ---- attributes: #![enable(...)], #![type = "..."], #![schema = "..."] ----
 
     result<void> expect_char(char c, const char* what) {
-        if (auto r = skip_ws(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_ws());
         if (peek(pos_) != c || pos_ >= in_.size()) {
             return fail(unexpected(what));
         }
@@ -206,18 +197,12 @@ private:
     result<void> parse_attributes() {
         while (pos_ < in_.size() && in_[pos_] == '#') {
             ++pos_;
-            if (auto r = expect_char('!', "'!' after '#'"); !r) {
-                return r;
-            }
-            if (auto r = expect_char('[', "'[' after '#!'"); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(expect_char('!', "'!' after '#'"));
+            POLYCODEC_TRY(expect_char('[', "'[' after '#!'"));
             std::size_t name_at = pos_;
             std::string_view name = read_std_ident();
             if (name == "enable") {
-                if (auto r = expect_char('(', "'(' after 'enable'"); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(expect_char('(', "'(' after 'enable'"));
                 for (;;) {
                     if (pos_ < in_.size() && in_[pos_] == ')') {
                         break;
@@ -235,14 +220,10 @@ private:
                         return fail(make_error(errc::unexpected_char, ext_at,
                                                "unknown extension '" + std::string(ext) + "'"));
                     }
-                    if (auto r = skip_ws(); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(skip_ws());
                     if (pos_ < in_.size() && in_[pos_] == ',') {
                         ++pos_;
-                        if (auto r = skip_ws(); !r) {
-                            return r;
-                        }
+                        POLYCODEC_TRY(skip_ws());
                         continue;
                     }
                     if (pos_ < in_.size() && in_[pos_] == ')') {
@@ -252,25 +233,19 @@ private:
                 }
                 ++pos_;
             } else if (name == "type" || name == "schema") {
-                if (auto r = expect_char('=', "'=' in the attribute"); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(expect_char('=', "'=' in the attribute"));
                 if (pos_ >= in_.size() || in_[pos_] != '"') {
                     return fail(unexpected("a string"));
                 }
                 // Parsed for its syntax only.
-                if (auto r = skip_string_literal(); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(skip_string_literal());
             } else {
                 return fail(make_error(errc::unexpected_char, name_at,
                                        name.empty()
                                            ? "expected an attribute, saw " + describe_at(name_at)
                                            : "unknown attribute '" + std::string(name) + "'"));
             }
-            if (auto r = expect_char(']', "']' closing the attribute"); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(expect_char(']', "']' closing the attribute"));
         }
         return {};
     }
@@ -421,14 +396,10 @@ private:
     // Separator logic shared by lists, maps, tuples and structs: after an element, either
     // ',' (then the closer may follow) or the closer. Returns true when the closer was eaten.
     result<bool> after_element(char closer, const char* what) {
-        if (auto r = skip_ws(); !r) {
-            return fail(r.error());
-        }
+        POLYCODEC_TRY(skip_ws());
         if (pos_ < in_.size() && in_[pos_] == ',') {
             ++pos_;
-            if (auto r = skip_ws(); !r) {
-                return fail(r.error());
-            }
+            POLYCODEC_TRY(skip_ws());
             if (pos_ < in_.size() && in_[pos_] == closer) {
                 ++pos_;
                 return true;
@@ -449,9 +420,7 @@ private:
             return {};
         }
         for (;;) {
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_value());
             auto done = after_element(closer, what);
             if (!done) {
                 return fail(done.error());
@@ -463,28 +432,18 @@ private:
     }
 
     result<void> parse_list() {
-        if (auto r = open_container(false); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(open_container(false));
         ++pos_;
-        if (auto r = skip_ws(); !r) {
-            return r;
-        }
-        if (auto r = parse_elements(']', "',' or ']'"); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_ws());
+        POLYCODEC_TRY(parse_elements(']', "',' or ']'"));
         b_.end_array();
         return {};
     }
 
     result<void> parse_map() {
-        if (auto r = open_container(true); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(open_container(true));
         ++pos_;
-        if (auto r = skip_ws(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_ws());
         if (pos_ < in_.size() && in_[pos_] == '}') {
             ++pos_;
             b_.end_map();
@@ -498,19 +457,13 @@ private:
             if (!key) {
                 return key;
             }
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ws());
             if (pos_ >= in_.size() || in_[pos_] != ':') {
                 return fail(unexpected("':' after a map key"));
             }
             ++pos_;
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ws());
+            POLYCODEC_TRY(parse_value());
             auto done = after_element('}', "',' or '}'");
             if (!done) {
                 return fail(done.error());
@@ -525,33 +478,23 @@ private:
 
     // Named fields `name: value, ...` up to ')': a struct is a map of its fields.
     result<void> parse_fields() {
-        if (auto r = open_container(true); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(open_container(true));
         for (;;) {
             std::string_view name;
             std::size_t q = ident_end(pos_, &name);
             if (q == pos_) {
                 return fail(unexpected("a field name"));
             }
-            if (auto r = check_ident_utf8(name); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(check_ident_utf8(name));
             b_.add_string(name);
             pos_ = q;
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ws());
             if (pos_ >= in_.size() || in_[pos_] != ':') {
                 return fail(unexpected("':' after a field name"));
             }
             ++pos_;
-            if (auto r = skip_ws(); !r) {
-                return r;
-            }
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_ws());
+            POLYCODEC_TRY(parse_value());
             auto done = after_element(')', "',' or ')'");
             if (!done) {
                 return fail(done.error());
@@ -568,9 +511,7 @@ private:
     // (an array).
     result<void> parse_paren() {
         ++pos_;
-        if (auto r = skip_ws(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_ws());
         if (pos_ < in_.size() && in_[pos_] == ')') {
             ++pos_;
             b_.add_null();
@@ -579,12 +520,8 @@ private:
         if (at_field(pos_)) {
             return parse_fields();
         }
-        if (auto r = open_container(false); !r) {
-            return r;
-        }
-        if (auto r = parse_elements(')', "',' or ')'"); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(open_container(false));
+        POLYCODEC_TRY(parse_elements(')', "',' or ')'"));
         b_.end_array();
         return {};
     }
@@ -719,9 +656,7 @@ private:
         if (q == pos_) {
             return fail(unexpected("a value"));
         }
-        if (auto r = check_ident_utf8(name); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(check_ident_utf8(name));
         pos_ = q;
         if (!raw) {
             if (name == "true" || name == "false") {
@@ -744,17 +679,13 @@ private:
             return {};
         }
         pos_ = after + 1;
-        if (auto r = skip_ws(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_ws());
         if (!raw && name == "Some") {
             // Some(x) is x.
             if (pos_ < in_.size() && in_[pos_] == ')') {
                 return fail(unexpected("a value inside Some(...)"));
             }
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_value());
             auto done = after_element(')', "')' closing Some(...)");
             if (!done) {
                 return fail(done.error());
@@ -767,9 +698,7 @@ private:
         if (pos_ < in_.size() && in_[pos_] == ')') {
             // Name(): a named struct without fields.
             ++pos_;
-            if (auto r = open_container(true); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(open_container(true));
             b_.end_map();
             return {};
         }
@@ -784,22 +713,14 @@ private:
             std::size_t f = skip_ws_from(e + 1, nullptr);
             tuple = f != std::string_view::npos && f < in_.size() && in_[f] != ')';
         }
-        if (auto r = open_container(true); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(open_container(true));
         b_.add_string(name);
         if (tuple) {
-            if (auto r = open_container(false); !r) {
-                return r;
-            }
-            if (auto r = parse_elements(')', "',' or ')'"); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(open_container(false));
+            POLYCODEC_TRY(parse_elements(')', "',' or ')'"));
             b_.end_array();
         } else {
-            if (auto r = parse_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_value());
             auto done = after_element(')', "',' or ')'");
             if (!done) {
                 return fail(done.error());
@@ -970,9 +891,7 @@ private:
             }
             p = *r;
         }
-        if (auto r = finish_string(out, w, start, p, bytes); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(finish_string(out, w, start, p, bytes));
         pos_ = p + 1;
         return {};
     }
@@ -1365,14 +1284,10 @@ private:
         if (peek(pos_) == '=') {
             ++pos_;
         }
-        if (auto r = open_container(true); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(open_container(true));
         if (has_start) {
             b_.add_string("start");
-            if (auto r = emit_number(start_tok); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(emit_number(start_tok));
         }
         std::size_t q = skip_ws_from(pos_, nullptr);
         if (q != std::string_view::npos && q < in_.size() &&
@@ -1384,9 +1299,7 @@ private:
                 return fail(t.error());
             }
             b_.add_string("end");
-            if (auto r = emit_number(*t); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(emit_number(*t));
             pos_ = t->end;
         }
         b_.end_map();
@@ -1520,17 +1433,13 @@ public:
                 return write(v.tagged_value(), depth);
             case kind::array: {
                 out_.push_back('[');
-                if (auto r = write_children(v, depth, false); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write_children(v, depth, false));
                 out_.push_back(']');
                 return {};
             }
             case kind::map: {
                 out_.push_back('{');
-                if (auto r = write_children(v, depth, true); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write_children(v, depth, true));
                 out_.push_back('}');
                 return {};
             }
@@ -1555,9 +1464,7 @@ private:
                 first = false;
                 newline(depth + 1);
             }
-            if (auto r = write(c, depth + 1); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write(c, depth + 1));
             if (map && key) {
                 out_.append(opt_.pretty ? ": " : ":");
             } else if (opt_.pretty) {

@@ -11,6 +11,7 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -57,15 +58,9 @@ public:
     sexpr_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
 
     result<void> run() {
-        if (auto r = skip_atmosphere(); !r) {
-            return r;
-        }
-        if (auto r = parse_datum(); !r) {
-            return r;
-        }
-        if (auto r = skip_atmosphere(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_atmosphere());
+        POLYCODEC_TRY(parse_datum());
+        POLYCODEC_TRY(skip_atmosphere());
         if (pos_ != in_.size()) {
             return fail(make_error(errc::trailing_content, pos_,
                                    "expected end of input, saw " + describe_at(pos_)));
@@ -255,42 +250,30 @@ private:
     // or any non-empty list) is an association list, so a map; any other list is an array.
     // An element's '(' is consumed before its kind is known, so nothing is read twice.
     result<void> parse_list_body() {
-        if (auto r = skip_atmosphere(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_atmosphere());
         if (pos_ < in_.size() && in_[pos_] == ')') {
             ++pos_;
-            if (auto r = open_container(true); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(open_container(true));
             e_end_map();
             return {};
         }
         if (pos_ < in_.size() && in_[pos_] == '(') {
             std::size_t open = pos_;
             ++pos_;
-            if (auto r = skip_atmosphere(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_atmosphere());
             if (pos_ >= in_.size() || in_[pos_] != ')') {
                 // The first element is a pair: an association list.
                 if (auto r = open_container(true); !r) {
                     pos_ = open;
                     return r;
                 }
-                if (auto r = parse_entry(); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(parse_entry());
                 return parse_alist();
             }
             // The first element is (), the empty map: an array.
             ++pos_;
-            if (auto r = open_container(false); !r) {
-                return r;
-            }
-            if (auto r = empty_map(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(open_container(false));
+            POLYCODEC_TRY(empty_map());
         } else if (auto r = open_container(false); !r) {
             return r;
         }
@@ -316,9 +299,7 @@ private:
     // The elements of an array-list up to its ')'.
     result<void> parse_array_rest() {
         for (;;) {
-            if (auto r = skip_atmosphere(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_atmosphere());
             if (pos_ >= in_.size()) {
                 return fail(unexpected("')'"));
             }
@@ -339,14 +320,10 @@ private:
             if (in_[pos_] == '(') {
                 std::size_t open = pos_;
                 ++pos_;
-                if (auto r = skip_atmosphere(); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(skip_atmosphere());
                 if (pos_ < in_.size() && in_[pos_] == ')') {
                     ++pos_;
-                    if (auto r = empty_map(); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(empty_map());
                     continue;
                 }
                 if (discard_ == 0) {
@@ -365,9 +342,7 @@ private:
                 }
                 continue;
             }
-            if (auto r = parse_datum(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_datum());
         }
         e_end_array();
         return {};
@@ -376,9 +351,7 @@ private:
     // The entries after the first of an association list, up to its ')'.
     result<void> parse_alist() {
         for (;;) {
-            if (auto r = skip_atmosphere(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_atmosphere());
             if (pos_ >= in_.size()) {
                 return fail(unexpected("')'"));
             }
@@ -388,18 +361,14 @@ private:
             }
             if (in_[pos_] != '(') {
                 if (discard_ != 0) {
-                    if (auto r = at_dot() ? (++pos_, result<void>{}) : parse_datum(); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(at_dot() ? (++pos_, result<void>{}) : parse_datum());
                     continue;
                 }
                 return fail(unexpected("a (key . value) pair in an association list"));
             }
             std::size_t open = pos_;
             ++pos_;
-            if (auto r = skip_atmosphere(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_atmosphere());
             if (pos_ < in_.size() && in_[pos_] == ')') {
                 if (discard_ != 0) {
                     ++pos_;
@@ -408,9 +377,7 @@ private:
                 pos_ = open;
                 return fail(unexpected("a (key . value) pair in an association list"));
             }
-            if (auto r = parse_entry(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_entry());
         }
         e_end_map();
         return {};
@@ -431,21 +398,13 @@ private:
         if (!key) {
             return key;
         }
-        if (auto r = skip_atmosphere(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(skip_atmosphere());
         if (at_dot()) {
             // (key . value)
             ++pos_;
-            if (auto r = skip_atmosphere(); !r) {
-                return r;
-            }
-            if (auto r = parse_datum(); !r) {
-                return r;
-            }
-            if (auto r = skip_atmosphere(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_atmosphere());
+            POLYCODEC_TRY(parse_datum());
+            POLYCODEC_TRY(skip_atmosphere());
             if (pos_ >= in_.size() || in_[pos_] != ')') {
                 return fail(unexpected("')' closing a (key . value) pair"));
             }
@@ -502,13 +461,9 @@ private:
     }
 
     result<void> parse_vector() {
-        if (auto r = open_container(false); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(open_container(false));
         for (;;) {
-            if (auto r = skip_atmosphere(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_atmosphere());
             if (pos_ >= in_.size()) {
                 return fail(unexpected("')' closing a vector"));
             }
@@ -516,9 +471,7 @@ private:
                 ++pos_;
                 break;
             }
-            if (auto r = parse_datum(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(parse_datum());
         }
         e_end_array();
         return {};
@@ -527,9 +480,7 @@ private:
     result<void> parse_bytevector() {
         scratch_.clear();
         for (;;) {
-            if (auto r = skip_atmosphere(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(skip_atmosphere());
             if (pos_ >= in_.size()) {
                 return fail(unexpected("')' closing a bytevector"));
             }
@@ -1170,9 +1121,7 @@ public:
                 for (value c : v.items()) {
                     separator(first, depth + 1);
                     first = false;
-                    if (auto r = write(c, depth + 1); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(c, depth + 1));
                 }
                 close(first, depth);
                 return {};
@@ -1184,13 +1133,9 @@ public:
                     separator(first, depth + 1);
                     first = false;
                     out_.push_back('(');
-                    if (auto r = write_key(k); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_key(k));
                     out_.append(" . ");
-                    if (auto r = write(val, depth + 1); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(val, depth + 1));
                     out_.push_back(')');
                 }
                 close(first, depth);

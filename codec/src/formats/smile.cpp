@@ -11,8 +11,9 @@
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/decimal.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
-#include "ubjson/decimal.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -75,9 +76,7 @@ public:
             raw_binary_ = (flags & header_flag_raw_binary) != 0;
             pos_ = 4;
         }
-        if (auto r = read_value(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(read_value());
         if (pos_ < in_.size() && byte(pos_) == 0xff) {
             ++pos_;  // the optional end-of-content marker
         }
@@ -230,13 +229,9 @@ private:
                                        " bytes exceeds the limit of " +
                                        std::to_string(max_big_bytes)));
         }
-        if (auto r = check_7bit(start, *n, "big integer"); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(check_7bit(start, *n, "big integer"));
         std::string bytes(static_cast<std::size_t>(*n), '\0');
-        if (auto r = read_7bit(bytes.size(), "big integer", bytes.data()); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(read_7bit(bytes.size(), "big integer", bytes.data()));
         bool neg = (static_cast<unsigned char>(bytes[0]) & 0x80) != 0;
         if (neg) {
             for (char& c : bytes) {
@@ -372,9 +367,7 @@ private:
             case 0x26: {
                 bool neg = false;
                 std::string digits;
-                if (auto r = read_big_integer(start, &neg, &digits); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(read_big_integer(start, &neg, &digits));
                 add_integer_digits(b_, neg, digits);
                 return {};
             }
@@ -411,9 +404,7 @@ private:
                 }
                 bool neg = false;
                 std::string digits;
-                if (auto r = read_big_integer(start, &neg, &digits); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(read_big_integer(start, &neg, &digits));
                 if (!b_.begin_tagged(decimal_fraction_tag, tag_space::cbor) || !b_.begin_array()) {
                     return container_limit(start);
                 }
@@ -445,15 +436,11 @@ private:
                 if (!n) {
                     return fail(n.error());
                 }
-                if (auto r = check_7bit(start, *n, "binary"); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(check_7bit(start, *n, "binary"));
                 // Decoded straight into the document's payload buffer.
                 auto len = static_cast<std::size_t>(*n);
                 char* p = b_.begin_string(len);
-                if (auto r = read_7bit(len, "binary", p); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(read_7bit(len, "binary", p));
                 b_.end_string(p + len, kind::bytes);
                 return {};
             }
@@ -513,9 +500,7 @@ private:
                 ++pos_;
                 break;
             }
-            if (auto r = read_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(read_value());
         }
         if (!b_.ok()) {
             return container_limit(start);
@@ -537,12 +522,8 @@ private:
             if (t == 0xfb) {
                 break;
             }
-            if (auto r = read_key(t, kstart); !r) {
-                return r;
-            }
-            if (auto r = read_value(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(read_key(t, kstart));
+            POLYCODEC_TRY(read_value());
         }
         if (!b_.ok()) {
             return container_limit(start);
@@ -678,21 +659,15 @@ private:
             case kind::array:
                 out_.push_back(static_cast<char>(0xf8));
                 for (value c : v.items()) {
-                    if (auto r = write(c); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(c));
                 }
                 out_.push_back(static_cast<char>(0xf9));
                 return {};
             case kind::map:
                 out_.push_back(static_cast<char>(0xfa));
                 for (auto [k, val] : v.entries()) {
-                    if (auto r = write_key(k); !r) {
-                        return r;
-                    }
-                    if (auto r = write(val); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_key(k));
+                    POLYCODEC_TRY(write(val));
                 }
                 out_.push_back(static_cast<char>(0xfb));
                 return {};

@@ -16,6 +16,7 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -91,9 +92,7 @@ public:
         });
         for (const auto& [k, v] : entries) {
             b_.add_string(k->str());
-            if (auto r = node(*v); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(node(*v));
         }
         b_.end_map();
         return {};
@@ -115,9 +114,7 @@ private:
                     return limit(n);
                 }
                 for (const toml::node& e : a) {
-                    if (auto r = node(e); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(node(e));
                 }
                 b_.end_array();
                 return {};
@@ -226,9 +223,7 @@ result<void> decode_toml(std::string_view in, builder& b, const decode_options&)
         return fail(make_error(code, off, std::move(msg)));
     }
     toml_reader r(in, b);
-    if (auto res = r.table(root); !res) {
-        return res;
-    }
+    POLYCODEC_TRY(r.table(root));
     // The encoder refuses documents deeper than any TOML reader takes back (toml++ stops at
     // 256 nested values), so the decoder does too, though deep dotted keys parse.
     if (b.doc().tape().size() > 2 * max_toml_depth &&
@@ -373,9 +368,7 @@ public:
         }
         if (*s == slot::simple) {
             out_.append("root = ");
-            if (auto r = inline_value(root); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(inline_value(root));
             out_.push_back('\n');
         }
         return {};
@@ -473,9 +466,7 @@ private:
         std::size_t i = 0;
         for (entry e : m.entries()) {
             f.ents.push_back(e);
-            if (auto r = key_text(e.key, f.keys[i]); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(key_text(e.key, f.keys[i]));
             ++i;
         }
         if (n < 2) {
@@ -536,9 +527,7 @@ private:
     result<void> table_body(value m, const std::string& path) {
         frame_guard g(*this);
         table_frame& f = g.f;
-        if (auto r = prepare_keys(m, f); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(prepare_keys(m, f));
         const std::size_t count = f.ents.size();
         writing_order(f, count);
         f.slots.assign(count, slot::drop);
@@ -571,9 +560,7 @@ private:
             if (f.slots[i] == slot::simple) {
                 write_key_text(out_, f.keys[i]);
                 out_.append(" = ");
-                if (auto r = inline_value(v); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(inline_value(v));
                 out_.push_back('\n');
             }
         }
@@ -591,9 +578,7 @@ private:
                     out_.push_back('[');
                     out_.append(sub);
                     out_.append("]\n");
-                    if (auto r = table_body(v, sub); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(table_body(v, sub));
                 } else if (auto r = table_array(v, sub); !r) {
                     return r;
                 }
@@ -610,9 +595,7 @@ private:
             out_.append("[[");
             out_.append(path);
             out_.append("]]\n");
-            if (auto r = table_body(e, path); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(table_body(e, path));
         }
         return {};
     }
@@ -678,9 +661,7 @@ private:
                         out_.append(", ");
                     }
                     first = false;
-                    if (auto r = inline_value(e); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(inline_value(e));
                 }
                 out_.push_back(']');
                 return {};
@@ -688,9 +669,7 @@ private:
             case kind::map: {
                 frame_guard g(*this);
                 table_frame& f = g.f;
-                if (auto r = prepare_keys(v, f); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(prepare_keys(v, f));
                 const std::size_t count = f.ents.size();
                 writing_order(f, count);
                 out_.push_back('{');
@@ -710,9 +689,7 @@ private:
                     first = false;
                     write_key_text(out_, f.keys[n]);
                     out_.append(" = ");
-                    if (auto r = inline_value(e); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(inline_value(e));
                 }
                 out_.append(first ? "}" : " }");
                 return {};

@@ -7,8 +7,9 @@
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/decimal.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
-#include "ubjson/decimal.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -59,9 +60,7 @@ public:
     ubjson_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
 
     result<void> run() {
-        if (auto r = read_value(); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(read_value());
         skip_noop();
         if (pos_ != in_.size()) {
             return fail(make_error(
@@ -355,9 +354,7 @@ private:
                 b_.add_string(*k);
             }
             if (type != 0) {
-                if (auto r = read_typed(type, pos_); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(read_typed(type, pos_));
             } else if (auto r = read_value(); !r) {
                 return r;
             }
@@ -446,21 +443,15 @@ public:
                 out_.append("[#", 2);
                 write_int(static_cast<std::int64_t>(v.size()));
                 for (value c : v.items()) {
-                    if (auto r = write(c); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(c));
                 }
                 return {};
             case kind::map:
                 out_.append("{#", 2);
                 write_int(static_cast<std::int64_t>(v.size()));
                 for (auto [k, val] : v.entries()) {
-                    if (auto r = write_key(k); !r) {
-                        return r;
-                    }
-                    if (auto r = write(val); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_key(k));
+                    POLYCODEC_TRY(write(val));
                 }
                 return {};
         }

@@ -6,7 +6,7 @@
 //   a[]=1&a[]=2        {"a": ["1", "2"]}
 //   a[1]=y&a[0]=x      {"a": ["x", "y"]}             indices order the array, gaps close up
 // Keys are percent-decoded before their brackets are read (as qs does). With infer=true values
-// are typed by urlform/infer.hpp. The writer takes a map and writes qs.stringify's form with
+// are typed by detail/infer.hpp. The writer takes a map and writes qs.stringify's form with
 // encodeValuesOnly (brackets literal, indices for arrays) and RFC 3986 percent-encoding (space
 // as %20). docs/formats/urlform.md has every rule.
 #include <algorithm>
@@ -18,8 +18,9 @@
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/infer.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
-#include "urlform/infer.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -107,9 +108,7 @@ public:
             std::size_t amp = in_.find('&', pos);
             std::size_t end = amp == std::string_view::npos ? in_.size() : amp;
             if (end > pos) {
-                if (auto r = pair(pos, end); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(pair(pos, end));
             }
             pos = end + 1;
         }
@@ -463,9 +462,7 @@ private:
             }
             std::sort(order.begin() + static_cast<std::ptrdiff_t>(obase), order.end());
             for (std::size_t i = 0; i < count; ++i) {
-                if (auto r = emit(ids[base + order[obase + i].second], depth + 1); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(emit(ids[base + order[obase + i].second], depth + 1));
             }
             order.resize(obase);
             ids.resize(base);
@@ -520,17 +517,13 @@ private:
                 }
                 for (std::size_t j = i; j < count; ++j) {
                     if (group_of[gbase + j] == i) {
-                        if (auto r = emit(ids[base + j], depth + 1); !r) {
-                            return r;
-                        }
+                        POLYCODEC_TRY(emit(ids[base + j], depth + 1));
                     }
                 }
                 b_.end_array();
                 continue;
             }
-            if (auto r = emit(c, depth + 1); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(emit(c, depth + 1));
         }
         group_of.resize(gbase);
         ids.resize(base);
@@ -654,9 +647,7 @@ public:
                 for (value c : v.items()) {
                     prefix_.resize(base);
                     percent_encode(prefix_, key_);
-                    if (auto r = write(c); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(c));
                 }
                 continue;
             }
@@ -681,9 +672,7 @@ public:
             if (!top) {
                 prefix_.push_back(']');
             }
-            if (auto r = write(v); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write(v));
         }
         prefix_.resize(base);
         return {};
@@ -738,9 +727,7 @@ private:
                     prefix_.push_back('[');
                     prefix_.append(buf, tc.ptr);
                     prefix_.push_back(']');
-                    if (auto r = write(c); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write(c));
                 }
                 prefix_.resize(base);
                 return {};

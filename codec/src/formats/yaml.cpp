@@ -19,6 +19,7 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -421,9 +422,7 @@ public:
         yaml_parser_set_encoding(&parser_, YAML_UTF8_ENCODING);
         std::size_t documents = 0;
         for (;;) {
-            if (auto r = next(); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(next());
             switch (ev_.type) {
                 case YAML_STREAM_START_EVENT:
                     if (opt_.multi && !b_.begin_array()) {
@@ -449,9 +448,7 @@ public:
                 case YAML_DOCUMENT_END_EVENT:
                     break;
                 default:
-                    if (auto r = node(); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(node());
             }
         }
     }
@@ -580,9 +577,7 @@ private:
                 return alias();
             case YAML_SEQUENCE_START_EVENT:
             case YAML_MAPPING_START_EVENT: {
-                if (auto r = check_key_position(true); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(check_key_position(true));
                 bool is_map = ev_.type == YAML_MAPPING_START_EVENT;
                 const unsigned char* anchor =
                     is_map ? ev_.data.mapping_start.anchor : ev_.data.sequence_start.anchor;
@@ -639,9 +634,7 @@ private:
                                    "alias *" + name + " refers to a node that contains it"));
         }
         value src(&b_.doc(), it->second.index);
-        if (auto r = check_key_position(src.is_container()); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(check_key_position(src.is_container()));
         if (it->second.size > budget_) {
             return fail(make_error(errc::size_exceeded, at,
                                    "aliases expand beyond the budget of " +
@@ -657,9 +650,7 @@ private:
     }
 
     result<void> scalar() {
-        if (auto r = check_key_position(false); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(check_key_position(false));
         const auto& sc = ev_.data.scalar;
         std::string_view text(reinterpret_cast<const char*>(sc.value), sc.length);
         std::size_t start = b_.next_index();
@@ -671,9 +662,7 @@ private:
         remember_anchor(sc.anchor, start);
         std::string_view tag =
             sc.tag != nullptr ? reinterpret_cast<const char*>(sc.tag) : std::string_view();
-        if (auto r = resolve(text, tag, sc.style == YAML_PLAIN_SCALAR_STYLE); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(resolve(text, tag, sc.style == YAML_PLAIN_SCALAR_STYLE));
         if (sc.anchor != nullptr) {
             complete_anchor(reinterpret_cast<const char*>(sc.anchor), start, bytes_start);
         }
@@ -1302,9 +1291,7 @@ public:
         if (after_indicator) {
             out_.push_back(' ');
         }
-        if (auto r = write_scalar(v); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(write_scalar(v));
         out_.push_back('\n');
         return {};
     }
@@ -1434,9 +1421,7 @@ public:
             } else {
                 value kv(doc, i);
                 sync(w);
-                if (auto r = write_key_checked(kv, static_cast<int>(indent)); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write_key_checked(kv, static_cast<int>(indent)));
                 resume();
                 i = kv.end_index();
             }
@@ -1547,9 +1532,7 @@ public:
                     }
                     value cv(doc, i);
                     sync(w);
-                    if (auto r = write_value(cv, 2 * depth, ctx != at_root, ctx == after_dash); !r) {
-                        return r;
-                    }
+                    POLYCODEC_TRY(write_value(cv, 2 * depth, ctx != at_root, ctx == after_dash));
                     resume();
                     i = cv.end_index();
                     goto element_end;
@@ -1575,9 +1558,7 @@ public:
                 }
                 value ov(doc, i);
                 sync(w);
-                if (auto r = write_value(ov, 2 * depth, ctx != at_root, ctx == after_dash); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write_value(ov, 2 * depth, ctx != at_root, ctx == after_dash));
                 resume();
                 i = ov.end_index();
                 goto element_end;
@@ -1615,9 +1596,7 @@ private:
     // A map key at `indent`; a key longer than 1000 bytes takes the explicit "? " form.
     result<void> write_key_checked(value key, int indent) {
         std::size_t key_start = out_.size();
-        if (auto r = write_key(key); !r) {
-            return r;
-        }
+        POLYCODEC_TRY(write_key(key));
         if (out_.size() - key_start > 1000) {
             // Implicit keys are limited to 1024 characters: use the explicit "? " form.
             std::string text(out_.view().substr(key_start));
@@ -1647,9 +1626,7 @@ private:
                 }
                 first = false;
                 out_.push_back('-');
-                if (auto r = write_value(item, indent + 2, true, true); !r) {
-                    return r;
-                }
+                POLYCODEC_TRY(write_value(item, indent + 2, true, true));
             }
             return {};
         }
@@ -1673,14 +1650,10 @@ private:
                 pad(indent);
             }
             first = false;
-            if (auto r = write_key_checked(key, indent); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write_key_checked(key, indent));
             out_.push_back(':');
             // A sequence under a key is indented too (as npm yaml writes it).
-            if (auto r = write_value(val, indent + 2, true, false); !r) {
-                return r;
-            }
+            POLYCODEC_TRY(write_value(val, indent + 2, true, false));
         }
         return {};
     }

@@ -1,6 +1,7 @@
 #pragma once
 // The seam through which other text formats reuse the JSON reader and writer of json.cpp
 // (ndjson reads one JSON value per line; ini and dotenv write JSON text as lossy fallbacks).
+// The definitions are in formats/json.cpp.
 
 #include <cstddef>
 #include <cstdint>

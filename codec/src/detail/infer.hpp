@@ -1,17 +1,17 @@
 #pragma once
-// Typing of text values with infer=true, shared by the urlform and ini readers and their
-// writers (which must know what an inferring reader would make of a string): "true", "false",
-// integers and floats in JSON grammar (no leading zeros, no '+', no ".5"), "NaN", "Infinity"
-// and "-Infinity". Everything else, the empty text included, stays a string.
+// Typing of text values with infer=true, shared by the urlform, ini, dotenv and csv readers
+// and their writers (which must know what an inferring reader would make of a string):
+// "true", "false", integers and floats in JSON grammar (no leading zeros, no '+', no ".5"),
+// "NaN", "Infinity" and "-Infinity". Everything else, the empty text included, stays a string.
 #include <charconv>
 #include <cmath>
-#include <string>
 #include <limits>
+#include <string>
 #include <string_view>
 
-#include "../../detail/base64.hpp"
-#include "../../detail/number.hpp"
-#include "../json5/text.hpp"
+#include "detail/base64.hpp"
+#include "detail/number.hpp"
+#include "detail/text.hpp"
 #include "polycodec/document.hpp"
 
 namespace polycodec::detail::textinfer {

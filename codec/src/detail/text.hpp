@@ -1,6 +1,7 @@
 #pragma once
-// Small text helpers shared by the JSON5 and HJSON readers and writers: code point decoding of
-// input that is already valid UTF-8, hex digits, error wording, integer text classification.
+// Small text helpers shared by the JSON5, HJSON and CSV readers and writers and by infer.hpp:
+// code point decoding of input that is already valid UTF-8, hex digits, error wording, integer
+// text classification.
 
 #include <charconv>
 #include <cmath>
