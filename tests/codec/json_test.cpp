@@ -12,7 +12,7 @@
 #include <simdjson.h>
 
 #include "support/support.hpp"
-#include "../codec/src/formats/json_internal.hpp"
+#include "../codec/src/detail/json_text.hpp"
 
 namespace polycodec {
 namespace {
