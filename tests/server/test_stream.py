@@ -107,9 +107,11 @@ class StreamTest(unittest.TestCase):
         return parse_answer(raw)
 
     def assert_at_rest(self):
+        """No request in flight but the scrape itself, and every stream window given back."""
         deadline = time.monotonic() + 10
-        while metric(self.server, "polycodec_inflight_requests", 'transport="http"') > 1:
-            self.assertLess(time.monotonic(), deadline, "inflight requests stay up")
+        while (metric(self.server, "polycodec_inflight_requests", 'transport="http"') > 1 or
+               metric(self.server, "polycodec_memory_reserved_bytes") != 0):
+            self.assertLess(time.monotonic(), deadline, "inflight requests or reservations stay")
             time.sleep(0.1)
 
     def test_ndjson_to_csv_larger_than_max_body(self):

@@ -310,6 +310,14 @@ public:
     /// memo references. Checks the budget before copying.
     bool add_copy(value v);
 
+    /// Makes room for at least `tape_words` words and `payload_bytes` bytes in all (a decoder
+    /// that can estimate its document's size avoids the copies of growth by doubling). Pages
+    /// that are never written stay unused memory.
+    void reserve(std::size_t tape_words, std::size_t payload_bytes) {
+        doc_->tape_.reserve(tape_words);
+        doc_->bytes_.reserve(payload_bytes);
+    }
+
     /// Depth of open containers and tags.
     std::size_t depth() const noexcept { return stack_.size(); }
     /// ok, depth_exceeded or size_exceeded.
