@@ -769,7 +769,7 @@ int run_stream_load(int argc, char** argv) {
     std::uint64_t out_bytes = received.load();
     std::printf("from,to,in_bytes,out_bytes,records_in,records_out,seconds,in_MBps,out_MBps,"
                 "server_rss_start_kib,server_rss_peak_kib,server_hwm_kib,rss_samples,complete\n");
-    std::printf("%s,%s,%llu,%llu,%llu,%llu,%.3f,%.1f,%.1f,%ld,%ld,%ld,%llu,%s\n",
+    std::printf("%s,%s,%llu,%llu,%llu,%llu,%.6f,%.1f,%.1f,%ld,%ld,%ld,%llu,%s\n",
                 std::string(from.name).c_str(), std::string(to.name).c_str(),
                 static_cast<unsigned long long>(in_bytes),
                 static_cast<unsigned long long>(out_bytes),
