@@ -63,33 +63,11 @@ inferred infer_kind(std::string_view s) {
 }
 
 void add_inferred(builder& b, std::string_view s) {
-    switch (infer_kind(s)) {
-        case inferred::null:
-            b.add_null();
-            return;
-        case inferred::boolean:
-            b.add_bool(s == "true");
-            return;
-        case inferred::integer:
-            text::add_decimal_integer(b, s);
-            return;
-        case inferred::floating: {
-            double d = 0;
-            if (s == "NaN") {
-                d = std::numeric_limits<double>::quiet_NaN();
-            } else if (s == "Infinity" || s == "-Infinity") {
-                d = s[0] == '-' ? -std::numeric_limits<double>::infinity()
-                                : std::numeric_limits<double>::infinity();
-            } else {
-                text::parse_double(s, d);
-            }
-            b.add_double(d);
-            return;
-        }
-        case inferred::string:
-            b.add_string(s);
-            return;
+    if (s.empty() || s == "null") {
+        b.add_null();
+        return;
     }
+    textinfer::add(b, s);  // the rest as urlform, INI and dotenv type it
 }
 
 // ---- reader ----

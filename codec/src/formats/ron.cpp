@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "detail/lossy.hpp"
+#include "detail/text.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -27,18 +28,7 @@ constexpr bool is_ident_char(unsigned char c) noexcept {
     return is_ident_start(c) || (c >= '0' && c <= '9');
 }
 constexpr bool is_dec(char c) noexcept { return c >= '0' && c <= '9'; }
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
+using text::hex_value;  // detail/text.hpp
 
 // dec = dec * base + digit, on decimal text (for integer literals beyond 64 bits).
 void decimal_mul_add(std::string& dec, unsigned base, unsigned digit) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "detail/lossy.hpp"
+#include "detail/text.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -18,18 +19,7 @@ namespace polycodec::detail {
 namespace {
 
 constexpr bool is_dec(char c) noexcept { return c >= '0' && c <= '9'; }
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
+using text::hex_value;  // detail/text.hpp
 constexpr bool is_space(char c) noexcept {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\v';
 }
