@@ -42,7 +42,7 @@ const decode_case decode_table[] = {
     {"3b ff ff ff ff ff ff ff ff", "-18446744073709551616n"},
     // Floats of the three widths, widened exactly.
     {"f9 3c 00", "1.0"},
-    {"f9 00 01", "5.960464477539063e-08"},
+    {"f9 00 01", "5.960464477539063e-8"},
     {"f9 7b ff", "65504.0"},
     {"f9 fc 00", "-Infinity"},
     {"fa 3d cc cc cd", "0.10000000149011612"},

@@ -292,7 +292,7 @@ TEST(EdnEncode, ExactOutput) {
          "[18446744073709551615N 123456789012345678901234567890N -99999999999999999999N]"},
         // floats always with '.' or an exponent, exponents without leading zeros
         {"[1.0 -0.0 1.5 1e300 1e-7 5e-324 123456.789 1e21]",
-         "[1.0 -0.0 1.5 1e+300 1e-7 5e-324 123456.789 1e+21]"},
+         "[1.0 -0.0 1.5 1e300 1e-7 5e-324 123456.789 1e21]"},
         {"[##NaN ##Inf ##-Inf]", "[##NaN ##Inf ##-Inf]"},
         {"[1.50M -3M 1e-7M]", "[1.50M -3M 1e-7M]"},
         // map keys that are keyword-safe names are keywords, other strings stay strings

@@ -46,7 +46,7 @@ TEST(FuzzRegressions, EveryFoundInputKeepsTheRoundTripProperty) {
 // digits inside containers as 0.0.
 TEST(FuzzRegressions, LongMantissaFloatsInContainersKeepTheirValue) {
     document d = test::must_decode(format_id::json, "[444444444444412e4, 1234567890123456789.0]");
-    EXPECT_EQ(test::dbg(d), "[4444444444444120064.0,1234567890123456768.0]");
+    EXPECT_EQ(test::dbg(d), "[4444444444444120000.0,1234567890123456800.0]");
 }
 
 // fuzz_decode_csv: a header naming a column twice.

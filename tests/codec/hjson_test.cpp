@@ -148,7 +148,7 @@ TEST(HjsonEncode, DeviationsThatKeepValues) {
 TEST(HjsonEncode, RootScalarsAndFloats) {
     EXPECT_EQ(encode_hj("\"x\\ny\""), "\"x\\ny\"");  // no ''' at the root
     EXPECT_EQ(encode_hj("[1.0, -0.5, 1e300, 12345678901234567890123]"),
-              "[\n  1.0\n  -0.5\n  1e+300\n  12345678901234567890123\n]");
+              "[\n  1.0\n  -0.5\n  1e300\n  12345678901234567890123\n]");
 }
 
 TEST(HjsonEncode, NonFiniteIsUnrepresentableUnlessLossy) {
@@ -220,6 +220,11 @@ TEST(HjsonCorpus, HjsonCppAssets) {
         }
         while (!expected.empty() && expected.back() == '\n') {
             expected.pop_back();
+        }
+        // hjson-cpp writes '+' in positive exponents (1.23456789e+34); our one float text
+        // has none (docs/formats/hjson.md).
+        for (std::size_t p; (p = expected.find("e+")) != std::string::npos;) {
+            expected.erase(p + 1, 1);
         }
         if (ours == expected) {
             ++text_matched;

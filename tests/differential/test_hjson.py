@@ -239,6 +239,9 @@ class HjsonDifferential(unittest.TestCase):
             _, hj, _ = common.convert(["--from", "hjson", "--to", "hjson"], data)
             with open(os.path.join(root, name + "_result.hjson"), "rb") as f:
                 want = f.read().replace(b"\r\n", b"\n")
+            # hjson-cpp writes '+' in positive exponents (1.23456789e+34); our one float
+            # text has none (docs/formats/hjson.md).
+            want = re.sub(rb"(?<=[0-9])e\+(?=[0-9])", b"e", want)
             if hj.rstrip(b"\n") == want.rstrip(b"\n"):
                 matched.append(name)
         print("\nhjson-cpp: %d of %d _result.hjson files matched byte for byte"

@@ -125,7 +125,7 @@ class WeReadGuile(unittest.TestCase):
         _, as_ron, _ = common.convert(["--from", "sexpr", "--to", "ron"], written)
         self.assertEqual(
             as_ron.decode(),
-            '{"two words":1,"s":"\\x01\\x7f\u2028","f":1e+300,"bv":b"\\x00\\xff",'
+            '{"two words":1,"s":"\\x01\\x7f\u2028","f":1e300,"bv":b"\\x00\\xff",'
             '"l":{"a":1,"b":[1,2]},"n":[None,true,false]}')
 
 

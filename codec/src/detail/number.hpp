@@ -1,5 +1,5 @@
 #pragma once
-// Number text: shortest round-trip floats (std::to_chars) and exact integer parsing.
+// Number text: the shared float text (shortest round-trip digits) and integer digits.
 
 #include <charconv>
 #include <cmath>
@@ -12,10 +12,10 @@
 
 namespace polycodec::detail {
 
-/// Writes `d` (finite) in the shortest form that reads back to the same double, with ".0"
-/// appended when the text would otherwise read as an integer ("1.0", "-0.0", "1e+300" stays).
-/// The digits are std::to_chars's (shortest round trip, plain format), computed in-tree by
-/// shortest_double_chars (detail/shortest_double.hpp), byte-identical to to_chars.
+/// Writes `d` (finite) as the float text of the text formats: shortest_double_chars
+/// (detail/shortest_double.hpp: the shortest round-trip digits in JavaScript's layout, no '+'
+/// in the exponent), with ".0" appended when the text would otherwise read as an integer
+/// ("1.0", "-0.0", "100000000000000000000.0"; "1e21" and "1e-7" stay as they are).
 inline void write_double(output_buffer& out, double d) {
     char* p = out.prepare(48);
     if (std::isfinite(d)) [[likely]] {

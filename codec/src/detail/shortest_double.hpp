@@ -1,17 +1,18 @@
 #pragma once
-// The text std::to_chars(first, last, double) writes (shortest round trip, plain format),
-// computed in-tree: about 5x fewer instructions than libstdc++'s to_chars (docs/BENCHMARKS.md).
+// The one float text of every text format (docs/formats/json.md "Float text"): the shortest
+// digits that read back to the same double, laid out as JavaScript's Number.prototype.toString
+// lays them out, but with no '+' in the exponent (1e21, 1e-7, 123456789012345680000). Formats
+// add their own syntax around it (".0" on integral values, YAML 1.1's "1.0e+21") and spell
+// NaN and the infinities themselves. Computed in-tree: about 5x fewer instructions than
+// libstdc++'s to_chars (docs/BENCHMARKS.md).
 //
 // Digits: Schubfach (R. Giulietti, "The Schubfach way to render doubles", 2020), the same
 // shortest digits as Ryu, which libstdc++ uses: the shortest decimal in the rounding interval
 // of the double, the one closest to it when several have that length, the even one on a tie.
-// Layout: as libstdc++ does for the plain format ([charconv.to.chars]): fixed notation unless
-// scientific is shorter (a tie goes to fixed); scientific has at least two exponent digits.
-// Fixed notation of a value >= 2^53 with a non-negative decimal exponent (integers like
-// 123456789012345680000) is left to std::to_chars itself.
 //
-// Checked against std::to_chars on more than 100 million doubles (docs/BENCHMARKS.md) and by
-// the JsonEncode.DoublesMatchToChars test in tests/codec/json_test.cpp.
+// Checked against std::to_chars's scientific digits laid out by the rules below (the
+// JsonEncode.DoublesMatchReferenceLayout test in tests/codec/json_test.cpp), and against
+// node's JSON.stringify and Python's repr in tests/differential/test_float_text.py.
 
 #include <charconv>
 #include <cstdint>
@@ -154,9 +155,18 @@ inline char* put_uint(char* p, std::uint64_t v) noexcept {
 
 }  // namespace shortest_impl
 
-/// Writes what std::to_chars(p, p + 32, d) writes for a finite `d` and returns its length
-/// (at most 24). `p` must have room for 48 bytes: the bytes after the text may be overwritten.
-/// `*integral` is set when the text has neither '.' nor an exponent.
+/// Writes the shortest text that reads back as `d` (finite) and returns its length (at most
+/// 25). The digits are the shortest that round-trip, the closest to `d` when several have that
+/// length (ECMAScript Number::toString, Python repr, std::to_chars and Ryu agree on them). The
+/// layout is JavaScript's Number.prototype.toString (ECMA-262 section 6.1.6.1.20), with no
+/// '+' in the exponent: with k digits and decimal exponent n (value = 0.d1d2...dk * 10^n)
+///   k <= n <= 21    digits then n - k zeros             123456789012345680000, 1e21 -> below
+///   0 < n <= 21     digits with the point after n        1.5, 12.25
+///   -6 < n <= 0     "0." then -n zeros then digits       0.000001
+///   otherwise       d[.ddd]e[-]X, X without zeros ahead  1e21, 1e-7, 1.7976931348623157e308
+/// A negative value (and -0.0) starts with '-'; zero is "0". `p` must have room for 48 bytes:
+/// the bytes after the text may be overwritten. `*integral` is set when the text has neither
+/// '.' nor an exponent (the first line above, and zero).
 inline std::size_t shortest_double_chars(char* p, double d, bool* integral = nullptr) noexcept {
     using namespace shortest_impl;
     std::uint64_t bits;
@@ -200,56 +210,55 @@ inline std::size_t shortest_double_chars(char* p, double d, bool* integral = nul
         dec.e += 1;
     }
     char tmp[32];  // the digits (at most 17), then room for the fixed-size copies below
-    const int n = static_cast<int>(put_uint(tmp, dec.m) - tmp);
-    const int x = dec.e + n - 1;  // scientific exponent
-    const int x_abs = x < 0 ? -x : x;
-    const int sci_len = n + (n > 1 ? 1 : 0) + 2 + (x_abs >= 100 ? 3 : 2);
-    if (dec.e >= 0) {
-        if (n + dec.e <= sci_len) {  // ddd000 (at most 5 zeros: else scientific is shorter)
+    const int k = static_cast<int>(put_uint(tmp, dec.m) - tmp);
+    const int x = dec.e + k - 1;  // scientific exponent (n - 1)
+    if (x < 21) {
+        if (dec.e >= 0) {  // ddd000: an integer below 10^21, at most 21 characters
             if (integral != nullptr) {
                 *integral = true;
             }
-            if (bits >= 0x4340000000000000u) {  // >= 2^53: leave it to to_chars
-                return static_cast<std::size_t>(std::to_chars(w, w + 32, d < 0 ? -d : d).ptr -
-                                                p);
-            }
-            std::memcpy(w, tmp, 16);  // below 2^53: at most 16 digits
-            w += n;
-            std::memcpy(w, "00000000", 8);
-            w += dec.e;
-            return static_cast<std::size_t>(w - p);
+            std::memcpy(w, tmp, 20);
+            std::memset(w + k, '0', static_cast<std::size_t>(dec.e));
+            return static_cast<std::size_t>(w + k + dec.e - p);
         }
-    } else if (x >= 0) {
-        if (n + 1 <= sci_len) {  // ddd.ddd: at most 16 digits on either side
+        if (x >= 0) {  // ddd.ddd: at most 17 digits, the point after x + 1 of them
             std::memcpy(w, tmp, 16);
             w[x + 1] = '.';
             std::memcpy(w + x + 2, tmp + x + 1, 16);
-            return static_cast<std::size_t>(w + n + 1 - p);
+            return static_cast<std::size_t>(w + k + 1 - p);
         }
-    } else if (n + 1 - x <= sci_len) {  // 0.000ddd (at most 3 zeros: else scientific is shorter)
-        std::memcpy(w, "0.000000", 8);
-        w += 1 - x;
-        std::memcpy(w, tmp, 24);
-        return static_cast<std::size_t>(w + n - p);
+        if (x >= -6) {  // 0.000ddd: at most 5 zeros after the point
+            std::memcpy(w, "0.000000", 8);
+            w += 1 - x;
+            std::memcpy(w, tmp, 24);
+            return static_cast<std::size_t>(w + k - p);
+        }
     }
-    // d.ddde[+-]XX
+    // d.ddde[-]X
     w[0] = tmp[0];
-    if (n > 1) {
+    if (k > 1) {
         w[1] = '.';
         std::memcpy(w + 2, tmp + 1, 16);
-        w += n + 1;
+        w += k + 1;
     } else {
         w += 1;
     }
     *w++ = 'e';
-    *w++ = x < 0 ? '-' : '+';
+    int x_abs = x;
+    if (x < 0) {
+        *w++ = '-';
+        x_abs = -x;
+    }
     if (x_abs >= 100) {
         *w++ = static_cast<char>('0' + x_abs / 100);
         std::memcpy(w, digit_pairs + 2 * (x_abs % 100), 2);
-    } else {
+        w += 2;
+    } else if (x_abs >= 10) {
         std::memcpy(w, digit_pairs + 2 * x_abs, 2);
+        w += 2;
+    } else {
+        *w++ = static_cast<char>('0' + x_abs);
     }
-    w += 2;
     return static_cast<std::size_t>(w - p);
 }
 

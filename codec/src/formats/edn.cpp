@@ -943,34 +943,6 @@ void write_string(output_buffer& out, std::string_view s) {
     out.push_back('"');
 }
 
-// Shortest round-trip text with '.0' when it would read as an integer, and no leading zeros
-// in the exponent ("1e-7", not "1e-07"): EDN's grammar and edn-data want exponent digits
-// without them.
-void write_edn_double(output_buffer& out, double d) {
-    char buf[40];
-    auto r = std::to_chars(buf, buf + 32, d);
-    std::size_t n = static_cast<std::size_t>(r.ptr - buf);
-    std::size_t e = std::string_view(buf, n).find('e');
-    if (e == std::string_view::npos) {
-        if (std::string_view(buf, n).find('.') == std::string_view::npos) {
-            buf[n++] = '.';
-            buf[n++] = '0';
-        }
-        out.append(buf, n);
-        return;
-    }
-    std::size_t p = e + 1;
-    if (p < n && (buf[p] == '+' || buf[p] == '-')) {
-        ++p;
-    }
-    std::size_t z = p;
-    while (z + 1 < n && buf[z] == '0') {
-        ++z;
-    }
-    out.append(buf, p);
-    out.append(buf + z, n - z);
-}
-
 // The text of a decimal128 value that EDN's grammar reads back as the same M literal.
 bool edn_decimal_text(std::string_view t) {
     std::size_t p = 0;
@@ -1042,7 +1014,7 @@ public:
                 } else if (std::isinf(d)) {
                     out_.append(d > 0 ? "##Inf" : "##-Inf");
                 } else {
-                    write_edn_double(out_, d);
+                    write_double(out_, d);  // 1.0, 1e21, 1e-7: EDN's float grammar
                 }
                 return {};
             }

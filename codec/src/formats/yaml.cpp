@@ -1212,7 +1212,36 @@ void write_string(output_buffer& out, std::string_view s) {
     out.push_back('\'');
 }
 
-// Floats that both YAML 1.1 (which needs a '.' and a signed exponent) and 1.2 read as floats.
+// Floats that both YAML 1.1 (which needs a '.' and a signed exponent, PyYAML) and 1.2 read as
+// floats: the shared float text (detail/shortest_double.hpp) with ".0" on integral values,
+// ".0" before an exponent that follows a lone digit and '+' in a positive exponent
+// (1e21 -> 1.0e+21, 1.5e300 -> 1.5e+300, 1e-7 -> 1.0e-7).
+std::size_t yaml_float_chars(char* p, double d) noexcept {
+    bool integral;
+    std::size_t n = shortest_double_chars(p, d, &integral);
+    if (integral) {
+        std::memcpy(p + n, ".0", 2);
+        return n + 2;
+    }
+    const auto* e = static_cast<char*>(std::memchr(p, 'e', n));
+    if (e == nullptr) {
+        return n;
+    }
+    auto at = static_cast<std::size_t>(e - p);
+    if (std::memchr(p, '.', at) == nullptr) {  // 1e21 -> 1.0e21
+        std::memmove(p + at + 2, p + at, n - at);
+        std::memcpy(p + at, ".0", 2);
+        at += 2;
+        n += 2;
+    }
+    if (p[at + 1] != '-') {  // 1.0e21 -> 1.0e+21
+        std::memmove(p + at + 2, p + at + 1, n - at - 1);
+        p[at + 1] = '+';
+        n += 1;
+    }
+    return n;
+}
+
 void write_float(output_buffer& out, double d) {
     if (std::isnan(d)) {
         out.append(".nan");
@@ -1223,20 +1252,7 @@ void write_float(output_buffer& out, double d) {
         return;
     }
     char buf[48];
-    // The same text as std::to_chars, computed in-tree (detail/shortest_double.hpp).
-    std::size_t n = shortest_double_chars(buf, d);
-    std::string_view t(buf, n);
-    std::size_t e = t.find('e');
-    if (t.find('.') != std::string_view::npos) {
-        out.append(t);
-    } else if (e != std::string_view::npos) {
-        out.append(t.substr(0, e));
-        out.append(".0");
-        out.append(t.substr(e));
-    } else {
-        out.append(t);
-        out.append(".0");
-    }
+    out.append(buf, yaml_float_chars(buf, d));
 }
 
 const char* tag_prefix(tag_space s) {
@@ -1471,20 +1487,7 @@ public:
                 double d;
                 std::memcpy(&d, &t[i + 1], 8);
                 if (std::isfinite(d)) [[likely]] {
-                    bool integral;
-                    const std::size_t n = shortest_double_chars(w, d, &integral);
-                    if (integral) {
-                        std::memcpy(w + n, ".0", 2);
-                        w += n + 2;
-                    } else if (std::memchr(w, '.', n) != nullptr) {
-                        w += n;
-                    } else {  // 1e+22 -> 1.0e+22
-                        const auto* e = static_cast<char*>(std::memchr(w, 'e', n));
-                        const auto at = static_cast<std::size_t>(e - w);
-                        std::memmove(w + at + 2, w + at, n - at);
-                        std::memcpy(w + at, ".0", 2);
-                        w += n + 2;
-                    }
+                    w += yaml_float_chars(w, d);
                 } else {
                     sync(w);
                     write_float(out_, d);
