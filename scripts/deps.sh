@@ -14,7 +14,7 @@ build_pkgs=(
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(
-    python3 python3-yaml curl prometheus
+    python3 python3-yaml python3-msgpack curl prometheus
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev
     openjdk-17-jdk-headless libjackson2-dataformat-smile

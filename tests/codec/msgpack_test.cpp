@@ -1,6 +1,7 @@
 // Tests of the msgpack codec: spec examples, error positions, exact encodings, the
 // msgpack-test-suite corpus.
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <set>
 #include <vector>
@@ -230,6 +231,59 @@ TEST(MsgpackEncode, SmallestForm) {
     };
     for (const auto& r : rows) {
         EXPECT_EQ(encoded_json(r.json), r.hex) << r.json;
+    }
+}
+
+// canonical=true: the shortest exact float, as CBOR's preferred serialization (RFC 8949
+// section 4.1): float 32 when it gives back the same double, float 64 otherwise. A NaN is
+// float 32 when its payload has no bits below the float's 23 (zero-padding gives it back),
+// with sign, quiet bit and payload kept. Without canonical every double stays float 64.
+std::string float_bytes(std::uint64_t bits, bool canonical) {
+    double d;
+    std::memcpy(&d, &bits, 8);
+    document doc;
+    builder b(doc);
+    b.add_double(d);
+    encode_options opt;
+    opt.canonical = canonical;
+    return to_hex(test::must_encode(format_id::msgpack, doc, opt));
+}
+
+TEST(MsgpackEncode, CanonicalWritesTheShortestExactFloat) {
+    struct {
+        std::uint64_t bits;
+        const char* canonical;
+    } cases[] = {
+        {0x3fe0000000000000, "ca 3f 00 00 00"},           // 0.5
+        {0x3ff0000000000000, "ca 3f 80 00 00"},           // 1.0
+        {0x0000000000000000, "ca 00 00 00 00"},           // 0.0
+        {0x8000000000000000, "ca 80 00 00 00"},           // -0.0
+        {0x7ff0000000000000, "ca 7f 80 00 00"},           // Infinity
+        {0xfff0000000000000, "ca ff 80 00 00"},           // -Infinity
+        {0x47efffffe0000000, "ca 7f 7f ff ff"},           // FLT_MAX
+        {0x36a0000000000000, "ca 00 00 00 01"},           // 2^-149, the least float subnormal
+        {0x3fb99999a0000000, "ca 3d cc cc cd"},           // 0.1f widened
+        {0x3fb999999999999a, "cb 3f b9 99 99 99 99 99 9a"},  // 0.1 needs 64 bits
+        {0x3690000000000000, "cb 36 90 00 00 00 00 00 00"},  // 2^-150: below every float
+        {0x47f0000000000000, "cb 47 f0 00 00 00 00 00 00"},  // 2^128: above FLT_MAX
+        {0x47efffffe0000001, "cb 47 ef ff ff e0 00 00 01"},  // FLT_MAX + 1 ulp of double
+        {0x7ff8000000000000, "ca 7f c0 00 00"},           // the quiet NaN
+        {0xfff8000000000000, "ca ff c0 00 00"},           // its negative
+        {0x7ffc000020000000, "ca 7f e0 00 01"},           // payload in the float's 23 bits
+        {0x7ff4000000000000, "ca 7f a0 00 00"},           // signalling, kept signalling
+        {0x7ff8000000000001, "cb 7f f8 00 00 00 00 00 01"},  // payload below: 64 bits
+        {0x7ff0000000000001, "cb 7f f0 00 00 00 00 00 01"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.canonical);
+        EXPECT_EQ(float_bytes(c.bits, true), c.canonical);
+        EXPECT_EQ(float_bytes(c.bits, false).substr(0, 2), "cb");
+        // Decoding gives back the very same double, NaN bits included.
+        document back = test::must_decode(format_id::msgpack, hex(c.canonical));
+        double d = back.root().get_double();
+        std::uint64_t got;
+        std::memcpy(&got, &d, 8);
+        EXPECT_EQ(got, c.bits);
     }
 }
 

@@ -1,8 +1,12 @@
 """Differential tests of MessagePack: the polycodec binary against @msgpack/msgpack (node,
-tests/differential/ref_msgpack.mjs) and Python's json module, in both directions."""
+tests/differential/ref_msgpack.mjs), Python's msgpack module (Debian python3-msgpack, for the
+float widths of canonical=true) and Python's json module, in both directions."""
 import base64
 import json
+import math
 import os
+import random
+import struct
 import sys
 import unittest
 
@@ -133,6 +137,94 @@ class WeDecodeNodes(unittest.TestCase):
         theirs = node_encode(value)
         self.assertEqual(from_msgpack(theirs, "msgpack").hex(), theirs.hex())
 
+
+def float32_exact(x):
+    """Whether IEEE binary32 holds the double x exactly, by Python's struct (the float the
+    reference packer writes with use_single_float=True)."""
+    try:
+        packed = struct.pack(">f", x)
+    except OverflowError:
+        return False
+    back = struct.unpack(">f", packed)[0]
+    return struct.pack(">d", back) == struct.pack(">d", x)
+
+
+def canonical_float_cases():
+    """Seeded random doubles, random floats widened, the edges of binary32, both zeros, the
+    infinities and quiet NaNs (a signalling NaN is in msgpack_test.cpp: CPython's struct
+    quiets it, so it is no reference for one)."""
+    rng = random.Random(1919)
+    xs = [0.5, 0.1, 1.0, 0.0, -0.0, math.inf, -math.inf, math.nan, -math.nan,
+          3.4028234663852886e38, 3.4028235677973366e38, 2.0**128, 2.0**-149, 2.0**-150,
+          2.0**-126, 1.401298464324817e-45 * 3, 1e300, 5e-324, 16777216.0, 16777217.0,
+          struct.unpack(">d", bytes.fromhex("7ffc000020000000"))[0],
+          struct.unpack(">d", bytes.fromhex("7ff8000000000001"))[0]]
+    for _ in range(2000):
+        xs.append(struct.unpack(">f", struct.pack(">I", rng.getrandbits(32)))[0])
+        xs.append(struct.unpack(">d", struct.pack(">Q", rng.getrandbits(64)))[0])
+        xs.append(float(rng.randrange(-2**30, 2**30)) / 2**rng.randrange(0, 40))
+    # Random bit patterns may be signalling NaNs; keep the quiet ones only (see above).
+    return [x for x in xs if not (math.isnan(x) and not struct.pack(">d", x)[1] & 0x08)]
+
+
+class CanonicalFloats(unittest.TestCase):
+    """canonical=true writes a double as float 32 when that holds it exactly (0.5 -> ca 3f 00
+    00 00), else float 64: byte for byte what msgpack.packb(x, use_single_float=exact) writes,
+    and msgpack.unpackb reads back the same double, NaN bits included."""
+
+    @classmethod
+    def setUpClass(cls):
+        try:
+            import msgpack  # noqa: F401  (Debian python3-msgpack)
+        except ImportError:
+            raise unittest.SkipTest("python3-msgpack is not installed")
+        cls.xs = canonical_float_cases()
+
+    def ours(self, data, *args):
+        return common.convert(["--from", "msgpack", "--to", "msgpack", *args], data)[1]
+
+    def test_bytes_match_python_msgpack(self):
+        import msgpack
+        xs = self.xs
+        source = msgpack.packb(xs, use_single_float=False)
+        want = bytearray()
+        packer = msgpack.Packer()
+        want += packer.pack_array_header(len(xs))
+        singles = 0
+        for x in xs:
+            single = float32_exact(x)
+            singles += single
+            want += msgpack.packb(x, use_single_float=single)
+        self.assertGreater(singles, 2000)
+        self.assertLess(singles, len(xs) - 2000)
+        got = self.ours(source, "--canonical")
+        if got != bytes(want):
+            at = next(i for i in range(min(len(got), len(want))) if got[i] != want[i])
+            self.fail("canonical bytes differ at %d: ours %s, msgpack %s" %
+                      (at, got[at:at + 9].hex(" "), bytes(want)[at:at + 9].hex(" ")))
+        # Read back by the reference: the same doubles, bit for bit.
+        back = msgpack.unpackb(got)
+        self.assertEqual([struct.pack(">d", x) for x in back],
+                         [struct.pack(">d", x) for x in xs])
+        # Without canonical every double stays float 64, as packb(use_single_float=False).
+        self.assertEqual(self.ours(source), source)
+        # And the canonical bytes are a fixed point.
+        self.assertEqual(self.ours(got, "--canonical"), got)
+
+    def test_float32_input_widens_exactly(self):
+        import msgpack
+        floats = [x for x in self.xs if float32_exact(x)]
+        source = msgpack.packb(floats, use_single_float=True)
+        self.assertEqual(self.ours(source), msgpack.packb(msgpack.unpackb(source),
+                                                          use_single_float=False))
+        self.assertEqual(self.ours(source, "--canonical"), source)
+
+    def test_examples(self):
+        for x, want in [(0.5, "ca 3f 00 00 00"), (0.1, "cb 3f b9 99 99 99 99 99 9a"),
+                        (math.nan, "ca 7f c0 00 00"), (-math.inf, "ca ff 80 00 00"),
+                        (-0.0, "ca 80 00 00 00"), (1e300, "cb 7e 37 e4 3c 88 00 75 9c")]:
+            got = self.ours(b"\xcb" + struct.pack(">d", x), "--canonical")
+            self.assertEqual(got.hex(" "), want, x)
 
 class Malformed(unittest.TestCase):
     def test_exit_2_with_offset(self):

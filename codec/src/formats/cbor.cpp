@@ -9,6 +9,7 @@
 
 #include "detail/bigint_text.hpp"
 #include "detail/epoch_time.hpp"
+#include "detail/float_width.hpp"
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -811,11 +812,8 @@ private:
             put_raw(0xf9, h, 2);
             return;
         }
-        float f = static_cast<float>(d);
-        if (static_cast<double>(f) == d) {
-            std::uint32_t bits;
-            std::memcpy(&bits, &f, 4);
-            put_raw(0xfa, bits, 4);
+        if (std::uint32_t narrow; narrow_to_float32(d, narrow)) {
+            put_raw(0xfa, narrow, 4);
             return;
         }
         std::uint64_t bits;

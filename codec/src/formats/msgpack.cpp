@@ -10,6 +10,7 @@
 #include <string>
 
 #include "detail/epoch_time.hpp"
+#include "detail/float_width.hpp"
 #include "detail/lossy.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -257,13 +258,10 @@ private:
                 return read_bin(start, n);
             case 0xc7: case 0xc8: case 0xc9:
                 return read_ext(start, n);
-            case 0xca: {
-                float f;
-                auto bits = static_cast<std::uint32_t>(n);
-                std::memcpy(&f, &bits, 4);
-                b_.add_double(static_cast<double>(f));  // exact widening
+            case 0xca:
+                // Exact widening; a NaN keeps its bits (canonical=true narrows it back).
+                b_.add_double(widen_float32(static_cast<std::uint32_t>(n)));
                 return true;
-            }
             case 0xcb: {
                 double d;
                 std::memcpy(&d, &n, 8);
@@ -484,9 +482,7 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
                 }
                 auto bits = static_cast<std::uint32_t>(load_be(p + pos, 4));
                 pos += 4;
-                float f;
-                std::memcpy(&f, &bits, 4);
-                double d = static_cast<double>(f);  // exact widening
+                const double d = widen_float32(bits);  // exact, a NaN's bits kept
                 w[0] = tape_header(kind::float64, 0, 0);
                 std::memcpy(&w[1], &d, 8);
                 tn += 2;
@@ -847,11 +843,21 @@ public:
                     o = uint_at(o, t[i + 1]);
                     i += 2;
                     continue;
-                case kind::float64:
-                    // Doubles stay float64: a reader gets back the type it was given.
-                    o = put_at(o, 0xcb, t[i + 1], 8);
+                case kind::float64: {
+                    // Doubles stay float64 (a reader gets back the type it was given), but
+                    // canonical=true writes the shortest exact float, as CBOR's preferred
+                    // serialization does: float 32 when it holds the double exactly.
+                    std::uint32_t narrow;
+                    double d;
+                    std::memcpy(&d, &t[i + 1], 8);
+                    if (opt_.canonical && narrow_to_float32(d, narrow)) {
+                        o = put_at(o, 0xca, narrow, 4);
+                    } else {
+                        o = put_at(o, 0xcb, t[i + 1], 8);
+                    }
                     i += 2;
                     continue;
+                }
                 case kind::string: {
                     // A fixstr: one 32-byte copy when that much payload can be read (the
                     // bytes past n are overwritten by what follows).
