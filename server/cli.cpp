@@ -230,7 +230,8 @@ const char* usage() {
            "                  [--log-format text|json]   (polycodec serve --help: every flag)\n"
            "  polycodec convert --from F --to G [--pretty] [--lossy] [--canonical] [--multi]\n"
            "                  [--schema FILE] [--header absent] [--delimiter C] [--infer]\n"
-           "                  [--unflatten] [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"
+           "                  [--unflatten] [--strict=false] [--stream [--seq] [--max-record 16MiB]]\n"
+           "                  [IN [OUT]]\n"
            "  polycodec formats\n"
            "  polycodec --version\n"
            "\n"
@@ -344,7 +345,8 @@ int run_convert(int argc, char** argv) {
                 return usage_error(r.error().message);
             }
         } else if (name == "pretty" || name == "lossy" || name == "canonical" || name == "multi" ||
-                   name == "infer" || name == "unflatten" || name == "seq") {
+                   name == "infer" || name == "unflatten" || name == "seq" ||
+                   name == "strict") {
             if (auto r = apply_option(name, has_value ? value : "true", opt); !r) {
                 return usage_error(r.error().message);
             }

@@ -201,6 +201,9 @@ result<void> apply_option(std::string_view name, std::string_view value, transco
     if (n == "unflatten") {
         return flag(opt.decode.unflatten);
     }
+    if (n == "strict") {
+        return flag(opt.decode.strict);
+    }
     if (n == "header") {
         if (iequals(value, "present")) {
             opt.decode.csv_header = opt.encode.csv_header = true;

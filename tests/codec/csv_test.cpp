@@ -77,7 +77,7 @@ TEST(CsvDecode, InferTypesUnquotedFieldsOnly) {
               "{\"i\":18446744073709551615u,\"f\":NaN,\"b\":false,\"n\":null,\"s\":-0.0,\"z\":0,"
               "\"q\":\"true\",\"e\":\"x\",\"x\":\".5\"},"
               "{\"i\":123456789012345678901234567890n,\"f\":-Infinity,\"b\":\"True\",\"n\":null,"
-              "\"s\":\"1.\",\"z\":1e+05,\"q\":\" 1\",\"e\":Infinity,\"x\":\"+1\"}]");
+              "\"s\":\"1.\",\"z\":100000.0,\"q\":\" 1\",\"e\":Infinity,\"x\":\"+1\"}]");
 }
 
 TEST(CsvDecode, DelimiterAndTab) {
@@ -99,8 +99,33 @@ TEST(CsvDecode, UnflattenRestoresNestedMaps) {
     EXPECT_EQ(e.offset, 2u);
 }
 
-TEST(CsvDecode, QuoteInsideAnUnquotedFieldIsText) {
-    EXPECT_EQ(cv("a\nx\"y\n"), "[{\"a\":\"x\\\"y\"}]");
+// RFC 4180 section 2: "Fields containing line breaks (CRLF), double quotes, and commas
+// should be enclosed in double-quotes", and a quoted field ends at its closing quote. By
+// default both breaches are errors; strict=false reads them as Python's csv reader does.
+TEST(CsvDecode, QuoteInsideAnUnquotedFieldIsRefusedUnlessNotStrict) {
+    error e = decode_error(format_id::csv, "a\nx\"y\n");
+    //                                          ^ offset 3, line 2, column 2
+    EXPECT_EQ(e.code, errc::unexpected_char);
+    EXPECT_EQ(e.offset, 3u);
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.column, 2u);
+    EXPECT_NE(e.message.find("a quote inside an unquoted field"), std::string::npos);
+    decode_options lax;
+    lax.strict = false;
+    EXPECT_EQ(cv("a\nx\"y\n", lax), "[{\"a\":\"x\\\"y\"}]");
+    EXPECT_EQ(cv("a,b\n1,x\"\"y\"\n", lax), "[{\"a\":\"1\",\"b\":\"x\\\"\\\"y\\\"\"}]");
+}
+
+TEST(CsvDecode, TextAfterAClosingQuoteJoinsTheFieldUnlessStrict) {
+    error e = decode_error(format_id::csv, "a,b\n\"x\"y,2\n");
+    EXPECT_EQ(e.code, errc::unexpected_char);
+    EXPECT_EQ(e.offset, 7u);
+    decode_options lax;
+    lax.strict = false;
+    lax.infer = true;  // a field that was quoted is never inferred, whatever follows
+    EXPECT_EQ(cv("a,b\n\"x\"y,2\n", lax), "[{\"a\":\"xy\",\"b\":2}]");
+    EXPECT_EQ(cv("a,b\n\"1\"2,\"a\"\"b\"c\"d\r\n", lax),
+              "[{\"a\":\"12\",\"b\":\"a\\\"bc\\\"d\"}]");
 }
 
 struct bad_case {
@@ -171,7 +196,7 @@ TEST(CsvEncode, ScalarsAsText) {
                              "[[1, -2, 18446744073709551615, 123456789012345678901234567890, "
                              "0.1, 1e300, NaN, -Infinity, true, false, null]]");
     EXPECT_EQ(must_encode(format_id::csv, d),
-              "1,-2,18446744073709551615,123456789012345678901234567890,0.1,1e+300,NaN,"
+              "1,-2,18446744073709551615,123456789012345678901234567890,0.1,1e300,NaN,"
               "-Infinity,true,false,\r\n");
 }
 

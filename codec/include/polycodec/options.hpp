@@ -49,6 +49,10 @@ struct decode_options : common_options {
     build_limits limits;  ///< depth and size budget
     bool infer = false;   ///< CSV: type numbers, booleans and empty fields
     bool unflatten = false;  ///< CSV: dotted column names become nested maps
+    /// CSV: RFC 4180 quoting (strict=true, the default) refuses a quote inside an unquoted
+    /// field (`1,x"y`) and text after a closing quote (`"a"b`); strict=false reads both as
+    /// Python's csv reader does (`x"y`, `ab`).
+    bool strict = true;
 };
 
 struct encode_options : common_options {

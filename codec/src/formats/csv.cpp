@@ -209,20 +209,30 @@ private:
                     pos_ = qp + 1;
                     break;
                 }
-                if (pos_ < in_.size() && in_[pos_] != delim_ && in_[pos_] != '\r' &&
-                    in_[pos_] != '\n') {
+                const bool junk = pos_ < in_.size() && in_[pos_] != delim_ &&
+                                  in_[pos_] != '\r' && in_[pos_] != '\n';
+                if (junk && opt_.strict) {
+                    // RFC 4180 section 2 (field = escaped / non-escaped): a quoted field ends
+                    // at its closing quote.
                     return fail(make_error(errc::unexpected_char, pos_,
                                            "expected a delimiter or a line end after the "
                                            "closing quote, saw " +
-                                               text::describe_at(in_, pos_)));
+                                               text::describe_at(in_, pos_) +
+                                               " (strict=false reads it as text)"));
                 }
-                if (escaped) {
+                if (escaped || junk) {
                     std::size_t at = scratch_.size();
                     for (std::size_t i = content; i < end; ++i) {
                         scratch_.push_back(in_[i]);
                         if (in_[i] == '"') {
                             ++i;  // "" is one quote
                         }
+                    }
+                    // strict=false, as Python's csv reader: what follows the closing quote,
+                    // up to the delimiter or line end, joins the field as it is ("a"b is ab).
+                    while (pos_ < in_.size() && in_[pos_] != delim_ && in_[pos_] != '\r' &&
+                           in_[pos_] != '\n') {
+                        scratch_.push_back(in_[pos_++]);
                     }
                     fields_.push_back({src, at, scratch_.size() - at, true, true});
                 } else {
@@ -232,6 +242,13 @@ private:
                 std::size_t start = pos_;
                 while (pos_ < in_.size() && in_[pos_] != delim_ && in_[pos_] != '\r' &&
                        in_[pos_] != '\n') {
+                    // RFC 4180 section 2, rule 5: a field holding a quote must be quoted.
+                    if (in_[pos_] == '"' && opt_.strict) {
+                        return fail(make_error(errc::unexpected_char, pos_,
+                                               "a quote inside an unquoted field; quote the "
+                                               "field and double the quote (\"\"), or "
+                                               "strict=false reads it as text"));
+                    }
                     ++pos_;
                 }
                 fields_.push_back({src, start, pos_ - start, false, false});
