@@ -44,12 +44,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     decode_options opt;
     opt.limits.max_bytes = std::size_t{64} << 20;
     opt.schema = schema;
+    // The last byte also picks the options whose paths differ: CSV's strict=false reading
+    // and MessagePack's canonical float widths (both must still round-trip).
+    const unsigned pick = size > 0 ? data[size - 1] : 0;
+    if (fuzzed == format_id::csv) {
+        opt.strict = (pick & 1) == 0;
+    }
     if (!decode(fuzzed, in, doc, opt)) {
         return 0;
     }
     out.clear();
     encode_options eo;
     eo.schema = schema;
+    if (fuzzed == format_id::msgpack) {
+        eo.canonical = (pick & 1) != 0;
+    }
     auto w = encode(fuzzed, doc, out, eo);
     if (!w) {
         // A decoded value must be representable in its own format.
