@@ -14,8 +14,9 @@ No text format here takes Python's layout (repr switches to exponents at 1e16 an
 two exponent digits); Python is the oracle of the digits: repr's shortest digits must be
 ours, and float() of every text we write gives back the exact bits.
 
-Oracles: node's JSON.stringify (ref_float_text.mjs), Python's repr and float(), and PyYAML
-(python3-yaml) for the YAML text. The doubles go in as MessagePack float 64 built here with
+Oracles: node's JSON.stringify (ref_float_text.mjs), Python's repr and float(), PyYAML
+(python3-yaml) for the YAML text, and the npm readers of JSON5, Hjson, TOML, YAML and EDN
+(ref_*.mjs), which must read every text back to the same double. The doubles go in as MessagePack float 64 built here with
 struct, so no text parser of ours is involved on the way in.
 """
 import math
@@ -242,6 +243,41 @@ class FloatText(unittest.TestCase):
                  1.0: "1.0", -0.0: "-0.0", 1e-6: "0.000001", 5e-324: "5e-324"}
         for fmt in ("json", "hjson", "toml", "edn"):
             self.assertEqual(ours(fmt, list(cases)), list(cases.values()), fmt)
+
+    def test_reference_readers_read_the_same_doubles(self):
+        # Each format's own reference implementation (the npm packages of the differential
+        # tests) reads our text back to the same doubles; JavaScript loses only -0's sign
+        # on the way out of some of them.
+        import json
+        for fmt, script in (("json5", "ref_json5.mjs"), ("hjson", "ref_hjson.mjs"),
+                            ("toml", "ref_toml.mjs"), ("yaml", "ref_yaml.mjs"),
+                            ("edn", "ref_edn.mjs")):
+            with self.subTest(fmt=fmt):
+                args, shape = FORMATS[fmt]
+                data = msgpack_array(XS) if shape == "array" else msgpack_map(XS)
+                _, text, _ = common.convert(["--from", "msgpack", *args], data)
+                parsed = json.loads(common.node(script, ["parse"], text))
+                got = []
+
+                def walk(v):
+                    if isinstance(v, dict) and "$float" in v:
+                        got.append({"-0": -0.0}.get(v["$float"], math.nan))
+                    elif isinstance(v, dict) and "$map" in v:
+                        for _, x in v["$map"]:
+                            walk(x)
+                    elif isinstance(v, dict):
+                        for x in v.values():
+                            walk(x)
+                    elif isinstance(v, list):
+                        for x in v:
+                            walk(x)
+                    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+                        got.append(float(v))
+                walk(parsed)
+                self.assertEqual(len(got), len(XS))
+                bad = [(x, y) for x, y in zip(XS, got)
+                       if (bits_of(x) != bits_of(y)) and not (x == 0 and y == 0)]
+                self.assertEqual(bad[:5], [], "%s: %d differ" % (fmt, len(bad)))
 
     def test_pyyaml_reads_our_yaml_floats_as_the_same_doubles(self):
         try:
