@@ -54,7 +54,7 @@ TEST(Options, QueryStringSetsEveryParameter) {
     transcode_options opt;
     ASSERT_TRUE(apply_query(
         "pretty=true&lossy=allow&canonical=1&multi=true&header=absent&delimiter=%3B"
-        "&infer=true&unflatten=true&schema=record&from=cbor&to=application%2Fyaml",
+        "&infer=true&unflatten=true&strict=false&schema=record&from=cbor&to=application%2Fyaml",
         opt));
     EXPECT_TRUE(opt.encode.pretty);
     EXPECT_TRUE(opt.encode.lossy);
@@ -65,6 +65,8 @@ TEST(Options, QueryStringSetsEveryParameter) {
     EXPECT_EQ(opt.decode.csv_delimiter, ';');
     EXPECT_TRUE(opt.decode.infer);
     EXPECT_TRUE(opt.decode.unflatten);
+    EXPECT_FALSE(opt.decode.strict);
+    EXPECT_TRUE(transcode_options{}.decode.strict);  // RFC 4180 quoting unless strict=false
     EXPECT_EQ(opt.decode.schema_name, "record");
     EXPECT_EQ(opt.from->id, format_id::cbor);
     EXPECT_EQ(opt.to->id, format_id::yaml);
@@ -73,7 +75,7 @@ TEST(Options, QueryStringSetsEveryParameter) {
 TEST(Options, RejectsUnknownAndBadValues) {
     transcode_options opt;
     for (const char* q : {"bogus=1", "pretty=maybe", "delimiter=ab", "delimiter=%22", "lossy=x",
-                          "to=nope", "a=%zz"}) {
+                          "to=nope", "a=%zz", "strict=lax"}) {
         auto r = apply_query(q, opt);
         ASSERT_FALSE(r) << q;
         EXPECT_TRUE(r.error().code == errc::invalid_option ||
