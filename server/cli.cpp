@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "config.hpp"
+#include "http/openapi.hpp"
 #include "polycodec/polycodec.hpp"
 #include "schema_loader.hpp"
 
@@ -232,6 +233,7 @@ const char* usage() {
            "                  [--schema FILE] [--header absent] [--delimiter C] [--infer]\n"
            "                  [--unflatten] [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"
            "  polycodec formats\n"
+           "  polycodec openapi   (the OpenAPI 3.1 document of GET /openapi.json)\n"
            "  polycodec --version\n"
            "\n"
            "F and G are a format name (json, cbor ...), a media type with parameters\n"
@@ -244,6 +246,20 @@ const char* usage() {
 
 int run_version() {
     std::printf("polycodec %s (commit %s)\n", POLYCODEC_VERSION, POLYCODEC_COMMIT);
+    return exit_ok;
+}
+
+int run_openapi(int argc, char** argv) {
+    if (argc > 0) {
+        return usage_error("openapi takes no arguments");
+    }
+    (void)argv;
+    const std::string& doc = server::http::openapi_document();
+    if (doc.empty()) {
+        std::fputs("polycodec openapi: the document could not be built\n", stderr);
+        return exit_usage;
+    }
+    std::fwrite(doc.data(), 1, doc.size(), stdout);
     return exit_ok;
 }
 
