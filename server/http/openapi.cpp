@@ -395,7 +395,8 @@ void codec_operation(writer& w, bool validate) {
             w, {{400, "malformed input: code is the error (unexpected_char, invalid_number ...), "
                       "with offset, line, column and path; or a bad option (invalid_option)"},
                 {406, "no acceptable output format (not_acceptable, unsupported_format, "
-                      "not_implemented); the body lists the acceptable media types"},
+                      "not_implemented; the body lists the acceptable media types), or "
+                      "postcard output without schema=NAME (schema_required)"},
                 body_statuses[0], body_statuses[1],
                 {422, "the document has no form in the output format (unrepresentable); "
                       "lossy=allow takes the documented fallbacks instead"}});
