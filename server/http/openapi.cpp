@@ -168,8 +168,23 @@ std::string option_description(const option_info& o) {
     if (o.kind == option_kind::format) {
         d += " Format names: " + join(format_names(true), ", ") + ".";
     } else {
-        d += " Also a parameter of Content-Type or Accept, e.g. `application/json; " +
-             std::string(o.name) + "=...`; the query wins.";
+        // An example in a media type this option concerns, with a value other than the default.
+        const format_info* f = o.formats.empty() ? find_format(format_id::json)
+                                                 : find_format(o.formats.front());
+        std::string_view value = o.kind == option_kind::boolean ? "true"
+                                 : o.kind == option_kind::character ? "|"
+                                 : o.kind == option_kind::name      ? "NAME"
+                                                                    : o.default_value;
+        for (std::string_view v : o.kind == option_kind::choice ? o.values
+                                                                : std::span<const std::string_view>{}) {
+            if (v != o.default_value) {
+                value = v;
+                break;
+            }
+        }
+        d += " Also a parameter of Content-Type or Accept, e.g. `" +
+             std::string(f != nullptr ? f->media_types.front() : "application/json") + "; " +
+             std::string(o.name) + "=" + std::string(value) + "`; the query wins.";
     }
     return d;
 }
@@ -210,8 +225,18 @@ void option_schema(writer& w, const option_info& o) {
     w.end();
 }
 
+// References to the option parameters of components.parameters.
 void option_parameters(writer& w) {
     for (const option_info& o : option_table()) {
+        w.begin();
+        w.kv("$ref", "#/components/parameters/" + std::string(o.name));
+        w.end();
+    }
+}
+
+void option_parameter_components(writer& w) {
+    for (const option_info& o : option_table()) {
+        w.key(o.name);
         w.begin();
         w.kv("name", o.name);
         w.kv("in", "query");
@@ -348,16 +373,7 @@ void codec_operation(writer& w, bool validate) {
     option_parameters(w);
     w.end();
 
-    w.key("requestBody");
-    w.begin();
-    w.kv("required", true);
-    w.kv("description",
-         "The document, in the format of Content-Type (or from=, which wins). Any "
-         "`+json` media type reads as JSON. Parameters of the media type are options: "
-         "`text/csv; header=absent`, `application/x-postcard; schema=records`.");
-    document_content(w, true);
-    w.strings("x-polycodec-media-type-parameters", media_type_parameters());
-    w.end();
+    w.ref("requestBody", "requestBodies", "document");
 
     w.key("responses");
     w.begin();
@@ -376,21 +392,7 @@ void codec_operation(writer& w, bool validate) {
                                     "or a bad option (invalid_option)"},
                               body_statuses[0], body_statuses[1]});
     } else {
-        w.key("200");
-        w.begin();
-        w.kv("description",
-             "the converted document, in the best format of Accept (or to=; no Accept or */* "
-             "answers the input's format). With stream=true the answer is chunked; an error "
-             "after the first chunk ends it without its last chunk.");
-        w.key("headers");
-        w.begin();
-        w.ref("Vary", "headers", "Vary");
-        w.ref("Polycodec-Lossy", "headers", "Polycodec-Lossy");
-        w.ref("X-Request-Id", "headers", "X-Request-Id");
-        w.ref("Server-Timing", "headers", "Server-Timing");
-        w.end();
-        document_content(w, true);
-        w.end();
+        w.ref("200", "responses", "converted");
         problem_responses(
             w, {{400, "malformed input: code is the error (unexpected_char, invalid_number ...), "
                       "with offset, line, column and path; or a bad option (invalid_option)"},
@@ -749,6 +751,7 @@ void components(writer& w) {
 
     w.key("parameters");
     w.begin();
+    option_parameter_components(w);
     w.key("X-Request-Id");
     w.begin();
     w.kv("name", "X-Request-Id");
@@ -782,8 +785,37 @@ void components(writer& w) {
                      "public, max-age=300");
     w.end();
 
+    w.key("requestBodies");
+    w.begin();
+    w.key("document");
+    w.begin();
+    w.kv("required", true);
+    w.kv("description",
+         "The document, in the format of Content-Type (or from=, which wins). Any "
+         "`+json` media type reads as JSON. Parameters of the media type are options: "
+         "`text/csv; header=absent`, `application/x-postcard; schema=records`.");
+    document_content(w, true);
+    w.strings("x-polycodec-media-type-parameters", media_type_parameters());
+    w.end();
+    w.end();
+
     w.key("responses");
     w.begin();
+    w.key("converted");
+    w.begin();
+    w.kv("description",
+         "the converted document, in the best format of Accept (or to=; no Accept or */* "
+         "answers the input's format). With stream=true the answer is chunked; an error "
+         "after the first chunk ends it without its last chunk.");
+    w.key("headers");
+    w.begin();
+    w.ref("Vary", "headers", "Vary");
+    w.ref("Polycodec-Lossy", "headers", "Polycodec-Lossy");
+    w.ref("X-Request-Id", "headers", "X-Request-Id");
+    w.ref("Server-Timing", "headers", "Server-Timing");
+    w.end();
+    document_content(w, true);
+    w.end();
     w.key("problem");
     w.begin();
     w.kv("description",
