@@ -169,14 +169,14 @@ std::string option_description(const option_info& o) {
         d += " Format names: " + join(format_names(true), ", ") + ".";
     } else {
         // An example in a media type this option concerns, with a value other than the default.
-        const format_info* f = o.formats.empty() ? find_format(format_id::json)
-                                                 : find_format(o.formats.front());
-        std::string_view value = o.kind == option_kind::boolean ? "true"
+        const format_info* f =
+            o.formats.empty() ? find_format(format_id::json) : find_format(o.formats.front());
+        std::string_view value = o.kind == option_kind::boolean     ? "true"
                                  : o.kind == option_kind::character ? "|"
                                  : o.kind == option_kind::name      ? "NAME"
                                                                     : o.default_value;
-        for (std::string_view v : o.kind == option_kind::choice ? o.values
-                                                                : std::span<const std::string_view>{}) {
+        for (std::string_view v :
+             o.kind == option_kind::choice ? o.values : std::span<const std::string_view>{}) {
             if (v != o.default_value) {
                 value = v;
                 break;
@@ -266,8 +266,9 @@ constexpr status_row session_statuses[] = {
     {400, "malformed HTTP request (bad_request) or a head over the limit (header_too_large)"},
     {408, "the request head or body did not arrive in time (request_timeout)"},
     {500, "an unexpected failure, logged and counted (internal_error)"},
-    {503, "over --max-connections (over_capacity) or --memory-budget (over_budget); see "
-          "Retry-After"},
+    {503,
+     "over --max-connections (over_capacity) or --memory-budget (over_budget); see "
+     "Retry-After"},
 };
 
 void problem_response(writer& w, int status, std::string_view description, bool allow = false) {
@@ -339,10 +340,12 @@ void text_response(writer& w, std::string_view description, std::string_view typ
 }
 
 constexpr status_row body_statuses[] = {
-    {413, "the body is over --max-body, or a stream record over --max-record "
-          "(content_too_large)"},
-    {415, "missing or unknown Content-Type or from= (unsupported_format, not_implemented), or "
-          "postcard without a schema (schema_required)"},
+    {413,
+     "the body is over --max-body, or a stream record over --max-record "
+     "(content_too_large)"},
+    {415,
+     "missing or unknown Content-Type or from= (unsupported_format, not_implemented), or "
+     "postcard without a schema (schema_required)"},
 };
 
 // ---- operations ----
@@ -387,21 +390,27 @@ void codec_operation(writer& w, bool validate) {
         w.ref("Server-Timing", "headers", "Server-Timing");
         w.end();
         w.end();
-        problem_responses(w, {{400, "malformed input: code is the error (unexpected_char, "
-                                    "invalid_number ...), with offset, line, column and path; "
-                                    "or a bad option (invalid_option)"},
-                              body_statuses[0], body_statuses[1]});
+        problem_responses(w, {{400,
+                               "malformed input: code is the error (unexpected_char, "
+                               "invalid_number ...), with offset, line, column and path; "
+                               "or a bad option (invalid_option)"},
+                              body_statuses[0],
+                              body_statuses[1]});
     } else {
         w.ref("200", "responses", "converted");
         problem_responses(
-            w, {{400, "malformed input: code is the error (unexpected_char, invalid_number ...), "
-                      "with offset, line, column and path; or a bad option (invalid_option)"},
-                {406, "no acceptable output format (not_acceptable, unsupported_format, "
-                      "not_implemented; the body lists the acceptable media types), or "
-                      "postcard output without schema=NAME (schema_required)"},
-                body_statuses[0], body_statuses[1],
-                {422, "the document has no form in the output format (unrepresentable); "
-                      "lossy=allow takes the documented fallbacks instead"}});
+            w, {{400,
+                 "malformed input: code is the error (unexpected_char, invalid_number ...), "
+                 "with offset, line, column and path; or a bad option (invalid_option)"},
+                {406,
+                 "no acceptable output format (not_acceptable, unsupported_format, "
+                 "not_implemented; the body lists the acceptable media types), or "
+                 "postcard output without schema=NAME (schema_required)"},
+                body_statuses[0],
+                body_statuses[1],
+                {422,
+                 "the document has no form in the output format (unrepresentable); "
+                 "lossy=allow takes the documented fallbacks instead"}});
     }
     w.ref("default", "responses", "problem");
     w.end();
@@ -467,8 +476,9 @@ void simple_operation(writer& w, route id) {
             break;
         case route::readyz:
             text_response(w, "ready for traffic", "text/plain", "ready\n");
-            problem_responses(w, {{503, "draining after SIGTERM (draining), or over "
-                                        "--max-connections (over_capacity)"}});
+            problem_responses(w, {{503,
+                                   "draining after SIGTERM (draining), or over "
+                                   "--max-connections (over_capacity)"}});
             break;
         case route::openapi:
             w.key("200");
@@ -671,9 +681,9 @@ void format_table_schema(writer& w) {
     w.key("items");
     w.begin();
     w.kv("type", "object");
-    w.strings("required", std::initializer_list<std::string_view>{
-                              "id", "name", "media_types", "extensions", "implemented",
-                              "capabilities"});
+    w.strings("required",
+              std::initializer_list<std::string_view>{"id", "name", "media_types", "extensions",
+                                                      "implemented", "capabilities"});
     w.key("properties");
     w.begin();
     w.key("id");
@@ -688,7 +698,8 @@ void format_table_schema(writer& w) {
     w.kv("type", "string");
     w.strings("enum", format_names(false));
     w.end();
-    for (std::string_view list : {std::string_view("media_types"), std::string_view("extensions")}) {
+    for (std::string_view list :
+         {std::string_view("media_types"), std::string_view("extensions")}) {
         w.key(list);
         w.begin();
         w.kv("type", "array");
@@ -924,8 +935,8 @@ bool etag_matches(std::string_view if_none_match, std::string_view etag) noexcep
     while (!if_none_match.empty()) {
         auto comma = if_none_match.find(',');
         std::string_view tag = trim(if_none_match.substr(0, comma));
-        if_none_match = comma == std::string_view::npos ? std::string_view{}
-                                                        : if_none_match.substr(comma + 1);
+        if_none_match =
+            comma == std::string_view::npos ? std::string_view{} : if_none_match.substr(comma + 1);
         if (tag == "*") {
             return true;
         }

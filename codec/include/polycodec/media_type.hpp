@@ -61,9 +61,9 @@ struct option_info {
     option_kind kind;
     /// choice: the accepted values; boolean: the accepted spellings.
     std::span<const std::string_view> values;
-    std::string_view default_value;        ///< "false", "deny", "present"; "" = none
-    std::span<const format_id> formats;    ///< the formats it concerns; empty = all
-    std::string_view summary;              ///< one sentence for documentation
+    std::string_view default_value;      ///< "false", "deny", "present"; "" = none
+    std::span<const format_id> formats;  ///< the formats it concerns; empty = all
+    std::string_view summary;            ///< one sentence for documentation
     /// Applies `value` to `opt`; errc::invalid_option when the value is not accepted.
     result<void> (*apply)(std::string_view value, transcode_options& opt);
 };
