@@ -593,6 +593,7 @@ void problem_schema(writer& w) {
          "format, offset, line, column and path say where.");
     w.strings("required",
               std::initializer_list<std::string_view>{"type", "title", "status", "detail", "code"});
+    w.kv("additionalProperties", false);
     w.key("properties");
     w.begin();
     w.key("type");
@@ -684,6 +685,7 @@ void format_table_schema(writer& w) {
     w.strings("required",
               std::initializer_list<std::string_view>{"id", "name", "media_types", "extensions",
                                                       "implemented", "capabilities"});
+    w.kv("additionalProperties", false);
     w.key("properties");
     w.begin();
     w.key("id");
@@ -729,6 +731,7 @@ void format_table_schema(writer& w) {
     }
     w.end();
     w.strings("required", caps);
+    w.kv("additionalProperties", false);
     w.end();
     w.end();
     w.end();

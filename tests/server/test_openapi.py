@@ -34,6 +34,20 @@ def validate(doc):
     return json.loads(p.stdout)
 
 
+def schema_check(doc, checks):
+    """Validates each (pointer, instance) of `checks` with Ajv against the schema at that
+    pointer of `doc`; returns the list of error texts ("" = valid)."""
+    if shutil.which("node") is None:
+        raise unittest.SkipTest("node is not installed")
+    p = subprocess.run(["node", os.path.join(DIFFERENTIAL, "validate_openapi.mjs"), "instances"],
+                       input=json.dumps({"document": doc, "checks": [
+                           {"schema": s, "instance": i} for s, i in checks]}).encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    if p.returncode != 0:
+        raise AssertionError("validator failed: %s" % p.stderr.decode())
+    return ["" if r["valid"] else r["errors"] for r in json.loads(p.stdout)["results"]]
+
+
 def essence(content_type):
     return content_type.split(";")[0].strip().lower()
 
@@ -258,16 +272,29 @@ class OpenApiTest(unittest.TestCase):
         listed = op["responses"].get(str(status)) or resolve(self.doc, op["responses"]["default"])
         listed = resolve(self.doc, listed)
         self.assertIn(essence(r.headers["content-type"]), listed["content"])
-        schema = self.doc["components"]["schemas"]["problem"]
+        ref = listed["content"]["application/problem+json"]["schema"]["$ref"]
         body = r.json()
-        for k in schema["required"]:
-            self.assertIn(k, body)
-        kinds = {"string": str, "integer": int, "array": list}
-        for k, v in body.items():
-            self.assertIn(k, schema["properties"], k)
-            self.assertIsInstance(v, kinds[schema["properties"][k]["type"]], k)
+        self.assertEqual(schema_check(self.doc, [(ref, body)]), [""], body)
         self.assertEqual(body["status"], status)
         return body
+
+    def test_schemas_accept_real_answers_and_refuse_others(self):
+        # The /formats answer and a problem body, validated by Ajv against the document's own
+        # schemas; altered copies fail, so the schemas say something.
+        table = curl(self.server.base + "/formats").json()
+        problem = curl(self.server.base + "/nothing").json()
+        formats_ref = self.doc["paths"]["/formats"]["get"]["responses"]["200"]["content"][
+            "application/json"]["schema"]["$ref"]
+        problem_ref = "#/components/schemas/problem"
+        bad_table = copy.deepcopy(table)
+        bad_table[0]["capabilities"]["colour"] = True
+        bad_problem = dict(problem, status="404")
+        self.assertEqual(schema_check(self.doc, [
+            (formats_ref, table), (problem_ref, problem),
+            (formats_ref, bad_table), (problem_ref, bad_problem),
+            (formats_ref, [dict(table[0], name="no-such-format")])]),
+            ["", "", "data/0/capabilities must NOT have additional properties",
+             "data/status must be integer", "data/0/name must be equal to one of the allowed values"])
 
     def test_each_operation_answers_a_documented_status_and_type(self):
         for path, method, op in operations(self.doc):
