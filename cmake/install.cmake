@@ -41,6 +41,7 @@ else()
 endif()
 file(RELATIVE_PATH POLYCODEC_PC_PREFIX_FROM_PCDIR
      /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" POLYCODEC_PC_PREFIX_FROM_PCDIR "${POLYCODEC_PC_PREFIX_FROM_PCDIR}")
 configure_file(cmake/polycodec.pc.in ${PROJECT_BINARY_DIR}/polycodec.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/polycodec.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
@@ -81,9 +82,10 @@ install(DIRECTORY docs/formats DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT run
 set(CPACK_PACKAGE_NAME polycodec)
 set(CPACK_PACKAGE_VENDOR "polycodec")
 set(CPACK_PACKAGE_CONTACT "polycodec maintainers <polycodec@localhost>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "serialization codec library and transcoding service")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_OUTPUT_FILE_PREFIX packages)
 set(CPACK_COMPONENTS_ALL runtime devel)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
@@ -93,11 +95,11 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME polycodec)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION utils)
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
-    "polycodec transcoding service and CLI\n The polycodec binary (convert, formats, serve: HTTP and binary TCP) and\n polycodec-loadtest, with man pages and documentation.")
+    "serialization transcoding service and CLI (21 formats)\nThe polycodec binary (convert, formats, serve: HTTP and binary TCP) and\npolycodec-loadtest, with their man pages and the documentation.")
 set(CPACK_DEBIAN_DEVEL_PACKAGE_NAME libpolycodec-dev)
 set(CPACK_DEBIAN_DEVEL_PACKAGE_SECTION libdevel)
 set(CPACK_COMPONENT_DEVEL_DESCRIPTION
-    "polycodec codec library (development files)\n The polycodec::codec C++20 library, its headers, CMake package\n (find_package(polycodec)) and pkg-config file (polycodec.pc).")
+    "serialization codec library, C++20 (development files)\nThe polycodec::codec library, its headers, the CMake package\n(find_package(polycodec)) and the pkg-config file (polycodec.pc).")
 # The public headers include tl/expected.hpp; a static library's consumer links the private
 # libraries too (their -dev packages carry the CMake/pkg-config files find_dependency needs).
 if(POLYCODEC_SHARED)

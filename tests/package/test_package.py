@@ -55,11 +55,9 @@ def sanitize_flags():
     return ["-fsanitize=" + SANITIZE] if SANITIZE else []
 
 
-def install(prefix, component=None):
-    cmd = [CMAKE, "--install", BUILD, "--prefix", prefix]
-    if component:
-        cmd += ["--component", component]
-    run(cmd)
+def install(prefix):
+    # every component: a shared libpolycodec.so.* is in `runtime`, its namelink in `devel`
+    run([CMAKE, "--install", BUILD, "--prefix", prefix])
 
 
 def find_one(prefix, pattern):
@@ -94,7 +92,7 @@ class CMakeConsumer(Consumer, unittest.TestCase):
     def test_find_package_builds_and_converts(self):
         with tempfile.TemporaryDirectory(prefix="polycodec-pkg-") as tmp:
             prefix = os.path.join(tmp, "prefix")
-            install(prefix, "devel")
+            install(prefix)
             build = os.path.join(tmp, "build")
             flags = " ".join(sanitize_flags())
             # Only the installed tree: no package registry, no hint of the build tree.
@@ -122,7 +120,7 @@ class CMakeConsumer(Consumer, unittest.TestCase):
     def test_version_file_rejects_another_minor(self):
         with tempfile.TemporaryDirectory(prefix="polycodec-pkg-") as tmp:
             prefix = os.path.join(tmp, "prefix")
-            install(prefix, "devel")
+            install(prefix)
             script = os.path.join(tmp, "probe.cmake")
             with open(script, "w") as f:
                 f.write('find_package(polycodec 0.1 CONFIG REQUIRED)\n'
@@ -145,7 +143,7 @@ class PkgConfigConsumer(Consumer, unittest.TestCase):
     def test_pkg_config_builds_and_converts(self):
         with tempfile.TemporaryDirectory(prefix="polycodec-pc-") as tmp:
             prefix = os.path.join(tmp, "prefix")
-            install(prefix, "devel")
+            install(prefix)
             env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, "lib", "pkgconfig"))
             version = run(["pkg-config", "--modversion", "polycodec"], env=env)
             self.assertEqual(version.stdout.decode().strip(), "0.1.0")
