@@ -12,7 +12,8 @@ RUN apt-get update -qq && scripts/deps.sh --build && rm -rf /var/lib/apt/lists/*
 COPY . .
 # .git is not in the build context: the commit comes in as a build argument.
 # The build stage makes the Debian packages (cpack, as scripts/package does); the runtime
-# stage installs polycodec_*.deb with apt, which resolves its Depends (dpkg-shlibdeps).
+# stage installs polycodec_*.deb with apt, which resolves its Depends (dpkg-shlibdeps); the
+# package also holds the fixtures in /usr/share/polycodec/fixtures (the load test's data).
 ARG POLYCODEC_COMMIT=unknown
 RUN cmake --preset release -DPOLYCODEC_BUILD_TESTS=ON -DPOLYCODEC_COMMIT="$POLYCODEC_COMMIT" \
  && cmake --build --preset release -j "$(nproc)" --target polycodec polycodec-loadtest \
@@ -30,7 +31,6 @@ RUN apt-get update -qq \
  && polycodec-loadtest --help >/dev/null \
  && groupadd --system --gid 10001 polycodec \
  && useradd --system --uid 10001 --gid polycodec --no-create-home polycodec
-COPY --from=build /src/fixtures /usr/share/polycodec/fixtures
 USER polycodec
 ENV POLYCODEC_HTTP_PORT=8080 \
     POLYCODEC_TCP_PORT=9090 \

@@ -3,6 +3,7 @@
 #   component devel:   libpolycodec.a (or .so), include/polycodec, lib/cmake/polycodec,
 #                      lib/pkgconfig/polycodec.pc                  -> libpolycodec-dev_*.deb
 #   component runtime: bin/polycodec, bin/polycodec-loadtest, man1, share/doc/polycodec,
+#                      share/polycodec/fixtures (the load test's default data),
 #                      a shared libpolycodec.so.* when BUILD_SHARED_LIBS=ON -> polycodec_*.deb
 include(CMakePackageConfigHelpers)
 
@@ -70,6 +71,10 @@ if(TARGET polycodec-loadtest)
     polycodec_man(polycodec-loadtest "benchmark table and load generator for polycodec"
         "polycodec(1)")
 endif()
+
+# The data polycodec-loadtest reads by default (fixtures_dir() in loadtest/dataset.hpp).
+install(DIRECTORY fixtures/ DESTINATION ${CMAKE_INSTALL_DATADIR}/polycodec/fixtures
+        COMPONENT runtime)
 
 install(FILES README.md docs/ARCHITECTURE.md docs/BENCHMARKS.md docs/RELIABILITY.md
               docs/SECURITY.md docs/SERVICE.md proto/PROTOCOL.md proto/POSTCARD-SCHEMA.md

@@ -221,6 +221,11 @@ class InstalledTree(unittest.TestCase):
         self.assertEqual(p.stdout, MSGPACK)
         p = run([self.path("bin", "polycodec-loadtest"), "--help"], check=False)
         self.assertIn(b"polycodec-loadtest bench", p.stdout + p.stderr)
+        # the load test's default data is the installed copy (share/polycodec/fixtures)
+        self.assertTrue(os.path.isfile(self.path("share/polycodec/fixtures/records.json")))
+        p = run([self.path("bin", "polycodec-loadtest"), "bench", "--ms", "20",
+                 "--formats", "json,msgpack", "--no-stream"])
+        self.assertRegex(p.stdout.decode(), r"(?m)^.*\bmsgpack\b")
 
     def test_man_pages_list_every_flag_of_the_usage_text(self):
         for exe, extra in (("polycodec", ["serve", "--help"]), ("polycodec-loadtest", None)):
