@@ -3,7 +3,7 @@
 Each test class installs the build (`cmake --install BUILD --prefix TMP`) and builds
 tests/package/cmake-consumer/main.cpp against the installed tree only: with
 find_package(polycodec) (CMakeConsumer) or with `pkg-config --cflags --libs polycodec`
-(PkgConfigConsumer). The consumer converts JSON to MessagePack; the bytes are checked against
+(PkgConfigConsumer). DebianPackage runs cpack -G DEB. The consumer converts JSON to MessagePack; the bytes are checked against
 the encoding worked out by hand from the MessagePack spec. InstalledTree checks what else the
 install puts in place: binaries that run, man pages listing every flag of the usage text, docs,
 and exported files that carry no build flags or paths of the build tree.
@@ -25,6 +25,7 @@ import unittest
 BUILD = os.environ["POLYCODEC_BUILD_DIR"]
 SOURCE = os.environ["POLYCODEC_SOURCE_DIR"]
 CMAKE = os.environ.get("POLYCODEC_CMAKE", "cmake")
+CPACK = os.environ.get("POLYCODEC_CPACK", "cpack")
 CXX = os.environ.get("POLYCODEC_CXX", "c++")
 GENERATOR = os.environ.get("POLYCODEC_GENERATOR", "Ninja")
 SANITIZE = os.environ.get("POLYCODEC_SANITIZE", "")
@@ -163,6 +164,85 @@ class PkgConfigConsumer(Consumer, unittest.TestCase):
             run([CXX, "-O1", os.path.join(CONSUMER, "main.cpp"), "-o", exe]
                 + sanitize_flags() + flags + extra)
             self.check_consumer(exe)
+
+
+class DebianPackage(unittest.TestCase):
+    """cpack -G DEB of this build: the two packages, their files, and Depends that name the
+    package of every shared library the binaries need (readelf NEEDED -> ldconfig -> dpkg -S,
+    an account independent of dpkg-shlibdeps)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="polycodec-deb-")
+        out = os.path.join(cls.tmp.name, "out")
+        run([CPACK, "-G", "DEB", "-B", out, "--config", os.path.join(BUILD, "CPackConfig.cmake")])
+        cls.runtime = find_one(out, "polycodec_*.deb")
+        cls.devel = find_one(out, "libpolycodec-dev_*.deb")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def field(self, deb, name):
+        return run(["dpkg-deb", "--field", deb, name]).stdout.decode().strip()
+
+    def files(self, deb):
+        out = run(["dpkg-deb", "--contents", deb]).stdout.decode()
+        return {line.split()[-1].lstrip(".") for line in out.splitlines()}
+
+    def test_runtime_package(self):
+        self.assertEqual(self.field(self.runtime, "Package"), "polycodec")
+        self.assertEqual(self.field(self.runtime, "Version"), "0.1.0")
+        files = self.files(self.runtime)
+        for f in ("/usr/bin/polycodec", "/usr/bin/polycodec-loadtest",
+                  "/usr/share/man/man1/polycodec.1", "/usr/share/man/man1/polycodec-loadtest.1",
+                  "/usr/share/doc/polycodec/README.md", "/usr/share/polycodec/fixtures/records.json"):
+            self.assertIn(f, files)
+        self.assertFalse([f for f in files if f.startswith("/usr/include")], files)
+
+    def owner(self, path):
+        """The package owning a library file; dpkg knows /lib and /usr/lib (usrmerge) apart."""
+        real = os.path.realpath(path)
+        candidates = [path, real]
+        for c in (path, real):
+            candidates.append(c[len("/usr"):] if c.startswith("/usr/") else "/usr" + c)
+        for c in candidates:
+            p = run(["dpkg", "-S", c], check=False)
+            if p.returncode == 0:
+                return p.stdout.decode().split(":")[0]
+        raise AssertionError("no package owns %s" % path)
+
+    def test_runtime_depends_cover_every_needed_library(self):
+        depends = self.field(self.runtime, "Depends")
+        named = {d.strip().split()[0] for d in depends.split(",")}
+        root = os.path.join(self.tmp.name, "root")
+        run(["dpkg-deb", "-x", self.runtime, root])
+        cache = run(["ldconfig", "-p"]).stdout.decode()
+        for exe in ("polycodec", "polycodec-loadtest"):
+            dyn = run(["readelf", "-d", os.path.join(root, "usr/bin", exe)]).stdout.decode()
+            for lib in re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dyn):
+                if lib.startswith("libpolycodec"):
+                    continue  # a shared build's own library, in this package
+                m = re.search(r"^\s*%s \(.*x86-64.*\) => (\S+)$" % re.escape(lib), cache, re.M)
+                self.assertTrue(m, "%s needs %s, not in ldconfig's cache" % (exe, lib))
+                pkg = self.owner(m.group(1))
+                # the package itself or a name it Provides (libspdlog1.10 -> libspdlog1.10-fmt9)
+                provides = run(["dpkg-query", "-W", "-f", "${Provides}", pkg]).stdout.decode()
+                names = {pkg} | {p.strip().split()[0] for p in provides.split(",") if p.strip()}
+                self.assertTrue(names & named, "%s needs %s (package %s); Depends: %s" % (
+                    exe, lib, " or ".join(sorted(names)), depends))
+        # and the unpacked binary runs
+        p = run([os.path.join(root, "usr/bin/polycodec"), "formats"])
+        self.assertIn(b"msgpack", p.stdout)
+
+    def test_devel_package(self):
+        self.assertEqual(self.field(self.devel, "Package"), "libpolycodec-dev")
+        files = self.files(self.devel)
+        for f in ("/usr/include/polycodec/polycodec.hpp", "/usr/lib/cmake/polycodec/polycodec-config.cmake",
+                  "/usr/lib/pkgconfig/polycodec.pc"):
+            self.assertIn(f, files)
+        depends = self.field(self.devel, "Depends")
+        self.assertIn("libexpected-dev", depends)  # the public headers include tl/expected.hpp
 
 
 class InstalledTree(unittest.TestCase):
