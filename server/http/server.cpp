@@ -16,6 +16,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "http/content_coding.hpp"
 #include "http/handler.hpp"
 #include "http/problem.hpp"
 #include "http/stream.hpp"
@@ -157,6 +158,19 @@ private:
                 "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")",
                 reject_reason::connections);
         }
+        // Content-Encoding (DESIGN section 16): an unknown coding is refused before the body.
+        codings_.clear();
+        decoder_.reset();
+        coded_extra_ = 0;
+        coded_in_ = 0;
+        if (auto ce = req.find(bhttp::field::content_encoding); ce != req.end()) {
+            auto c = parse_content_encoding(std::string_view(ce->value().data(), ce->value().size()));
+            if (!c) {
+                return refuse_coding(c.error().message);
+            }
+            codings_ = std::move(*c);
+            coded_extra_ = decoder_memory(codings_);
+        }
         if (wants_stream(req) && try_stream(req)) {
             return;
         }
@@ -164,6 +178,9 @@ private:
             return refuse(413, "content_too_large", too_large_detail(), reject_reason::too_large);
         }
         // Admission (DESIGN section 13): reserve before the body is read (or 100 Continue sent).
+        if (!codings_.empty()) {
+            decoder_.emplace(codings_);
+        }
         if (!admit()) {
             return;
         }
@@ -198,12 +215,14 @@ private:
     // answer is on its way.
     bool admit() {
         auto len = parser_->content_length();
-        bool chunked = parser_->chunked();
+        // A coded body's decoded size is unknown: it reserves as a chunked one, plus the
+        // decoders' state, and grows as it is decoded.
+        bool chunked = parser_->chunked() || decoder_.has_value();
         if (!chunked && (!len || *len == 0)) {
             return true;
         }
         std::size_t body = chunked ? chunked_initial : static_cast<std::size_t>(*len);
-        std::size_t need = request_reservation(body);
+        std::size_t need = request_reservation(body) + coded_extra_;
         if (!chunked && !svc_.budget.could_fit(need)) {
             refuse_too_large(need);
             return false;
@@ -218,7 +237,7 @@ private:
 
     // A chunked body of `have` bytes so far: grow the reservation to cover it. False: refused.
     bool cover_chunked(std::size_t have) {
-        std::size_t need = request_reservation(have);
+        std::size_t need = request_reservation(have) + coded_extra_;
         if (need <= reservation_.size()) {
             return true;
         }
@@ -226,7 +245,8 @@ private:
             refuse_too_large(need);
             return false;
         }
-        std::size_t ahead = request_reservation(have + std::max(have / 4, chunked_step));
+        std::size_t ahead =
+            request_reservation(have + std::max(have / 4, chunked_step)) + coded_extra_;
         ahead = std::min(ahead, svc_.budget.limit());
         if (ahead > reservation_.size() &&
             svc_.budget.grow(reservation_, ahead - reservation_.size())) {
@@ -277,11 +297,14 @@ private:
 
     void read_body() {
         if (parser_->is_done()) {
-            return process();
+            return decoder_ ? finish_decoding() : process();
         }
         parser_->body_limit(svc_.cfg.max_body);
         phase_ = phase::body;
         arm(svc_.cfg.body_timeout);
+        if (decoder_) {
+            return read_coded();
+        }
         if (parser_->chunked()) {
             return read_chunked();
         }
@@ -305,6 +328,114 @@ private:
                                    }
                                    self->read_chunked();
                                });
+    }
+
+    // ---- Content-Encoding (http/content_coding.hpp) ----
+
+    // A coded body is decoded as it arrives: the compressed bytes of each read are decoded
+    // and dropped, and --max-body and the reservation apply to the decoded bytes.
+    void read_coded() {
+        bhttp::async_read_some(socket_, buffer_, *parser_,
+                               [self = shared_from_this()](error_code ec, std::size_t) {
+                                   if (ec || self->deadline_.expired()) {
+                                       return self->on_body(ec);
+                                   }
+                                   if (self->parser_->is_done()) {
+                                       self->disarm();
+                                       return self->finish_decoding();
+                                   }
+                                   if (!self->decode_available()) {
+                                       return;  // refused: the answer is being written
+                                   }
+                                   self->read_coded();
+                               });
+    }
+
+    // Decodes what the parser holds. False: refused (413, 503 or 400), the answer is on its way.
+    bool decode_available() {
+        std::string& raw = parser_->get().body();
+        std::string_view in(raw);
+        const std::size_t limit = svc_.cfg.max_body;
+        for (;;) {
+            std::size_t have = decoded_.size();
+            // Geometric windows, never past one byte over the limit (which tells it is over).
+            std::size_t room = std::min(std::max<std::size_t>(have, 64 * 1024), limit + 1 - have);
+            decoded_.resize(have + room);
+            auto r = decoder_->decode(in, decoded_.data() + have, room);
+            if (!r) {
+                decoded_.resize(have);
+                bad_coding(r.error());
+                return false;
+            }
+            decoded_.resize(have + *r);
+            if (decoded_.size() > limit) {
+                std::string names;
+                for (coding c : codings_) {
+                    names += (names.empty() ? "" : ", ") + std::string(to_string(c));
+                }
+                refuse(413, "content_too_large",
+                       "the decoded body is over the limit of " + std::to_string(limit) +
+                           " bytes (--max-body applies to the body after Content-Encoding " +
+                           names + ", here after " + std::to_string(decoder_->consumed()) +
+                           " compressed bytes)",
+                       reject_reason::too_large);
+                return false;
+            }
+            if (!cover_chunked(decoded_.size())) {
+                return false;
+            }
+            if (*r < room) {
+                break;  // the decoder wants more input
+            }
+        }
+        coded_in_ += raw.size();
+        raw.clear();
+        return true;
+    }
+
+    void finish_decoding() {
+        if (!decode_available()) {
+            return;
+        }
+        if (auto f = decoder_->finish(); !f) {
+            return bad_coding(f.error());
+        }
+        for (coding c : codings_) {
+            svc_.stats.content_coding(false, to_string(c), coded_in_, decoded_.size());
+        }
+        process();
+    }
+
+    // Corrupt compressed data: 400 naming the coding and the compressed offset.
+    void bad_coding(const error& e) {
+        reservation_.release();
+        linger_ = svc_.cfg.body_timeout;  // the rest of the body may still be on its way
+        if (request_id_.empty()) {
+            request_id_ = request_id_for({});
+        }
+        response out;
+        error_response(400, "bad_content_encoding", e.message, request_id_, out);
+        out.body = problem_body(400, "bad_content_encoding", e.message, &e);
+        std::string outer(to_string(codings_.empty() ? coding::identity : codings_.back()));
+        out.body.insert(out.body.size() - 2, ",\"content_encoding\":\"" + outer + "\"");
+        std::string().swap(decoded_);
+        finish_refused(std::move(out));
+    }
+
+    // 415 for an unknown Content-Encoding, with the codings we decode (RFC 9110 12.5.3).
+    void refuse_coding(const std::string& detail) {
+        linger_ = svc_.cfg.body_timeout;
+        response out;
+        error_response(415, "unsupported_content_encoding", detail, request_id_, out);
+        out.headers.emplace_back("Accept-Encoding", std::string(accepted_request_codings));
+        finish_refused(std::move(out));
+    }
+
+    void finish_refused(response out) {
+        auto& req = parser_->get();
+        std::string method(req.method_string().data(), req.method_string().size());
+        std::string target(req.target().data(), req.target().size());
+        finish(std::move(out), false, method, target, 0);
     }
 
     void on_body(error_code ec) {
@@ -380,7 +511,7 @@ private:
         sr.opt.decode.limits.max_bytes = document_budget(svc_.cfg.max_record);
         // Admission (DESIGN section 13): a stream reserves its fixed window, before any body
         // byte is read or 100 Continue sent.
-        std::size_t need = stream_reservation(svc_.cfg.max_record);
+        std::size_t need = stream_reservation(svc_.cfg.max_record) + coded_extra_;
         if (!svc_.budget.could_fit(need)) {
             refuse(413, "content_too_large",
                    "a stream needs a window of " + std::to_string(need) +
@@ -393,6 +524,11 @@ private:
         if (!reservation_) {
             refuse_busy(need);
             return true;
+        }
+        sr.codings = codings_;
+        if (auto ae = req.find(bhttp::field::accept_encoding); ae != req.end()) {
+            sr.accept_encoding = std::string(ae->value().data(), ae->value().size());
+            sr.has_accept_encoding = true;
         }
         sr.expect_continue = beast::iequals(req[bhttp::field::expect], "100-continue");
         sr.keep_alive = req.keep_alive() && !draining_;
@@ -441,7 +577,7 @@ private:
         request r = head_request();
         auto rid = req["X-Request-Id"];
         r.request_id = std::string_view(rid.data(), rid.size());
-        r.body = req.body();
+        r.body = decoder_ ? std::string_view(decoded_) : std::string_view(req.body());
         response out;
         try {
             handle(svc_, r, out);
@@ -465,6 +601,8 @@ private:
         reservation_.shrink_to(out.body.size());
         finish(std::move(out), keep, r.method, r.target, r.body.size());
         std::string().swap(req.body());
+        std::string().swap(decoded_);
+        decoder_.reset();
         svc_.stats.inflight(transport::http, -1);
     }
 
@@ -511,6 +649,16 @@ private:
 
     void finish(response out, bool keep_alive, std::string_view method, std::string_view target,
                 std::size_t bytes_in) {
+        // Accept-Encoding (DESIGN section 16): compress the answer, add Vary.
+        if (parser_ && parser_->is_header_done()) {
+            auto& req = parser_->get();
+            auto ae = req.find(bhttp::field::accept_encoding);
+            std::string_view aev;
+            if (ae != req.end()) {
+                aev = std::string_view(ae->value().data(), ae->value().size());
+            }
+            encode_answer(svc_.cfg, aev, ae != req.end(), out, svc_.stats);
+        }
         res_ = {};
         res_.version(11);
         res_.result(static_cast<unsigned>(out.status));
@@ -611,6 +759,13 @@ private:
     io_deadline deadline_;
     beast::flat_buffer buffer_;
     std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+    // Content-Encoding of the request: its codings, their decoder, the decoded body, the
+    // decoders' memory (reserved on top of the body) and the compressed bytes read.
+    std::vector<coding> codings_;
+    std::optional<content_decoder> decoder_;
+    std::string decoded_;
+    std::size_t coded_extra_ = 0;
+    std::size_t coded_in_ = 0;
     bhttp::response<bhttp::string_body> res_;
     memory_budget::reservation reservation_;
     std::chrono::milliseconds linger_{1000};
