@@ -12,6 +12,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <chrono>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <unordered_set>
@@ -163,6 +164,7 @@ private:
         decoder_.reset();
         coded_extra_ = 0;
         coded_in_ = 0;
+        coding_s_ = 0;
         if (auto ce = req.find(bhttp::field::content_encoding); ce != req.end()) {
             auto c = parse_content_encoding(std::string_view(ce->value().data(), ce->value().size()));
             if (!c) {
@@ -361,7 +363,9 @@ private:
             // Geometric windows, never past one byte over the limit (which tells it is over).
             std::size_t room = std::min(std::max<std::size_t>(have, 64 * 1024), limit + 1 - have);
             decoded_.resize(have + room);
+            auto t0 = clock_type::now();
             auto r = decoder_->decode(in, decoded_.data() + have, room);
+            coding_s_ += std::chrono::duration<double>(clock_type::now() - t0).count();
             if (!r) {
                 decoded_.resize(have);
                 bad_coding(r.error());
@@ -589,6 +593,16 @@ private:
                            out);
             out.close = true;
         }
+        if (decoder_) {
+            // The time spent undoing Content-Encoding, next to decode and encode.
+            char buf[48];
+            std::snprintf(buf, sizeof buf, ", content-decode;dur=%.3f", coding_s_ * 1000);
+            for (auto& [k, v] : out.headers) {
+                if (k == "Server-Timing") {
+                    v += buf;
+                }
+            }
+        }
         bool keep = req.keep_alive() && !out.close && !draining_ &&
                     !svc_.draining.load(std::memory_order_relaxed) && parser_->is_done();
         // Expect: 100-continue refused early: the body was never read, so close.
@@ -766,6 +780,7 @@ private:
     std::string decoded_;
     std::size_t coded_extra_ = 0;
     std::size_t coded_in_ = 0;
+    double coding_s_ = 0;  ///< seconds spent decoding the content coding
     bhttp::response<bhttp::string_body> res_;
     memory_budget::reservation reservation_;
     std::chrono::milliseconds linger_{1000};
