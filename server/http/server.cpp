@@ -630,6 +630,7 @@ private:
         if (parser_) {
             std::string().swap(parser_->get().body());
         }
+        std::string().swap(decoded_);
         // A connection over --max-connections keeps the short linger: it must not hold a
         // descriptor for long. Others may still be sending the body they announced.
         if (reason != reject_reason::connections) {
