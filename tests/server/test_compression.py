@@ -147,6 +147,32 @@ class CompressionTest(unittest.TestCase):
         self.assertEqual(r.status, 200, r.body)
         self.assertEqual(json.loads(r.body), self.doc)
 
+    def test_chunked_expect_continue_and_keep_alive(self):
+        z = gzip.compress(self.json)
+        # chunked upload, and Expect: 100-continue, with curl
+        for extra in (["-H", "Transfer-Encoding: chunked"], ["-H", "Expect: 100-continue"]):
+            with self.subTest(extra=extra):
+                r = self.post(z, ["Content-Encoding: gzip"], extra=extra)
+                self.assertEqual(r.status, 200, r.body)
+                self.assertEqual(json.loads(r.body), self.doc)
+        # coded and plain requests one after another on one keep-alive connection
+        import http.client
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.http_port, timeout=30)
+        try:
+            for enc, body in (("gzip", z), (None, self.json), ("zstd", zstd_c(self.json)),
+                              ("br", brotli_c(self.json))):
+                h = {"Content-Type": "application/json"}
+                if enc:
+                    h["Content-Encoding"] = enc
+                conn.request("POST", "/transcode?to=json", body=body, headers=h)
+                a = conn.getresponse()
+                self.assertEqual(a.status, 200, enc)
+                self.assertEqual(json.loads(a.read()), self.doc)
+                self.assertIn("content-decode;dur=" if enc else "encode;dur=",
+                              a.getheader("Server-Timing"))
+        finally:
+            conn.close()
+
     def test_unknown_coding_is_415_with_accept_encoding(self):
         for enc in ("lzma", "gzip, compress", "", "gzip, br, zstd"):
             with self.subTest(coding=enc):
