@@ -159,13 +159,16 @@ private:
                 "too many connections (limit " + std::to_string(svc_.cfg.max_connections) + ")",
                 reject_reason::connections);
         }
-        // Content-Encoding (DESIGN section 16): an unknown coding is refused before the body.
+        // Content-Encoding (DESIGN section 16) of a body: an unknown coding is refused before
+        // the body is read. A request without a body has nothing to decode.
         codings_.clear();
         decoder_.reset();
         coded_extra_ = 0;
         coded_in_ = 0;
         coding_s_ = 0;
-        if (auto ce = req.find(bhttp::field::content_encoding); ce != req.end()) {
+        auto clen = parser_->content_length();
+        bool has_body = parser_->chunked() || (clen && *clen > 0);
+        if (auto ce = req.find(bhttp::field::content_encoding); ce != req.end() && has_body) {
             auto c = parse_content_encoding(std::string_view(ce->value().data(), ce->value().size()));
             if (!c) {
                 return refuse_coding(c.error().message);
