@@ -1,7 +1,7 @@
 // polycodec-cgcoding: a fixed number of decodes of one Content-Encoding body with the server's
 // content_decoder (server/http/content_coding.hpp), in the server's loop (geometric output
 // windows, as http/server.cpp's decode_available), for instruction counts under
-// `valgrind --tool=callgrind` next to polycodec-cgdriver's transcode counts
+// `valgrind --tool=callgrind` (and wall clock) next to polycodec-cgdriver's transcode counts
 // (docs/BENCHMARKS.md). Instructions per decode = (Ir at N=11 - Ir at N=1) / 10.
 //   polycodec-cgcoding gzip|deflate|br|zstd FILE N
 #include <algorithm>
@@ -27,9 +27,10 @@ int main(int argc, char** argv) {
     std::string body = polycodec::loadtest::read_file(argv[2]);
     long n = std::atol(argv[3]);
     std::size_t sink = 0;
+    std::string out;  // reused, as the server's I/O thread reuses its decode buffers
     for (long i = 0; i < n; ++i) {
         content_decoder d(*codings);
-        std::string out;
+        out.clear();
         std::string_view in(body);
         for (;;) {
             std::size_t have = out.size();

@@ -16,6 +16,7 @@
 #include <limits>
 #include <optional>
 #include <unordered_set>
+#include <vector>
 
 #include "http/content_coding.hpp"
 #include "http/handler.hpp"
@@ -46,6 +47,32 @@ constexpr std::size_t chunked_step = 1024 * 1024;
 // Where refused bodies go: read and dropped, never kept. One per thread; its content is junk.
 thread_local std::array<char, 64 * 1024> discard_buffer;
 constexpr std::string_view continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
+
+// Decoded bodies (Content-Encoding) go into buffers reused by the I/O thread: a fresh buffer
+// per request costs its page faults every time (measured: about 700 minor faults and 3 ms of a
+// 1 MB gzip body's 5 ms under load, docs/BENCHMARKS.md). A few are kept, each up to 4 MiB,
+// like the worker's own buffers.
+constexpr std::size_t kept_decode_buffers = 2;
+constexpr std::size_t kept_decode_capacity = 4 << 20;
+thread_local std::vector<std::string> decode_buffers;
+
+std::string take_decode_buffer() {
+    if (decode_buffers.empty()) {
+        return {};
+    }
+    std::string b = std::move(decode_buffers.back());
+    decode_buffers.pop_back();
+    return b;
+}
+
+// Gives `b`'s storage back to the thread (or frees it); `b` is left empty.
+void give_decode_buffer(std::string& b) {
+    b.clear();
+    if (b.capacity() <= kept_decode_capacity && decode_buffers.size() < kept_decode_buffers) {
+        decode_buffers.push_back(std::move(b));
+    }
+    std::string().swap(b);
+}
 
 class session;
 
@@ -185,6 +212,7 @@ private:
         // Admission (DESIGN section 13): reserve before the body is read (or 100 Continue sent).
         if (!codings_.empty()) {
             decoder_.emplace(codings_);
+            decoded_ = take_decode_buffer();
         }
         if (!admit()) {
             return;
@@ -425,7 +453,7 @@ private:
         out.body = problem_body(400, "bad_content_encoding", e.message, &e);
         std::string outer(to_string(codings_.empty() ? coding::identity : codings_.back()));
         out.body.insert(out.body.size() - 2, ",\"content_encoding\":\"" + outer + "\"");
-        std::string().swap(decoded_);
+        give_decode_buffer(decoded_);
         finish_refused(std::move(out));
     }
 
@@ -618,7 +646,7 @@ private:
         reservation_.shrink_to(out.body.size());
         finish(std::move(out), keep, r.method, r.target, r.body.size());
         std::string().swap(req.body());
-        std::string().swap(decoded_);
+        give_decode_buffer(decoded_);
         decoder_.reset();
         svc_.stats.inflight(transport::http, -1);
     }
@@ -633,7 +661,7 @@ private:
         if (parser_) {
             std::string().swap(parser_->get().body());
         }
-        std::string().swap(decoded_);
+        give_decode_buffer(decoded_);
         // A connection over --max-connections keeps the short linger: it must not hold a
         // descriptor for long. Others may still be sending the body they announced.
         if (reason != reject_reason::connections) {

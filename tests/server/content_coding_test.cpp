@@ -107,9 +107,11 @@ TEST(ContentCoding, StackedCodingsAndConcatenations) {
     auto r = decode_all({coding::gzip, coding::br}, body, 3);
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(*r, plain);
-    r = decode_all({coding::gzip}, gz + gz, 4);  // two gzip members
-    ASSERT_TRUE(r) << r.error().message;
-    EXPECT_EQ(*r, plain + plain);
+    for (std::size_t piece : {1, 3, 4, 29, 31, 1000}) {
+        r = decode_all({coding::gzip}, gz + gz + gz, piece);  // three gzip members
+        ASSERT_TRUE(r) << piece << ": " << r.error().message;
+        EXPECT_EQ(*r, plain + plain + plain);
+    }
     r = decode_all({coding::zstd}, zst + zst, 4);  // two zstd frames
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(*r, plain + plain);
@@ -138,9 +140,15 @@ TEST(ContentCoding, CorruptAndTruncatedInput) {
         ASSERT_FALSE(r) << to_string(c);
         EXPECT_NE(r.error().message.find("ends early"), std::string::npos) << r.error().message;
     }
-    r = decode_all({coding::deflate}, zlib_wrapped + "x", 100);
+    for (const std::string* d : {&zlib_wrapped, &raw}) {
+        for (std::size_t piece : {1, 5, 100}) {
+            r = decode_all({coding::deflate}, *d + "x", piece);
+            ASSERT_FALSE(r) << piece;
+            EXPECT_NE(r.error().message.find("after the end"), std::string::npos);
+        }
+    }
+    r = decode_all({coding::gzip}, gz + "x", 100);  // not another gzip member
     ASSERT_FALSE(r);
-    EXPECT_NE(r.error().message.find("after the end"), std::string::npos);
     r = decode_all({coding::br}, br + "x", 100);
     ASSERT_FALSE(r);
     r = decode_all({coding::gzip}, "", 100);
