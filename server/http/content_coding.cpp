@@ -1,8 +1,8 @@
 #include "http/content_coding.hpp"
 
 #include <brotli/decode.h>
-#include <isa-l/igzip_lib.h>
 #include <brotli/encode.h>
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -91,7 +91,8 @@ result<std::vector<coding>> parse_content_encoding(std::string_view value) {
         auto c = coding_of(name);
         if (!c) {
             return fail(make_error(errc::unsupported_format,
-                                   "Content-Encoding \"" + name + "\" is not supported (accepted: " +
+                                   "Content-Encoding \"" + name +
+                                       "\" is not supported (accepted: " +
                                        std::string(accepted_request_codings) + ")"));
         }
         if (*c != coding::identity) {
@@ -128,8 +129,8 @@ struct content_decoder::stage {
                               std::to_string(total_in) + where);
     }
 
-    std::string label;        ///< "gzip", or "gzip (inside br)"
-    std::string where;        ///< " of the request body" or " of the br-decoded body"
+    std::string label;  ///< "gzip", or "gzip (inside br)"
+    std::string where;  ///< " of the request body" or " of the br-decoded body"
     std::uint64_t total_in = 0;
     // The input of a stage fed by another one.
     std::vector<char> ibuf;
@@ -180,8 +181,9 @@ public:
         for (;;) {
             // The stashed header bytes first, then `in`.
             bool from_stash = stash_pos_ < stash_n_;
-            const unsigned char* src = from_stash ? stash_ + stash_pos_
-                                                  : reinterpret_cast<const unsigned char*>(in.data());
+            const unsigned char* src = from_stash
+                                           ? stash_ + stash_pos_
+                                           : reinterpret_cast<const unsigned char*>(in.data());
             std::size_t avail = from_stash ? stash_n_ - stash_pos_ : in.size();
             if (avail == 0 && !member_open_) {
                 return produced;  // between two gzip members
@@ -232,9 +234,7 @@ public:
         }
     }
 
-    bool complete() const override {
-        return gzip_ ? inited_ && !member_open_ : ended_;
-    }
+    bool complete() const override { return gzip_ ? inited_ && !member_open_ : ended_; }
     std::size_t memory() const override { return sizeof(inflate_state) + 4096; }
 
 private:
@@ -289,8 +289,8 @@ public:
         const auto* next_in = reinterpret_cast<const std::uint8_t*>(in.data());
         std::size_t avail_out = cap;
         auto* next_out = reinterpret_cast<std::uint8_t*>(out);
-        auto rc = BrotliDecoderDecompressStream(st_, &avail_in, &next_in, &avail_out, &next_out,
-                                                nullptr);
+        auto rc =
+            BrotliDecoderDecompressStream(st_, &avail_in, &next_in, &avail_out, &next_out, nullptr);
         std::size_t used = in.size() - avail_in;
         total_in += used;
         in.remove_prefix(used);
@@ -444,7 +444,8 @@ result<std::size_t> content_decoder::pull(std::size_t i, std::string_view& in, c
     stage& s = *stages_[i];
     std::size_t produced = 0;
     while (produced < cap) {
-        std::string_view src = i == 0 ? in : std::string_view(s.ibuf.data() + s.ipos, s.ilen - s.ipos);
+        std::string_view src =
+            i == 0 ? in : std::string_view(s.ibuf.data() + s.ipos, s.ilen - s.ipos);
         if (i > 0 && src.empty()) {
             auto r = pull(i - 1, in, s.ibuf.data(), s.ibuf.size());
             if (!r) {
@@ -528,9 +529,9 @@ content_encoder::content_encoder(coding c) : kind_(c), st_(std::make_unique<stat
     switch (c) {
         case coding::gzip:
         case coding::deflate:
-            st_->z_inited = deflateInit2(&st_->z, gzip_level, Z_DEFLATED,
-                                         c == coding::gzip ? 15 + 16 : 15, 8,
-                                         Z_DEFAULT_STRATEGY) == Z_OK;
+            st_->z_inited =
+                deflateInit2(&st_->z, gzip_level, Z_DEFLATED, c == coding::gzip ? 15 + 16 : 15, 8,
+                             Z_DEFAULT_STRATEGY) == Z_OK;
             break;
         case coding::br:
             st_->br = BrotliEncoderCreateInstance(nullptr, nullptr, nullptr);
@@ -791,8 +792,8 @@ encoding_choice negotiate_encoding(std::string_view accept_encoding, bool presen
     return out;
 }
 
-void encode_answer(const config& cfg, std::string_view accept_encoding, bool present,
-                   response& res, metrics& stats) {
+void encode_answer(const config& cfg, std::string_view accept_encoding, bool present, response& res,
+                   metrics& stats) {
     if (res.body.empty() || res.status == 204 || res.status == 304) {
         return;
     }

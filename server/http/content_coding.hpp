@@ -140,7 +140,7 @@ struct response;
 /// Accept-Encoding to Vary (or Vary: Accept-Encoding) on every answer with a body while
 /// compression is on. An Accept-Encoding that refuses identity and every coding of ours
 /// turns the answer into a 406 problem. Counts compressed answers in `stats`.
-void encode_answer(const config& cfg, std::string_view accept_encoding, bool present,
-                   response& res, metrics& stats);
+void encode_answer(const config& cfg, std::string_view accept_encoding, bool present, response& res,
+                   metrics& stats);
 
 }  // namespace polycodec::server::http

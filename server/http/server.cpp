@@ -196,7 +196,8 @@ private:
         auto clen = parser_->content_length();
         bool has_body = parser_->chunked() || (clen && *clen > 0);
         if (auto ce = req.find(bhttp::field::content_encoding); ce != req.end() && has_body) {
-            auto c = parse_content_encoding(std::string_view(ce->value().data(), ce->value().size()));
+            auto c = parse_content_encoding(
+                std::string_view(ce->value().data(), ce->value().size()));
             if (!c) {
                 return refuse_coding(c.error().message);
             }

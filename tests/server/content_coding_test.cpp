@@ -7,10 +7,10 @@
 
 #include <gtest/gtest.h>
 
-#include "support/mutate.hpp"
-
 #include <string>
 #include <vector>
+
+#include "support/mutate.hpp"
 
 using namespace polycodec::server::http;
 
@@ -29,16 +29,21 @@ std::string bytes(std::initializer_list<unsigned> b) {
 const std::string gz = bytes({0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03,
                               0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xd7, 0x51, 0xc8, 0x40, 0xa2,
                               0xb8, 0x00, 0xe7, 0x42, 0x6e, 0x52, 0x14, 0x00, 0x00, 0x00});
-const std::string zlib_wrapped = bytes({0x78, 0x9c, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xd7, 0x51,
-                                        0xc8, 0x40, 0xa2, 0xb8, 0x00, 0x4b, 0x07, 0x06, 0xdf});
-const std::string raw = bytes({0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xd7, 0x51, 0xc8, 0x40, 0xa2,
-                               0xb8, 0x00});
-const std::string zst = bytes({0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x14, 0x75, 0x00, 0x00, 0x40,
-                               0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x2c, 0x20, 0x0a, 0x01, 0x00,
-                               0xe2, 0x8a, 0x11, 0x21, 0x69, 0x9d, 0x87});
-const std::string br = bytes({0x21, 0x4c, 0x00, 0x04, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x2c,
-                              0x20, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x2c, 0x20, 0x68, 0x65,
-                              0x6c, 0x6c, 0x6f, 0x0a, 0x03});
+// `gzip -c hv.txt`: FNAME "hv.txt" and an mtime in the header.
+const std::string gz_named =
+    bytes({0x1f, 0x8b, 0x08, 0x08, 0x36, 0xd8, 0x0e, 0x6b, 0x00, 0x03, 0x68, 0x76, 0x2e,
+           0x74, 0x78, 0x74, 0x00, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xd7, 0x51, 0xc8, 0x40,
+           0xa2, 0xb8, 0x00, 0xe7, 0x42, 0x6e, 0x52, 0x14, 0x00, 0x00, 0x00});
+const std::string zlib_wrapped = bytes({0x78, 0x9c, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xd7, 0x51, 0xc8,
+                                        0x40, 0xa2, 0xb8, 0x00, 0x4b, 0x07, 0x06, 0xdf});
+const std::string raw =
+    bytes({0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0xd7, 0x51, 0xc8, 0x40, 0xa2, 0xb8, 0x00});
+const std::string zst =
+    bytes({0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x14, 0x75, 0x00, 0x00, 0x40, 0x68, 0x65, 0x6c, 0x6c,
+           0x6f, 0x2c, 0x20, 0x0a, 0x01, 0x00, 0xe2, 0x8a, 0x11, 0x21, 0x69, 0x9d, 0x87});
+const std::string br =
+    bytes({0x21, 0x4c, 0x00, 0x04, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x2c, 0x20, 0x68, 0x65,
+           0x6c, 0x6c, 0x6f, 0x2c, 0x20, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x0a, 0x03});
 
 // Decodes `body` fed `piece` bytes at a time into windows of `window` bytes.
 polycodec::result<std::string> decode_all(std::vector<coding> cs, const std::string& body,
@@ -88,9 +93,12 @@ TEST(ContentCoding, ParsesContentEncoding) {
 }
 
 TEST(ContentCoding, DecodesToolVectorsWholeAndByteByByte) {
-    struct { coding c; const std::string* body; } cases[] = {
-        {coding::gzip, &gz}, {coding::deflate, &zlib_wrapped}, {coding::deflate, &raw},
-        {coding::zstd, &zst}, {coding::br, &br}};
+    struct {
+        coding c;
+        const std::string* body;
+    } cases[] = {
+        {coding::gzip, &gz},     {coding::gzip, &gz_named}, {coding::deflate, &zlib_wrapped},
+        {coding::deflate, &raw}, {coding::zstd, &zst},      {coding::br, &br}};
     for (auto& k : cases) {
         for (std::size_t piece : {std::size_t{1}, std::size_t{2}, std::size_t{5}, k.body->size()}) {
             auto r = decode_all({k.c}, *k.body, piece);
@@ -210,13 +218,20 @@ TEST(ContentCoding, NegotiatesAcceptEncoding) {
 TEST(ContentCoding, MutatedInputFailsCleanly) {
     std::string big;
     for (int i = 0; i < 2000; ++i) {
-        big += "{\"id\":" + std::to_string(i) + ",\"name\":\"user-" + std::to_string(i * 7) + "\"}\n";
+        big +=
+            "{\"id\":" + std::to_string(i) + ",\"name\":\"user-" + std::to_string(i * 7) + "\"}\n";
     }
-    struct { coding c; std::string body; } seeds[] = {
-        {coding::gzip, gz}, {coding::deflate, zlib_wrapped}, {coding::deflate, raw},
-        {coding::zstd, zst}, {coding::br, br},
-        {coding::gzip, compress(coding::gzip, big)}, {coding::zstd, compress(coding::zstd, big)},
-        {coding::br, compress(coding::br, big)}};
+    struct {
+        coding c;
+        std::string body;
+    } seeds[] = {{coding::gzip, gz},
+                 {coding::deflate, zlib_wrapped},
+                 {coding::deflate, raw},
+                 {coding::zstd, zst},
+                 {coding::br, br},
+                 {coding::gzip, compress(coding::gzip, big)},
+                 {coding::zstd, compress(coding::zstd, big)},
+                 {coding::br, compress(coding::br, big)}};
     polycodec::test::rng g(20261201);
     int failed = 0;
     for (auto& s : seeds) {
@@ -227,7 +242,8 @@ TEST(ContentCoding, MutatedInputFailsCleanly) {
             auto r = decode_all({s.c}, m, 1 + g.below(64), 1 + g.below(4096));
             if (!r) {
                 ++failed;
-                EXPECT_LE(r.error().offset, m.size()) << to_string(s.c) << ": " << r.error().message;
+                EXPECT_LE(r.error().offset, m.size())
+                    << to_string(s.c) << ": " << r.error().message;
                 EXPECT_EQ(r.error().message.rfind(std::string(to_string(s.c)) + ":", 0), 0u)
                     << r.error().message;
             } else {
