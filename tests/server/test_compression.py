@@ -393,6 +393,23 @@ class CompressionTest(unittest.TestCase):
                     out = dec(b"".join(chunks))
                     self.assertEqual([json.loads(line) for line in out.splitlines()], recs)
 
+    def test_stream_validate_with_a_coded_body(self):
+        recs = document(3000)
+        ndjson = "".join(json.dumps(r) + "\n" for r in recs).encode()
+        for enc, comp in (("gzip", gzip.compress), ("zstd", zstd_c), ("br", brotli_c)):
+            with self.subTest(coding=enc):
+                r = curl(self.server.base + "/validate?stream=true", data=comp(ndjson),
+                         headers=["Content-Type: application/x-ndjson",
+                                  "Content-Encoding: " + enc])
+                self.assertEqual(r.status, 204, r.body)
+                bad = ndjson[:5000] + b"{oops\n" + ndjson[5000:]
+                r = curl(self.server.base + "/validate?stream=true", data=comp(bad),
+                         headers=["Content-Type: application/x-ndjson",
+                                  "Content-Encoding: " + enc])
+                self.assertEqual(r.status, 400, r.body)
+                # the offset is into the decoded stream, where the bad record starts
+                self.assertGreaterEqual(r.json()["offset"], 5000)
+
     def test_stream_corrupt_body_is_400(self):
         head, _ = "", None
         s = socket.create_connection(("127.0.0.1", self.server.http_port), timeout=30)
