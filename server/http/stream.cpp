@@ -125,15 +125,9 @@ private:
     void read_more() {
         // A coded body: decode what was read one window at a time (the reader sees at most
         // read_window decoded bytes per step, whatever the compression ratio).
-        if (dec_ && (dec_more_ || !pending_.empty())) {
-            auto r = dec_->decode(pending_, dec_buf_.data(), dec_buf_.size());
-            if (!r) {
-                return fail_coding(r.error());
-            }
-            dec_more_ = *r == dec_buf_.size();
-            decoded_in_ += *r;
-            if (*r != 0) {
-                reader_.feed({dec_buf_.data(), *r});
+        if (decoder_has_more()) {
+            if (!decode_window()) {
+                return;  // answered
             }
             return process();
         }
@@ -196,6 +190,24 @@ private:
         process();
     }
 
+    // A coded body: whether the decoder may still give output without another read.
+    bool decoder_has_more() const { return dec_ && (dec_more_ || !pending_.empty()); }
+
+    // Decodes the next window of the body into the reader. False: corrupt, answered.
+    bool decode_window() {
+        auto r = dec_->decode(pending_, dec_buf_.data(), dec_buf_.size());
+        if (!r) {
+            fail_coding(r.error());
+            return false;
+        }
+        dec_more_ = *r == dec_buf_.size();
+        decoded_in_ += *r;
+        if (*r != 0) {
+            reader_.feed({dec_buf_.data(), *r});
+        }
+        return true;
+    }
+
     // ---- converting ----
     void process() {
         // Two clock reads a record: decoding runs from t0 to t1, encoding from t1 to the next t0.
@@ -208,6 +220,15 @@ private:
                 return fail_record(s.error(), stage::decode);
             }
             if (*s == record_reader::step::need_input) {
+                // The next decoded window in this loop, not by recursion: a small compressed
+                // body may hold millions of windows.
+                if (decoder_has_more()) {
+                    if (!decode_window()) {
+                        return;
+                    }
+                    t0 = clock_type::now();
+                    continue;
+                }
                 // Output goes out in chunks of flush_at bytes (or at the end): an error in the
                 // first chunk's worth of records is still a problem+json answer.
                 return read_more();
