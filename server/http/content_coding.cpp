@@ -167,7 +167,7 @@ public:
             }
             isal_inflate_init(st_.get());
             if (gzip_) {
-                st_->crc_flag = ISAL_GZIP;
+                begin_member();
             } else {
                 bool wrapped = (stash_[0] & 0x0f) == 8 && (stash_[0] >> 4) <= 7 &&
                                ((stash_[0] << 8) | stash_[1]) % 31 == 0;
@@ -190,7 +190,7 @@ public:
             }
             if (!member_open_) {
                 isal_inflate_reset(st_.get());  // another gzip member (RFC 1952 section 2.2)
-                st_->crc_flag = ISAL_GZIP;
+                begin_member();
                 member_open_ = true;
             }
             st_->next_in = const_cast<unsigned char*>(src);
@@ -200,7 +200,20 @@ public:
                 static_cast<std::uint32_t>(std::min<std::size_t>(cap - produced, 1u << 30));
             std::size_t in_before = st_->avail_in;
             std::size_t out_before = st_->avail_out;
-            int rc = isal_inflate(st_.get());
+            int rc;
+            if (gzip_ && !header_done_) {
+                // The gzip header with our own (initialised) header record; igzip then checks
+                // the CRC-32 and size trailer after the deflate data.
+                rc = isal_read_gzip_header(st_.get(), &header_);
+                if (rc == ISAL_DECOMP_OK) {
+                    header_done_ = true;
+                    st_->crc_flag = ISAL_GZIP_NO_HDR_VER;
+                } else if (rc == ISAL_END_INPUT) {
+                    rc = ISAL_DECOMP_OK;
+                }
+            } else {
+                rc = isal_inflate(st_.get());
+            }
             // At the end of a stream igzip hands back the bytes it read ahead (avail_in grows);
             // never more than this call was given, as far as the count goes.
             std::size_t used = st_->avail_in <= in_before ? in_before - st_->avail_in : 0;
@@ -259,7 +272,16 @@ private:
         }
     }
 
+    void begin_member() {
+        st_->crc_flag = ISAL_GZIP;
+        header_ = isal_gzip_header{};
+        isal_gzip_header_init(&header_);  // no buffers: name, comment and extra are skipped
+        header_done_ = false;
+    }
+
     std::unique_ptr<inflate_state> st_;
+    isal_gzip_header header_{};
+    bool header_done_ = false;
     bool gzip_;
     bool inited_ = false;
     bool member_open_ = false;
