@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::size_t window = 64 * 1024;  // bytes between two stacked decoders
 constexpr int zstd_window_log_max = 23;    // 8 MiB (RFC 8878 section 3.1.1.1.2, for HTTP)
-constexpr int gzip_level = 6;
+constexpr int gzip_level = 1;  // answers: half the CPU of level 6 (docs/BENCHMARKS.md)
 constexpr int brotli_quality = 4;
 constexpr int brotli_lgwin = 22;  // 4 MiB
 constexpr int zstd_level = 3;
