@@ -3,7 +3,8 @@
 // windows, as http/server.cpp's decode_available), for instruction counts under
 // `valgrind --tool=callgrind` (and wall clock) next to polycodec-cgdriver's transcode counts
 // (docs/BENCHMARKS.md). Instructions per decode = (Ir at N=11 - Ir at N=1) / 10.
-//   polycodec-cgcoding gzip|deflate|br|zstd FILE N
+//   polycodec-cgcoding gzip|deflate|br|zstd FILE N          (decode FILE, compressed)
+//   polycodec-cgcoding encode gzip|deflate|br|zstd FILE N   (compress FILE, as answers are)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -15,9 +16,24 @@
 using namespace polycodec::server::http;
 
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: polycodec-cgcoding gzip|deflate|br|zstd FILE N\n");
+    if (argc != 4 && argc != 5) {
+        std::fprintf(stderr, "usage: polycodec-cgcoding [encode] gzip|deflate|br|zstd FILE N\n");
         return 2;
+    }
+    if (argc == 5 && std::string(argv[1]) == "encode") {
+        auto c = parse_content_encoding(argv[2]);
+        if (!c || c->size() != 1) {
+            std::fprintf(stderr, "unknown coding %s\n", argv[2]);
+            return 2;
+        }
+        std::string body = polycodec::loadtest::read_file(argv[3]);
+        long n = std::atol(argv[4]);
+        std::size_t sink = 0;
+        for (long i = 0; i < n; ++i) {
+            sink += compress(c->front(), body).size();
+        }
+        std::printf("%zu\n", n > 0 ? sink / static_cast<std::size_t>(n) : 0);
+        return 0;
     }
     auto codings = parse_content_encoding(argv[1]);
     if (!codings || codings->empty()) {

@@ -11,7 +11,7 @@ build_pkgs=(
     libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
     libgtest-dev libgmock-dev
-    zlib1g-dev libbrotli-dev libzstd-dev libisal-dev
+    libisal-dev libbrotli-dev libzstd-dev
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(

@@ -2,8 +2,8 @@
 // HTTP content codings (DESIGN section 16): request bodies with Content-Encoding gzip, deflate,
 // br or zstd are decoded incrementally, and answers are compressed per Accept-Encoding. This
 // works on bytes only (compressed in, decoded out, and the reverse), without Beast or sockets,
-// so it composes with any transport (plain TCP or TLS). zlib, brotli and zstd stay inside
-// content_coding.cpp.
+// so it composes with any transport (plain TCP or TLS). ISA-L (igzip), brotli and zstd stay
+// inside content_coding.cpp.
 //
 //   auto codings = parse_content_encoding(req["Content-Encoding"]);   // 415 when unknown
 //   content_decoder d(*codings);
