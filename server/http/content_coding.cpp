@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 
 #include "config.hpp"
 #include "http/handler.hpp"
@@ -565,9 +566,8 @@ content_encoder::content_encoder(coding c) : kind_(c), st_(std::make_unique<stat
         case coding::zstd:
             st_->zs = ZSTD_createCCtx();
             if (st_->zs != nullptr) {
+                // Level 3's window (2 MiB at most) is within RFC 8878's 8 MiB for HTTP.
                 ZSTD_CCtx_setParameter(st_->zs, ZSTD_c_compressionLevel, zstd_level);
-                // Within what any decoder that follows RFC 8878's HTTP guidance accepts.
-                ZSTD_CCtx_setParameter(st_->zs, ZSTD_c_windowLog, zstd_window_log_max);
             }
             break;
         case coding::identity:
@@ -701,7 +701,6 @@ std::string compress(coding c, std::string_view body) {
         out.resize(ZSTD_compressBound(body.size()));
         ZSTD_CCtx* cx = ZSTD_createCCtx();
         ZSTD_CCtx_setParameter(cx, ZSTD_c_compressionLevel, zstd_level);
-        ZSTD_CCtx_setParameter(cx, ZSTD_c_windowLog, zstd_window_log_max);
         std::size_t n = ZSTD_compress2(cx, out.data(), out.size(), body.data(), body.size());
         ZSTD_freeCCtx(cx);
         out.resize(ZSTD_isError(n) ? 0 : n);
@@ -811,8 +810,25 @@ encoding_choice negotiate_encoding(std::string_view accept_encoding, bool presen
     return out;
 }
 
+std::size_t encoder_memory(coding c) noexcept {
+    switch (c) {
+        case coding::gzip:
+        case coding::deflate:
+            return sizeof(isal_zstream) + ISAL_DEF_LVL1_DEFAULT;
+        case coding::br:
+            // The ring buffer (2^22) and quality 4's hash tables and block buffers.
+            return (std::size_t{1} << brotli_lgwin) + (2u << 20);
+        case coding::zstd:
+            // Level 3: a window of at most 2 MiB, its hash and chain tables, stream buffers.
+            return (std::size_t{7} << 19);
+        case coding::identity:
+            break;
+    }
+    return 0;
+}
+
 void encode_answer(const config& cfg, std::string_view accept_encoding, bool present, response& res,
-                   metrics& stats) {
+                   metrics& stats, const std::function<bool(std::size_t)>& afford) {
     if (res.body.empty() || res.status == 204 || res.status == 304) {
         return;
     }
@@ -842,6 +858,11 @@ void encode_answer(const config& cfg, std::string_view accept_encoding, bool pre
         return;
     }
     if (ch.chosen == coding::identity) {
+        return;
+    }
+    // The body, its compressed copy and the encoder's state, under the memory budget; when
+    // they do not fit now, the answer goes out uncompressed (unless identity is refused).
+    if (afford && !ch.identity_refused && !afford(2 * res.body.size() + encoder_memory(ch.chosen))) {
         return;
     }
     std::string z = compress(ch.chosen, res.body);

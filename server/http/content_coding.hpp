@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -135,12 +136,18 @@ encoding_choice negotiate_encoding(std::string_view accept_encoding, bool presen
 
 struct response;
 
+/// An upper bound of the memory an encoder of `c` holds (its window, tables and buffers), for
+/// the memory budget.
+std::size_t encoder_memory(coding c) noexcept;
+
 /// Compresses a whole answer per Accept-Encoding (negotiate_encoding): bodies of at least
 /// cfg.compress_min_size bytes, unless cfg.compress is off. Sets Content-Encoding, and adds
 /// Accept-Encoding to Vary (or Vary: Accept-Encoding) on every answer with a body while
 /// compression is on. An Accept-Encoding that refuses identity and every coding of ours
-/// turns the answer into a 406 problem. Counts compressed answers in `stats`.
+/// turns the answer into a 406 problem. Counts compressed answers in `stats`. `afford(n)`, when
+/// given, is asked for the n bytes compressing takes (the body twice and the encoder): false
+/// sends the answer uncompressed.
 void encode_answer(const config& cfg, std::string_view accept_encoding, bool present, response& res,
-                   metrics& stats);
+                   metrics& stats, const std::function<bool(std::size_t)>& afford = {});
 
 }  // namespace polycodec::server::http

@@ -548,6 +548,15 @@ private:
         // Admission (DESIGN section 13): a stream reserves its fixed window, before any body
         // byte is read or 100 Continue sent.
         std::size_t need = stream_reservation(svc_.cfg.max_record) + coded_extra_;
+        if (svc_.cfg.compress && !sr.validate_only) {
+            // The answer's encoder (stream.cpp negotiates the same coding).
+            auto ae = req.find(bhttp::field::accept_encoding);
+            std::string_view aev;
+            if (ae != req.end()) {
+                aev = std::string_view(ae->value().data(), ae->value().size());
+            }
+            need += encoder_memory(negotiate_encoding(aev, ae != req.end(), true).chosen);
+        }
         if (!svc_.budget.could_fit(need)) {
             refuse(413, "content_too_large",
                    "a stream needs a window of " + std::to_string(need) +
@@ -704,7 +713,8 @@ private:
             if (ae != req.end()) {
                 aev = std::string_view(ae->value().data(), ae->value().size());
             }
-            encode_answer(svc_.cfg, aev, ae != req.end(), out, svc_.stats);
+            encode_answer(svc_.cfg, aev, ae != req.end(), out, svc_.stats,
+                          [this](std::size_t n) { return afford(n); });
         }
         res_ = {};
         res_.version(11);
@@ -748,6 +758,16 @@ private:
         request_id_.clear();
         started_ = {};
         write(keep_alive);
+    }
+
+    // Holds `n` bytes of the budget for compressing the answer (the reservation is released
+    // once the answer is written). False: they do not fit now.
+    bool afford(std::size_t n) {
+        if (!reservation_) {
+            reservation_ = svc_.budget.try_reserve(n);
+            return static_cast<bool>(reservation_);
+        }
+        return n <= reservation_.size() || svc_.budget.grow(reservation_, n - reservation_.size());
     }
 
     void write(bool keep_alive) {

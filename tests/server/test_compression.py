@@ -342,6 +342,22 @@ class CompressionTest(unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn(b"--compress-min-size", p.stderr)
 
+    def test_encoder_memory_is_budgeted(self):
+        # A 1 MiB budget holds gzip's encoder (~360 KiB) but not br's (~6 MiB): /formats
+        # (which reserves nothing itself) is answered gzip, and uncompressed for br.
+        with Server("--memory-budget", "1MiB") as s:
+            plain = curl(s.base + "/formats")
+            self.assertGreater(len(plain.body), 1024)
+            r = curl(s.base + "/formats", headers=["Accept-Encoding: gzip"])
+            self.assertEqual(r.headers.get("content-encoding"), "gzip")
+            self.assertEqual(gzip.decompress(r.body), plain.body)
+            r = curl(s.base + "/formats", headers=["Accept-Encoding: br"])
+            self.assertEqual(r.status, 200)
+            self.assertIsNone(r.headers.get("content-encoding"))
+            self.assertEqual(r.body, plain.body)
+            m = curl(s.base + "/metrics").body.decode()
+            self.assertEqual(metric(m, "polycodec_memory_reserved_bytes"), 0)
+
     # ---- stream mode ----
 
     def stream_raw(self, body, headers):
