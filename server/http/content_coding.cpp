@@ -862,7 +862,8 @@ void encode_answer(const config& cfg, std::string_view accept_encoding, bool pre
     }
     // The body, its compressed copy and the encoder's state, under the memory budget; when
     // they do not fit now, the answer goes out uncompressed (unless identity is refused).
-    if (afford && !ch.identity_refused && !afford(2 * res.body.size() + encoder_memory(ch.chosen))) {
+    if (afford && !ch.identity_refused &&
+        !afford(2 * res.body.size() + encoder_memory(ch.chosen))) {
         return;
     }
     std::string z = compress(ch.chosen, res.body);
