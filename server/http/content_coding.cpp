@@ -870,6 +870,13 @@ void encode_answer(const config& cfg, std::string_view accept_encoding, bool pre
     stats.content_coding(true, to_string(ch.chosen), z.size(), res.body.size());
     res.body = std::move(z);
     res.headers.emplace_back("Content-Encoding", std::string(to_string(ch.chosen)));
+    // The coded bytes differ from the identity ones: a strong ETag becomes weak (RFC 9110
+    // section 8.8.1), which If-None-Match still matches (weak comparison).
+    for (auto& [k, v] : res.headers) {
+        if (k == "ETag" && v.rfind("W/", 0) != 0) {
+            v = "W/" + v;
+        }
+    }
 }
 
 }  // namespace polycodec::server::http

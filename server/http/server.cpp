@@ -622,6 +622,8 @@ private:
         request r = head_request();
         auto rid = req["X-Request-Id"];
         r.request_id = std::string_view(rid.data(), rid.size());
+        auto inm = req[bhttp::field::if_none_match];
+        r.if_none_match = std::string_view(inm.data(), inm.size());
         r.body = decoder_ ? std::string_view(decoded_) : std::string_view(req.body());
         response out;
         try {
