@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "http/content_coding.hpp"
 #include "http/problem.hpp"
 #include "polycodec/codec.hpp"
 #include "polycodec/document.hpp"
@@ -344,8 +345,9 @@ constexpr status_row body_statuses[] = {
      "the body is over --max-body, or a stream record over --max-record "
      "(content_too_large)"},
     {415,
-     "missing or unknown Content-Type or from= (unsupported_format, not_implemented), or "
-     "postcard without a schema (schema_required)"},
+     "missing or unknown Content-Type or from= (unsupported_format, not_implemented), "
+     "postcard without a schema (schema_required), or an unknown Content-Encoding (the "
+     "answer's Accept-Encoding lists the codings accepted)"},
 };
 
 // ---- operations ----
@@ -373,6 +375,11 @@ void codec_operation(writer& w, bool validate) {
     w.begin();
     w.kv("$ref", "#/components/parameters/X-Request-Id");
     w.end();
+    for (const char* name : {"Content-Encoding", "Accept-Encoding"}) {
+        w.begin();
+        w.kv("$ref", std::string("#/components/parameters/") + name);
+        w.end();
+    }
     option_parameters(w);
     w.end();
 
@@ -405,7 +412,8 @@ void codec_operation(writer& w, bool validate) {
                 {406,
                  "no acceptable output format (not_acceptable, unsupported_format, "
                  "not_implemented; the body lists the acceptable media types), or "
-                 "postcard output without schema=NAME (schema_required)"},
+                 "postcard output without schema=NAME (schema_required), or an "
+                 "Accept-Encoding that refuses identity and every coding of ours"},
                 body_statuses[0],
                 body_statuses[1],
                 {422,
@@ -780,6 +788,45 @@ void components(writer& w) {
     w.kv("maxLength", 128);
     w.end();
     w.end();
+    // The content codings, from content_coding.hpp's table (DESIGN section 16).
+    std::string codings;
+    for (std::size_t i = 1; i < coding_count; ++i) {
+        codings += codings.empty() ? "" : ", ";
+        codings += to_string(static_cast<coding>(i));
+    }
+    w.key("Content-Encoding");
+    w.begin();
+    w.kv("name", "Content-Encoding");
+    w.kv("in", "header");
+    w.kv("required", false);
+    w.kv("description",
+         "the codings applied to the body, decoded as it arrives (" +
+             std::string(accepted_request_codings) + "; x-gzip is gzip; at most " +
+             std::to_string(max_stacked_codings) +
+             " stacked). The limits and the memory budget apply to the decoded size; an "
+             "unknown coding is a 415, corrupt data a 400 naming the coding and offset");
+    w.key("schema");
+    w.begin();
+    w.kv("type", "string");
+    w.kv("example", "gzip");
+    w.end();
+    w.end();
+    w.key("Accept-Encoding");
+    w.begin();
+    w.kv("name", "Accept-Encoding");
+    w.kv("in", "header");
+    w.kv("required", false);
+    w.kv("description",
+         "codings the answer may use, with q-values (" + codings +
+             "; on equal q zstd > br > gzip > deflate); answers of at least "
+             "--compress-min-size bytes are compressed; identity;q=0 with no acceptable "
+             "coding is a 406");
+    w.key("schema");
+    w.begin();
+    w.kv("type", "string");
+    w.kv("example", "zstd, gzip;q=0.8");
+    w.end();
+    w.end();
     w.end();
 
     w.key("headers");
@@ -791,6 +838,8 @@ void components(writer& w) {
     header_component(w, "Vary",
                      "the answer depends on Accept and, while compression is on, Accept-Encoding",
                      "Accept, Accept-Encoding");
+    header_component(w, "Content-Encoding",
+                     "the coding of a compressed answer, chosen from Accept-Encoding", "zstd");
     header_component(w, "Polycodec-Lossy",
                      "lossy=allow only: the fallbacks taken, an RFC 8941 list of kind;path",
                      "nan_to_null;path=\"/a/0\"");
@@ -828,6 +877,7 @@ void components(writer& w) {
     w.key("headers");
     w.begin();
     w.ref("Vary", "headers", "Vary");
+    w.ref("Content-Encoding", "headers", "Content-Encoding");
     w.ref("Polycodec-Lossy", "headers", "Polycodec-Lossy");
     w.ref("X-Request-Id", "headers", "X-Request-Id");
     w.ref("Server-Timing", "headers", "Server-Timing");
