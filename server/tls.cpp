@@ -146,11 +146,11 @@ std::string describe_tls(const config& cfg) {
     return cfg.tls_client_ca.empty() ? "TLSv1.2+" : "TLSv1.2+, client certificate required";
 }
 
-std::string transport_stream::peer_subject() const {
+std::string transport_stream::peer_subject() {
     if (!tls_) {
         return {};
     }
-    SSL* s = const_cast<ssl::stream<socket_type>&>(*tls_).native_handle();
+    SSL* s = tls_->native_handle();
     X509* cert = SSL_get1_peer_certificate(s);
     if (cert == nullptr) {
         return {};
@@ -160,11 +160,11 @@ std::string transport_stream::peer_subject() const {
     return out;
 }
 
-std::string transport_stream::negotiated() const {
+std::string transport_stream::negotiated() {
     if (!tls_) {
         return {};
     }
-    SSL* s = const_cast<ssl::stream<socket_type>&>(*tls_).native_handle();
+    SSL* s = tls_->native_handle();
     return std::string(SSL_get_version(s)) + " " + SSL_get_cipher_name(s);
 }
 
