@@ -83,8 +83,12 @@ result<std::shared_ptr<ssl::context>> build(const config& cfg) {
     }
     ctx->use_private_key_file(cfg.tls_key, ssl::context::pem, ec);
     if (ec) {
-        return fail(bad("--tls-key " + cfg.tls_key + ": not a PEM private key: " +
-                        openssl_reason(ec)));
+        std::string why = openssl_reason(ec);
+        if (why == "key values mismatch") {
+            return fail(bad("--tls-key " + cfg.tls_key + ": does not match the certificate in " +
+                            cfg.tls_cert));
+        }
+        return fail(bad("--tls-key " + cfg.tls_key + ": not a PEM private key: " + why));
     }
     if (SSL_CTX_check_private_key(native) != 1) {
         ERR_clear_error();
