@@ -21,7 +21,7 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends \
       libsimdjson14 libyaml-0-2 libtomlplusplus3 libspdlog1.10 libfmt9 \
-      libprometheus-cpp-core1.0 curl ca-certificates \
+      libprometheus-cpp-core1.0 libssl3 curl ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 polycodec \
  && useradd --system --uid 10001 --gid polycodec --no-create-home polycodec

@@ -9,12 +9,12 @@ cd "$(dirname "$0")/.."
 build_pkgs=(
     cmake ninja-build g++ clang-14 libclang-rt-14-dev ccache pkg-config git
     libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev
-    libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
+    libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev
     libgtest-dev libgmock-dev
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(
-    python3 python3-yaml curl prometheus
+    python3 python3-yaml curl prometheus openssl
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev
     openjdk-17-jdk-headless libjackson2-dataformat-smile
