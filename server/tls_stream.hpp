@@ -115,7 +115,9 @@ public:
             plain_.async_wait(socket_type::wait_read, std::forward<Handler>(handler));
             return;
         }
-        tls_->async_read_some(buffer.prepare(16 * 1024),
+        // A small window: an idle connection should not hold a record-sized buffer, and
+        // the head's parser reads the rest.
+        tls_->async_read_some(buffer.prepare(2048),
                               [&buffer, h = std::forward<Handler>(handler)](
                                   boost::system::error_code ec, std::size_t n) mutable {
                                   buffer.commit(n);

@@ -63,6 +63,9 @@ public:
         arm(svc_.cfg.header_timeout);
         socket_.async_handshake([self = shared_from_this()](error_code ec) {
             self->disarm();
+            if (self->draining_) {
+                return self->close_now();  // the drain cancelled it
+            }
             if (ec || self->deadline_.expired()) {
                 log_event(log_level::info, "tls_handshake_failed",
                           {{"transport", "tcp"},
