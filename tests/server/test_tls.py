@@ -173,6 +173,24 @@ class TlsTest(unittest.TestCase):
                 s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 self.assertTrue(read_until_closed(s, 10).startswith(b"HTTP/1.1 200"))
 
+    def test_pipelined_requests_in_separate_records(self):
+        # Each request its own TLS record, sent back to back: the second may sit decrypted in
+        # the TLS engine, not on the socket, when the first is answered.
+        req = (b"POST /transcode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"Accept: application/yaml\r\nContent-Length: 7\r\n\r\n{\"n\":%d}")
+        with tls_connect(self.server.http_port, client_context()) as s:
+            started = time.monotonic()
+            for i in range(5):
+                s.sendall(req % i)
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            data = read_until_closed(s, 10)
+            self.assertLess(time.monotonic() - started, 5)
+        answers = data.split(b"HTTP/1.1 ")[1:]
+        self.assertEqual(len(answers), 6, data)
+        for i, a in enumerate(answers[:5]):
+            self.assertTrue(a.startswith(b"200"), a)
+            self.assertEqual(yaml.safe_load(a.split(b"\r\n\r\n", 1)[1]), {"n": i})
+
     def test_tls12_cipher_is_forward_secret_aead(self):
         with tls_connect(self.server.http_port,
                          client_context(maximum=ssl.TLSVersion.TLSv1_2)) as s:
@@ -395,7 +413,13 @@ class ReloadTest(unittest.TestCase):
             self.assertIn(self.key, line)
             with tls_connect(server.http_port, client_context()) as s:
                 self.assertEqual(serial_of(s), 0x2002)
+            # The drain closes an idle TLS connection and the process exits 0.
+            idle = tls_connect(server.http_port, client_context())
+            idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            self.assertTrue(idle.recv(4096).startswith(b"HTTP/1.1 200"))
             self.assertEqual(server.stop(), 0)
+            self.assertEqual(read_until_closed(idle, 5), b"")
+            idle.close()
 
 
 class StartupErrorTest(unittest.TestCase):
