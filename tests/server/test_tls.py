@@ -6,10 +6,12 @@ and a MessagePack reader written from the spec (test_budget.py), never with our 
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
 import ssl
+import struct
 import subprocess
 import sys
 import tempfile
@@ -246,6 +248,42 @@ class TlsTest(unittest.TestCase):
                 self.assertLess(waited, 4)
             self.server.wait_for(r"event=tls_handshake_failed transport=%s .*"
                                  r"no handshake within 1000 ms" % transport)
+
+    def gauges(self):
+        """(open connections, requests in flight) over both transports, scraped over HTTPS
+        (the scrape is itself one connection and one request)."""
+        r = https(self.server, "/metrics")
+        self.assertEqual(r.status, 200)
+        out = []
+        for name in ("polycodec_open_connections", "polycodec_inflight_requests"):
+            values = re.findall(r"^%s\{[^}]*\} (\S+)$" % name, r.body.decode(), re.M)
+            self.assertEqual(len(values), 2, name)
+            out.append(sum(float(v) for v in values))
+        return tuple(out)
+
+    def test_gauges_back_to_rest_after_tls_faults(self):
+        ports = (self.server.http_port, self.server.tcp_port)
+        for port in ports:
+            # Gone mid-handshake (FIN, then RST), garbage, gone mid-request after the handshake.
+            with socket.create_connection(("127.0.0.1", port)) as s:
+                s.sendall(bytes([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]))
+            with socket.create_connection(("127.0.0.1", port)) as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.sendall(bytes([0x16, 0x03, 0x01]))
+            with socket.create_connection(("127.0.0.1", port)) as s:
+                s.sendall(os.urandom(3000))
+                read_until_closed(s, 5)
+            s = tls_connect(port, client_context())
+            if port == self.server.http_port:
+                s.sendall(b"POST /transcode HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                          b"application/json\r\nContent-Length: 100000\r\n\r\n[1,")
+            else:
+                s.sendall(request_frame(1, JSON, JSON, b"[1,2]")[:20])
+            s.close()
+        deadline = time.monotonic() + 10
+        while self.gauges() != (1, 1):
+            self.assertLess(time.monotonic(), deadline, "gauges stuck: %r" % (self.gauges(),))
+            time.sleep(0.1)
 
     def test_stream_mode_over_tls(self):
         lines = [{"n": i, "s": "r%d" % i, "t": [i, None]} for i in range(3000)]
