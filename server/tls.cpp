@@ -69,8 +69,6 @@ result<std::shared_ptr<ssl::context>> build(const config& cfg) {
     // No renegotiation (a client could make the server redo handshakes at will).
     SSL_CTX_set_options(native, SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_cipher_list(native, tls12_ciphers);
-    // OpenSSL's record buffers (~34 KiB) are freed while a connection is idle.
-    SSL_CTX_set_mode(native, SSL_MODE_RELEASE_BUFFERS);
     // Resumed sessions (tickets and the cache) skip the key exchange; with client
     // certificates OpenSSL requires a session id context for them.
     static const unsigned char sid[] = "polycodec";
