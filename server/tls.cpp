@@ -2,7 +2,6 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -112,15 +111,6 @@ result<std::shared_ptr<ssl::context>> build(const config& cfg) {
     return ctx;
 }
 
-std::string x509_name(X509_NAME* name) {
-    if (name == nullptr) {
-        return {};
-    }
-    char buf[512];
-    X509_NAME_oneline(name, buf, sizeof buf);
-    return buf;
-}
-
 }  // namespace
 
 result<std::shared_ptr<tls_contexts>> make_tls_contexts(const config& cfg) {
@@ -148,28 +138,6 @@ std::string describe_tls(const config& cfg) {
         return "off";
     }
     return cfg.tls_client_ca.empty() ? "TLSv1.2+" : "TLSv1.2+, client certificate required";
-}
-
-std::string transport_stream::peer_subject() {
-    if (!tls_) {
-        return {};
-    }
-    SSL* s = tls_->native_handle();
-    X509* cert = SSL_get1_peer_certificate(s);
-    if (cert == nullptr) {
-        return {};
-    }
-    std::string out = x509_name(X509_get_subject_name(cert));
-    X509_free(cert);
-    return out;
-}
-
-std::string transport_stream::negotiated() {
-    if (!tls_) {
-        return {};
-    }
-    SSL* s = tls_->native_handle();
-    return std::string(SSL_get_version(s)) + " " + SSL_get_cipher_name(s);
 }
 
 }  // namespace polycodec::server

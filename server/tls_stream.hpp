@@ -125,11 +125,6 @@ public:
                               });
     }
 
-    /// The subject of the client's verified certificate ("" without one), for the log.
-    std::string peer_subject();
-    /// "TLSv1.3 TLS_AES_256_GCM_SHA384" after the handshake.
-    std::string negotiated();
-
 private:
     socket_type plain_;  ///< the socket without TLS; unused (closed) with TLS
     std::shared_ptr<boost::asio::ssl::context> ctx_;

@@ -57,13 +57,13 @@ class session : public std::enable_shared_from_this<session> {
 public:
     session(service& svc, tcp::socket socket, bool over_limit)
         : svc_(svc),
-          stream_(std::move(socket), transport_stream::context_of(svc.tls)),
-          deadline_(stream_.socket()),
+          socket_(std::move(socket), transport_stream::context_of(svc.tls)),
+          deadline_(socket_.socket()),
           over_limit_(over_limit) {
         live_sessions.insert(this);
         svc_.stats.connections(transport::http, 1);
         error_code ec;
-        auto ep = stream_.socket().remote_endpoint(ec);
+        auto ep = socket_.socket().remote_endpoint(ec);
         if (!ec) {
             peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
         }
@@ -76,14 +76,14 @@ public:
     }
 
     void start() {
-        if (!stream_.is_tls()) {
+        if (!socket_.is_tls()) {
             return wait_for_request();
         }
         // The handshake is part of the request head: a client that stalls in it (or speaks
         // plain HTTP to the TLS port) is closed after --header-timeout, and answered nothing.
         phase_ = phase::header;
         arm(svc_.cfg.header_timeout);
-        stream_.async_handshake([self = shared_from_this()](error_code ec) {
+        socket_.async_handshake([self = shared_from_this()](error_code ec) {
             self->disarm();
             if (ec || self->deadline_.expired()) {
                 log_event(log_level::info, "tls_handshake_failed",
@@ -105,7 +105,7 @@ public:
         draining_ = true;
         if (phase_ == phase::idle) {
             error_code ec;
-            stream_.socket().cancel(ec);
+            socket_.socket().cancel(ec);
         }
     }
 
@@ -128,7 +128,7 @@ private:
         phase_ = phase::idle;
         // A connection over the limit only gets the short head timeout to say something.
         arm(over_limit_ ? svc_.cfg.header_timeout : svc_.cfg.idle_timeout);
-        stream_.async_wait_readable(buffer_, [self = shared_from_this()](error_code ec) {
+        socket_.async_wait_readable(buffer_, [self = shared_from_this()](error_code ec) {
             self->disarm();
             if (ec || self->deadline_.expired() || self->draining_) {
                 return self->close_now();
@@ -146,7 +146,7 @@ private:
         parser_->body_limit(std::numeric_limits<std::uint64_t>::max());  // not boost::none: 1.74 compares it as the smallest limit
         arm(svc_.cfg.header_timeout);
         bhttp::async_read_header(
-            stream_, buffer_, *parser_,
+            socket_, buffer_, *parser_,
             [self = shared_from_this()](error_code ec, std::size_t) { self->on_header(ec); });
     }
 
@@ -202,7 +202,7 @@ private:
             }
             phase_ = phase::writing;
             arm(svc_.cfg.body_timeout);
-            net::async_write(stream_, net::buffer(continue_line.data(), continue_line.size()),
+            net::async_write(socket_, net::buffer(continue_line.data(), continue_line.size()),
                              [self = shared_from_this()](error_code wec, std::size_t) {
                                  self->disarm();
                                  if (wec) {
@@ -310,13 +310,13 @@ private:
             return read_chunked();
         }
         bhttp::async_read(
-            stream_, buffer_, *parser_,
+            socket_, buffer_, *parser_,
             [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
     }
 
     // A chunked body is read piece by piece so that its reservation grows before it does.
     void read_chunked() {
-        bhttp::async_read_some(stream_, buffer_, *parser_,
+        bhttp::async_read_some(socket_, buffer_, *parser_,
                                [self = shared_from_this()](error_code ec, std::size_t) {
                                    if (ec || self->deadline_.expired()) {
                                        return self->on_body(ec);
@@ -425,7 +425,7 @@ private:
         sr.request_id = request_id_;
         sr.peer = peer_;
         phase_ = phase::processing;
-        run_stream(svc_, stream_, buffer_, *parser_, std::move(sr),
+        run_stream(svc_, socket_, buffer_, *parser_, std::move(sr),
                    [self = shared_from_this()](after_stream how) {
                        self->request_id_.clear();
                        self->started_ = {};
@@ -582,7 +582,7 @@ private:
     void write(bool keep_alive) {
         phase_ = phase::writing;
         arm(svc_.cfg.body_timeout);
-        bhttp::async_write(stream_, res_,
+        bhttp::async_write(socket_, res_,
                            [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
                                self->disarm();
                                // The answer is out: its memory and reservation go.
@@ -603,8 +603,8 @@ private:
         phase_ = phase::closing;
         disarm();
         error_code ec;
-        stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-        stream_.socket().close(ec);
+        socket_.socket().shutdown(tcp::socket::shutdown_both, ec);
+        socket_.socket().close(ec);
     }
 
     // Half-close, then read and discard what the client still sends for up to a second, so
@@ -617,19 +617,19 @@ private:
     void linger_close() {
         phase_ = phase::closing;
         arm(linger_);
-        if (stream_.is_tls()) {
-            stream_.async_tls_shutdown([self = shared_from_this()](error_code) {
+        if (socket_.is_tls()) {
+            socket_.async_tls_shutdown([self = shared_from_this()](error_code) {
                 self->close_now();
             });
             return;
         }
         error_code ec;
-        stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+        socket_.socket().shutdown(tcp::socket::shutdown_send, ec);
         discard();
     }
 
     void discard() {
-        stream_.async_read_some(net::buffer(discard_buffer),
+        socket_.async_read_some(net::buffer(discard_buffer),
                                 [self = shared_from_this()](error_code ec, std::size_t) {
                                     if (ec || self->deadline_.expired()) {
                                         return self->close_now();
@@ -639,7 +639,7 @@ private:
     }
 
     service& svc_;
-    transport_stream stream_;
+    transport_stream socket_;
     io_deadline deadline_;
     beast::flat_buffer buffer_;
     std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
