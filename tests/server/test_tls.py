@@ -109,7 +109,7 @@ class TlsTest(unittest.TestCase):
         if shutil.which("openssl") is None:
             raise unittest.SkipTest("the openssl command-line tool is missing")
         Pki.get()
-        cls.server = tls_server("--threads", "2", "--header-timeout", "1s",
+        cls.server = tls_server("--threads", "2", "--header-timeout", "2s",
                                 "--memory-budget", "4MiB", "--max-body", "16MiB",
                                 "--max-record", "64KiB")
 
@@ -219,7 +219,7 @@ class TlsTest(unittest.TestCase):
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             started = time.monotonic()
             self.assertEqual(read_until_closed(s, 5), b"")  # nothing answered, closed
-            self.assertLess(time.monotonic() - started, 0.9)  # at once, not at the timeout
+            self.assertLess(time.monotonic() - started, 1.5)  # at once, not at the 2 s timeout
         self.server.wait_for(r'event=tls_handshake_failed transport=http .*error="http request"')
         # curl speaking plain HTTP to it fails the same way; the server carries on.
         p = subprocess.run(["curl", "-sS", "http://127.0.0.1:%d/healthz" % self.server.http_port],
@@ -244,10 +244,10 @@ class TlsTest(unittest.TestCase):
                 started = time.monotonic()
                 self.assertEqual(read_until_closed(s, 8), b"")
                 waited = time.monotonic() - started
-                self.assertGreater(waited, 0.7)
-                self.assertLess(waited, 4)
+                self.assertGreater(waited, 1.7)
+                self.assertLess(waited, 6)
             self.server.wait_for(r"event=tls_handshake_failed transport=%s .*"
-                                 r"no handshake within 1000 ms" % transport)
+                                 r"no handshake within 2000 ms" % transport)
 
     def gauges(self):
         """(open connections, requests in flight) over both transports, scraped over HTTPS
