@@ -333,10 +333,22 @@ class TlsTest(unittest.TestCase):
             # Without the CA, the load test refuses the server's certificate.
             p = subprocess.run([lt, "http", "--target", "127.0.0.1:%d" % self.server.http_port,
                                 "--tls", "--formats", "msgpack", "--requests", "4",
-                                "--concurrency", "1", "--data", f.name],
+                                "--concurrency", "1", "--duration", "2s", "--data", f.name],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
             self.assertEqual(p.returncode, 1)
             self.assertIn("certificate verify failed", p.stdout.decode())
+            # --insecure skips the verification; --cacert without --tls is a usage error.
+            p = subprocess.run([lt, "http", "--target", "127.0.0.1:%d" % self.server.http_port,
+                                "--tls", "--insecure", "--formats", "msgpack", "--requests", "4",
+                                "--concurrency", "1", "--duration", "2s", "--data", f.name],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stdout.decode() + p.stderr.decode())
+            self.assertRegex(p.stdout.decode(), r"# totals: answers=(\d+) ok=\1 errors=0")
+            p = subprocess.run([lt, "http", "--target", "127.0.0.1:%d" % self.server.http_port,
+                                "--cacert", Pki.path("ca.pem")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("--cacert and --insecure go with --tls", p.stderr.decode())
 
 
 class MutualTlsTest(unittest.TestCase):
