@@ -24,13 +24,14 @@ constexpr const char* tls12_ciphers =
 
 error bad(std::string msg) { return make_error(errc::invalid_option, std::move(msg)); }
 
-// The last OpenSSL error as text ("no start line", "key values mismatch"), queue cleared.
+// OpenSSL's reason for the failure ("no start line", "key values mismatch"): the most recent
+// readable one in its error queue, which is cleared.
 std::string openssl_reason(const boost::system::error_code& ec) {
     std::string why;
     while (unsigned long e = ERR_get_error()) {
         const char* r = ERR_reason_error_string(e);
         if (r != nullptr) {
-            why = r;  // the first one queued is the root cause; keep the last readable one
+            why = r;
         }
     }
     if (why.empty()) {
@@ -49,7 +50,19 @@ result<void> readable(std::string_view flag, const std::string& path) {
     return {};
 }
 
+result<std::shared_ptr<ssl::context>> build_context(const config& cfg);
+
+// Never throws (a reload runs in the signal handler): Asio's throwing calls become errors.
 result<std::shared_ptr<ssl::context>> build(const config& cfg) {
+    try {
+        return build_context(cfg);
+    } catch (const std::exception& e) {
+        ERR_clear_error();
+        return fail(bad(std::string("TLS context: ") + e.what()));
+    }
+}
+
+result<std::shared_ptr<ssl::context>> build_context(const config& cfg) {
     for (auto [flag, path] : {std::pair<std::string_view, const std::string*>{"tls-cert", &cfg.tls_cert},
                               {"tls-key", &cfg.tls_key},
                               {"tls-client-ca", &cfg.tls_client_ca}}) {
