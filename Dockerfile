@@ -37,8 +37,12 @@ ENV POLYCODEC_HTTP_PORT=8080 \
     POLYCODEC_LOG_FORMAT=text \
     POLYCODEC_LOG_LEVEL=info
 EXPOSE 8080 9090
+# With POLYCODEC_TLS_CERT set the port speaks HTTPS (not verified here: it is the container's
+# own loopback). Under mutual TLS (POLYCODEC_TLS_CLIENT_CA) curl has no client certificate:
+# set --health-cmd or use the orchestrator's probes instead.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-  CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+  CMD if [ -n "$POLYCODEC_TLS_CERT" ]; then curl -fsSk https://127.0.0.1:8080/healthz; \
+      else curl -fsS http://127.0.0.1:8080/healthz; fi || exit 1
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["polycodec"]
 CMD ["serve"]

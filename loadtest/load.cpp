@@ -10,6 +10,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
@@ -21,6 +24,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +56,14 @@ struct load_options {
     /// when fixtures/schemas/<stem>.json exists.
     std::string schema_name;
     std::string schema_file;
+    /// TLS (HTTPS / TLS on the TCP port): verified against cacert (else the system's CAs)
+    /// and the target's host name, or not at all with insecure.
+    bool tls = false;
+    std::string cacert;
+    bool insecure = false;
+    /// A new connection (and TLS handshake) for every request: the rate is connections/s.
+    bool new_connections = false;
+    asio::ssl::context* tls_ctx = nullptr;
 };
 
 // Log-bucketed latency histogram: 16 buckets per power of two from 1 us to ~1000 s.
@@ -124,11 +136,65 @@ public:
                 return;
             }
             socket_set_nodelay(self->socket_);
-            self->opt_.http ? self->send_http() : self->fill_tcp_pipeline();
+            if (!self->opt_.tls) {
+                return self->begin();
+            }
+            self->tls_.emplace(self->socket_, *self->opt_.tls_ctx);
+            if (!self->opt_.insecure) {
+                self->tls_->set_verify_mode(asio::ssl::verify_peer);
+                self->tls_->set_verify_callback(asio::ssl::host_name_verification(self->opt_.host));
+            }
+            // SNI, unless the target is an address (RFC 6066 names only).
+            boost::system::error_code aec;
+            asio::ip::make_address(self->opt_.host, aec);
+            if (aec) {
+                SSL_set_tlsext_host_name(self->tls_->native_handle(), self->opt_.host.c_str());
+            }
+            self->tls_->async_handshake(asio::ssl::stream_base::client, [self](auto hec) {
+                if (hec) {
+                    self->fail("TLS handshake: " + hec.message());
+                    return;
+                }
+                self->begin();
+            });
         });
     }
 
 private:
+    void begin() { opt_.http ? send_http() : fill_tcp_pipeline(); }
+
+    // --new-connections: after each answer, close and connect (and shake hands) again.
+    void reconnect() {
+        boost::system::error_code ec;
+        socket_.close(ec);
+        tls_.reset();
+        in_.clear();
+        if (!may_send()) {
+            return;
+        }
+        if (opt_.max_requests != 0) {
+            ++budget_;  // given back: send_http() takes it again
+        }
+        start();
+    }
+
+    template <class Buffers, class Handler>
+    void write_all(const Buffers& b, Handler&& h) {
+        if (tls_) {
+            asio::async_write(*tls_, b, std::forward<Handler>(h));
+        } else {
+            asio::async_write(socket_, b, std::forward<Handler>(h));
+        }
+    }
+    template <class Buffers, class Handler>
+    void read_some(const Buffers& b, Handler&& h) {
+        if (tls_) {
+            tls_->async_read_some(b, std::forward<Handler>(h));
+        } else {
+            socket_.async_read_some(b, std::forward<Handler>(h));
+        }
+    }
+
     static void socket_set_nodelay(tcp::socket& s) {
         boost::system::error_code ec;
         s.set_option(tcp::no_delay(true), ec);
@@ -186,7 +252,7 @@ private:
         }
         sent_ = clock_type::now();
         auto self = shared_from_this();
-        asio::async_write(socket_, asio::buffer(request_), [self](auto ec, std::size_t) {
+        write_all(asio::buffer(request_), [self](auto ec, std::size_t) {
             if (ec) {
                 self->fail("write: " + ec.message());
                 return;
@@ -240,12 +306,15 @@ private:
                     }
                 }
                 in_.erase(0, head_end + 4 + length);
+                if (opt_.new_connections) {
+                    return reconnect();
+                }
                 send_http();
                 return;
             }
         }
         auto self = shared_from_this();
-        socket_.async_read_some(asio::buffer(chunk_), [self](auto ec, std::size_t n) {
+        read_some(asio::buffer(chunk_), [self](auto ec, std::size_t n) {
             if (ec) {
                 self->fail("read: " + ec.message());
                 return;
@@ -287,7 +356,7 @@ private:
         auto out = std::make_shared<std::string>(std::move(batch));
         auto self = shared_from_this();
         writing_ = true;
-        asio::async_write(socket_, asio::buffer(*out), [self, out](auto ec, std::size_t) {
+        write_all(asio::buffer(*out), [self, out](auto ec, std::size_t) {
             self->writing_ = false;
             if (ec) {
                 self->fail("write: " + ec.message());
@@ -339,7 +408,7 @@ private:
         }
         reading_ = true;
         auto self = shared_from_this();
-        socket_.async_read_some(asio::buffer(chunk_), [self](auto ec, std::size_t n) {
+        read_some(asio::buffer(chunk_), [self](auto ec, std::size_t n) {
             if (ec) {
                 self->reading_ = false;
                 self->fail("read: " + ec.message());
@@ -351,6 +420,7 @@ private:
     }
 
     tcp::socket socket_;
+    std::optional<asio::ssl::stream<tcp::socket&>> tls_;
     const job& job_;
     row_stats& stats_;
     const load_options& opt_;
@@ -499,6 +569,14 @@ int run_load(bool http, int argc, char** argv) {
             opt.schema_file = value();
         } else if (a == "--allow-remote") {
             opt.allow_remote = true;
+        } else if (a == "--tls") {
+            opt.tls = true;
+        } else if (a == "--cacert") {
+            opt.cacert = value();
+        } else if (a == "--insecure") {
+            opt.insecure = true;
+        } else if (a == "--new-connections") {
+            opt.new_connections = true;
         } else {
             return usage_error("unknown argument " + a);
         }
@@ -508,6 +586,26 @@ int run_load(bool http, int argc, char** argv) {
     }
     if (opt.duration_s <= 0 || opt.duration_s > 3600) {
         return usage_error("--duration must be between 0 and 1 hour");
+    }
+    if ((!opt.cacert.empty() || opt.insecure) && !opt.tls) {
+        return usage_error("--cacert and --insecure go with --tls");
+    }
+    if (opt.new_connections && !http) {
+        return usage_error("--new-connections is for http");
+    }
+    asio::ssl::context tls_ctx(asio::ssl::context::tls_client);
+    if (opt.tls) {
+        boost::system::error_code tec;
+        SSL_CTX_set_min_proto_version(tls_ctx.native_handle(), TLS1_2_VERSION);
+        if (!opt.cacert.empty()) {
+            tls_ctx.load_verify_file(opt.cacert, tec);
+        } else {
+            tls_ctx.set_default_verify_paths(tec);
+        }
+        if (tec) {
+            return usage_error("--cacert " + opt.cacert + ": " + tec.message());
+        }
+        opt.tls_ctx = &tls_ctx;
     }
 
     asio::io_context io;
@@ -550,9 +648,11 @@ int run_load(bool http, int argc, char** argv) {
     }
     document wrapped;
     wrap_records(plain, wrapped);
-    std::printf("# polycodec-loadtest %s --target %s --concurrency %d --duration %.1fs%s\n",
+    std::printf("# polycodec-loadtest %s --target %s --concurrency %d --duration %.1fs%s%s%s\n",
                 http ? "http" : "tcp", target.c_str(), opt.concurrency, opt.duration_s,
-                http ? "" : (" --pipeline " + std::to_string(opt.pipeline)).c_str());
+                http ? "" : (" --pipeline " + std::to_string(opt.pipeline)).c_str(),
+                opt.tls ? (opt.insecure ? " --tls --insecure" : " --tls") : "",
+                opt.new_connections ? " --new-connections" : "");
     std::printf("# data: %s (%zu bytes of JSON)\n", path.c_str(), json.size());
     std::vector<job> jobs = make_jobs(opt, plain, wrapped);
     if (jobs.empty()) {

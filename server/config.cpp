@@ -44,6 +44,7 @@ constexpr std::string_view flags[] = {
     "host",          "http-port",       "tcp-port",       "threads",      "max-body",
     "memory-budget", "max-connections", "header-timeout", "body-timeout", "idle-timeout",
     "grace",         "schema-dir",      "log-level",      "log-format",    "max-record",
+    "tls-cert",      "tls-key",         "tls-client-ca",
     "compress-min-size",
 };
 
@@ -133,6 +134,12 @@ result<void> set(config& c, std::string_view name, std::string_view v) {
         return as_duration(c.grace);
     } else if (name == "schema-dir") {
         c.schema_dir = std::string(v);
+    } else if (name == "tls-cert") {
+        c.tls_cert = std::string(v);
+    } else if (name == "tls-key") {
+        c.tls_key = std::string(v);
+    } else if (name == "tls-client-ca") {
+        c.tls_client_ca = std::string(v);
     } else if (name == "log-level") {
         static constexpr std::string_view levels[] = {"trace", "debug",    "info", "warn",
                                                       "error", "critical", "off"};
@@ -244,7 +251,12 @@ const char* serve_usage() {
            "  --grace D               drain period on SIGTERM/SIGINT (10s)\n"
            "  --schema-dir DIR        postcard schemas, NAME.json each\n"
            "  --log-level LEVEL       trace|debug|info|warn|error|off (info)\n"
-           "  --log-format FMT        text|json (text)\n";
+           "  --log-format FMT        text|json (text)\n"
+           "  --tls-cert FILE         PEM certificate chain: HTTPS on the HTTP port and TLS on\n"
+           "                          the TCP port (TLS 1.2+; needs --tls-key; SIGHUP reloads)\n"
+           "  --tls-key FILE          PEM private key of --tls-cert\n"
+           "  --tls-client-ca FILE    PEM CA bundle: require client certificates signed by it\n"
+           "                          (mutual TLS; needs --tls-cert)\n";
 }
 
 result<config> parse_config(int argc, char** argv, const env_lookup& env) {
@@ -280,6 +292,13 @@ result<config> parse_config(int argc, char** argv, const env_lookup& env) {
         if (auto r = set(c, name, value); !r) {
             return fail(r.error());
         }
+    }
+    if (c.tls_cert.empty() != c.tls_key.empty()) {
+        return fail(bad(c.tls_cert.empty() ? "--tls-key needs --tls-cert"
+                                           : "--tls-cert needs --tls-key"));
+    }
+    if (!c.tls_client_ca.empty() && c.tls_cert.empty()) {
+        return fail(bad("--tls-client-ca needs --tls-cert and --tls-key"));
     }
     if (c.threads == 0) {
         c.threads = std::thread::hardware_concurrency();

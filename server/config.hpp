@@ -35,6 +35,12 @@ struct config {
     std::chrono::milliseconds idle_timeout{60000};    ///< keep-alive idle, closed silently
     std::chrono::milliseconds grace{10000};           ///< drain period on SIGTERM/SIGINT
     std::string schema_dir;
+    /// TLS (server/tls.hpp): PEM certificate chain and private key; both set = HTTPS on the
+    /// HTTP port and TLS on the TCP port. client_ca set = client certificates required and
+    /// verified against it (mTLS). Reloaded on SIGHUP.
+    std::string tls_cert;
+    std::string tls_key;
+    std::string tls_client_ca;
     std::string log_level = "info";
     std::string log_format = "text";
     bool help = false;

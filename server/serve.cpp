@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -26,6 +27,7 @@
 #include "schema_registry.hpp"
 #include "service.hpp"
 #include "tcp/server.hpp"
+#include "tls.hpp"
 
 #ifndef POLYCODEC_VERSION
 #define POLYCODEC_VERSION "0.0.0"
@@ -77,10 +79,20 @@ int run_serve(int argc, char** argv) {
         return exit_usage;
     }
 
+    // A certificate or key that does not load stops the start, naming the file.
+    auto tls = make_tls_contexts(cfg);
+    if (!tls) {
+        log_event(log_level::error, "tls_failed", {{"error", tls.error().message}});
+        std::fprintf(stderr, "polycodec serve: %s\n", tls.error().message.c_str());
+        flush_logs();
+        return exit_usage;
+    }
+
     tune_allocator();
     (void)http::openapi_document();  // built once from the tables, before any request
     metrics stats(POLYCODEC_VERSION, POLYCODEC_COMMIT);
     service svc(cfg, stats, std::move(*schemas), POLYCODEC_VERSION, POLYCODEC_COMMIT);
+    svc.tls = std::move(*tls);
 
     // One io_context per thread: a connection's work stays on the thread that accepted it.
     std::vector<std::unique_ptr<net::io_context>> contexts;
@@ -113,6 +125,30 @@ int run_serve(int argc, char** argv) {
     // Signals are handled on the main thread's own context.
     net::io_context main_ctx(1);
     net::signal_set signals(main_ctx, SIGTERM, SIGINT);
+    // With TLS, SIGHUP reloads the certificate, key and client CA: handshakes that start
+    // afterwards use them, open connections keep theirs. A file that no longer loads is
+    // logged and the previous context stays.
+    std::optional<net::signal_set> hup;
+    std::function<void()> wait_hup;
+    if (svc.tls) {
+        hup.emplace(main_ctx, SIGHUP);
+        wait_hup = [&] {
+            hup->async_wait([&](const boost::system::error_code& ec, int) {
+                if (ec) {
+                    return;
+                }
+                if (auto r = reload_tls_contexts(*svc.tls, svc.cfg); !r) {
+                    log_event(log_level::error, "tls_reload_failed",
+                              {{"error", r.error().message}});
+                } else {
+                    log_event(log_level::lifecycle, "tls_reloaded",
+                              {{"cert", svc.cfg.tls_cert}, {"key", svc.cfg.tls_key}});
+                }
+                wait_hup();
+            });
+        };
+        wait_hup();
+    }
 
     std::mutex mu;
     std::condition_variable cv;
@@ -153,12 +189,16 @@ int run_serve(int argc, char** argv) {
                {"header_timeout_ms", std::to_string(cfg.header_timeout.count()), true},
                {"body_timeout_ms", std::to_string(cfg.body_timeout.count()), true},
                {"grace_ms", std::to_string(cfg.grace.count()), true},
-               {"schemas", std::to_string(svc.schemas.size()), true}});
+               {"schemas", std::to_string(svc.schemas.size()), true},
+               {"tls", describe_tls(cfg)}});
 
     int signal_number = 0;
     signals.async_wait([&](const boost::system::error_code& ec, int sig) {
         if (!ec) {
             signal_number = sig;
+        }
+        if (hup) {
+            hup->cancel();  // lets main_ctx.run() return
         }
     });
     main_ctx.run();

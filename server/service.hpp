@@ -4,12 +4,14 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "budget.hpp"
 #include "config.hpp"
 #include "metrics.hpp"
 #include "schema_registry.hpp"
+#include "tls.hpp"
 
 namespace polycodec::server {
 
@@ -24,6 +26,8 @@ struct service {
     std::atomic<bool> draining{false};
     /// Connections open on both transports, for the --max-connections limit.
     std::atomic<std::size_t> open_connections{0};
+    /// The TLS contexts of both front ends (tls.hpp); null without --tls-cert.
+    std::shared_ptr<tls_contexts> tls;
 
     service(config c, metrics& m, schema_registry s, std::string v, std::string cm)
         : cfg(resolved(std::move(c))),

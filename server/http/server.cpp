@@ -23,6 +23,7 @@
 #include "http/problem.hpp"
 #include "http/stream.hpp"
 #include "listener.hpp"
+#include "tls_stream.hpp"
 #include "polycodec/stream.hpp"
 #include "transcode.hpp"
 #include "logging.hpp"
@@ -85,13 +86,13 @@ class session : public std::enable_shared_from_this<session> {
 public:
     session(service& svc, tcp::socket socket, bool over_limit)
         : svc_(svc),
-          socket_(std::move(socket)),
-          deadline_(socket_),
+          socket_(std::move(socket), transport_stream::context_of(svc.tls)),
+          deadline_(socket_.socket()),
           over_limit_(over_limit) {
         live_sessions.insert(this);
         svc_.stats.connections(transport::http, 1);
         error_code ec;
-        auto ep = socket_.remote_endpoint(ec);
+        auto ep = socket_.socket().remote_endpoint(ec);
         if (!ec) {
             peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
         }
@@ -103,14 +104,37 @@ public:
         svc_.open_connections.fetch_sub(1, std::memory_order_relaxed);
     }
 
-    void start() { wait_for_request(); }
+    void start() {
+        if (!socket_.is_tls()) {
+            return wait_for_request();
+        }
+        // The handshake is part of the request head: a client that stalls in it (or speaks
+        // plain HTTP to the TLS port) is closed after --header-timeout, and answered nothing.
+        phase_ = phase::header;
+        arm(svc_.cfg.header_timeout);
+        socket_.async_handshake([self = shared_from_this()](error_code ec) {
+            self->disarm();
+            if (ec || self->deadline_.expired()) {
+                log_event(log_level::info, "tls_handshake_failed",
+                          {{"transport", "http"},
+                           {"peer", self->peer_},
+                           {"error", self->deadline_.expired()
+                                         ? "no handshake within " +
+                                               std::to_string(self->svc_.cfg.header_timeout.count()) +
+                                               " ms (--header-timeout)"
+                                         : ec.message()}});
+                return self->close_now();
+            }
+            self->wait_for_request();
+        });
+    }
 
     // Drain: an idle connection closes now, a busy one after its answer.
     void on_drain() {
         draining_ = true;
         if (phase_ == phase::idle) {
             error_code ec;
-            socket_.cancel(ec);
+            socket_.socket().cancel(ec);
         }
     }
 
@@ -133,7 +157,7 @@ private:
         phase_ = phase::idle;
         // A connection over the limit only gets the short head timeout to say something.
         arm(over_limit_ ? svc_.cfg.header_timeout : svc_.cfg.idle_timeout);
-        socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) {
+        socket_.async_wait_readable(buffer_, [self = shared_from_this()](error_code ec) {
             self->disarm();
             if (ec || self->deadline_.expired() || self->draining_) {
                 return self->close_now();
@@ -796,8 +820,8 @@ private:
         phase_ = phase::closing;
         disarm();
         error_code ec;
-        socket_.shutdown(tcp::socket::shutdown_both, ec);
-        socket_.close(ec);
+        socket_.socket().shutdown(tcp::socket::shutdown_both, ec);
+        socket_.socket().close(ec);
     }
 
     // Half-close, then read and discard what the client still sends for up to a second, so
@@ -805,11 +829,19 @@ private:
     // our answer (the 413 case).
     // A refused request (linger_ set) lingers up to --body-timeout, until the client closes,
     // since its whole body may still be on the way.
+    // Over TLS the half-close is close_notify: sent, then the client's awaited (it discards
+    // what the client still sends) for as long, then the socket closes.
     void linger_close() {
         phase_ = phase::closing;
-        error_code ec;
-        socket_.shutdown(tcp::socket::shutdown_send, ec);
         arm(linger_);
+        if (socket_.is_tls()) {
+            socket_.async_tls_shutdown([self = shared_from_this()](error_code) {
+                self->close_now();
+            });
+            return;
+        }
+        error_code ec;
+        socket_.socket().shutdown(tcp::socket::shutdown_send, ec);
         discard();
     }
 
@@ -824,7 +856,7 @@ private:
     }
 
     service& svc_;
-    tcp::socket socket_;
+    transport_stream socket_;
     io_deadline deadline_;
     beast::flat_buffer buffer_;
     std::optional<bhttp::request_parser<bhttp::string_body>> parser_;

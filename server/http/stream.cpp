@@ -26,6 +26,7 @@
 #include "listener.hpp"
 #include "logging.hpp"
 #include "polycodec/stream.hpp"
+#include "tls_stream.hpp"
 
 namespace polycodec::server::http {
 namespace {
@@ -60,7 +61,7 @@ bool over_max_record(const error& e) {
 
 class exchange : public std::enable_shared_from_this<exchange> {
 public:
-    exchange(service& svc, tcp::socket& socket, beast::flat_buffer& buffer,
+    exchange(service& svc, transport_stream& socket, beast::flat_buffer& buffer,
              bhttp::request_parser<bhttp::string_body>& head, stream_request req,
              std::function<void(after_stream)> done)
         : svc_(svc),
@@ -69,7 +70,7 @@ public:
           parser_(std::move(head)),
           req_(std::move(req)),
           done_(std::move(done)),
-          deadline_(socket),
+          deadline_(socket.socket()),
           from_(req_.opt.from->id),
           to_(req_.validate_only ? req_.opt.from->id : req_.opt.to->id),
           reader_(from_, req_.opt.decode, svc.cfg.max_record),
@@ -549,7 +550,7 @@ private:
     }
 
     service& svc_;
-    tcp::socket& socket_;
+    transport_stream& socket_;
     beast::flat_buffer& buffer_;
     bhttp::request_parser<bhttp::buffer_body> parser_;
     stream_request req_;
@@ -590,7 +591,7 @@ private:
 
 }  // namespace
 
-void run_stream(service& svc, tcp::socket& socket, beast::flat_buffer& buffer,
+void run_stream(service& svc, transport_stream& socket, beast::flat_buffer& buffer,
                 bhttp::request_parser<bhttp::string_body>& head, stream_request req,
                 std::function<void(after_stream)> done) {
     std::make_shared<exchange>(svc, socket, buffer, head, std::move(req), std::move(done))

@@ -14,6 +14,10 @@
 #include "http/content_coding.hpp"
 #include "http/handler.hpp"
 
+namespace polycodec::server {
+class transport_stream;  // tls_stream.hpp
+}
+
 namespace polycodec::server::http {
 
 /// How the connection goes on after a stream exchange.
@@ -39,11 +43,11 @@ struct stream_request {
     bool has_accept_encoding = false;
 };
 
-/// Runs one stream exchange on `socket`. `head` holds the parsed request head (no body byte
+/// Runs one stream exchange on `stream` (plain TCP or TLS). `head` holds the parsed request head (no body byte
 /// consumed yet) and is moved from; `buffer` holds what was read past the head and is used for
 /// the rest of the body, so pipelined bytes after it stay there. `done` is called once, on the
 /// socket's executor.
-void run_stream(service& svc, boost::asio::ip::tcp::socket& socket,
+void run_stream(service& svc, transport_stream& stream,
                 boost::beast::flat_buffer& buffer,
                 boost::beast::http::request_parser<boost::beast::http::string_body>& head,
                 stream_request req, std::function<void(after_stream)> done);

@@ -12,6 +12,7 @@
 #include "logging.hpp"
 #include "polycodec/proto/frame.hpp"
 #include "tcp/handler.hpp"
+#include "tls_stream.hpp"
 #include "transcode.hpp"
 
 namespace polycodec::server::tcp {
@@ -33,18 +34,18 @@ class session : public std::enable_shared_from_this<session> {
 public:
     session(service& svc, socket_type socket, bool over_limit)
         : svc_(svc),
-          socket_(std::move(socket)),
-          deadline_(socket_),
+          socket_(std::move(socket), transport_stream::context_of(svc.tls)),
+          deadline_(socket_.socket()),
           over_limit_(over_limit) {
         live_sessions.insert(this);
         svc_.stats.connections(transport::tcp, 1);
         error_code ec;
-        auto ep = socket_.remote_endpoint(ec);
+        auto ep = socket_.socket().remote_endpoint(ec);
         if (!ec) {
             peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
         }
         error_code ignored;
-        socket_.set_option(net::ip::tcp::no_delay(true), ignored);
+        socket_.socket().set_option(net::ip::tcp::no_delay(true), ignored);
     }
 
     ~session() {
@@ -53,13 +54,38 @@ public:
         svc_.open_connections.fetch_sub(1, std::memory_order_relaxed);
     }
 
-    void start() { read(); }
+    void start() {
+        if (!socket_.is_tls()) {
+            return read();
+        }
+        // A handshake that stalls (or a client that sends plain frames) is closed after
+        // --header-timeout, or at once when it is not TLS at all; nothing is answered.
+        arm(svc_.cfg.header_timeout);
+        socket_.async_handshake([self = shared_from_this()](error_code ec) {
+            self->disarm();
+            if (self->draining_) {
+                return self->close_now();  // the drain cancelled it
+            }
+            if (ec || self->deadline_.expired()) {
+                log_event(log_level::info, "tls_handshake_failed",
+                          {{"transport", "tcp"},
+                           {"peer", self->peer_},
+                           {"error", self->deadline_.expired()
+                                         ? "no handshake within " +
+                                               std::to_string(self->svc_.cfg.header_timeout.count()) +
+                                               " ms (--header-timeout)"
+                                         : ec.message()}});
+                return self->close_now();
+            }
+            self->read();
+        });
+    }
 
     void on_drain() {
         draining_ = true;
         if (!writing_ && in_.empty()) {
             error_code ec;
-            socket_.cancel(ec);
+            socket_.socket().cancel(ec);
         }
     }
 
@@ -284,16 +310,23 @@ private:
     void close_now() {
         disarm();
         error_code ec;
-        socket_.shutdown(socket_type::shutdown_both, ec);
-        socket_.close(ec);
+        socket_.socket().shutdown(socket_type::shutdown_both, ec);
+        socket_.socket().close(ec);
     }
 
     // Half-close and discard input for up to a second so the client reads our last frame
     // before the connection goes away.
+    // Over TLS the half-close is close_notify, and the client's is awaited as long.
     void linger_close() {
-        error_code ec;
-        socket_.shutdown(socket_type::shutdown_send, ec);
         arm(std::chrono::milliseconds(1000));
+        if (socket_.is_tls()) {
+            socket_.async_tls_shutdown([self = shared_from_this()](error_code) {
+                self->close_now();
+            });
+            return;
+        }
+        error_code ec;
+        socket_.socket().shutdown(socket_type::shutdown_send, ec);
         discard();
     }
 
@@ -309,7 +342,7 @@ private:
     }
 
     service& svc_;
-    socket_type socket_;
+    transport_stream socket_;
     io_deadline deadline_;
     std::string in_;
     std::string out_;

@@ -135,3 +135,25 @@ TEST(ServeConfig, SizesAndDurations) {
     EXPECT_EQ(parse_duration("2m")->count(), 120000);
     EXPECT_FALSE(parse_duration("soon"));
 }
+
+TEST(ServeConfig, TlsFlagsVariablesAndPairing) {
+    auto c = parse({"--tls-cert", "/c.pem", "--tls-key=/k.pem"},
+                   {{"POLYCODEC_TLS_CLIENT_CA", "/ca.pem"}, {"POLYCODEC_TLS_CERT", "/env.pem"}});
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->tls_cert, "/c.pem");  // the flag wins over its variable
+    EXPECT_EQ(c->tls_key, "/k.pem");
+    EXPECT_EQ(c->tls_client_ca, "/ca.pem");
+    auto d = parse({});
+    ASSERT_TRUE(d);
+    EXPECT_TRUE(d->tls_cert.empty() && d->tls_key.empty() && d->tls_client_ca.empty());
+
+    auto no_key = parse({}, {{"POLYCODEC_TLS_CERT", "/c.pem"}});
+    ASSERT_FALSE(no_key);
+    EXPECT_EQ(no_key.error().message, "--tls-cert needs --tls-key");
+    auto no_cert = parse({"--tls-key", "/k.pem"});
+    ASSERT_FALSE(no_cert);
+    EXPECT_EQ(no_cert.error().message, "--tls-key needs --tls-cert");
+    auto ca_only = parse({"--tls-client-ca", "/ca.pem"});
+    ASSERT_FALSE(ca_only);
+    EXPECT_EQ(ca_only.error().message, "--tls-client-ca needs --tls-cert and --tls-key");
+}
