@@ -230,7 +230,8 @@ const char* usage() {
            "                  [--log-format text|json]   (polycodec serve --help: every flag)\n"
            "  polycodec convert --from F --to G [--pretty] [--lossy] [--canonical] [--multi]\n"
            "                  [--schema FILE] [--header absent] [--delimiter C] [--infer]\n"
-           "                  [--unflatten] [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"
+           "                  [--unflatten] [--extjson canonical|relaxed] [--int-width keep]\n"
+           "                  [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"
            "  polycodec formats\n"
            "  polycodec --version\n"
            "\n"
@@ -311,6 +312,9 @@ int run_convert(int argc, char** argv) {
             value = argv[++i];
             return true;
         };
+        if (name == "int-width") {
+            name = "int_width";
+        }
         if (name == "stream") {
             if (auto r = apply_option(name, has_value ? value : "true", opt); !r) {
                 return usage_error(r.error().message);
@@ -330,7 +334,7 @@ int run_convert(int argc, char** argv) {
             continue;
         }
         if (name == "from" || name == "to" || name == "schema" || name == "header" ||
-            name == "delimiter") {
+            name == "delimiter" || name == "extjson" || name == "int_width") {
             if (!take_value()) {
                 return usage_error("--" + std::string(name) + " needs a value");
             }

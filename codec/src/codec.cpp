@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "detail/extjson.hpp"
 #include "detail/locate.hpp"
 #include "formats/formats.hpp"
 
@@ -32,6 +33,18 @@ error unsupported(format_id f) {
     auto e = make_error(errc::unsupported_format,
                         "format number " + std::to_string(static_cast<int>(f)) + " is unknown");
     return e;
+}
+
+// The JSON-family formats of extjson=canonical (docs/formats/bson.md "Extended JSON v2").
+bool extjson_family(format_id f) noexcept {
+    return f == format_id::json || f == format_id::json5 || f == format_id::hjson ||
+           f == format_id::yaml || f == format_id::ndjson;
+}
+
+// The Extended JSON rewrite of a document, kept per thread so that its buffers are reused.
+document& extjson_scratch() {
+    thread_local document d;
+    return d;
 }
 
 error not_implemented(format_id f, const char* what) {
@@ -68,6 +81,22 @@ result<void> decode(format_id format, std::string_view input, document& out,
     if (r && b.depth() != 0) {
         r = fail(make_error(errc::unexpected_eof, input.size(), "unclosed container"));
     }
+    if (r && opt.extjson == extjson_mode::canonical && extjson_family(format) && !out.empty()) {
+        // Extended JSON objects -> the values they stand for (int widths, BSON's types).
+        document& tmp = extjson_scratch();
+        builder tb(tmp, opt.limits);
+        tb.reset();
+        if (!detail::extjson::read_extended(out.root(), tb, true)) {
+            errc code = tb.ok() ? errc::size_exceeded : tb.status();
+            r = fail(make_error(code, input.size(),
+                                code == errc::depth_exceeded
+                                    ? "nesting deeper than " + std::to_string(opt.limits.max_depth)
+                                    : "document larger than its budget of " +
+                                          std::to_string(opt.limits.max_bytes) + " bytes"));
+        } else {
+            std::swap(out, tmp);
+        }
+    }
     if (!r) {
         error& e = r.error();
         e.format = format;
@@ -97,7 +126,17 @@ result<void> encode(format_id format, const document& doc, output_buffer& out,
     if (doc.empty()) {
         return fail(make_error(errc::invalid_option, "cannot encode an empty document"));
     }
-    result<void> r = c->encode(doc, out, opt);
+    result<void> r;
+    if (opt.extjson == extjson_mode::canonical && extjson_family(format)) {
+        // Ints, floats, dates and BSON's types as canonical Extended JSON v2 objects.
+        document& tmp = extjson_scratch();
+        builder tb(tmp);
+        tb.reset();
+        detail::extjson::write_canonical(doc.root(), tb);
+        r = c->encode(tmp, out, opt);
+    } else {
+        r = c->encode(doc, out, opt);
+    }
     if (!r) {
         r.error().format = format;
     }

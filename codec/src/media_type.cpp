@@ -195,6 +195,28 @@ result<void> apply_option(std::string_view name, std::string_view value, transco
         opt.encode.seq = opt.decode.seq;
         return r;
     }
+    if (n == "extjson") {
+        if (iequals(value, "canonical")) {
+            opt.decode.extjson = opt.encode.extjson = extjson_mode::canonical;
+        } else if (iequals(value, "relaxed")) {
+            opt.decode.extjson = opt.encode.extjson = extjson_mode::relaxed;
+        } else {
+            return fail(make_error(errc::invalid_option, "extjson=" + std::string(value) +
+                                                             ": expected canonical or relaxed"));
+        }
+        return {};
+    }
+    if (n == "int_width") {
+        if (iequals(value, "keep")) {
+            opt.decode.keep_int_width = opt.encode.keep_int_width = true;
+        } else if (iequals(value, "shortest")) {
+            opt.decode.keep_int_width = opt.encode.keep_int_width = false;
+        } else {
+            return fail(make_error(errc::invalid_option, "int_width=" + std::string(value) +
+                                                             ": expected keep or shortest"));
+        }
+        return {};
+    }
     if (n == "infer") {
         return flag(opt.decode.infer);
     }

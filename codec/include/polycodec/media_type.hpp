@@ -43,9 +43,9 @@ struct transcode_options {
 };
 
 /// Applies one parameter (query, media-type or CLI) by name: pretty, lossy, canonical, multi,
-/// header, delimiter, infer, unflatten, schema, from, to. Values follow the query syntax:
+/// header, delimiter, infer, unflatten, extjson, int_width, schema, from, to. Values follow the query syntax:
 /// "true"/"false" (also "1"/"0"), lossy=allow|deny, header=present|absent, a one-character
-/// delimiter (or "tab", "\t", "%09"). Unknown names fail with errc::invalid_option.
+/// delimiter (or "tab", "\t", "%09"), extjson=canonical|relaxed, int_width=keep|shortest. Unknown names fail with errc::invalid_option.
 result<void> apply_option(std::string_view name, std::string_view value, transcode_options& opt);
 
 /// Applies a query string "a=1&b=x%20y" (percent-decoding, '+' as space).
