@@ -855,9 +855,10 @@ inline bool write_relaxed(value v, builder& b) {
 
 /// Appends `v` to `b` with every value that canonical Extended JSON v2 spells as an object so
 /// spelled: ints ($numberInt / $numberLong by their int_width hint), floats ($numberDouble),
-/// offset date-times with whole milliseconds ($date {$numberLong}), BSON's tagged types, and
-/// Extended JSON maps already present (re-spelled canonically). Map keys, strings, bytes,
-/// uints above INT64_MAX, bignums, other timestamps and other tags are copied as they are.
+/// offset date-times with whole milliseconds ($date {$numberLong}), bytes ($binary subType
+/// "00"), BSON's tagged types, and Extended JSON maps already present (re-spelled
+/// canonically). Map keys, strings, uints above INT64_MAX, bignums, other timestamps and
+/// other tags are copied as they are.
 /// False when the builder's budget or depth limit is hit.
 inline bool write_canonical(value v, builder& b) {
     switch (v.kind()) {
@@ -868,6 +869,14 @@ inline bool write_canonical(value v, builder& b) {
             special s;
             s.type = t_double;
             s.d = v.get_double();
+            write_map(s, b, true);
+            return b.ok();
+        }
+        case kind::bytes: {
+            // Binary subtype 0, as canonical Extended JSON spells it (not base64url text).
+            special s;
+            s.type = t_binary;
+            s.data = v.get_string();
             write_map(s, b, true);
             return b.ok();
         }
