@@ -508,12 +508,13 @@ private:
                 text_.clear();
                 const auto* bid = reinterpret_cast<const unsigned char*>(in_.data() + pos_);
                 decimal128::to_string(bid, text_);
-                // Text that does not give the same 16 bytes back (a NaN with a sign, payload
-                // or the signalling bit; a non-canonical coefficient or infinity) keeps the
-                // bytes themselves, so BSON -> BSON is byte-identical.
+                // A NaN other than the plain quiet one (a sign, a payload, the signalling bit)
+                // keeps its 16 bytes, as no decimal text holds those, so BSON -> BSON is
+                // byte-identical. (A non-canonical coefficient is the value 0, as the
+                // specification says, and is read as "0".)
                 unsigned char again[16];
-                bool exact = decimal128::from_string(text_, again) &&
-                             std::memcmp(again, bid, 16) == 0;
+                bool exact = text_ != "NaN" || (decimal128::from_string(text_, again) &&
+                                                 std::memcmp(again, bid, 16) == 0);
                 pos_ += 16;
                 if (!tagged(ej::t_decimal128)) {
                     return container_limit(at);
