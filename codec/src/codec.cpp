@@ -129,11 +129,20 @@ result<void> encode(format_id format, const document& doc, output_buffer& out,
     result<void> r;
     if (opt.extjson == extjson_mode::canonical && extjson_family(format)) {
         // Ints, floats, dates and BSON's types as canonical Extended JSON v2 objects.
+        // The rewrite nests at most two levels deeper than the document ({"$date":
+        // {"$numberLong": ...}}), whose own depth its decoder bounded.
+        build_limits limits;
+        limits.max_depth = 0xffffffffu;
         document& tmp = extjson_scratch();
-        builder tb(tmp);
+        builder tb(tmp, limits);
         tb.reset();
-        detail::extjson::write_canonical(doc.root(), tb);
-        r = c->encode(tmp, out, opt);
+        if (detail::extjson::write_canonical(doc.root(), tb)) {
+            r = c->encode(tmp, out, opt);
+        } else {
+            r = fail(make_error(errc::size_exceeded,
+                                "canonical Extended JSON larger than the budget of " +
+                                    std::to_string(limits.max_bytes) + " bytes"));
+        }
     } else {
         r = c->encode(doc, out, opt);
     }

@@ -75,5 +75,42 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!equal(doc, again)) {
         property_failed();
     }
+    if (fuzzed == format_id::bson) {
+        // extjson=canonical (issue 19): BSON -> canonical Extended JSON -> BSON keeps every
+        // byte whenever the JSON can be written (a decimal128 NaN payload cannot).
+        static output_buffer json;
+        static output_buffer back;
+        json.clear();
+        back.clear();
+        encode_options canon;
+        canon.extjson = extjson_mode::canonical;
+        if (encode(format_id::json, doc, json, canon)) {
+            decode_options read = opt;
+            read.extjson = extjson_mode::canonical;
+            if (!decode(format_id::json, json.view(), again, read) ||
+                !encode(format_id::bson, again, back) || back.view() != out.view()) {
+                property_failed();
+            }
+        }
+    }
+    if (fuzzed == format_id::json || fuzzed == format_id::json5 || fuzzed == format_id::hjson ||
+        fuzzed == format_id::yaml || fuzzed == format_id::ndjson) {
+        // Reading Extended JSON (extjson=canonical) and writing it canonically give the same
+        // values back.
+        decode_options read = opt;
+        read.extjson = extjson_mode::canonical;
+        if (!decode(fuzzed, in, doc, read)) {
+            return 0;
+        }
+        encode_options canon;
+        canon.extjson = extjson_mode::canonical;
+        out.clear();
+        if (!encode(fuzzed, doc, out, canon)) {
+            return 0;
+        }
+        if (!decode(fuzzed, out.view(), again, read) || !equal(doc, again)) {
+            property_failed();
+        }
+    }
     return 0;
 }
