@@ -47,6 +47,24 @@ document& extjson_scratch() {
     return d;
 }
 
+// Applies an Extended JSON rewrite (read_extended, write_canonical) to a whole document:
+// the root is a document of its own, and so is each record of an ndjson array.
+bool extjson_rewrite(format_id f, value root, builder& b, bool (*rewrite)(value, builder&, bool)) {
+    if (f != format_id::ndjson || root.kind() != kind::array) {
+        return rewrite(root, b, true);
+    }
+    if (!b.begin_array()) {
+        return false;
+    }
+    for (value record : root.items()) {
+        if (!rewrite(record, b, true)) {
+            return false;
+        }
+    }
+    b.end_array();
+    return b.ok();
+}
+
 error not_implemented(format_id f, const char* what) {
     auto e = make_error(errc::not_implemented, std::string(what) + " is not implemented yet");
     e.format = f;
@@ -86,7 +104,7 @@ result<void> decode(format_id format, std::string_view input, document& out,
         document& tmp = extjson_scratch();
         builder tb(tmp, opt.limits);
         tb.reset();
-        if (!detail::extjson::read_extended(out.root(), tb, true)) {
+        if (!extjson_rewrite(format, out.root(), tb, detail::extjson::read_extended)) {
             errc code = tb.ok() ? errc::size_exceeded : tb.status();
             r = fail(make_error(code, input.size(),
                                 code == errc::depth_exceeded
@@ -136,7 +154,7 @@ result<void> encode(format_id format, const document& doc, output_buffer& out,
         document& tmp = extjson_scratch();
         builder tb(tmp, limits);
         tb.reset();
-        if (detail::extjson::write_canonical(doc.root(), tb)) {
+        if (extjson_rewrite(format, doc.root(), tb, detail::extjson::write_canonical)) {
             r = c->encode(tmp, out, opt);
         } else {
             r = fail(make_error(errc::size_exceeded,

@@ -20,6 +20,30 @@ constexpr auto fuzzed = static_cast<polycodec::format_id>(POLYCODEC_FUZZ_FORMAT)
 
 [[noreturn]] void property_failed() { std::abort(); }
 
+// A map below the root that Extended JSON could mistake for one of its objects (one or two
+// entries, the first key starting with '$'): BSON -> JSON -> BSON turns such a document into
+// that type, the ambiguity docs/formats/bson.md documents.
+bool has_extjson_lookalike(polycodec::value v, bool root) {
+    using polycodec::kind;
+    if (v.kind() == kind::tagged) {
+        return has_extjson_lookalike(v.tagged_value(), false);
+    }
+    if (v.kind() == kind::map && !root && v.size() >= 1 && v.size() <= 2) {
+        polycodec::value k = (*v.entries().begin()).key;
+        if (k.kind() == kind::string && !k.get_string().empty() && k.get_string()[0] == '$') {
+            return true;
+        }
+    }
+    if (v.is_container()) {
+        for (polycodec::value c : v.items()) {
+            if (has_extjson_lookalike(c, false)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 // postcard is not self-describing: its target decodes with the records fixture's schema.
 std::shared_ptr<const polycodec::postcard::schema> fixture_schema() {
     std::ifstream f(POLYCODEC_FUZZ_SCHEMA_FILE, std::ios::binary);
@@ -84,9 +108,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         back.clear();
         encode_options canon;
         canon.extjson = extjson_mode::canonical;
-        if (encode(format_id::json, doc, json, canon)) {
+        if (!has_extjson_lookalike(doc.root(), true) && encode(format_id::json, doc, json, canon)) {
             decode_options read = opt;
             read.extjson = extjson_mode::canonical;
+            read.limits.max_depth += 4;  // {"$date": {"$numberLong": ...}} nests two deeper
             if (!decode(format_id::json, json.view(), again, read) ||
                 !encode(format_id::bson, again, back) || back.view() != out.view()) {
                 property_failed();

@@ -613,7 +613,7 @@ inline void write_date(std::int64_t ms, builder& b) {
     b.end_map();
 }
 
-inline bool write_canonical(value v, builder& b);
+inline bool write_canonical(value v, builder& b, bool root = false);
 
 /// The text of $numberDouble in canonical mode, as js-bson's Double.toExtendedJSON writes it
 /// (and the Extended JSON v2 corpus): "-0.0" for negative zero; integral values below 1e21 as
@@ -724,7 +724,7 @@ inline void write_map(const special& s, builder& b, bool canonical = false) {
                 b.add_string("$code");
                 b.add_string(s.data);
                 b.add_string("$scope");
-                write_canonical(s.scope, b);
+                write_canonical(s.scope, b, true);  // a scope is a document of its own
                 b.end_map();
                 return;
             default:
@@ -859,8 +859,14 @@ inline bool write_relaxed(value v, builder& b) {
 /// "00"), BSON's tagged types, and Extended JSON maps already present (re-spelled
 /// canonically). Map keys, strings, uints above INT64_MAX, bignums, other timestamps and
 /// other tags are copied as they are.
-/// False when the builder's budget or depth limit is hit.
-inline bool write_canonical(value v, builder& b) {
+/// `root`: `v` is a document of its own (the root, a code-with-scope's scope, an ndjson
+/// record), which stays as it is, as read_extended never turns a root map into a value: a root
+/// map is not re-spelled and a root scalar is copied (only a container's children are
+/// rewritten). False when the builder's budget or depth limit is hit.
+inline bool write_canonical(value v, builder& b, bool root) {
+    if (root && v.kind() != kind::map && v.kind() != kind::array) {
+        return b.add_copy(v);
+    }
     switch (v.kind()) {
         case kind::int64:
             write_canonical_int(v.get_int(), v.int_width(), b);
@@ -914,15 +920,25 @@ inline bool write_canonical(value v, builder& b) {
             return b.ok();
         case kind::map: {
             special s;
-            if (may_be_extjson(v) && recognize(v, s)) {
+            bool lookalike = !root && may_be_extjson(v);
+            if (lookalike && recognize(v, s)) {
                 write_map(s, b, true);
                 return b.ok();
             }
+            // {"$code": ..., "$scope": 5} is no code with scope, but would read as one once
+            // its scope became {"$numberInt": "5"}: such a scope is copied as it is.
+            value code, scope;
+            bool scope_as_is = lookalike && two_entries(v, "$code", "$scope", code, scope) &&
+                               scope.kind() != kind::map;
             if (!b.begin_map()) {
                 return false;
             }
             for (auto [k, val] : v.entries()) {
-                if (!b.add_copy(k) || !write_canonical(val, b)) {
+                if (!b.add_copy(k)) {
+                    return false;
+                }
+                if (scope_as_is && val.index() == scope.index() ? !b.add_copy(val)
+                                                                : !write_canonical(val, b)) {
                     return false;
                 }
             }
