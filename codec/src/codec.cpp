@@ -145,8 +145,10 @@ result<void> encode(format_id format, const document& doc, output_buffer& out,
         return fail(make_error(errc::invalid_option, "cannot encode an empty document"));
     }
     result<void> r;
-    if (opt.extjson == extjson_mode::canonical && extjson_family(format)) {
-        // Ints, floats, dates and BSON's types as canonical Extended JSON v2 objects.
+    if (opt.extjson == extjson_mode::canonical && extjson_family(format) &&
+        format != format_id::json && format != format_id::ndjson) {
+        // Ints, floats, dates and BSON's types as canonical Extended JSON v2 objects. (The
+        // JSON writer, also NDJSON's, does it value by value without this copy.)
         // The rewrite nests at most two levels deeper than the document ({"$date":
         // {"$numberLong": ...}}), whose own depth its decoder bounded.
         build_limits limits;
