@@ -611,6 +611,21 @@ TEST(BsonExtendedJson, CanonicalTextOfNumbersAndDates) {
     EXPECT_EQ(encode_error(format_id::json, d).code, errc::unrepresentable);
 }
 
+// fuzz_decode_bson (tests/fuzz/regressions/bson/extjson-nan-payload): a double NaN with sign
+// and payload (ff ff ff ff ff ff ff ff) is "NaN" in Extended JSON, as js-bson writes every NaN,
+// and comes back as the quiet NaN 7ff8000000000000 (equal() takes every NaN as equal).
+TEST(BsonExtendedJson, CanonicalNanPayloadComesBackQuiet) {
+    std::string in = wrap(hex("01 6e 00 ff ff ff ff ff ff ff ff"));
+    encode_options canon;
+    canon.extjson = extjson_mode::canonical;
+    document d = test::must_decode(format_id::bson, in);
+    std::string json = test::must_encode(format_id::json, d, canon);
+    EXPECT_EQ(json, R"({"n":{"$numberDouble":"NaN"}})");
+    EXPECT_EQ(to_hex(test::must_encode(format_id::bson, test::must_decode(format_id::json, json))),
+              to_hex(wrap(hex("01 6e 00 00 00 00 00 00 00 f8 7f"))));
+    EXPECT_EQ(to_hex(test::must_encode(format_id::bson, d)), to_hex(in));  // BSON keeps it
+}
+
 TEST(BsonDecode, DegenerateArrayNamesReadByPosition) {
     // Names "1", "x", "" instead of "0", "1", "2": read by position, written canonically.
     std::string arr = wrap(hex("10 31 00 07 00 00 00 08 78 00 01 0a 00"));
