@@ -11,23 +11,26 @@ COPY tests/differential/package.json tests/differential/package-lock.json tests/
 RUN apt-get update -qq && scripts/deps.sh --build && rm -rf /var/lib/apt/lists/*
 COPY . .
 # .git is not in the build context: the commit comes in as a build argument.
+# The build stage makes the Debian packages (cpack, as scripts/package does); the runtime
+# stage installs polycodec_*.deb with apt, which resolves its Depends (dpkg-shlibdeps); the
+# package also holds the fixtures in /usr/share/polycodec/fixtures (the load test's data).
 ARG POLYCODEC_COMMIT=unknown
 RUN cmake --preset release -DPOLYCODEC_BUILD_TESTS=ON -DPOLYCODEC_COMMIT="$POLYCODEC_COMMIT" \
- && cmake --build --preset release -j "$(nproc)" --target polycodec polycodec-loadtest polycodec_tests \
+ && cmake --build --preset release -j "$(nproc)" --target polycodec polycodec-loadtest \
+      polycodec-man polycodec-loadtest-man polycodec_tests \
  && build/release/tests/polycodec_tests --gtest_brief=1 \
- && strip build/release/server/polycodec build/release/loadtest/polycodec-loadtest
+ && (cd build/release && cpack -G DEB) \
+ && dpkg-deb --field build/release/packages/polycodec_*.deb Depends
 
 FROM debian:bookworm-slim AS runtime
+COPY --from=build /src/build/release/packages/polycodec_*.deb /tmp/
 RUN apt-get update -qq \
- && apt-get install -y -qq --no-install-recommends \
-      libsimdjson14 libyaml-0-2 libtomlplusplus3 libspdlog1.10 libfmt9 \
-      libprometheus-cpp-core1.0 curl ca-certificates \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get install -y -qq --no-install-recommends /tmp/polycodec_*.deb curl ca-certificates \
+ && rm -rf /var/lib/apt/lists/* /tmp/polycodec_*.deb \
+ && polycodec formats \
+ && polycodec-loadtest --help >/dev/null \
  && groupadd --system --gid 10001 polycodec \
  && useradd --system --uid 10001 --gid polycodec --no-create-home polycodec
-COPY --from=build /src/build/release/server/polycodec /usr/local/bin/polycodec
-COPY --from=build /src/build/release/loadtest/polycodec-loadtest /usr/local/bin/polycodec-loadtest
-COPY --from=build /src/fixtures /usr/share/polycodec/fixtures
 USER polycodec
 ENV POLYCODEC_HTTP_PORT=8080 \
     POLYCODEC_TCP_PORT=9090 \

@@ -328,7 +328,7 @@ int bench_file(const std::string& path, const options& opt) {
             stem = stem.substr(0, stem.find('.'));
             bool schema_ok = false;
             std::string text =
-                read_file(std::string(POLYCODEC_FIXTURES_DIR) + "/schemas/" + stem + ".json",
+                read_file(fixtures_dir() + "/schemas/" + stem + ".json",
                           schema_ok);
             if (schema_ok) {
                 auto parsed = postcard::parse_schema(text);
@@ -485,8 +485,8 @@ int run_bench(int argc, char** argv) {
         }
     }
     if (opt.data.empty()) {
-        opt.data = {std::string(POLYCODEC_FIXTURES_DIR) + "/bench.json",
-                    std::string(POLYCODEC_FIXTURES_DIR) + "/records.json"};
+        opt.data = {fixtures_dir() + "/bench.json",
+                    fixtures_dir() + "/records.json"};
     }
     if (opt.pin >= 0) {
         cpu_set_t set;

@@ -2,13 +2,37 @@
 // The benchmark dataset as every load-test tool reads it (DESIGN section 8): the file's bytes,
 // and the {"records": [...]} wrapping for formats whose root must be a map (TOML, BSON).
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <system_error>
 
 #include "polycodec/polycodec.hpp"
 
 namespace polycodec::loadtest {
+
+#if defined(POLYCODEC_FIXTURES_DIR) && defined(POLYCODEC_INSTALL_DATADIR)
+/// Where the default data (records.json, bench.json, schemas/) is read from: the installed
+/// copy beside the binary (<prefix>/bin/../share/polycodec/fixtures, from the package) when
+/// there is one, else the source tree's fixtures/ (a binary in its build tree). Defined where
+/// loadtest/CMakeLists.txt passes both directories (polycodec-loadtest).
+inline const std::string& fixtures_dir() {
+    static const std::string dir = [] {
+        std::error_code ec;
+        auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+        if (!ec) {
+            auto installed = exe.parent_path().parent_path() / POLYCODEC_INSTALL_DATADIR /
+                             "polycodec" / "fixtures";
+            if (std::filesystem::is_regular_file(installed / "records.json", ec)) {
+                return installed.string();
+            }
+        }
+        return std::string(POLYCODEC_FIXTURES_DIR);
+    }();
+    return dir;
+}
+#endif
 
 /// The whole file; `ok` is false when it cannot be opened (the result is then empty).
 inline std::string read_file(const std::string& path, bool& ok) {

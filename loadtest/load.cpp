@@ -524,7 +524,7 @@ int run_load(bool http, int argc, char** argv) {
         }
     }
 
-    std::string path = opt.data.empty() ? std::string(POLYCODEC_FIXTURES_DIR) + "/records.json"
+    std::string path = opt.data.empty() ? fixtures_dir() + "/records.json"
                                         : opt.data;
     bool ok = false;
     std::string json = read_file(path, ok);
@@ -535,14 +535,14 @@ int run_load(bool http, int argc, char** argv) {
         // records.json -> schema "records", read from fixtures/schemas/records.json.
         std::string stem = path.substr(path.find_last_of('/') + 1);
         stem = stem.substr(0, stem.find('.'));
-        std::string file = std::string(POLYCODEC_FIXTURES_DIR) + "/schemas/" + stem + ".json";
+        std::string file = fixtures_dir() + "/schemas/" + stem + ".json";
         if (std::ifstream(file).good()) {
             opt.schema_name = stem;
             opt.schema_file = file;
         }
     } else if (opt.schema_file.empty()) {
         opt.schema_file =
-            std::string(POLYCODEC_FIXTURES_DIR) + "/schemas/" + opt.schema_name + ".json";
+            fixtures_dir() + "/schemas/" + opt.schema_name + ".json";
     }
     document plain;
     if (auto r = decode(format_id::json, json, plain); !r) {

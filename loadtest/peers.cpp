@@ -291,8 +291,8 @@ int run_peers(int argc, char** argv) {
         }
     }
     if (data.empty()) {
-        data = {std::string(POLYCODEC_FIXTURES_DIR) + "/bench.json",
-                std::string(POLYCODEC_FIXTURES_DIR) + "/records.json"};
+        data = {fixtures_dir() + "/bench.json",
+                fixtures_dir() + "/records.json"};
     }
     std::printf("# polycodec-loadtest peers: MB/s on each format's own encoded size, %d ms per "
                 "measurement (5 windows, median)\n# compiler: %s\n# flags: %s\n# commit: %s\n",

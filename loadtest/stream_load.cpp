@@ -269,7 +269,7 @@ private:
 // For CSV answers the list is rotated so that the record with the most columns comes first:
 // CSV stream mode takes its header from the first record.
 bool load_records(const stream_options& opt, std::vector<std::string>& out, std::string& err) {
-    std::string path = opt.data.empty() ? std::string(POLYCODEC_FIXTURES_DIR) + "/records.json"
+    std::string path = opt.data.empty() ? fixtures_dir() + "/records.json"
                                         : opt.data;
     bool ok = false;
     std::string json = read_file(path, ok);

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 
 build_pkgs=(
     cmake ninja-build g++ clang-14 libclang-rt-14-dev ccache pkg-config git
+    dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the runtime Depends
     libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
     libgtest-dev libgmock-dev

@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "config.hpp"
+#include "http/openapi.hpp"
 #include "polycodec/polycodec.hpp"
 #include "schema_loader.hpp"
 
@@ -233,6 +235,7 @@ const char* usage() {
            "                  [--unflatten] [--extjson canonical|relaxed] [--int-width keep]\n"
            "                  [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"
            "  polycodec formats\n"
+           "  polycodec openapi   (the OpenAPI 3.1 document of GET /openapi.json)\n"
            "  polycodec --version\n"
            "\n"
            "F and G are a format name (json, cbor ...), a media type with parameters\n"
@@ -245,6 +248,20 @@ const char* usage() {
 
 int run_version() {
     std::printf("polycodec %s (commit %s)\n", POLYCODEC_VERSION, POLYCODEC_COMMIT);
+    return exit_ok;
+}
+
+int run_openapi(int argc, char** argv) {
+    if (argc > 0) {
+        return usage_error("openapi takes no arguments");
+    }
+    (void)argv;
+    const std::string& doc = server::http::openapi_document();
+    if (doc.empty()) {
+        std::fputs("polycodec openapi: the document could not be built\n", stderr);
+        return exit_usage;
+    }
+    std::fwrite(doc.data(), 1, doc.size(), stdout);
     return exit_ok;
 }
 
@@ -279,9 +296,8 @@ int run_convert(int argc, char** argv) {
     std::string to_spec;
     std::string schema_file;
     std::vector<std::string> positional;
-    bool stream = false;
     std::size_t max_record = default_max_record;
-    // Flags whose value follows, and how each maps onto apply_option.
+    // Flags: --max-record here, every other one a row of the option table.
     for (int i = 0; i < argc; ++i) {
         std::string_view a = argv[i];
         if (a == "--") {
@@ -313,14 +329,7 @@ int run_convert(int argc, char** argv) {
             return true;
         };
         if (name == "int-width") {
-            name = "int_width";
-        }
-        if (name == "stream") {
-            if (auto r = apply_option(name, has_value ? value : "true", opt); !r) {
-                return usage_error(r.error().message);
-            }
-            stream = opt.stream;
-            continue;
+            name = "int_width";  // the flag spelling of the int_width option
         }
         if (name == "max-record") {
             if (!take_value()) {
@@ -333,23 +342,26 @@ int run_convert(int argc, char** argv) {
             max_record = *sz;
             continue;
         }
-        if (name == "from" || name == "to" || name == "schema" || name == "header" ||
-            name == "delimiter" || name == "extjson" || name == "int_width") {
-            if (!take_value()) {
+        // Every other flag is a row of the option table (the one the HTTP query and
+        // /openapi.json read). A row that accepts "true" is a switch (--pretty, --lossy);
+        // the others take a value (--header absent). --from, --to and --schema are kept
+        // here: they are resolved after the loop, and --schema names a file.
+        const option_info* o = find_option(name);
+        if (o != nullptr && name != "help") {
+            bool is_switch = o->kind == option_kind::boolean ||
+                             std::find(o->values.begin(), o->values.end(), "true") !=
+                                 o->values.end();
+            if (!is_switch && !take_value()) {
                 return usage_error("--" + std::string(name) + " needs a value");
             }
-            if (name == "from") {
+            if (o->name == "from") {
                 from_spec = value;
-            } else if (name == "to") {
+            } else if (o->name == "to") {
                 to_spec = value;
-            } else if (name == "schema") {
+            } else if (o->name == "schema") {
                 schema_file = value;
-            } else if (auto r = apply_option(name, value, opt); !r) {
-                return usage_error(r.error().message);
-            }
-        } else if (name == "pretty" || name == "lossy" || name == "canonical" || name == "multi" ||
-                   name == "infer" || name == "unflatten" || name == "seq") {
-            if (auto r = apply_option(name, has_value ? value : "true", opt); !r) {
+            } else if (auto r = apply_option(name, is_switch && !has_value ? "true" : value, opt);
+                       !r) {
                 return usage_error(r.error().message);
             }
         } else if (name == "help") {
@@ -398,7 +410,7 @@ int run_convert(int argc, char** argv) {
         }
     }
 
-    if (stream || opt.stream) {
+    if (opt.stream) {
         return run_stream(**from, **to, opt, in_path, out_path, max_record);
     }
 

@@ -12,6 +12,8 @@ const char* usage();
 int run_convert(int argc, char** argv);
 int run_formats(int argc, char** argv);
 int run_version();
+/// `polycodec openapi`: prints the document GET /openapi.json serves (server/http/openapi.cpp).
+int run_openapi(int argc, char** argv);
 /// `polycodec serve` (server/serve.cpp).
 int run_serve(int argc, char** argv);
 

@@ -1,4 +1,5 @@
-// The polycodec binary: `polycodec convert`, `polycodec formats`, `polycodec serve`.
+// The polycodec binary: `polycodec convert`, `polycodec formats`, `polycodec openapi`,
+// `polycodec serve`.
 #include <cstdio>
 #include <string_view>
 
@@ -11,6 +12,9 @@ int main(int argc, char** argv) {
     }
     if (cmd == "formats") {
         return polycodec::cli::run_formats(argc - 2, argv + 2);
+    }
+    if (cmd == "openapi") {
+        return polycodec::cli::run_openapi(argc - 2, argv + 2);
     }
     if (cmd == "serve") {
         return polycodec::cli::run_serve(argc - 2, argv + 2);

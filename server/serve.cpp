@@ -18,6 +18,7 @@
 
 #include "cli.hpp"
 #include "config.hpp"
+#include "http/openapi.hpp"
 #include "http/server.hpp"
 #include "listener.hpp"
 #include "logging.hpp"
@@ -77,6 +78,7 @@ int run_serve(int argc, char** argv) {
     }
 
     tune_allocator();
+    (void)http::openapi_document();  // built once from the tables, before any request
     metrics stats(POLYCODEC_VERSION, POLYCODEC_COMMIT);
     service svc(cfg, stats, std::move(*schemas), POLYCODEC_VERSION, POLYCODEC_COMMIT);
 

@@ -152,131 +152,204 @@ bool percent_decode(std::string_view in, std::string& out) {
     return true;
 }
 
+namespace {
+
+// ---- the option table ----
+
+constexpr std::string_view bool_values[] = {"true", "false", "1", "0", "yes", "no", "on", "off"};
+constexpr std::string_view lossy_values[] = {"allow", "deny", "true", "false"};
+constexpr std::string_view header_values[] = {"present", "absent"};
+constexpr std::string_view charset_values[] = {"utf-8", "utf8"};
+constexpr std::string_view extjson_values[] = {"relaxed", "canonical"};
+constexpr std::string_view int_width_values[] = {"shortest", "keep"};
+
+constexpr format_id csv_only[] = {format_id::csv};
+constexpr format_id yaml_only[] = {format_id::yaml};
+constexpr format_id postcard_only[] = {format_id::postcard};
+constexpr format_id seq_formats[] = {format_id::json, format_id::cbor, format_id::msgpack};
+constexpr format_id extjson_formats[] = {format_id::json, format_id::json5, format_id::hjson,
+                                         format_id::yaml, format_id::ndjson};
+constexpr format_id int_width_formats[] = {format_id::cbor, format_id::msgpack};
+
+result<void> set_flag(std::string_view name, std::string_view value, bool& target) {
+    auto b = parse_bool(name, value);
+    if (!b) {
+        return fail(b.error());
+    }
+    target = *b;
+    return {};
+}
+
+result<void> set_format(std::string_view value, const format_info*& target,
+                        transcode_options& opt) {
+    const format_info* f = find_format_by_name(value);
+    if (f == nullptr) {
+        auto mt = resolve_format_spec(value, opt);
+        if (!mt) {
+            return fail(mt.error());
+        }
+        f = *mt;
+    }
+    target = f;
+    return {};
+}
+
+constexpr option_info option_rows[] = {
+    {"from", option_kind::format, {}, "", {},
+     "the input format (a name, a media type or NAME;param=value); wins over Content-Type",
+     [](std::string_view v, transcode_options& o) { return set_format(v, o.from, o); }},
+    {"to", option_kind::format, {}, "", {},
+     "the output format (a name, a media type or NAME;param=value); wins over Accept",
+     [](std::string_view v, transcode_options& o) { return set_format(v, o.to, o); }},
+    {"pretty", option_kind::boolean, bool_values, "false", {},
+     "indent the output (text formats)",
+     [](std::string_view v, transcode_options& o) { return set_flag("pretty", v, o.encode.pretty); }},
+    {"lossy", option_kind::choice, lossy_values, "deny", {},
+     "allow: take the documented fallbacks (listed in Polycodec-Lossy) instead of failing 422",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         if (iequals(v, "allow")) {
+             o.encode.lossy = true;
+             return {};
+         }
+         if (iequals(v, "deny")) {
+             o.encode.lossy = false;
+             return {};
+         }
+         return set_flag("lossy", v, o.encode.lossy);
+     }},
+    {"canonical", option_kind::boolean, bool_values, "false", {},
+     "deterministic encodings (sorted map keys, CBOR section 4.2, bencode order) and strict "
+     "decoding",
+     [](std::string_view v, transcode_options& o) {
+         auto r = set_flag("canonical", v, o.encode.canonical);
+         o.decode.canonical = o.encode.canonical;
+         return r;
+     }},
+    {"multi", option_kind::boolean, bool_values, "false", yaml_only,
+     "a YAML stream of several documents reads as an array and an array writes as documents",
+     [](std::string_view v, transcode_options& o) {
+         auto r = set_flag("multi", v, o.decode.multi);
+         o.encode.multi = o.decode.multi;
+         return r;
+     }},
+    {"stream", option_kind::boolean, bool_values, "false", {},
+     "convert record by record in bounded memory; the answer is chunked (record formats only)",
+     [](std::string_view v, transcode_options& o) { return set_flag("stream", v, o.stream); }},
+    {"seq", option_kind::boolean, bool_values, "false", seq_formats,
+     "record sequences: json as RFC 7464 json-seq, cbor as an RFC 8742 sequence, msgpack as "
+     "concatenated values",
+     [](std::string_view v, transcode_options& o) {
+         auto r = set_flag("seq", v, o.decode.seq);
+         o.encode.seq = o.decode.seq;
+         return r;
+     }},
+    {"header", option_kind::choice, header_values, "present", csv_only,
+     "whether the first CSV row is a header",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         if (iequals(v, "present")) {
+             o.decode.csv_header = o.encode.csv_header = true;
+         } else if (iequals(v, "absent")) {
+             o.decode.csv_header = o.encode.csv_header = false;
+         } else {
+             return fail(make_error(errc::invalid_option,
+                                    "header=" + std::string(v) + ": expected present or absent"));
+         }
+         return {};
+     }},
+    {"delimiter", option_kind::character, {}, ",", csv_only,
+     "the CSV field delimiter: one character, or tab",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         char d;
+         if (v.size() == 1) {
+             d = v[0];
+         } else if (iequals(v, "tab") || v == "\\t") {
+             d = '\t';
+         } else {
+             return fail(make_error(errc::invalid_option,
+                                    "delimiter=" + std::string(v) +
+                                        ": expected one character (or \"tab\")"));
+         }
+         if (d == '"' || d == '\r' || d == '\n') {
+             return fail(make_error(errc::invalid_option,
+                                    "delimiter cannot be a quote or a line break"));
+         }
+         o.decode.csv_delimiter = o.encode.csv_delimiter = d;
+         return {};
+     }},
+    {"infer", option_kind::boolean, bool_values, "false", csv_only,
+     "type CSV fields: numbers, booleans, empty fields as null",
+     [](std::string_view v, transcode_options& o) { return set_flag("infer", v, o.decode.infer); }},
+    {"unflatten", option_kind::boolean, bool_values, "false", csv_only,
+     "dotted CSV column names (a.b) become nested maps",
+     [](std::string_view v, transcode_options& o) {
+         return set_flag("unflatten", v, o.decode.unflatten);
+     }},
+    {"extjson", option_kind::choice, extjson_values, "relaxed", extjson_formats,
+     "MongoDB Extended JSON v2 mode: canonical writes ints, floats, dates and BSON's types as "
+     "$numberInt/$numberLong/$numberDouble/$date objects and reads them back",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         if (iequals(v, "canonical")) {
+             o.decode.extjson = o.encode.extjson = extjson_mode::canonical;
+         } else if (iequals(v, "relaxed")) {
+             o.decode.extjson = o.encode.extjson = extjson_mode::relaxed;
+         } else {
+             return fail(make_error(errc::invalid_option, "extjson=" + std::string(v) +
+                                                              ": expected canonical or relaxed"));
+         }
+         return {};
+     }},
+    {"int_width", option_kind::choice, int_width_values, "shortest", int_width_formats,
+     "keep: CBOR and MessagePack record each integer's encoded width and write integers at "
+     "their width hint (BSON int32 vs int64)",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         if (iequals(v, "keep")) {
+             o.decode.keep_int_width = o.encode.keep_int_width = true;
+         } else if (iequals(v, "shortest")) {
+             o.decode.keep_int_width = o.encode.keep_int_width = false;
+         } else {
+             return fail(make_error(errc::invalid_option, "int_width=" + std::string(v) +
+                                                              ": expected keep or shortest"));
+         }
+         return {};
+     }},
+    {"schema", option_kind::name, {}, "", postcard_only,
+     "the postcard schema to read or write with, by name (a file of --schema-dir)",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         o.decode.schema_name = o.encode.schema_name = std::string(v);
+         return {};
+     }},
+    {"charset", option_kind::choice, charset_values, "utf-8", {},
+     "the character set of a text format; only UTF-8 is supported",
+     [](std::string_view v, transcode_options&) -> result<void> {
+         if (!iequals(v, "utf-8") && !iequals(v, "utf8")) {
+             return fail(make_error(errc::invalid_option,
+                                    "charset=" + std::string(v) + ": only utf-8 is supported"));
+         }
+         return {};
+     }},
+};
+
+}  // namespace
+
+std::span<const option_info> option_table() noexcept { return option_rows; }
+
+const option_info* find_option(std::string_view name) noexcept {
+    for (const option_info& o : option_rows) {
+        if (iequals(o.name, name)) {
+            return &o;
+        }
+    }
+    return nullptr;
+}
+
 result<void> apply_option(std::string_view name, std::string_view value, transcode_options& opt) {
-    std::string n = lower(name);
-    auto flag = [&](bool& target) -> result<void> {
-        auto b = parse_bool(name, value);
-        if (!b) {
-            return fail(b.error());
-        }
-        target = *b;
-        return {};
-    };
-    opt.given.push_back(n);
-    if (n == "pretty") {
-        return flag(opt.encode.pretty);
+    const option_info* o = find_option(name);
+    if (o == nullptr) {
+        return fail(
+            make_error(errc::invalid_option, "unknown option \"" + std::string(name) + "\""));
     }
-    if (n == "lossy") {
-        if (iequals(value, "allow")) {
-            opt.encode.lossy = true;
-            return {};
-        }
-        if (iequals(value, "deny")) {
-            opt.encode.lossy = false;
-            return {};
-        }
-        return flag(opt.encode.lossy);
-    }
-    if (n == "canonical") {
-        auto r = flag(opt.encode.canonical);
-        opt.decode.canonical = opt.encode.canonical;
-        return r;
-    }
-    if (n == "multi") {
-        auto r = flag(opt.decode.multi);
-        opt.encode.multi = opt.decode.multi;
-        return r;
-    }
-    if (n == "stream") {
-        return flag(opt.stream);
-    }
-    if (n == "seq") {
-        auto r = flag(opt.decode.seq);
-        opt.encode.seq = opt.decode.seq;
-        return r;
-    }
-    if (n == "extjson") {
-        if (iequals(value, "canonical")) {
-            opt.decode.extjson = opt.encode.extjson = extjson_mode::canonical;
-        } else if (iequals(value, "relaxed")) {
-            opt.decode.extjson = opt.encode.extjson = extjson_mode::relaxed;
-        } else {
-            return fail(make_error(errc::invalid_option, "extjson=" + std::string(value) +
-                                                             ": expected canonical or relaxed"));
-        }
-        return {};
-    }
-    if (n == "int_width") {
-        if (iequals(value, "keep")) {
-            opt.decode.keep_int_width = opt.encode.keep_int_width = true;
-        } else if (iequals(value, "shortest")) {
-            opt.decode.keep_int_width = opt.encode.keep_int_width = false;
-        } else {
-            return fail(make_error(errc::invalid_option, "int_width=" + std::string(value) +
-                                                             ": expected keep or shortest"));
-        }
-        return {};
-    }
-    if (n == "infer") {
-        return flag(opt.decode.infer);
-    }
-    if (n == "unflatten") {
-        return flag(opt.decode.unflatten);
-    }
-    if (n == "header") {
-        if (iequals(value, "present")) {
-            opt.decode.csv_header = opt.encode.csv_header = true;
-        } else if (iequals(value, "absent")) {
-            opt.decode.csv_header = opt.encode.csv_header = false;
-        } else {
-            return fail(make_error(errc::invalid_option, "header=" + std::string(value) +
-                                                             ": expected present or absent"));
-        }
-        return {};
-    }
-    if (n == "delimiter") {
-        char d;
-        if (value.size() == 1) {
-            d = value[0];
-        } else if (iequals(value, "tab") || value == "\\t") {
-            d = '\t';
-        } else {
-            return fail(make_error(errc::invalid_option,
-                                   "delimiter=" + std::string(value) +
-                                       ": expected one character (or \"tab\")"));
-        }
-        if (d == '"' || d == '\r' || d == '\n') {
-            return fail(make_error(errc::invalid_option,
-                                   "delimiter cannot be a quote or a line break"));
-        }
-        opt.decode.csv_delimiter = opt.encode.csv_delimiter = d;
-        return {};
-    }
-    if (n == "schema") {
-        opt.decode.schema_name = opt.encode.schema_name = std::string(value);
-        return {};
-    }
-    if (n == "from" || n == "to") {
-        const format_info* f = find_format_by_name(value);
-        if (f == nullptr) {
-            auto mt = resolve_format_spec(value, opt);
-            if (!mt) {
-                return fail(mt.error());
-            }
-            f = *mt;
-        }
-        (n == "from" ? opt.from : opt.to) = f;
-        return {};
-    }
-    if (n == "charset") {
-        if (!iequals(value, "utf-8") && !iequals(value, "utf8")) {
-            return fail(make_error(errc::invalid_option,
-                                   "charset=" + std::string(value) + ": only utf-8 is supported"));
-        }
-        return {};
-    }
-    opt.given.pop_back();
-    return fail(make_error(errc::invalid_option, "unknown option \"" + std::string(name) + "\""));
+    opt.given.emplace_back(o->name);
+    return o->apply(value, opt);
 }
 
 result<void> apply_query(std::string_view query, transcode_options& opt) {
@@ -303,6 +376,15 @@ result<void> apply_query(std::string_view query, transcode_options& opt) {
     return {};
 }
 
+namespace {
+constexpr sequence_media_type sequence_rows[] = {
+    {"application/json-seq", format_id::json},
+    {"application/cbor-seq", format_id::cbor},
+};
+}  // namespace
+
+std::span<const sequence_media_type> sequence_media_types() noexcept { return sequence_rows; }
+
 result<const format_info*> resolve_format_spec(std::string_view spec, transcode_options& opt) {
     spec = trim(spec);
     auto semi = spec.find(';');
@@ -317,11 +399,11 @@ result<const format_info*> resolve_format_spec(std::string_view spec, transcode_
         f = find_format_by_media_type(m->essence());
         params = std::move(m->params);
         // Record sequences of stream mode (DESIGN section 12): RFC 7464 and RFC 8742.
-        if (f == nullptr && (m->essence() == "application/json-seq" ||
-                             m->essence() == "application/cbor-seq")) {
-            f = find_format(m->essence() == "application/json-seq" ? format_id::json
-                                                                   : format_id::cbor);
-            opt.decode.seq = opt.encode.seq = true;
+        for (const sequence_media_type& sm : sequence_media_types()) {
+            if (f == nullptr && m->essence() == sm.type) {
+                f = find_format(sm.format);
+                opt.decode.seq = opt.encode.seq = true;
+            }
         }
         if (f != nullptr && m->essence() == "text/tab-separated-values") {
             opt.decode.csv_tab = opt.encode.csv_tab = true;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <random>
 
+#include "http/openapi.hpp"
 #include "http/problem.hpp"
 #include "polycodec/media_type.hpp"
 #include "polycodec/stream.hpp"
@@ -287,19 +288,7 @@ void handle_formats(service& svc, const request& req, response& res) {
         b.add_bool(is_implemented(f.id));
         b.add_string("capabilities");
         b.begin_map();
-        const format_caps& c = f.caps;
-        std::pair<std::string_view, bool> caps[] = {
-            {"text", c.text},
-            {"null", c.null},
-            {"boolean", c.boolean},
-            {"floats", c.floats},
-            {"bytes", c.bytes},
-            {"any_keys", c.any_keys},
-            {"map_root_only", c.map_root_only},
-            {"tabular", c.tabular},
-            {"needs_schema", c.needs_schema},
-        };
-        for (auto& [k, v] : caps) {
+        for (auto& [k, v] : capability_fields(f.caps)) {
             b.add_string(k);
             b.add_bool(v);
         }
@@ -329,38 +318,71 @@ void handle_formats(service& svc, const request& req, response& res) {
 
 }  // namespace
 
+std::array<std::pair<std::string_view, bool>, 9> capability_fields(const format_caps& c) {
+    return {{
+        {"text", c.text},
+        {"null", c.null},
+        {"boolean", c.boolean},
+        {"floats", c.floats},
+        {"bytes", c.bytes},
+        {"any_keys", c.any_keys},
+        {"map_root_only", c.map_root_only},
+        {"tabular", c.tabular},
+        {"needs_schema", c.needs_schema},
+    }};
+}
+
+namespace {
+
+// PUT as well as POST: `curl -T file` uploads with PUT (and streams the file from disk).
+constexpr route_info route_rows[] = {
+    {route::transcode, "/transcode", "POST, PUT",
+     "convert the body from the format of Content-Type (or from=) to the best format of Accept "
+     "(or to=)"},
+    {route::validate, "/validate", "POST, PUT", "decode the body only: 204, or the error"},
+    {route::formats, "/formats", "GET", "the format table with capabilities, negotiated"},
+    {route::metrics, "/metrics", "GET", "Prometheus text exposition"},
+    {route::healthz, "/healthz", "GET", "liveness"},
+    {route::readyz, "/readyz", "GET", "readiness: 503 while draining"},
+    {route::openapi, "/openapi.json", "GET", "this OpenAPI 3.1 document"},
+};
+
+}  // namespace
+
+std::span<const route_info> routes() noexcept { return route_rows; }
+
 route find_route(std::string_view path) noexcept {
-    if (path == "/transcode") {
-        return route::transcode;
-    }
-    if (path == "/validate") {
-        return route::validate;
-    }
-    if (path == "/formats") {
-        return route::formats;
-    }
-    if (path == "/metrics") {
-        return route::metrics;
-    }
-    if (path == "/healthz") {
-        return route::healthz;
-    }
-    if (path == "/readyz") {
-        return route::readyz;
+    for (const route_info& r : route_rows) {
+        if (r.path == path) {
+            return r.id;
+        }
     }
     return route::not_found;
 }
 
 std::string_view allowed_methods(route r) noexcept {
-    // PUT as well as POST: `curl -T file` uploads with PUT (and streams the file from disk).
-    return r == route::transcode || r == route::validate ? "POST, PUT" : "GET";
+    for (const route_info& row : route_rows) {
+        if (row.id == r) {
+            return row.methods;
+        }
+    }
+    return "GET";
 }
 
 bool method_allowed(route r, std::string_view method) noexcept {
-    if (r == route::transcode || r == route::validate) {
-        return method == "POST" || method == "PUT";
+    // `methods` is a list such as "POST, PUT".
+    std::string_view list = allowed_methods(r);
+    while (!list.empty()) {
+        auto comma = list.find(',');
+        if (list.substr(0, comma) == method) {
+            return true;
+        }
+        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+        while (!list.empty() && list.front() == ' ') {
+            list.remove_prefix(1);
+        }
     }
-    return method == "GET";
+    return false;
 }
 
 std::string_view path_of(std::string_view target) noexcept {
@@ -457,10 +479,12 @@ void handle(service& svc, const request& req, response& res) {
     std::string_view path = path_of(req.target);
     route r = find_route(path);
     if (r == route::not_found) {
-        problem(res, 404, "not_found",
-                "no route " + std::string(path) +
-                    " (try /transcode, /validate, /formats, /metrics, "
-                    "/healthz, /readyz)");
+        std::string hint;
+        for (const route_info& row : route_rows) {
+            hint += hint.empty() ? "" : ", ";
+            hint += row.path;
+        }
+        problem(res, 404, "not_found", "no route " + std::string(path) + " (try " + hint + ")");
     } else if (!method_allowed(r, req.method)) {
         problem(res, 405, "method_not_allowed",
                 std::string(req.method) + " is not allowed on " + std::string(path) + ", use " +
@@ -496,6 +520,9 @@ void handle(service& svc, const request& req, response& res) {
                     res.content_type = "text/plain; charset=utf-8";
                     res.body = "ready\n";
                 }
+                break;
+            case route::openapi:
+                handle_openapi(req, res);
                 break;
             case route::not_found:
                 break;

@@ -2,7 +2,9 @@
 // The HTTP routes of DESIGN section 4 on plain structs, without Beast: the session adapts
 // Beast's messages to these, so routing, negotiation and errors are testable without sockets.
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +22,7 @@ struct request {
     bool has_content_type = false;
     std::string_view accept;
     std::string_view request_id;  ///< as sent, may be empty
+    std::string_view if_none_match;  ///< If-None-Match, may be empty
     std::string_view body;
 };
 
@@ -46,7 +49,20 @@ enum class route : std::uint8_t {
     metrics,
     healthz,
     readyz,
+    openapi,
 };
+
+/// One row of the route table: the router, the Allow header, the 404 hint and /openapi.json
+/// all read it.
+struct route_info {
+    route id;
+    std::string_view path;     ///< "/transcode"
+    std::string_view methods;  ///< the Allow header: "POST, PUT" or "GET"
+    std::string_view summary;  ///< one line for documentation
+};
+
+/// Every route, in documentation order.
+std::span<const route_info> routes() noexcept;
 
 /// The route of `path` (no query) and whether `method` is allowed on it.
 route find_route(std::string_view path) noexcept;
@@ -80,6 +96,9 @@ void handle(service& svc, const request& req, response& res);
 /// An error answer without a route (408, 413, 503 ...): problem+json, Server-Timing, id.
 void error_response(int status, std::string_view code, std::string_view detail,
                     std::string_view request_id, response& res);
+
+/// The capability flags of `c` by the names /formats shows them ("text", "null", ...).
+std::array<std::pair<std::string_view, bool>, 9> capability_fields(const format_caps& c);
 
 /// Polycodec-Lossy header value: `kind;path="/a/0", ...` (RFC 8941 list; non-ASCII escaped).
 std::string lossy_header(const lossy_report& report);

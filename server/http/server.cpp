@@ -441,6 +441,8 @@ private:
         request r = head_request();
         auto rid = req["X-Request-Id"];
         r.request_id = std::string_view(rid.data(), rid.size());
+        auto inm = req[bhttp::field::if_none_match];
+        r.if_none_match = std::string_view(inm.data(), inm.size());
         r.body = req.body();
         response out;
         try {

@@ -1,6 +1,10 @@
 // Media types, format specs, query options and Accept negotiation (RFC 9110 section 12.5.1).
 #include "polycodec/media_type.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "support/support.hpp"
 
 namespace polycodec {
@@ -80,6 +84,61 @@ TEST(Options, RejectsUnknownAndBadValues) {
                     r.error().code == errc::unsupported_format)
             << q;
     }
+}
+
+TEST(Options, TheTableIsWhatApplyOptionAccepts) {
+    // Every row is found by its name in any case, accepts its documented values and default,
+    // and is the only way in: a name outside the table fails.
+    std::vector<std::string_view> seen;
+    for (const option_info& o : option_table()) {
+        EXPECT_EQ(std::count(seen.begin(), seen.end(), o.name), 0) << o.name;
+        seen.push_back(o.name);
+        std::string upper(o.name);
+        for (char& c : upper) {
+            c = static_cast<char>(c - 'a' + 'A');
+        }
+        EXPECT_EQ(find_option(upper), &o);
+        EXPECT_NE(o.apply, nullptr);
+        EXPECT_FALSE(o.summary.empty()) << o.name;
+        for (std::string_view v : o.values) {
+            transcode_options opt;
+            EXPECT_TRUE(apply_option(o.name, v, opt)) << o.name << "=" << v;
+            EXPECT_EQ(opt.given.back(), o.name);
+        }
+        if (!o.default_value.empty()) {
+            transcode_options opt;
+            EXPECT_TRUE(apply_option(o.name, o.default_value, opt)) << o.name;
+        }
+        if (o.kind == option_kind::boolean || o.kind == option_kind::choice) {
+            transcode_options opt;
+            EXPECT_FALSE(apply_option(o.name, "sideways", opt)) << o.name;
+        }
+    }
+    EXPECT_GE(seen.size(), 14u);
+    EXPECT_EQ(find_option("indent"), nullptr);
+    transcode_options opt;
+    auto r = apply_option("indent", "2", opt);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::invalid_option);
+    EXPECT_TRUE(opt.given.empty());
+}
+
+TEST(Options, TableRowsSetTheirOptions) {
+    // header=absent through the row, as through a media type; lossy takes allow and booleans.
+    transcode_options opt;
+    ASSERT_TRUE(find_option("header")->apply("absent", opt));
+    EXPECT_FALSE(opt.decode.csv_header);
+    EXPECT_FALSE(opt.encode.csv_header);
+    ASSERT_TRUE(find_option("lossy")->apply("allow", opt));
+    EXPECT_TRUE(opt.encode.lossy);
+    ASSERT_TRUE(find_option("lossy")->apply("0", opt));
+    EXPECT_FALSE(opt.encode.lossy);
+    ASSERT_TRUE(find_option("delimiter")->apply("tab", opt));
+    EXPECT_EQ(opt.decode.csv_delimiter, '\t');
+    ASSERT_TRUE(find_option("to")->apply("application/cbor-seq", opt));
+    EXPECT_EQ(opt.to->id, format_id::cbor);
+    EXPECT_TRUE(opt.encode.seq);
+    ASSERT_EQ(sequence_media_types().size(), 2u);
 }
 
 TEST(Negotiate, EmptyOrWildcardAnswersInTheInputFormat) {

@@ -1,6 +1,6 @@
-// libFuzzer target for one format's decoder (POLYCODEC_FUZZ_FORMAT is its id), with the
-// round-trip property: whatever decodes, re-encodes in the same format and decodes again to
-// the same Document.
+// libFuzzer target for one format's decoder (POLYCODEC_FUZZ_FORMAT_NAME is its canonical name,
+// looked up in the format table), with the round-trip property: whatever decodes, re-encodes
+// in the same format and decodes again to the same Document.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -16,7 +16,15 @@
 
 namespace {
 
-constexpr auto fuzzed = static_cast<polycodec::format_id>(POLYCODEC_FUZZ_FORMAT);
+// The id comes from the table row of the target's name; a name outside the table stops the
+// target at its first input instead of fuzzing another format.
+polycodec::format_id fuzzed_format() {
+    const polycodec::format_info* row = polycodec::find_format_by_name(POLYCODEC_FUZZ_FORMAT_NAME);
+    if (row == nullptr) {
+        std::abort();
+    }
+    return row->id;
+}
 
 [[noreturn]] void property_failed() { std::abort(); }
 
@@ -64,6 +72,7 @@ std::shared_ptr<const polycodec::postcard::schema> fixture_schema() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace polycodec;
+    static const format_id fuzzed = fuzzed_format();
     static document doc;
     static document again;
     static output_buffer out;

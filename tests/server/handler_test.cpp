@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "http/openapi.hpp"
 #include "http/problem.hpp"
 #include "metrics.hpp"
 #include "polycodec/polycodec.hpp"
@@ -142,6 +143,52 @@ TEST(ServerHandler, RoutesAndMethods) {
     f.svc.draining = true;
     EXPECT_EQ(f.run("GET", "/readyz", "", "").status, 503);
     EXPECT_EQ(f.run("GET", "/healthz", "", "").status, 200);
+}
+
+TEST(ServerHandler, TheRouteTableRoutes) {
+    // Every row routes, allows exactly its methods and is named in the 404 hint.
+    fixture f;
+    std::string hint = f.run("GET", "/nope", "", "").body;
+    for (const http::route_info& r : http::routes()) {
+        EXPECT_EQ(http::find_route(r.path), r.id) << r.path;
+        EXPECT_EQ(http::allowed_methods(r.id), r.methods);
+        EXPECT_NE(hint.find(std::string(r.path)), std::string::npos) << r.path;
+        for (std::string_view m : {"GET", "POST", "PUT", "DELETE", "PATCH"}) {
+            EXPECT_EQ(http::method_allowed(r.id, m),
+                      std::string_view(r.methods).find(m) != std::string_view::npos)
+                << r.path << " " << m;
+        }
+    }
+    EXPECT_EQ(http::find_route("/openapi.json"), http::route::openapi);
+    EXPECT_EQ(http::find_route("/openapi"), http::route::not_found);
+    EXPECT_FALSE(http::method_allowed(http::route::transcode, "POS"));
+}
+
+TEST(ServerHandler, OpenApiWithETag) {
+    fixture f;
+    auto r = f.run("GET", "/openapi.json", "", "");
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.content_type, "application/json");
+    EXPECT_EQ(r.body, http::openapi_document());
+    EXPECT_EQ(r.body.rfind("{\n", 0), 0u);
+    EXPECT_NE(r.body.find("\"openapi\": \"3.1.0\""), std::string::npos);
+    std::string etag(http::openapi_etag());
+    EXPECT_EQ(header(r, "ETag"), etag);
+    EXPECT_EQ(header(r, "Cache-Control"), "public, max-age=300");
+    http::request req;
+    req.method = "GET";
+    req.target = "/openapi.json";
+    req.if_none_match = etag;
+    http::response nm;
+    http::handle(f.svc, req, nm);
+    EXPECT_EQ(nm.status, 304);
+    EXPECT_TRUE(nm.body.empty());
+    EXPECT_TRUE(http::etag_matches("W/" + etag, etag));
+    EXPECT_TRUE(http::etag_matches("\"a\" ,  " + etag + ", \"b\"", etag));
+    EXPECT_TRUE(http::etag_matches("*", etag));
+    EXPECT_FALSE(http::etag_matches("", etag));
+    EXPECT_FALSE(http::etag_matches("\"a\", W/\"b\"", etag));
+    EXPECT_FALSE(http::etag_matches(etag.substr(0, etag.size() - 1), etag));
 }
 
 TEST(ServerHandler, ValidateAnswers204OrTheError) {

@@ -3,7 +3,9 @@
 /// shared by the server (Content-Type, Accept, query strings), the TCP protocol's option
 /// strings and the CLI (--from 'csv;header=absent').
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,14 +44,55 @@ struct transcode_options {
     std::vector<std::string> given;
 };
 
-/// Applies one parameter (query, media-type or CLI) by name: pretty, lossy, canonical, multi,
-/// header, delimiter, infer, unflatten, extjson, int_width, schema, from, to. Values follow the query syntax:
-/// "true"/"false" (also "1"/"0"), lossy=allow|deny, header=present|absent, a one-character
-/// delimiter (or "tab", "\t", "%09"), extjson=canonical|relaxed, int_width=keep|shortest. Unknown names fail with errc::invalid_option.
+/// How the value of an option is written.
+enum class option_kind : std::uint8_t {
+    boolean,    ///< true/false (also 1/0, yes/no, on/off; an empty value is true)
+    choice,     ///< one of option_info::values
+    character,  ///< one character, or "tab"
+    name,       ///< free text, e.g. a schema name
+    format,     ///< a format spec (see resolve_format_spec)
+};
+
+/// One row of the option table: every query parameter, media-type parameter and CLI flag of
+/// DESIGN sections 4 and 7. apply_option() accepts exactly these names, and the server's
+/// /openapi.json is generated from them, so the two cannot differ.
+struct option_info {
+    std::string_view name;  ///< lower case, e.g. "pretty"
+    option_kind kind;
+    /// choice: the accepted values; boolean: the accepted spellings.
+    std::span<const std::string_view> values;
+    std::string_view default_value;      ///< "false", "deny", "present"; "" = none
+    std::span<const format_id> formats;  ///< the formats it concerns; empty = all
+    std::string_view summary;            ///< one sentence for documentation
+    /// Applies `value` to `opt`; errc::invalid_option when the value is not accepted.
+    result<void> (*apply)(std::string_view value, transcode_options& opt);
+};
+
+/// Every option, in documentation order.
+std::span<const option_info> option_table() noexcept;
+
+/// The row of option `name` (case-insensitive); nullptr when there is none.
+const option_info* find_option(std::string_view name) noexcept;
+
+/// Applies one parameter (query, media-type or CLI) by name, through option_table(): pretty,
+/// lossy, canonical, multi, stream, seq, header, delimiter, infer, unflatten, extjson,
+/// int_width, schema, from, to, charset. Values follow the query syntax: "true"/"false" (also "1"/"0"), lossy=allow|deny,
+/// header=present|absent, a one-character delimiter (or "tab", "\t", "%09"). Unknown names
+/// fail with errc::invalid_option.
 result<void> apply_option(std::string_view name, std::string_view value, transcode_options& opt);
 
 /// Applies a query string "a=1&b=x%20y" (percent-decoding, '+' as space).
 result<void> apply_query(std::string_view query, transcode_options& opt);
+
+/// A media type of stream mode's record sequences (DESIGN section 12), outside the format
+/// table: it names a format and sets `seq`.
+struct sequence_media_type {
+    std::string_view type;  ///< "application/json-seq"
+    format_id format;       ///< json
+};
+
+/// application/json-seq (RFC 7464) and application/cbor-seq (RFC 8742).
+std::span<const sequence_media_type> sequence_media_types() noexcept;
 
 /// Resolves a format spec: a name ("yaml"), a media type with parameters
 /// ("text/csv; header=absent") or NAME;param=value ("csv;header=absent"). Parameters are
