@@ -12,10 +12,12 @@ build_pkgs=(
     libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev
     libgtest-dev libgmock-dev
+    libisal-dev libbrotli-dev libzstd-dev
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(
     python3 python3-yaml curl prometheus
+    zstd brotli
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev
     openjdk-17-jdk-headless libjackson2-dataformat-smile

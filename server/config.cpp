@@ -44,6 +44,7 @@ constexpr std::string_view flags[] = {
     "host",          "http-port",       "tcp-port",       "threads",      "max-body",
     "memory-budget", "max-connections", "header-timeout", "body-timeout", "idle-timeout",
     "grace",         "schema-dir",      "log-level",      "log-format",    "max-record",
+    "compress-min-size",
 };
 
 result<void> set(config& c, std::string_view name, std::string_view v) {
@@ -96,6 +97,17 @@ result<void> set(config& c, std::string_view name, std::string_view v) {
             return fail(bad("--max-record: must be between 1 byte and 2GiB"));
         }
         c.max_record = *n;
+    } else if (name == "compress-min-size") {
+        if (v == "off") {
+            c.compress = false;
+            return {};
+        }
+        auto n = parse_size(v);
+        if (!n) {
+            return fail(bad("--compress-min-size: " + n.error().message + " (or off)"));
+        }
+        c.compress = true;
+        c.compress_min_size = *n;
     } else if (name == "memory-budget") {
         auto n = parse_size(v);
         if (!n) {
@@ -217,6 +229,9 @@ const char* serve_usage() {
            "  --threads N             I/O threads, one io_context each (hardware threads)\n"
            "  --max-body SIZE         largest request body (64MiB); 413 / status 4 beyond\n"
            "  --max-record SIZE       largest record in stream mode (16MiB); 413 / exit 2 beyond\n"
+           "  --compress-min-size SIZE  compress answers of at least SIZE bytes per\n"
+           "                          Accept-Encoding (1KiB); off = never (request bodies with\n"
+           "                          Content-Encoding gzip/deflate/br/zstd are decoded anyway)\n"
            "  --memory-budget SIZE    memory the requests in flight may reserve (half of the\n"
            "                          cgroup's memory limit, else of physical memory); a request\n"
            "                          that does not fit now is 503 + Retry-After / status 5, one\n"

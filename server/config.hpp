@@ -25,6 +25,11 @@ struct config {
     /// Memory the requests in flight may reserve (DESIGN section 13); 0 = the default, half of
     /// the cgroup's memory limit or of physical memory (resolved by the service).
     std::size_t memory_budget = 0;
+    /// Answers of at least this many bytes are compressed per Accept-Encoding (DESIGN section
+    /// 16); `compress` false (--compress-min-size off) never compresses. Request bodies are
+    /// decoded either way.
+    std::size_t compress_min_size = 1024;
+    bool compress = true;
     std::chrono::milliseconds header_timeout{10000};  ///< whole request head (408 beyond)
     std::chrono::milliseconds body_timeout{30000};    ///< whole body (408 beyond)
     std::chrono::milliseconds idle_timeout{60000};    ///< keep-alive idle, closed silently

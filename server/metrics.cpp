@@ -8,6 +8,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <array>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -33,6 +34,9 @@ prometheus::Histogram::BucketBoundaries size_buckets() {
 }
 
 constexpr std::size_t transports = 2;
+// The label values of polycodec_http_content_coding_* (http/content_coding.hpp's order).
+constexpr std::string_view coding_names[] = {"identity", "gzip", "deflate", "br", "zstd"};
+constexpr std::size_t codings = std::size(coding_names);
 constexpr std::size_t reject_reasons = 3;
 
 std::string format_label(std::uint8_t id) {
@@ -157,6 +161,18 @@ struct metrics::impl {
                 "(budget: does not fit now, too_large: never fits, connections: over "
                 "--max-connections)")
             .Register(*registry);
+    prometheus::Family<prometheus::Counter>& coding_family =
+        prometheus::BuildCounter()
+            .Name("polycodec_http_content_coding_total")
+            .Help("HTTP bodies with a content coding, by direction (request: decoded, "
+                  "response: compressed) and coding")
+            .Register(*registry);
+    prometheus::Family<prometheus::Counter>& coding_bytes_family =
+        prometheus::BuildCounter()
+            .Name("polycodec_http_content_coding_bytes_total")
+            .Help("Bytes of HTTP bodies with a content coding, by direction, coding and side "
+                  "(coded: as sent on the wire, identity: decoded)")
+            .Register(*registry);
     prometheus::Family<prometheus::Gauge>& build_info =
         prometheus::BuildGauge()
             .Name("polycodec_build_info")
@@ -175,6 +191,9 @@ struct metrics::impl {
     std::array<prometheus::Gauge*, transports> inflight{};
     std::array<prometheus::Gauge*, transports> conns{};
     std::array<std::array<prometheus::Counter*, reject_reasons>, transports> rejections{};
+    // [direction][coding], [direction][coding][side]
+    std::array<std::array<prometheus::Counter*, codings>, 2> coded_count{};
+    std::array<std::array<std::array<prometheus::Counter*, 2>, codings>, 2> coded_bytes{};
 
     // Request counters and lossy counters are created on first use (bounded label sets).
     std::mutex mu;
@@ -220,6 +239,17 @@ struct metrics::impl {
                 rejections[t][r] = &rejected_family.Add(
                     {{"transport", name},
                      {"reason", std::string(to_string(static_cast<reject_reason>(r)))}});
+            }
+        }
+        for (std::size_t d = 0; d < 2; ++d) {
+            std::string dir = d == 0 ? "request" : "response";
+            for (std::size_t c = 0; c < codings; ++c) {
+                std::string name(coding_names[c]);
+                coded_count[d][c] = &coding_family.Add({{"direction", dir}, {"coding", name}});
+                coded_bytes[d][c][0] = &coding_bytes_family.Add(
+                    {{"direction", dir}, {"coding", name}, {"side", "coded"}});
+                coded_bytes[d][c][1] = &coding_bytes_family.Add(
+                    {{"direction", dir}, {"coding", name}, {"side", "identity"}});
             }
         }
         build_info.Add({{"version", std::string(version)}, {"commit", std::string(commit)}}).Set(1);
@@ -311,6 +341,19 @@ void metrics::stream_records(format_id from, format_id to, std::uint64_t n) {
 
 void metrics::stream_failed(format_id from, format_id to) {
     impl_->pair_counter(impl_->stream_errors_family, 1, from, to)->Increment();
+}
+
+void metrics::content_coding(bool response, std::string_view coding, std::size_t coded,
+                             std::size_t identity) {
+    for (std::size_t c = 0; c < codings; ++c) {
+        if (coding_names[c] == coding) {
+            std::size_t d = response ? 1 : 0;
+            impl_->coded_count[d][c]->Increment();
+            impl_->coded_bytes[d][c][0]->Increment(static_cast<double>(coded));
+            impl_->coded_bytes[d][c][1]->Increment(static_cast<double>(identity));
+            return;
+        }
+    }
 }
 
 void metrics::inflight(transport t, int delta) {

@@ -39,6 +39,13 @@ public:
     void stream_records(format_id from, format_id to, std::uint64_t n);
     /// A stream that failed after its answer began (polycodec_stream_errors_total).
     void stream_failed(format_id from, format_id to);
+    /// An HTTP body with a content coding (DESIGN section 16): `response` false for a decoded
+    /// request body, true for a compressed answer (whole, or a stream); `coding` is one of
+    /// identity, gzip, deflate, br, zstd (other names are not counted). `coded` and `identity`
+    /// are its sizes before and after the coding. polycodec_http_content_coding_total and
+    /// polycodec_http_content_coding_bytes_total{direction,coding,side}.
+    void content_coding(bool response, std::string_view coding, std::size_t coded,
+                        std::size_t identity);
     void inflight(transport t, int delta);
     void connections(transport t, int delta);
     /// polycodec_admission_rejected_total{transport,reason}.

@@ -788,13 +788,17 @@ void components(writer& w) {
                      "3f2a9c0d11e84b7a");
     header_component(w, "Server-Timing", "decode and encode time in milliseconds",
                      "decode;dur=0.042, encode;dur=0.017");
-    header_component(w, "Vary", "the answer depends on Accept", "Accept");
+    header_component(w, "Vary",
+                     "the answer depends on Accept and, while compression is on, Accept-Encoding",
+                     "Accept, Accept-Encoding");
     header_component(w, "Polycodec-Lossy",
                      "lossy=allow only: the fallbacks taken, an RFC 8941 list of kind;path",
                      "nan_to_null;path=\"/a/0\"");
     header_component(w, "Allow", "the methods of the route (405)", "POST, PUT");
     header_component(w, "Retry-After", "seconds to wait before retrying (503)", "1");
-    header_component(w, "ETag", "the strong entity tag of this document", "");
+    header_component(w, "ETag",
+                     "the strong entity tag of this document (weak when the answer is compressed)",
+                     "");
     header_component(w, "Cache-Control", "how long a client may keep this document",
                      "public, max-age=300");
     w.end();

@@ -19,6 +19,7 @@
 #include <limits>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "http/problem.hpp"
@@ -75,6 +76,18 @@ public:
           writer_(to_, writer_options()),
           in_(read_window) {
         parser_.body_limit(std::numeric_limits<std::uint64_t>::max());  // records have limits, the stream none
+        if (!req_.codings.empty()) {
+            dec_.emplace(req_.codings);
+            dec_buf_.resize(read_window);
+        }
+        if (!req_.validate_only && svc_.cfg.compress) {
+            // A stream's size is not known up front: --compress-min-size does not apply.
+            encoding_choice ch =
+                negotiate_encoding(req_.accept_encoding, req_.has_accept_encoding, true);
+            if (ch.chosen != coding::identity) {
+                enc_.emplace(ch.chosen);
+            }
+        }
         started_ = clock_type::now();
         svc_.stats.inflight(transport::http, 1);
     }
@@ -110,7 +123,21 @@ private:
 
     // ---- input ----
     void read_more() {
+        // A coded body: decode what was read one window at a time (the reader sees at most
+        // read_window decoded bytes per step, whatever the compression ratio).
+        if (decoder_has_more()) {
+            if (!decode_window()) {
+                return;  // answered
+            }
+            return process();
+        }
         if (parser_.is_done()) {
+            if (dec_ && !dec_finished_) {
+                dec_finished_ = true;
+                if (auto f = dec_->finish(); !f) {
+                    return fail_coding(f.error());
+                }
+            }
             reader_.finish();
             return process();
         }
@@ -149,6 +176,11 @@ private:
             return fail_io(400, "bad_request", "malformed HTTP request: " + ec.message());
         }
         bytes_in_ += got;
+        if (dec_) {
+            pending_ = std::string_view(in_.data(), got);
+            dec_more_ = true;  // a finished body may still have output in the decoder
+            return read_more();
+        }
         if (got != 0) {
             reader_.feed({in_.data(), got});
         }
@@ -156,6 +188,24 @@ private:
             reader_.finish();
         }
         process();
+    }
+
+    // A coded body: whether the decoder may still give output without another read.
+    bool decoder_has_more() const { return dec_ && (dec_more_ || !pending_.empty()); }
+
+    // Decodes the next window of the body into the reader. False: corrupt, answered.
+    bool decode_window() {
+        auto r = dec_->decode(pending_, dec_buf_.data(), dec_buf_.size());
+        if (!r) {
+            fail_coding(r.error());
+            return false;
+        }
+        dec_more_ = *r == dec_buf_.size();
+        decoded_in_ += *r;
+        if (*r != 0) {
+            reader_.feed({dec_buf_.data(), *r});
+        }
+        return true;
     }
 
     // ---- converting ----
@@ -170,6 +220,15 @@ private:
                 return fail_record(s.error(), stage::decode);
             }
             if (*s == record_reader::step::need_input) {
+                // The next decoded window in this loop, not by recursion: a small compressed
+                // body may hold millions of windows.
+                if (decoder_has_more()) {
+                    if (!decode_window()) {
+                        return;
+                    }
+                    t0 = clock_type::now();
+                    continue;
+                }
                 // Output goes out in chunks of flush_at bytes (or at the end): an error in the
                 // first chunk's worth of records is still a problem+json answer.
                 return read_more();
@@ -244,7 +303,14 @@ private:
         } else {
             h += content_type_of(*find_format(to_), req_.opt);
         }
-        h += "\r\nTransfer-Encoding: chunked\r\nVary: Accept\r\nX-Request-Id: ";
+        h += "\r\nTransfer-Encoding: chunked\r\n";
+        h += svc_.cfg.compress ? "Vary: Accept, Accept-Encoding\r\n" : "Vary: Accept\r\n";
+        if (enc_) {
+            h += "Content-Encoding: ";
+            h += to_string(enc_->kind());
+            h += "\r\n";
+        }
+        h += "X-Request-Id: ";
         h += req_.request_id;
         if (writer_.concatenated()) {
             h += "\r\nPolycodec-Stream: concatenated";
@@ -269,9 +335,22 @@ private:
             prefix_ = head();
             head_sent_ = true;
         }
-        if (out_.size() != 0) {
+        std::string_view body(out_.data(), out_.size());
+        if (enc_) {
+            // Each chunk is flushed: the client can decode every record sent so far.
+            zout_.clear();
+            if (!body.empty()) {
+                enc_->write(body, zout_, true);
+            }
+            if (last) {
+                enc_->finish(zout_);
+            }
+            identity_out_ += body.size();
+            body = zout_;
+        }
+        if (!body.empty()) {
             char size_line[24];
-            int n = std::snprintf(size_line, sizeof size_line, "%zx\r\n", out_.size());
+            int n = std::snprintf(size_line, sizeof size_line, "%zx\r\n", body.size());
             prefix_.append(size_line, static_cast<std::size_t>(n));
             suffix_ = "\r\n";
         }
@@ -287,9 +366,9 @@ private:
             }
             suffix_ += "\r\n";
         }
-        bytes_out_ += out_.size();
+        bytes_out_ += body.size();
         std::array<net::const_buffer, 3> bufs{net::buffer(prefix_),
-                                              net::buffer(out_.data(), out_.size()),
+                                              net::buffer(body.data(), body.size()),
                                               net::buffer(suffix_)};
         // A client that stops reading: the write waits at most the body timeout.
         arm(svc_.cfg.body_timeout);
@@ -337,6 +416,21 @@ private:
                    {"error", describe(e)}});
         svc_.stats.stream_failed(from_, to_);
         complete(200, after_stream::close);
+    }
+
+    // Corrupt compressed data in the body: 400 naming the coding and the compressed offset
+    // before the answer began, else the stream is cut short.
+    void fail_coding(const error& e) {
+        if (head_sent_) {
+            return abort("bad_content_encoding", e.message);
+        }
+        response res;
+        res.status = 400;
+        res.content_type = std::string(problem_content_type);
+        res.body = problem_body(400, "bad_content_encoding", e.message, &e);
+        std::string outer(to_string(req_.codings.back()));
+        res.body.insert(res.body.size() - 2, ",\"content_encoding\":\"" + outer + "\"");
+        answer(std::move(res));
     }
 
     void fail_io(int status, std::string_view code, const std::string& detail) {
@@ -421,6 +515,14 @@ private:
         if (!req_.validate_only) {
             svc_.stats.encoded(to_, bytes_out_, encode_s_);
         }
+        if (dec_) {
+            for (coding c : req_.codings) {
+                svc_.stats.content_coding(false, to_string(c), bytes_in_, decoded_in_);
+            }
+        }
+        if (enc_ && identity_out_ != 0) {
+            svc_.stats.content_coding(true, to_string(enc_->kind()), bytes_out_, identity_out_);
+        }
         double total = since(started_);
         std::uint8_t to_num = req_.validate_only ? 0 : static_cast<std::uint8_t>(to_);
         svc_.stats.request(transport::http, static_cast<std::uint8_t>(from_), to_num, status,
@@ -463,6 +565,17 @@ private:
     output_buffer out_;
     std::string prefix_;
     std::string suffix_;
+    // Content codings: the body's decoder, its undecoded input (in in_) and output window;
+    // the answer's encoder and its compressed chunk.
+    std::optional<content_decoder> dec_;
+    std::string_view pending_;
+    std::vector<char> dec_buf_;
+    bool dec_more_ = false;
+    bool dec_finished_ = false;
+    std::size_t decoded_in_ = 0;
+    std::optional<content_encoder> enc_;
+    std::string zout_;
+    std::size_t identity_out_ = 0;
     bool began_ = false;
     bool head_sent_ = false;
     bool completed_ = false;

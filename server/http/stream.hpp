@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 
+#include "http/content_coding.hpp"
 #include "http/handler.hpp"
 
 namespace polycodec::server::http {
@@ -31,6 +32,11 @@ struct stream_request {
     std::string target;
     std::string request_id;
     std::string peer;
+    /// Content-Encoding of the body (decoded as it arrives), Accept-Encoding of the request
+    /// (the answer's chunks are compressed and flushed one by one).
+    std::vector<coding> codings;
+    std::string accept_encoding;
+    bool has_accept_encoding = false;
 };
 
 /// Runs one stream exchange on `socket`. `head` holds the parsed request head (no body byte

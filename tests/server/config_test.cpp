@@ -63,6 +63,27 @@ TEST(ServeConfig, MemoryBudgetFlagAndVariable) {
     EXPECT_NE(std::string(serve_usage()).find("--memory-budget SIZE"), std::string::npos);
 }
 
+TEST(ServeConfig, CompressMinSize) {
+    auto c = parse({});
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(c->compress);
+    EXPECT_EQ(c->compress_min_size, 1024u);  // DESIGN section 16: a small size, 1 KiB
+    c = parse({"--compress-min-size", "64KiB"});
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_EQ(c->compress_min_size, 64u << 10);
+    c = parse({"--compress-min-size=off"});
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_FALSE(c->compress);
+    c = parse({"--compress-min-size", "0"}, {{"POLYCODEC_COMPRESS_MIN_SIZE", "off"}});
+    ASSERT_TRUE(c) << c.error().message;
+    EXPECT_TRUE(c->compress);  // the flag wins
+    EXPECT_EQ(c->compress_min_size, 0u);
+    auto e = parse({"--compress-min-size", "big"});
+    ASSERT_FALSE(e);
+    EXPECT_NE(e.error().message.find("--compress-min-size"), std::string::npos);
+    EXPECT_NE(std::string(serve_usage()).find("--compress-min-size SIZE"), std::string::npos);
+}
+
 TEST(ServeConfig, FlagsInBothSpellings) {
     auto c = parse({"--http-port", "0", "--tcp-port=1234", "--threads", "3", "--max-body", "1KiB",
                     "--log-format", "json", "--grace", "500ms", "--schema-dir", "/s"});

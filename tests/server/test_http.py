@@ -124,7 +124,7 @@ class HttpTest(unittest.TestCase):
                 continue
             self.assertEqual(r.status, 200, (name, r))
             self.assertTrue(r.headers["content-type"].startswith(mt), (name, r.headers))
-            self.assertEqual(r.headers.get("vary"), "Accept")
+            self.assertEqual(r.headers.get("vary"), "Accept, Accept-Encoding")  # DESIGN section 16
             encoded[name] = (mt, r.body)
         self.assertIn("json", encoded)
         pairs = 0
@@ -162,7 +162,7 @@ class HttpTest(unittest.TestCase):
         self.assertEqual(body["line"], 2)
         self.assertEqual(body["column"], 5)
         self.assertEqual(body["path"], "/a/2")
-        self.assertEqual(r.headers.get("vary"), "Accept")
+        self.assertEqual(r.headers.get("vary"), "Accept, Accept-Encoding")
 
     def test_400_bad_option(self):
         self.assertProblem(self.post("/transcode?lossy=perhaps", b"1"), 400, "invalid_option")
@@ -197,7 +197,7 @@ class HttpTest(unittest.TestCase):
     def test_415_unknown_or_missing_content_type(self):
         r = self.post("/transcode", b"[1]", content_type="application/x-klingon")
         self.assertProblem(r, 415, "unsupported_format")
-        self.assertEqual(r.headers.get("vary"), "Accept")
+        self.assertEqual(r.headers.get("vary"), "Accept, Accept-Encoding")
         # No Content-Type at all ("Content-Type:" makes curl send none).
         self.assertProblem(self.post("/transcode", b"[1]", content_type=None,
                                      headers=["Content-Type:"]), 415)
@@ -290,7 +290,7 @@ class HttpTest(unittest.TestCase):
     def test_formats_metrics_health(self):
         r = curl(self.server.base + "/formats")
         self.assertEqual(r.status, 200)
-        self.assertEqual(r.headers["vary"], "Accept")
+        self.assertEqual(r.headers["vary"], "Accept, Accept-Encoding")
         names = [f["name"] for f in r.json()]
         self.assertEqual(names, ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv"])
         for fid, name, mt, caps in self.formats:

@@ -341,7 +341,7 @@ class OpenApiTest(unittest.TestCase):
             self.assertEqual(r.status, 200, (t, r))
             self.assertEqual(essence(r.headers["content-type"]), t)
             self.assertIn(t, answer_types)
-            self.assertEqual(r.headers["vary"], "Accept")
+            self.assertEqual(r.headers["vary"], "Accept, Accept-Encoding")  # DESIGN section 16
             self.assertIn("server-timing", r.headers)
 
     def test_error_statuses_as_described(self):
