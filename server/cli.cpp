@@ -232,7 +232,8 @@ const char* usage() {
            "                  [--log-format text|json]   (polycodec serve --help: every flag)\n"
            "  polycodec convert --from F --to G [--pretty] [--lossy] [--canonical] [--multi]\n"
            "                  [--schema FILE] [--header absent] [--delimiter C] [--infer]\n"
-           "                  [--unflatten] [--strict=false]\n"
+           "                  [--unflatten] [--strict=false] [--extjson canonical|relaxed]\n"
+           "                  [--int-width keep]\n"
            "                  [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"
            "  polycodec formats\n"
            "  polycodec openapi   (the OpenAPI 3.1 document of GET /openapi.json)\n"
@@ -328,6 +329,9 @@ int run_convert(int argc, char** argv) {
             value = argv[++i];
             return true;
         };
+        if (name == "int-width") {
+            name = "int_width";  // the flag spelling of the int_width option
+        }
         if (name == "max-record") {
             if (!take_value()) {
                 return usage_error("--max-record needs a value");

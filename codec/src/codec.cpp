@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "detail/extjson.hpp"
 #include "detail/locate.hpp"
 #include "formats/formats.hpp"
 
@@ -32,6 +33,36 @@ error unsupported(format_id f) {
     auto e = make_error(errc::unsupported_format,
                         "format number " + std::to_string(static_cast<int>(f)) + " is unknown");
     return e;
+}
+
+// The JSON-family formats of extjson=canonical (docs/formats/bson.md "Extended JSON v2").
+bool extjson_family(format_id f) noexcept {
+    return f == format_id::json || f == format_id::json5 || f == format_id::hjson ||
+           f == format_id::yaml || f == format_id::ndjson;
+}
+
+// The Extended JSON rewrite of a document, kept per thread so that its buffers are reused.
+document& extjson_scratch() {
+    thread_local document d;
+    return d;
+}
+
+// Applies an Extended JSON rewrite (read_extended, write_canonical) to a whole document:
+// the root is a document of its own, and so is each record of an ndjson array.
+bool extjson_rewrite(format_id f, value root, builder& b, bool (*rewrite)(value, builder&, bool)) {
+    if (f != format_id::ndjson || root.kind() != kind::array) {
+        return rewrite(root, b, true);
+    }
+    if (!b.begin_array()) {
+        return false;
+    }
+    for (value record : root.items()) {
+        if (!rewrite(record, b, true)) {
+            return false;
+        }
+    }
+    b.end_array();
+    return b.ok();
 }
 
 error not_implemented(format_id f, const char* what) {
@@ -68,6 +99,22 @@ result<void> decode(format_id format, std::string_view input, document& out,
     if (r && b.depth() != 0) {
         r = fail(make_error(errc::unexpected_eof, input.size(), "unclosed container"));
     }
+    if (r && opt.extjson == extjson_mode::canonical && extjson_family(format) && !out.empty()) {
+        // Extended JSON objects -> the values they stand for (int widths, BSON's types).
+        document& tmp = extjson_scratch();
+        builder tb(tmp, opt.limits);
+        tb.reset();
+        if (!extjson_rewrite(format, out.root(), tb, detail::extjson::read_extended)) {
+            errc code = tb.ok() ? errc::size_exceeded : tb.status();
+            r = fail(make_error(code, input.size(),
+                                code == errc::depth_exceeded
+                                    ? "nesting deeper than " + std::to_string(opt.limits.max_depth)
+                                    : "document larger than its budget of " +
+                                          std::to_string(opt.limits.max_bytes) + " bytes"));
+        } else {
+            std::swap(out, tmp);
+        }
+    }
     if (!r) {
         error& e = r.error();
         e.format = format;
@@ -97,7 +144,28 @@ result<void> encode(format_id format, const document& doc, output_buffer& out,
     if (doc.empty()) {
         return fail(make_error(errc::invalid_option, "cannot encode an empty document"));
     }
-    result<void> r = c->encode(doc, out, opt);
+    result<void> r;
+    if (opt.extjson == extjson_mode::canonical && extjson_family(format) &&
+        format != format_id::json && format != format_id::ndjson) {
+        // Ints, floats, dates and BSON's types as canonical Extended JSON v2 objects. (The
+        // JSON writer, also NDJSON's, does it value by value without this copy.)
+        // The rewrite nests at most two levels deeper than the document ({"$date":
+        // {"$numberLong": ...}}), whose own depth its decoder bounded.
+        build_limits limits;
+        limits.max_depth = 0xffffffffu;
+        document& tmp = extjson_scratch();
+        builder tb(tmp, limits);
+        tb.reset();
+        if (extjson_rewrite(format, doc.root(), tb, detail::extjson::write_canonical)) {
+            r = c->encode(tmp, out, opt);
+        } else {
+            r = fail(make_error(errc::size_exceeded,
+                                "canonical Extended JSON larger than the budget of " +
+                                    std::to_string(limits.max_bytes) + " bytes"));
+        }
+    } else {
+        r = c->encode(doc, out, opt);
+    }
     if (!r) {
         r.error().format = format;
     }

@@ -160,11 +160,16 @@ constexpr std::string_view bool_values[] = {"true", "false", "1", "0", "yes", "n
 constexpr std::string_view lossy_values[] = {"allow", "deny", "true", "false"};
 constexpr std::string_view header_values[] = {"present", "absent"};
 constexpr std::string_view charset_values[] = {"utf-8", "utf8"};
+constexpr std::string_view extjson_values[] = {"relaxed", "canonical"};
+constexpr std::string_view int_width_values[] = {"shortest", "keep"};
 
 constexpr format_id csv_only[] = {format_id::csv};
 constexpr format_id yaml_only[] = {format_id::yaml};
 constexpr format_id postcard_only[] = {format_id::postcard};
 constexpr format_id seq_formats[] = {format_id::json, format_id::cbor, format_id::msgpack};
+constexpr format_id extjson_formats[] = {format_id::json, format_id::json5, format_id::hjson,
+                                         format_id::yaml, format_id::ndjson};
+constexpr format_id int_width_formats[] = {format_id::cbor, format_id::msgpack};
 
 result<void> set_flag(std::string_view name, std::string_view value, bool& target) {
     auto b = parse_bool(name, value);
@@ -284,6 +289,34 @@ constexpr option_info option_rows[] = {
      "quote as Python's csv reader does",
      [](std::string_view v, transcode_options& o) {
          return set_flag("strict", v, o.decode.strict);
+     }},
+    {"extjson", option_kind::choice, extjson_values, "relaxed", extjson_formats,
+     "MongoDB Extended JSON v2 mode: canonical writes ints, floats, dates and BSON's types as "
+     "$numberInt/$numberLong/$numberDouble/$date objects and reads them back",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         if (iequals(v, "canonical")) {
+             o.decode.extjson = o.encode.extjson = extjson_mode::canonical;
+         } else if (iequals(v, "relaxed")) {
+             o.decode.extjson = o.encode.extjson = extjson_mode::relaxed;
+         } else {
+             return fail(make_error(errc::invalid_option, "extjson=" + std::string(v) +
+                                                              ": expected canonical or relaxed"));
+         }
+         return {};
+     }},
+    {"int_width", option_kind::choice, int_width_values, "shortest", int_width_formats,
+     "keep: CBOR and MessagePack record each integer's encoded width and write integers at "
+     "their width hint (BSON int32 vs int64)",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         if (iequals(v, "keep")) {
+             o.decode.keep_int_width = o.encode.keep_int_width = true;
+         } else if (iequals(v, "shortest")) {
+             o.decode.keep_int_width = o.encode.keep_int_width = false;
+         } else {
+             return fail(make_error(errc::invalid_option, "int_width=" + std::string(v) +
+                                                              ": expected keep or shortest"));
+         }
+         return {};
      }},
     {"schema", option_kind::name, {}, "", postcard_only,
      "the postcard schema to read or write with, by name (a file of --schema-dir)",

@@ -7,6 +7,7 @@
 #include "polycodec/buffer.hpp"
 
 #include "support/support.hpp"
+#include "../codec/src/detail/tape_access.hpp"
 
 namespace polycodec {
 namespace {
@@ -310,6 +311,67 @@ TEST(OutputBuffer, ShrinkFreesOnlyAboveTheMark) {
     EXPECT_EQ(out.capacity(), 0u);
     out.append("xy");
     EXPECT_EQ(out.view(), "xy");
+}
+
+// The int_width hint (issue 19): recorded in the aux byte, never part of the value, carried by
+// every copy of the tape.
+TEST(Document, IntWidthHintIsCarriedAndIgnoredByEquality) {
+    document d;
+    builder b(d);
+    b.begin_array();
+    b.add_int(1, int_width::bits64);
+    b.add_uint(std::numeric_limits<std::uint64_t>::max(), int_width::bits64);
+    b.add_int(-2, int_width::bits32);
+    b.add_int(3);
+    b.add_uint(9, int_width::bits16);
+    b.begin_map();
+    b.add_string("k");
+    b.add_int(4, int_width::bits8);
+    b.end_map();
+    b.end_array();
+    std::vector<value> items(d.root().items().begin(), d.root().items().end());
+    ASSERT_EQ(items.size(), 6u);
+    EXPECT_EQ(items[0].get_int(), 1);
+    EXPECT_EQ(items[0].int_width(), int_width::bits64);
+    EXPECT_EQ(items[1].kind(), kind::uint64);
+    EXPECT_EQ(items[1].int_width(), int_width::bits64);
+    EXPECT_EQ(items[2].get_int(), -2);
+    EXPECT_EQ(items[2].int_width(), int_width::bits32);
+    EXPECT_EQ(items[3].int_width(), int_width::unknown);
+    EXPECT_EQ(items[4].get_int(), 9);  // a small uint is an int, keeping its hint
+    EXPECT_EQ(items[4].int_width(), int_width::bits16);
+    EXPECT_EQ(d.root().int_width(), int_width::unknown);  // not an integer
+
+    // Equality compares values only.
+    document plain;
+    builder pb(plain);
+    pb.begin_array();
+    pb.add_int(1);
+    pb.add_uint(std::numeric_limits<std::uint64_t>::max());
+    pb.add_int(-2);
+    pb.add_int(3);
+    pb.add_int(9);
+    pb.begin_map();
+    pb.add_string("k");
+    pb.add_int(4);
+    pb.end_map();
+    pb.end_array();
+    EXPECT_TRUE(equal(d, plain));
+
+    // add_copy keeps the hints.
+    document copy;
+    builder cb(copy);
+    cb.begin_array();
+    ASSERT_TRUE(cb.add_copy(items[5]));
+    ASSERT_TRUE(cb.add_copy(items[0]));
+    cb.end_array();
+    EXPECT_EQ((*copy.root().items().begin()).find("k").int_width(), int_width::bits8);
+    EXPECT_EQ((*std::next(copy.root().items().begin())).int_width(), int_width::bits64);
+
+    // keep_subtree (stream mode) keeps them too.
+    detail::tape_access::keep_subtree(d, items[5].index());
+    EXPECT_EQ(d.root().find("k").get_int(), 4);
+    EXPECT_EQ(d.root().find("k").int_width(), int_width::bits8);
 }
 
 }  // namespace

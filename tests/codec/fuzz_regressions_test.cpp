@@ -78,3 +78,27 @@ TEST(FuzzRegressions, EveryDecoderTakesANullEmptyInput) {
 
 }  // namespace
 }  // namespace polycodec
+
+namespace polycodec {
+namespace {
+
+// fuzz_decode_json, extjson property (issue 19): a root scalar was written canonically as
+// {"$numberInt": "42"}, which reads back as a map (a root map is never turned into a value).
+// A root stays as it is; only its children are rewritten.
+TEST(FuzzRegressions, CanonicalExtendedJsonKeepsAScalarRoot) {
+    encode_options canon;
+    canon.extjson = extjson_mode::canonical;
+    decode_options read;
+    read.extjson = extjson_mode::canonical;
+    for (const char* in : {"42", "1.5", "[42]", "{\"a\":42}", "{\"$numberInt\":\"42\"}"}) {
+        document d = test::must_decode(format_id::json, in, read);
+        std::string out = test::must_encode(format_id::json, d, canon);
+        document again = test::must_decode(format_id::json, out, read);
+        EXPECT_TRUE(equal(d, again)) << in << " -> " << out;
+    }
+    EXPECT_EQ(test::must_encode(format_id::json, test::must_decode(format_id::json, "[42]"), canon),
+              R"([{"$numberInt":"42"}])");
+}
+
+}  // namespace
+}  // namespace polycodec

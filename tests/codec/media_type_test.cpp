@@ -97,7 +97,9 @@ TEST(Options, TheTableIsWhatApplyOptionAccepts) {
         seen.push_back(o.name);
         std::string upper(o.name);
         for (char& c : upper) {
-            c = static_cast<char>(c - 'a' + 'A');
+            if (c >= 'a' && c <= 'z') {  // letters only: int_width keeps its '_'
+                c = static_cast<char>(c - 'a' + 'A');
+            }
         }
         EXPECT_EQ(find_option(upper), &o);
         EXPECT_NE(o.apply, nullptr);
@@ -194,6 +196,26 @@ TEST(Negotiate, UnusableFormatsAreSkipped) {
     auto only_json = [](const format_info& f) { return f.id == format_id::json; };
     EXPECT_EQ(negotiate("application/yaml, application/json;q=0.1", json, only_json).format,
               &json);
+}
+
+// Issue 19: extjson=canonical|relaxed and int_width=keep|shortest, on both sides.
+TEST(Options, ExtjsonAndIntWidth) {
+    transcode_options opt;
+    ASSERT_TRUE(apply_query("extjson=canonical&int_width=keep", opt));
+    EXPECT_EQ(opt.encode.extjson, extjson_mode::canonical);
+    EXPECT_EQ(opt.decode.extjson, extjson_mode::canonical);
+    EXPECT_TRUE(opt.encode.keep_int_width);
+    EXPECT_TRUE(opt.decode.keep_int_width);
+    ASSERT_TRUE(resolve_format_spec("json;extjson=Relaxed", opt));
+    EXPECT_EQ(opt.decode.extjson, extjson_mode::relaxed);
+    ASSERT_TRUE(apply_query("int_width=shortest", opt));
+    EXPECT_FALSE(opt.decode.keep_int_width);
+    for (const char* q : {"extjson=legacy", "extjson=", "int_width=32"}) {
+        auto r = apply_query(q, opt);
+        ASSERT_FALSE(r) << q;
+        EXPECT_EQ(r.error().code, errc::invalid_option) << q;
+    }
+    EXPECT_EQ(transcode_options().encode.extjson, extjson_mode::relaxed);  // the default
 }
 
 }  // namespace

@@ -230,6 +230,8 @@ class OpenApiTest(unittest.TestCase):
             body = b"a,b\n1,2\n" if m.group(1).startswith("text/csv") else b'{"a":1}'
             if "multi=" in m.group(1):
                 body = b"a: 1\n---\nb: 2\n"
+            if m.group(1).startswith("application/cbor"):
+                body = bytes.fromhex("a1616101")  # {"a": 1} (int_width's example)
             r = self.post("?to=json", body=body, content_type=m.group(1))
             self.assertEqual(r.status, 200, (m.group(1), r))
 

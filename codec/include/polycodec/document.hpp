@@ -6,7 +6,8 @@
 ///
 /// Tape layout. The first word of every element is `kind:8 | aux:8 | payload:48`.
 ///   null, false, true      1 word
-///   int64, uint64, float64 2 words: header, then the value's 64 bits
+///   int64, uint64, float64 2 words: header, then the value's 64 bits; the aux of int64 and
+///                          uint64 is the int_width the source format used (0 = unknown)
 ///   string, bytes, bignum, 2 words: header (payload = offset into bytes()), then the length;
 ///   timestamp              aux of a timestamp is its timestamp_kind
 ///   tagged                 2 words: header (aux = tag_space), then the tag; the inner element follows
@@ -57,6 +58,17 @@ enum class timestamp_kind : std::uint8_t {
     local_time = 3,        ///< "07:32:00.5"
 };
 
+/// The integer width a source format used for an int64 or uint64 element (the aux byte of its
+/// header word). A hint only: it never changes the value, equal() ignores it, and encoders that
+/// cannot write it ignore it. The BSON encoder keeps int32 vs int64 by it (docs/formats/bson.md).
+enum class int_width : std::uint8_t {
+    unknown = 0,  ///< the source had no width (text formats) or did not record it
+    bits8 = 1,
+    bits16 = 2,
+    bits32 = 3,
+    bits64 = 4,
+};
+
 /// Whose numbering a tag uses. Encoders map foreign spaces as their format page documents.
 enum class tag_space : std::uint8_t {
     cbor = 0,         ///< CBOR tag numbers (RFC 8949)
@@ -98,6 +110,8 @@ public:
     bool get_bool() const noexcept { return kind() == kind::boolean_true; }
     std::int64_t get_int() const noexcept;
     std::uint64_t get_uint() const noexcept;
+    /// The width hint of an int64 or uint64 element; int_width::unknown for other kinds.
+    polycodec::int_width int_width() const noexcept;
     double get_double() const noexcept;
     /// The text of a string, bignum or timestamp; the octets of bytes.
     std::string_view get_string() const noexcept;
@@ -273,12 +287,16 @@ public:
     void add_null() { scalar_word(kind::null, 0); }
     void add_bool(bool b) { scalar_word(b ? kind::boolean_true : kind::boolean_false, 0); }
     void add_int(std::int64_t v) { scalar2(kind::int64, 0, static_cast<std::uint64_t>(v)); }
+    /// An integer with the width its source format used (a hint, see int_width).
+    void add_int(std::int64_t v, int_width w) {
+        scalar2(kind::int64, static_cast<std::uint8_t>(w), static_cast<std::uint64_t>(v));
+    }
     /// Values up to INT64_MAX are stored as int64, so equal numbers compare equal.
-    void add_uint(std::uint64_t v) {
+    void add_uint(std::uint64_t v, int_width w = int_width::unknown) {
         if (v <= static_cast<std::uint64_t>(INT64_MAX)) {
-            add_int(static_cast<std::int64_t>(v));
+            add_int(static_cast<std::int64_t>(v), w);
         } else {
-            scalar2(kind::uint64, 0, v);
+            scalar2(kind::uint64, static_cast<std::uint8_t>(w), v);
         }
     }
     void add_double(double d) {
@@ -417,6 +435,14 @@ inline std::int64_t value::get_int() const noexcept {
     return static_cast<std::int64_t>(doc_->tape()[index_ + 1]);
 }
 inline std::uint64_t value::get_uint() const noexcept { return doc_->tape()[index_ + 1]; }
+inline int_width value::int_width() const noexcept {
+    std::uint64_t w = doc_->tape()[index_];
+    auto k = static_cast<polycodec::kind>(w >> document::kind_shift);
+    if (k != kind::int64 && k != kind::uint64) {
+        return polycodec::int_width::unknown;
+    }
+    return static_cast<polycodec::int_width>((w >> document::aux_shift) & 0xff);
+}
 inline double value::get_double() const noexcept {
     double d;
     std::uint64_t bits = doc_->tape()[index_ + 1];

@@ -75,8 +75,8 @@ std::span<const option_info> option_table() noexcept;
 const option_info* find_option(std::string_view name) noexcept;
 
 /// Applies one parameter (query, media-type or CLI) by name, through option_table(): pretty,
-/// lossy, canonical, multi, stream, seq, header, delimiter, infer, unflatten, strict, schema,
-/// from, to, charset. Values follow the query syntax: "true"/"false" (also "1"/"0"), lossy=allow|deny,
+/// lossy, canonical, multi, stream, seq, header, delimiter, infer, unflatten, strict, extjson,
+/// int_width, schema, from, to, charset. Values follow the query syntax: "true"/"false" (also "1"/"0"), lossy=allow|deny,
 /// header=present|absent, a one-character delimiter (or "tab", "\t", "%09"). Unknown names
 /// fail with errc::invalid_option.
 result<void> apply_option(std::string_view name, std::string_view value, transcode_options& opt);

@@ -26,6 +26,12 @@ struct lossy_event {
 /// Everything lossy=allow changed during one encode.
 using lossy_report = std::vector<lossy_event>;
 
+/// extjson=relaxed|canonical (docs/formats/bson.md "Extended JSON v2").
+enum class extjson_mode : std::uint8_t {
+    relaxed = 0,    ///< the default: BSON's numbers and dates as plain JSON values where they fit
+    canonical = 1,  ///< every int32, int64, double and date as its type-preserving object
+};
+
 /// Shared by decode and encode.
 struct common_options {
     bool canonical = false;  ///< canonical=true: deterministic encodings, strict decoding
@@ -43,6 +49,15 @@ struct common_options {
     /// YAML: a stream of several documents decodes to an array; in stream mode each record
     /// is one document, in and out.
     bool multi = false;
+    /// extjson=canonical: JSON-family encoders (json, json5, hjson, yaml, ndjson) write BSON's
+    /// types, ints, floats and dates as canonical Extended JSON v2 ({"$numberLong": "1"});
+    /// their decoders read Extended JSON objects back into those values (with int_width
+    /// hints). relaxed (the default) writes and reads as before.
+    extjson_mode extjson = extjson_mode::relaxed;
+    /// int_width=keep: the CBOR and MessagePack decoders record each integer's encoded width
+    /// (int_width hint) and their encoders write an integer at its hinted width when it fits
+    /// (docs/formats/cbor.md, msgpack.md). The default (shortest) ignores widths.
+    bool keep_int_width = false;
 };
 
 struct decode_options : common_options {

@@ -1,5 +1,6 @@
 #pragma once
-// BSON's own types and MongoDB Extended JSON v2 (relaxed), see docs/formats/bson.md.
+// BSON's own types and MongoDB Extended JSON v2 (relaxed and canonical), see
+// docs/formats/bson.md.
 //
 // The BSON decoder turns the types JSON lacks into tagged values (tag_space::bson, tag = the
 // BSON element type byte; binary: 0x05 | subtype << 8). Formats without those types write them
@@ -11,6 +12,8 @@
 //   recognize(map, s)     an Extended JSON map -> its description
 //   write_map(s, b)       a description -> the relaxed Extended JSON map, appended to a builder
 //   write_relaxed(v, b)   from_tagged + write_map, for encoders of formats without these types
+//   write_canonical(v, b) a whole value -> canonical Extended JSON (extjson=canonical, codec.cpp)
+//   read_extended(v, b)   a whole value with Extended JSON maps -> native values (decoding)
 //
 // Example (an encoder without tags, e.g. JSON):
 //   document tmp; builder tb(tmp);
@@ -206,8 +209,11 @@ inline bool parse_datetime(std::string_view s, std::int64_t& ms) {
 // ---- tagged value -> description ----
 
 /// Describes a tagged value of tag_space::bson; false (s.type == 0) when its tag or inner
-/// value is not one of the shapes docs/formats/bson.md lists.
-inline bool from_tagged(value v, special& s) {
+/// value is not one of the shapes docs/formats/bson.md lists. `raw_decimal` (the BSON encoder)
+/// also takes a decimal128 whose inner value is its 16 bytes (a NaN with sign or payload, a
+/// signalling NaN, a non-canonical value: no Extended JSON text holds those, so other
+/// encoders refuse them unless lossy).
+inline bool from_tagged(value v, special& s, bool raw_decimal = false) {
     s.clear();
     if (v.kind() != kind::tagged || v.get_tag_space() != tag_space::bson) {
         return false;
@@ -313,6 +319,10 @@ inline bool from_tagged(value v, special& s) {
             s.i = in.get_int();
             break;
         case t_decimal128: {
+            if (raw_decimal && k == kind::bytes && in.get_string().size() == 16) {
+                s.data = in.get_string();
+                break;
+            }
             if (k != kind::string && k != kind::bignum) {
                 return false;
             }
@@ -603,8 +613,124 @@ inline void write_date(std::int64_t ms, builder& b) {
     b.end_map();
 }
 
-/// Appends the relaxed Extended JSON v2 map of `s` (s.type != 0) to `b`.
-inline void write_map(const special& s, builder& b) {
+inline bool write_canonical(value v, builder& b, bool root = false);
+
+/// The text of $numberDouble in canonical mode, as js-bson's Double.toExtendedJSON writes it
+/// (and the Extended JSON v2 corpus): "-0.0" for negative zero; integral values below 1e21 as
+/// their exact digits and ".0" ("1.0", "-5.0"); others as ECMAScript's Number::toString
+/// ("1.5", "1e-7", "1.7976931348623157e+308", "1e+21"); "NaN", "Infinity", "-Infinity".
+inline void canonical_double_text(double d, std::string& out) {
+    if (std::isnan(d)) {
+        out += "NaN";
+        return;
+    }
+    if (std::isinf(d)) {
+        out += d > 0 ? "Infinity" : "-Infinity";
+        return;
+    }
+    if (d == 0) {
+        out += std::signbit(d) ? "-0.0" : "0.0";
+        return;
+    }
+    char buf[64];
+    if (d == std::trunc(d) && std::fabs(d) < 1e21) {
+        // toFixed(1): the exact integer, then ".0" (glibc's %f is exact).
+        int n = std::snprintf(buf, sizeof buf, "%.1f", d);
+        out.append(buf, static_cast<std::size_t>(n));
+        return;
+    }
+    // Shortest round-trip digits and exponent: "d.ddde+XX".
+    auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+    std::string_view t(buf, static_cast<std::size_t>(r.ptr - buf));
+    if (t[0] == '-') {
+        out += '-';
+        t.remove_prefix(1);
+    }
+    std::size_t e = t.find('e');
+    std::string digits;
+    for (char c : t.substr(0, e)) {
+        if (c != '.') {
+            digits += c;
+        }
+    }
+    int exp10 = 0;
+    std::from_chars(t.data() + e + (t[e + 1] == '+' ? 2 : 1), t.data() + t.size(), exp10);
+    int k = static_cast<int>(digits.size());
+    int n = exp10 + 1;  // ECMAScript's n: value = digits * 10^(n - k)
+    if (k <= n && n <= 21) {
+        out += digits;
+        out.append(static_cast<std::size_t>(n - k), '0');
+    } else if (0 < n && n <= 21) {
+        out.append(digits, 0, static_cast<std::size_t>(n));
+        out += '.';
+        out.append(digits, static_cast<std::size_t>(n));
+    } else if (-6 < n && n <= 0) {
+        out += "0.";
+        out.append(static_cast<std::size_t>(-n), '0');
+        out += digits;
+    } else {
+        out += digits[0];
+        if (k > 1) {
+            out += '.';
+            out.append(digits, 1);
+        }
+        out += 'e';
+        out += n - 1 < 0 ? '-' : '+';
+        out += std::to_string(n - 1 < 0 ? 1 - n : n - 1);
+    }
+}
+
+/// {"$numberInt": "7"} when `w` is not 64 bits and `i` fits in 32 bits (what the BSON encoder
+/// writes as int32), else {"$numberLong": "7"}.
+inline void write_canonical_int(std::int64_t i, int_width w, builder& b) {
+    b.begin_map();
+    b.add_string(i >= INT32_MIN && i <= INT32_MAX && w != int_width::bits64 ? "$numberInt"
+                                                                             : "$numberLong");
+    b.add_string(std::to_string(i));
+    b.end_map();
+}
+
+/// Appends the Extended JSON v2 map of `s` (s.type != 0) to `b`: relaxed mode, or canonical
+/// mode when `canonical` (dates as {"$numberLong"}, numbers as $numberInt/Long/Double).
+inline void write_map(const special& s, builder& b, bool canonical = false) {
+    if (canonical) {
+        switch (s.type) {
+            case t_datetime:
+                b.begin_map();
+                b.add_string("$date");
+                b.begin_map();
+                b.add_string("$numberLong");
+                b.add_string(std::to_string(s.i));
+                b.end_map();
+                b.end_map();
+                return;
+            case t_double: {
+                std::string text;
+                canonical_double_text(s.d, text);
+                b.begin_map();
+                b.add_string("$numberDouble");
+                b.add_string(text);
+                b.end_map();
+                return;
+            }
+            case t_int32:
+                write_canonical_int(s.i, int_width::bits32, b);
+                return;
+            case t_int64:
+                write_canonical_int(s.i, int_width::bits64, b);
+                return;
+            case t_code_w_scope:
+                b.begin_map();
+                b.add_string("$code");
+                b.add_string(s.data);
+                b.add_string("$scope");
+                write_canonical(s.scope, b, true);  // a scope is a document of its own
+                b.end_map();
+                return;
+            default:
+                break;  // the same in both modes
+        }
+    }
     if (s.type == t_datetime) {
         write_date(s.i, b);
         return;
@@ -723,6 +849,262 @@ inline bool write_relaxed(value v, builder& b) {
     }
     write_map(s, b);
     return true;
+}
+
+// ---- canonical mode: whole documents (extjson=canonical, codec.cpp) ----
+
+/// Appends `v` to `b` with every value that canonical Extended JSON v2 spells as an object so
+/// spelled: ints ($numberInt / $numberLong by their int_width hint), floats ($numberDouble),
+/// offset date-times with whole milliseconds ($date {$numberLong}), bytes ($binary subType
+/// "00"), BSON's tagged types, and Extended JSON maps already present (re-spelled
+/// canonically). Map keys, strings, uints above INT64_MAX, bignums, other timestamps and
+/// other tags are copied as they are.
+/// `root`: `v` is a document of its own (the root, a code-with-scope's scope, an ndjson
+/// record), which stays as it is, as read_extended never turns a root map into a value: a root
+/// map is not re-spelled and a root scalar is copied (only a container's children are
+/// rewritten). False when the builder's budget or depth limit is hit.
+inline bool write_canonical(value v, builder& b, bool root) {
+    if (root && v.kind() != kind::map && v.kind() != kind::array) {
+        return b.add_copy(v);
+    }
+    switch (v.kind()) {
+        case kind::int64:
+            write_canonical_int(v.get_int(), v.int_width(), b);
+            return b.ok();
+        case kind::float64: {
+            special s;
+            s.type = t_double;
+            s.d = v.get_double();
+            write_map(s, b, true);
+            return b.ok();
+        }
+        case kind::bytes: {
+            // Binary subtype 0, as canonical Extended JSON spells it (not base64url text).
+            special s;
+            s.type = t_binary;
+            s.data = v.get_string();
+            write_map(s, b, true);
+            return b.ok();
+        }
+        case kind::timestamp: {
+            special s;
+            if (v.get_timestamp_kind() == timestamp_kind::offset_date_time &&
+                parse_datetime(v.get_string(), s.i)) {
+                s.type = t_datetime;
+                write_map(s, b, true);
+                return b.ok();
+            }
+            return b.add_copy(v);
+        }
+        case kind::tagged: {
+            special s;
+            if (v.get_tag_space() == tag_space::bson && from_tagged(v, s)) {
+                write_map(s, b, true);
+                return b.ok();
+            }
+            if (!b.begin_tagged(v.tag(), v.get_tag_space())) {
+                return false;
+            }
+            return write_canonical(v.tagged_value(), b);
+        }
+        case kind::array:
+            if (!b.begin_array()) {
+                return false;
+            }
+            for (value c : v.items()) {
+                if (!write_canonical(c, b)) {
+                    return false;
+                }
+            }
+            b.end_array();
+            return b.ok();
+        case kind::map: {
+            special s;
+            bool lookalike = !root && may_be_extjson(v);
+            if (lookalike && recognize(v, s)) {
+                write_map(s, b, true);
+                return b.ok();
+            }
+            // {"$code": ..., "$scope": 5} is no code with scope, but would read as one once
+            // its scope became {"$numberInt": "5"}: such a scope is copied as it is.
+            value code, scope;
+            bool scope_as_is = lookalike && two_entries(v, "$code", "$scope", code, scope) &&
+                               scope.kind() != kind::map;
+            if (!b.begin_map()) {
+                return false;
+            }
+            for (auto [k, val] : v.entries()) {
+                if (!b.add_copy(k)) {
+                    return false;
+                }
+                if (scope_as_is && val.index() == scope.index() ? !b.add_copy(val)
+                                                                : !write_canonical(val, b)) {
+                    return false;
+                }
+            }
+            b.end_map();
+            return b.ok();
+        }
+        default:
+            return b.add_copy(v);
+    }
+}
+
+/// Appends the value Extended JSON map `s` stands for, as the BSON decoder would have
+/// produced it from the BSON type (with int_width hints for $numberInt and $numberLong).
+inline bool add_native(const special& s, builder& b);
+
+/// Appends `v` to `b` with every Extended JSON v2 map (canonical or relaxed, as recognize()
+/// takes them) turned into the value it stands for; the root map itself is never turned.
+/// False when the builder's budget or depth limit is hit.
+inline bool read_extended(value v, builder& b, bool root = false) {
+    switch (v.kind()) {
+        case kind::map: {
+            special s;
+            if (!root && may_be_extjson(v) && recognize(v, s)) {
+                return add_native(s, b);
+            }
+            if (!b.begin_map()) {
+                return false;
+            }
+            for (auto [k, val] : v.entries()) {
+                if (!b.add_copy(k) || !read_extended(val, b)) {
+                    return false;
+                }
+            }
+            b.end_map();
+            return b.ok();
+        }
+        case kind::array:
+            if (!b.begin_array()) {
+                return false;
+            }
+            for (value c : v.items()) {
+                if (!read_extended(c, b)) {
+                    return false;
+                }
+            }
+            b.end_array();
+            return b.ok();
+        case kind::tagged:
+            if (!b.begin_tagged(v.tag(), v.get_tag_space())) {
+                return false;
+            }
+            return read_extended(v.tagged_value(), b);
+        default:
+            return b.add_copy(v);
+    }
+}
+
+inline bool add_native(const special& s, builder& b) {
+    auto tag = [&](std::uint64_t t) { return b.begin_tagged(t, tag_space::bson); };
+    switch (s.type) {
+        case t_int32:
+            b.add_int(s.i, int_width::bits32);
+            break;
+        case t_int64:
+            b.add_int(s.i, int_width::bits64);
+            break;
+        case t_double:
+            b.add_double(s.d);
+            break;
+        case t_datetime: {
+            std::string text;
+            if (format_datetime(s.i, text)) {
+                b.add_timestamp(text, timestamp_kind::offset_date_time);
+            } else {
+                if (!tag(t_datetime)) {
+                    return false;
+                }
+                b.add_int(s.i);
+            }
+            break;
+        }
+        case t_binary:
+            if (s.subtype == 0) {
+                b.add_bytes(s.data);
+            } else {
+                if (!tag(binary_tag(s.subtype))) {
+                    return false;
+                }
+                b.add_bytes(s.data);
+            }
+            break;
+        case t_object_id:
+            if (!tag(t_object_id)) {
+                return false;
+            }
+            b.add_bytes(s.data);
+            break;
+        case t_decimal128: {
+            if (!tag(t_decimal128)) {
+                return false;
+            }
+            std::string text;
+            decimal128::to_string(reinterpret_cast<const unsigned char*>(s.data.data()), text);
+            b.add_string(text);
+            break;
+        }
+        case t_regex:
+            if (!tag(t_regex) || !b.begin_map()) {
+                return false;
+            }
+            b.add_string("pattern");
+            b.add_string(s.data);
+            b.add_string("options");
+            b.add_string(s.extra);
+            b.end_map();
+            break;
+        case t_db_pointer:
+            if (!tag(t_db_pointer) || !b.begin_map()) {
+                return false;
+            }
+            b.add_string("$ref");
+            b.add_string(s.data);
+            b.add_string("$id");
+            if (!tag(t_object_id)) {
+                return false;
+            }
+            b.add_bytes(s.extra);
+            b.end_map();
+            break;
+        case t_code:
+        case t_symbol:
+            if (!tag(s.type)) {
+                return false;
+            }
+            b.add_string(s.data);
+            break;
+        case t_code_w_scope:
+            if (!tag(t_code_w_scope) || !b.begin_map()) {
+                return false;
+            }
+            b.add_string("$code");
+            b.add_string(s.data);
+            b.add_string("$scope");
+            if (!read_extended(s.scope, b, true)) {  // the scope stays a map
+                return false;
+            }
+            b.end_map();
+            break;
+        case t_timestamp:
+            if (!tag(t_timestamp)) {
+                return false;
+            }
+            b.add_uint(s.u);
+            break;
+        case t_undefined:
+        case t_min_key:
+        case t_max_key:
+            if (!tag(s.type)) {
+                return false;
+            }
+            b.add_null();
+            break;
+        default:
+            return false;
+    }
+    return b.ok();
 }
 
 }  // namespace polycodec::detail::extjson

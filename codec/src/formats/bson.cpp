@@ -120,7 +120,6 @@ private:
             return container_limit(start);
         }
         std::size_t key_base = keys_.size();
-        std::uint64_t index = 0;
         pos_ = start + 4;
         for (;;) {
             std::size_t type_at = pos_;
@@ -150,15 +149,9 @@ private:
                     make_error(errc::invalid_utf8, pos_ + valid, "invalid UTF-8 in element name"));
             }
             if (array) {
-                // Array keys are "0", "1", ... in order.
-                char buf[24];
-                auto r = std::to_chars(buf, buf + sizeof buf, index);
-                if (key != std::string_view(buf, static_cast<std::size_t>(r.ptr - buf))) {
-                    return set_error(make_error(errc::malformed, pos_,
-                                           "array element name '" + std::string(key) +
-                                               "' should be '" + std::string(buf, r.ptr) + "'"));
-                }
-                ++index;
+                // Array elements are read by position whatever their names: the BSON
+                // specification asks decoders to accept names other than "0", "1", ... (the
+                // encoder writes them canonically).
             } else {
                 keys_.push_back(key);
                 b_.add_string(key);
@@ -486,7 +479,8 @@ private:
                 if (!need(4, limit, "int32")) {
                     return false;
                 }
-                b_.add_int(static_cast<std::int32_t>(load_le32(in_.data() + pos_)));
+                b_.add_int(static_cast<std::int32_t>(load_le32(in_.data() + pos_)),
+                           int_width::bits32);
                 pos_ += 4;
                 return true;
             case ej::t_timestamp:
@@ -503,7 +497,8 @@ private:
                 if (!need(8, limit, "int64")) {
                     return false;
                 }
-                b_.add_int(static_cast<std::int64_t>(load_le64(in_.data() + pos_)));
+                b_.add_int(static_cast<std::int64_t>(load_le64(in_.data() + pos_)),
+                           int_width::bits64);
                 pos_ += 8;
                 return true;
             case ej::t_decimal128: {
@@ -511,13 +506,24 @@ private:
                     return false;
                 }
                 text_.clear();
-                decimal128::to_string(reinterpret_cast<const unsigned char*>(in_.data() + pos_),
-                                      text_);
+                const auto* bid = reinterpret_cast<const unsigned char*>(in_.data() + pos_);
+                decimal128::to_string(bid, text_);
+                // A NaN other than the plain quiet one (a sign, a payload, the signalling bit)
+                // keeps its 16 bytes, as no decimal text holds those, so BSON -> BSON is
+                // byte-identical. (A non-canonical coefficient is the value 0, as the
+                // specification says, and is read as "0".)
+                unsigned char again[16];
+                bool exact = text_ != "NaN" || (decimal128::from_string(text_, again) &&
+                                                 std::memcmp(again, bid, 16) == 0);
                 pos_ += 16;
                 if (!tagged(ej::t_decimal128)) {
                     return container_limit(at);
                 }
-                b_.add_string(text_);
+                if (exact) {
+                    b_.add_string(text_);
+                } else {
+                    b_.add_bytes({in_.data() + pos_ - 16, 16});
+                }
                 return true;
             }
             default:
@@ -774,20 +780,7 @@ open_document: {
             }
         }
         if (top->array) {
-            // Array keys are "0", "1", ... in order.
-            const std::uint64_t index = top->count;
-            if (index < 10) {
-                if (key_len != 1 || p[pos] != static_cast<char>('0' + index)) {
-                    return false;
-                }
-            } else {
-                char buf[24];
-                auto r = std::to_chars(buf, buf + sizeof buf, index);
-                if (std::string_view(p + pos, key_len) !=
-                    std::string_view(buf, static_cast<std::size_t>(r.ptr - buf))) {
-                    return false;
-                }
-            }
+            // Array elements are read by position whatever their names (as bson_reader).
         } else {
             keys.push_back({key_fingerprint(p + pos, key_len), p + pos, key_len});
             w[0] = tape_header(kind::string, 0, bn);
@@ -804,7 +797,10 @@ open_document: {
                 if (term - pos < 8) {
                     return false;
                 }
-                w[0] = tape_header(type == ej::t_double ? kind::float64 : kind::int64, 0, 0);
+                w[0] = type == ej::t_double
+                           ? tape_header(kind::float64, 0, 0)
+                           : tape_header(kind::int64,
+                                         static_cast<std::uint64_t>(int_width::bits64), 0);
                 w[1] = load_le64(p + pos);
                 pos += 8;
                 tn += 2;
@@ -813,7 +809,7 @@ open_document: {
                 if (term - pos < 4) {
                     return false;
                 }
-                w[0] = tape_header(kind::int64, 0, 0);
+                w[0] = tape_header(kind::int64, static_cast<std::uint64_t>(int_width::bits32), 0);
                 w[1] = static_cast<std::uint64_t>(
                     static_cast<std::int64_t>(static_cast<std::int32_t>(load_le32(p + pos))));
                 pos += 4;
@@ -1218,7 +1214,7 @@ private:
                 return true;
             case kind::int64: {
                 std::int64_t i = v.get_int();
-                if (i >= INT32_MIN && i <= INT32_MAX) {
+                if (i >= INT32_MIN && i <= INT32_MAX && v.int_width() != int_width::bits64) {
                     put32(static_cast<std::uint32_t>(static_cast<std::int32_t>(i)));
                     type = ej::t_int32;
                 } else {
@@ -1286,7 +1282,7 @@ private:
             case kind::tagged: {
                 if (v.get_tag_space() == tag_space::bson) {
                     ej::special s;
-                    if (ej::from_tagged(v, s)) {
+                    if (ej::from_tagged(v, s, true)) {
                         return write_special(v, s, type);
                     }
                 }
@@ -1552,7 +1548,9 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
                 break;
             case kind::int64: {
                 const auto v = static_cast<std::int64_t>(t[i + 1]);
-                if (v >= INT32_MIN && v <= INT32_MAX) {
+                if (v >= INT32_MIN && v <= INT32_MAX &&
+                    ((w >> document::aux_shift) & 0xff) !=
+                        static_cast<std::uint64_t>(int_width::bits64)) {
                     o = put_le32(o, static_cast<std::uint32_t>(static_cast<std::int32_t>(v)));
                     type = ej::t_int32;
                 } else {

@@ -103,7 +103,8 @@ class cbor_reader {
 public:
     // strict: accept only the deterministic encoding of RFC 8949 section 4.2.1
     // (canonical=true).
-    cbor_reader(std::string_view in, builder& b, bool strict) : in_(in), b_(b), strict_(strict) {}
+    cbor_reader(std::string_view in, builder& b, bool strict, bool keep_width = false)
+        : in_(in), b_(b), strict_(strict), keep_width_(keep_width) {}
 
     result<void> run() {
         if (!read_item(false)) {
@@ -307,6 +308,18 @@ private:
         b_.add_bignum("-" + bigint_to_decimal(std::move(a)));
     }
 
+    // int_width=keep: the width of an integer's head argument (0-24: 8 bits, 25: 16, 26: 32,
+    // 27: 64); unknown otherwise.
+    int_width width_of(const head& h) const noexcept {
+        if (!keep_width_) {
+            return int_width::unknown;
+        }
+        return h.ai <= 24 ? int_width::bits8
+               : h.ai == 25 ? int_width::bits16
+               : h.ai == 26 ? int_width::bits32
+                            : int_width::bits64;
+    }
+
     bool read_item(bool key) {
         head h;
         if (!parse_head(pos_, h)) {
@@ -315,11 +328,11 @@ private:
         pos_ = h.next;
         switch (h.major) {
             case 0:
-                b_.add_uint(h.arg);
+                b_.add_uint(h.arg, width_of(h));
                 return true;
             case 1:
                 if (h.arg <= static_cast<std::uint64_t>(INT64_MAX)) {
-                    b_.add_int(-1 - static_cast<std::int64_t>(h.arg));
+                    b_.add_int(-1 - static_cast<std::int64_t>(h.arg), width_of(h));
                 } else {
                     add_negative_bignum(h.arg);
                 }
@@ -677,12 +690,13 @@ private:
     std::string_view in_;
     builder& b_;
     bool strict_;
+    bool keep_width_;
     mutable error err_;
     std::size_t pos_ = 0;
 };
 
 result<void> decode_cbor(std::string_view in, builder& b, const decode_options& opt) {
-    cbor_reader r(in, b, opt.canonical);
+    cbor_reader r(in, b, opt.canonical, opt.keep_int_width);
     return r.run();
 }
 
@@ -705,10 +719,11 @@ public:
                 return true;
             case kind::int64: {
                 std::int64_t i = v.get_int();
+                const int_width width = keep_width_ ? v.int_width() : int_width::unknown;
                 if (i >= 0) {
-                    put_head(0, static_cast<std::uint64_t>(i));
+                    put_int_head(0, static_cast<std::uint64_t>(i), width);
                 } else {
-                    put_head(1, ~static_cast<std::uint64_t>(i));  // -1 - i
+                    put_int_head(1, ~static_cast<std::uint64_t>(i), width);  // -1 - i
                 }
                 return true;
             }
@@ -789,6 +804,21 @@ private:
             p[1 + i] = static_cast<char>(arg >> (8 * (n - 1 - i)));
         }
         out_.commit(n + 1);
+    }
+
+    // int_width=keep: an integer's head at its hinted width (16, 32 or 64 bits) when the
+    // argument fits there, else the shortest head (also for 8-bit and unknown hints).
+    void put_int_head(int major, std::uint64_t arg, int_width width) {
+        const std::size_t n = width == int_width::bits64                         ? 8
+                              : width == int_width::bits32 && arg <= 0xffffffff ? 4
+                              : width == int_width::bits16 && arg <= 0xffff     ? 2
+                                                                                : 0;
+        if (n == 0) {
+            put_head(major, arg);
+            return;
+        }
+        put_raw(static_cast<unsigned char>(major << 5 | (n == 8 ? 27 : n == 4 ? 26 : 25)), arg,
+                n);
     }
 
     void put_raw(unsigned char ib, std::uint64_t bits, std::size_t n) {
@@ -933,6 +963,8 @@ private:
 
     output_buffer& out_;
     const encode_options& opt_;
+    // int_width=keep (not with canonical=true, whose deterministic encoding is the shortest).
+    const bool keep_width_ = opt_.keep_int_width && !opt_.canonical;
 };
 
 result<void> encode_cbor(const document& doc, output_buffer& out, const encode_options& opt) {

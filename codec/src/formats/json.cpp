@@ -1422,6 +1422,21 @@ public:
     json_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
     bool write(value v, int depth) {
+        if (canonical_ && raw_ == 0 && depth > 0 && canonical_object(v)) {
+            // extjson=canonical (docs/formats/bson.md "Canonical mode"): the value's canonical
+            // Extended JSON object, built on its own (no copy of the whole document) and
+            // written as it is. The root (depth 0) stays as it is, as the decoder reads it.
+            thread_local document ext;
+            builder eb(ext);
+            if (!extjson::write_canonical(v, eb, false)) {
+                return set_error(make_error(errc::size_exceeded, "canonical Extended JSON of a "
+                                                                 "value larger than its budget"));
+            }
+            ++raw_;
+            bool ok = write(ext.root(), depth);
+            --raw_;
+            return ok;
+        }
         switch (v.kind()) {
             case kind::null:
                 out_.append("null");
@@ -1805,13 +1820,42 @@ private:
         }
     }
 
+    // Values canonical Extended JSON spells as objects (extjson::write_canonical rewrites them):
+    // ints, floats, bytes, BSON datetimes, BSON's tagged types, and maps that look like
+    // Extended JSON. Other tags take the usual path (and its error paths).
+    static bool canonical_object(value v) {
+        switch (v.kind()) {
+            case kind::int64:
+            case kind::float64:
+            case kind::bytes:
+                return true;
+            case kind::timestamp: {
+                std::int64_t ms;
+                return v.get_timestamp_kind() == timestamp_kind::offset_date_time &&
+                       extjson::parse_datetime(v.get_string(), ms);
+            }
+            case kind::tagged: {
+                extjson::special s;
+                return v.get_tag_space() == tag_space::bson && extjson::from_tagged(v, s);
+            }
+            case kind::map:
+                return extjson::may_be_extjson(v);
+            default:
+                return false;
+        }
+    }
+
     output_buffer& out_;
     const encode_options& opt_;
+    const bool canonical_ = opt_.extjson == extjson_mode::canonical;
+    int raw_ = 0;  // > 0 while a rewritten canonical object is written
 };
 
 result<void> encode_json(const document& doc, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);
-    if (!(opt.pretty ? w.write(doc.root(), 0) : w.write_compact(doc.root()))) {
+    // Canonical Extended JSON goes through write(), which rewrites value by value.
+    bool walk = opt.pretty || opt.extjson == extjson_mode::canonical;
+    if (!(walk ? w.write(doc.root(), 0) : w.write_compact(doc.root()))) {
         return fail(std::move(w.err_));
     }
     if (opt.pretty) {
@@ -1852,7 +1896,8 @@ result<void> json_read_value(std::string_view in, std::size_t begin, builder& b)
 
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);
-    if (!(opt.pretty ? w.write(v, 0) : w.write_compact(v))) {
+    bool walk = opt.pretty || opt.extjson == extjson_mode::canonical;
+    if (!(walk ? w.write(v, 0) : w.write_compact(v))) {
         return fail(std::move(w.err_));
     }
     return {};

@@ -23,7 +23,9 @@ namespace {
 
 class msgpack_reader {
 public:
-    msgpack_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+    // keep_width: int_width=keep, each integer records its encoded width (int_width hint).
+    msgpack_reader(std::string_view in, builder& b, bool keep_width = false)
+        : in_(in), b_(b), keep_width_(keep_width) {}
 
     result<void> run() {
         if (!read_value(false)) {
@@ -194,6 +196,10 @@ private:
         return true;
     }
 
+    int_width width_hint(int_width width) const noexcept {
+        return keep_width_ ? width : int_width::unknown;
+    }
+
     bool read_value(bool key) {
         if (pos_ >= in_.size()) {
             return set_error(
@@ -203,11 +209,11 @@ private:
         const unsigned char m = *at(pos_++);
         std::uint64_t n = 0;
         if (m <= 0x7f) {
-            b_.add_int(m);
+            b_.add_int(m, width_hint(int_width::bits8));
             return true;
         }
         if (m >= 0xe0) {
-            b_.add_int(static_cast<std::int8_t>(m));
+            b_.add_int(static_cast<std::int8_t>(m), width_hint(int_width::bits8));
             return true;
         }
         if (m >= 0xa0 && m <= 0xbf) {
@@ -269,19 +275,22 @@ private:
                 return true;
             }
             case 0xcc: case 0xcd: case 0xce: case 0xcf:
-                b_.add_uint(n);
+                b_.add_uint(n, width_hint(m == 0xcc   ? int_width::bits8
+                                 : m == 0xcd ? int_width::bits16
+                                 : m == 0xce ? int_width::bits32
+                                             : int_width::bits64));
                 return true;
             case 0xd0:
-                b_.add_int(static_cast<std::int8_t>(n));
+                b_.add_int(static_cast<std::int8_t>(n), width_hint(int_width::bits8));
                 return true;
             case 0xd1:
-                b_.add_int(static_cast<std::int16_t>(n));
+                b_.add_int(static_cast<std::int16_t>(n), width_hint(int_width::bits16));
                 return true;
             case 0xd2:
-                b_.add_int(static_cast<std::int32_t>(n));
+                b_.add_int(static_cast<std::int32_t>(n), width_hint(int_width::bits32));
                 return true;
             case 0xd3:
-                b_.add_int(static_cast<std::int64_t>(n));
+                b_.add_int(static_cast<std::int64_t>(n), width_hint(int_width::bits64));
                 return true;
             case 0xd9: case 0xda: case 0xdb:
                 return read_str(start, n);
@@ -297,6 +306,7 @@ private:
 
     std::string_view in_;
     builder& b_;
+    bool keep_width_ = false;
     std::size_t pos_ = 0;
     error err_;
 };
@@ -778,14 +788,15 @@ finished:
     return true;
 }
 
-result<void> decode_msgpack(std::string_view in, builder& b, const decode_options&) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+result<void> decode_msgpack(std::string_view in, builder& b, const decode_options& opt) {
+    if (!opt.keep_int_width && b.depth() == 0 && b.ok() && b.doc().empty() &&
+        b.doc().bytes().empty()) {
         if (decode_msgpack_fast(in, b)) {
             return {};
         }
         b.reset();  // the reader below finds the error (or the limit) and reports it
     }
-    msgpack_reader r(in, b);
+    msgpack_reader r(in, b, opt.keep_int_width);
     return r.run();
 }
 
@@ -836,7 +847,10 @@ public:
                     i += 1;
                     continue;
                 case kind::int64:
-                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
+                    o = keep_width_ && (w >> document::aux_shift & 0xff) > 1
+                            ? int_at_width(o, static_cast<std::int64_t>(t[i + 1]),
+                                           static_cast<int_width>(w >> document::aux_shift & 0xff))
+                            : int_at(o, static_cast<std::int64_t>(t[i + 1]));
                     i += 2;
                     continue;
                 case kind::uint64:
@@ -1028,6 +1042,34 @@ private:
         }
         return put_at(o, 0xcf, v, 8);
     }
+    // int_width=keep: `v` at the width of its hint (16, 32 or 64 bits: uint for v >= 0, int
+    // below) when it fits there, else as int_at (the smallest width that holds it).
+    static char* int_at_width(char* o, std::int64_t v, int_width width) {
+        if (v >= 0) {
+            const auto u = static_cast<std::uint64_t>(v);
+            if (width == int_width::bits64) {
+                return put_at(o, 0xcf, u, 8);
+            }
+            if (width == int_width::bits32 && u <= 0xffffffff) {
+                return put_at(o, 0xce, u, 4);
+            }
+            if (width == int_width::bits16 && u <= 0xffff) {
+                return put_at(o, 0xcd, u, 2);
+            }
+        } else {
+            const auto u = static_cast<std::uint64_t>(v);
+            if (width == int_width::bits64) {
+                return put_at(o, 0xd3, u, 8);
+            }
+            if (width == int_width::bits32 && v >= INT32_MIN) {
+                return put_at(o, 0xd2, u, 4);
+            }
+            if (width == int_width::bits16 && v >= -32768) {
+                return put_at(o, 0xd1, u, 2);
+            }
+        }
+        return int_at(o, v);
+    }
     static char* int_at(char* o, std::int64_t v) {
         if (v >= 0) {
             return uint_at(o, static_cast<std::uint64_t>(v));
@@ -1180,6 +1222,8 @@ private:
 
     output_buffer& out_;
     const encode_options& opt_;
+    // int_width=keep (not with canonical=true, which writes the shortest forms).
+    const bool keep_width_ = opt_.keep_int_width && !opt_.canonical;
 };
 
 result<void> encode_msgpack(const document& doc, output_buffer& out, const encode_options& opt) {

@@ -327,7 +327,7 @@ private:
                 return {};
             }
             case 6:  // 0xc0-0xdf: small integer, zigzag in 5 bits
-                b_.add_int(unzigzag(t & 0x1f));
+                b_.add_int(unzigzag(t & 0x1f), int_width::bits32);  // Jackson's int
                 return {};
             default:
                 return read_misc(t, start);
@@ -353,7 +353,7 @@ private:
                 if (!v) {
                     return fail(v.error());
                 }
-                b_.add_int(unzigzag(*v));
+                b_.add_int(unzigzag(*v), int_width::bits32);
                 return {};
             }
             case 0x25: {
@@ -361,7 +361,7 @@ private:
                 if (!v) {
                     return fail(v.error());
                 }
-                b_.add_int(unzigzag(*v));
+                b_.add_int(unzigzag(*v), int_width::bits64);
                 return {};
             }
             case 0x26: {

@@ -197,7 +197,11 @@ private:
                 if (!v) {
                     return fail(v.error());
                 }
-                b_.add_int(*v);
+                // The marker's width is kept as a hint (docs/formats/ubjson.md).
+                b_.add_int(*v, m == 'i' || m == 'U' ? int_width::bits8
+                               : m == 'I'           ? int_width::bits16
+                               : m == 'l'           ? int_width::bits32
+                                                    : int_width::bits64);
                 return {};
             }
             case 'd': {
