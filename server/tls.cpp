@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "logging.hpp"
 #include "tls_stream.hpp"
 
 namespace polycodec::server {
@@ -151,6 +152,17 @@ std::string describe_tls(const config& cfg) {
         return "off";
     }
     return cfg.tls_client_ca.empty() ? "TLSv1.2+" : "TLSv1.2+, client certificate required";
+}
+
+void log_handshake_failure(std::string_view transport, const std::string& peer, bool expired,
+                           const config& cfg, const std::string& error) {
+    log_event(log_level::info, "tls_handshake_failed",
+              {{"transport", std::string(transport)},
+               {"peer", peer},
+               {"error", expired ? "no handshake within " +
+                                       std::to_string(cfg.header_timeout.count()) +
+                                       " ms (--header-timeout)"
+                                 : error}});
 }
 
 }  // namespace polycodec::server

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "config.hpp"
 #include "polycodec/result.hpp"
@@ -27,5 +28,10 @@ result<void> reload_tls_contexts(tls_contexts& tls, const config& cfg);
 
 /// "TLSv1.2+, client certificates required" and the like, for the start-up log line.
 std::string describe_tls(const config& cfg);
+
+/// The `tls_handshake_failed` log line of both front ends ("http" or "tcp"): the handshake
+/// did not finish within --header-timeout (`expired`), or failed with `error`.
+void log_handshake_failure(std::string_view transport, const std::string& peer, bool expired,
+                           const config& cfg, const std::string& error);
 
 }  // namespace polycodec::server

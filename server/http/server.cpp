@@ -23,6 +23,7 @@
 #include "http/problem.hpp"
 #include "http/stream.hpp"
 #include "listener.hpp"
+#include "tls.hpp"
 #include "tls_stream.hpp"
 #include "polycodec/stream.hpp"
 #include "transcode.hpp"
@@ -115,14 +116,8 @@ public:
         socket_.async_handshake([self = shared_from_this()](error_code ec) {
             self->disarm();
             if (ec || self->deadline_.expired()) {
-                log_event(log_level::info, "tls_handshake_failed",
-                          {{"transport", "http"},
-                           {"peer", self->peer_},
-                           {"error", self->deadline_.expired()
-                                         ? "no handshake within " +
-                                               std::to_string(self->svc_.cfg.header_timeout.count()) +
-                                               " ms (--header-timeout)"
-                                         : ec.message()}});
+                log_handshake_failure("http", self->peer_, self->deadline_.expired(),
+                                      self->svc_.cfg, ec.message());
                 return self->close_now();
             }
             self->wait_for_request();

@@ -12,6 +12,7 @@
 #include "logging.hpp"
 #include "polycodec/proto/frame.hpp"
 #include "tcp/handler.hpp"
+#include "tls.hpp"
 #include "tls_stream.hpp"
 #include "transcode.hpp"
 
@@ -67,14 +68,8 @@ public:
                 return self->close_now();  // the drain cancelled it
             }
             if (ec || self->deadline_.expired()) {
-                log_event(log_level::info, "tls_handshake_failed",
-                          {{"transport", "tcp"},
-                           {"peer", self->peer_},
-                           {"error", self->deadline_.expired()
-                                         ? "no handshake within " +
-                                               std::to_string(self->svc_.cfg.header_timeout.count()) +
-                                               " ms (--header-timeout)"
-                                         : ec.message()}});
+                log_handshake_failure("tcp", self->peer_, self->deadline_.expired(),
+                                      self->svc_.cfg, ec.message());
                 return self->close_now();
             }
             self->read();
