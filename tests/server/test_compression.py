@@ -488,7 +488,11 @@ class BombTest(unittest.TestCase):
             after = self.vm_hwm(s.proc.pid)
             # Flat memory: the peak grows by a few --max-body, not by the decoded size.
             self.assertLess(after - before, 32 << 20, (before, after))
-            self.assertLess(after, decoded_size // 64)
+            if "ASAN_OPTIONS" not in os.environ:
+                # The absolute peak on plain builds: a sanitized server's own baseline (shadow
+                # memory, quarantine) is already near this bound, so there only the growth
+                # above counts, as in test_budget and test_soak.
+                self.assertLess(after, decoded_size // 64)
             m = curl(s.base + "/metrics").body.decode()
             self.assertEqual(metric(m, "polycodec_memory_reserved_bytes"), 0)
             self.assertEqual(curl(s.base + "/healthz").status, 200)
