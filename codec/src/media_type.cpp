@@ -180,6 +180,13 @@ result<void> set_flag(std::string_view name, std::string_view value, bool& targe
     return {};
 }
 
+// A flag that the decoder and the encoder both read (canonical, multi, seq).
+result<void> set_flags(std::string_view name, std::string_view value, bool& decode, bool& encode) {
+    auto r = set_flag(name, value, decode);
+    encode = decode;
+    return r;
+}
+
 result<void> set_format(std::string_view value, const format_info*& target,
                         transcode_options& opt) {
     const format_info* f = find_format_by_name(value);
@@ -221,16 +228,12 @@ constexpr option_info option_rows[] = {
      "deterministic encodings (sorted map keys, CBOR section 4.2, bencode order) and strict "
      "decoding",
      [](std::string_view v, transcode_options& o) {
-         auto r = set_flag("canonical", v, o.encode.canonical);
-         o.decode.canonical = o.encode.canonical;
-         return r;
+         return set_flags("canonical", v, o.decode.canonical, o.encode.canonical);
      }},
     {"multi", option_kind::boolean, bool_values, "false", yaml_only,
      "a YAML stream of several documents reads as an array and an array writes as documents",
      [](std::string_view v, transcode_options& o) {
-         auto r = set_flag("multi", v, o.decode.multi);
-         o.encode.multi = o.decode.multi;
-         return r;
+         return set_flags("multi", v, o.decode.multi, o.encode.multi);
      }},
     {"stream", option_kind::boolean, bool_values, "false", {},
      "convert record by record in bounded memory; the answer is chunked (record formats only)",
@@ -239,9 +242,7 @@ constexpr option_info option_rows[] = {
      "record sequences: json as RFC 7464 json-seq, cbor as an RFC 8742 sequence, msgpack as "
      "concatenated values",
      [](std::string_view v, transcode_options& o) {
-         auto r = set_flag("seq", v, o.decode.seq);
-         o.encode.seq = o.decode.seq;
-         return r;
+         return set_flags("seq", v, o.decode.seq, o.encode.seq);
      }},
     {"header", option_kind::choice, header_values, "present", csv_only,
      "whether the first CSV row is a header",

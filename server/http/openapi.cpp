@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 #include "http/content_coding.hpp"
@@ -44,6 +45,19 @@ public:
         str(v);
     }
     void kv(std::string_view k, const char* v) { kv(k, std::string_view(v)); }
+    /// A schema property: {"type": T, ["minimum": N,] "description": D} under `name`.
+    void property(std::string_view name, std::string_view type, std::string_view description,
+                  std::optional<std::int64_t> minimum = std::nullopt) {
+        key(name);
+        begin();
+        kv("type", type);
+        if (minimum) {
+            key("minimum");
+            num(*minimum);
+        }
+        kv("description", description);
+        end();
+    }
     void kv(std::string_view k, const std::string& v) { kv(k, std::string_view(v)); }
     void kv(std::string_view k, std::int64_t v) {
         key(k);
@@ -610,11 +624,7 @@ void problem_schema(writer& w) {
     w.kv("format", "uri");
     w.kv("description", "urn:polycodec:problem:CODE");
     w.end();
-    w.key("title");
-    w.begin();
-    w.kv("type", "string");
-    w.kv("description", "the reason phrase of the status");
-    w.end();
+    w.property("title", "string", "the reason phrase of the status");
     w.key("status");
     w.begin();
     w.kv("type", "integer");
@@ -647,29 +657,10 @@ void problem_schema(writer& w) {
     w.kv("type", "string");
     w.strings("enum", format_names(false));
     w.end();
-    w.key("offset");
-    w.begin();
-    w.kv("type", "integer");
-    w.kv("minimum", 0);
-    w.kv("description", "byte offset into the input");
-    w.end();
-    w.key("line");
-    w.begin();
-    w.kv("type", "integer");
-    w.kv("minimum", 1);
-    w.kv("description", "1-based, text formats");
-    w.end();
-    w.key("column");
-    w.begin();
-    w.kv("type", "integer");
-    w.kv("minimum", 1);
-    w.kv("description", "1-based, in code points, text formats");
-    w.end();
-    w.key("path");
-    w.begin();
-    w.kv("type", "string");
-    w.kv("description", "JSON Pointer (RFC 6901) of the value concerned");
-    w.end();
+    w.property("offset", "integer", "byte offset into the input", 0);
+    w.property("line", "integer", "1-based, text formats", 1);
+    w.property("column", "integer", "1-based, in code points, text formats", 1);
+    w.property("path", "string", "JSON Pointer (RFC 6901) of the value concerned");
     w.key("acceptable");
     w.begin();
     w.kv("type", "array");
@@ -758,11 +749,7 @@ void components(writer& w) {
     w.begin();
     w.kv("description", "any JSON value");
     w.end();
-    w.key("text_document");
-    w.begin();
-    w.kv("type", "string");
-    w.kv("description", "a document in a text format, UTF-8");
-    w.end();
+    w.property("text_document", "string", "a document in a text format, UTF-8");
     w.key("binary_document");
     w.begin();
     w.kv("type", "string");
