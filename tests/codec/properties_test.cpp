@@ -153,6 +153,8 @@ TEST(PropertiesUnflatten, DottedKeysNestArraysAndTypes) {
               R"({"a":{"b":"1","c":"2"},"l":["x","y"],"m":{"1":"z"},"t":"true"})");
     EXPECT_EQ(nested("a.b=1\nl.1=2.5\nl.0=true\ns=x\nn=-7\nbig=18446744073709551616\n", true),
               R"({"a":{"b":1},"l":[true,2.5],"s":"x","n":-7,"big":18446744073709551616n})");
+    // The root stays a map.
+    EXPECT_EQ(nested("0=x\n1=y\n"), R"({"0":"x","1":"y"})");
     // 01 is not an index: a map.
     EXPECT_EQ(nested("l.0=a\nl.01=b\n"), R"({"l":{"0":"a","01":"b"}})");
     // Keys with an empty part stay whole.

@@ -22,7 +22,7 @@ struct unflatten_options {
     std::string_view separator = "__";
     bool nest = true;      ///< split keys at the separator (false: only infer)
     bool infer = false;    ///< type the leaves as infer.hpp does
-    bool arrays = false;   ///< a group named exactly "0".."n-1" is an array
+    bool arrays = false;   ///< a group named exactly "0".."n-1" is an array (the root stays a map)
     /// A repeated key replaces the earlier value, which keeps its place (Java's Hashtable);
     /// false: a repeated key is errc::duplicate_key.
     bool last_wins = false;
@@ -230,7 +230,7 @@ private:
             }
             return {};
         }
-        if (is_array(n)) {
+        if (id != 0 && is_array(n)) {  // the root stays a map
             if (!b_.begin_array()) {
                 return fail(make_error(b_.status(), 0, "nesting deeper than the depth limit"));
             }
