@@ -4,9 +4,11 @@
 Writes fixtures/records.json (256 mixed records), fixtures/bench.json (the reference
 benchmark's 128-record dataset, defined in shared/corpus/nextjson-bench/README.md) and
 fixtures/ini_doc.json (the reference's small document for INI, also used for dotenv and
-urlform, whose shapes cannot hold the record lists) and fixtures/bench.properties (bench.json
+urlform, whose shapes cannot hold the record lists), fixtures/bench.properties (bench.json
 as {"records": [...]} flattened with dots, as Java properties; written here, independently of
-our encoder, which tests/differential/test_properties.py compares with it). The forms of the
+our encoder, which tests/differential/test_properties.py compares with it) and
+fixtures/bench_flat.json (the same flat map of strings as JSON: the data of the properties
+bench rows, where json and properties hold the same values). The forms of the
 fixtures in the other formats are written by scripts/gen-fixture-forms (our encoders).
 
 Run again after a change: the output is the same byte for byte.
@@ -131,6 +133,9 @@ def main():
     write("bench.json", bench())
     write("ini_doc.json", ini_doc())
     write_properties("bench.properties", {"records": bench()})
+    flat = []
+    flatten("", {"records": bench()}, flat)
+    write("bench_flat.json", dict(flat))
     return 0
 
 

@@ -233,6 +233,14 @@ TEST(PropertiesEncode, LossyCases) {
     EXPECT_EQ(e.path, "/a");
     e = encode_error(R"({"a":{"k":"x","k":"y"}})");
     EXPECT_EQ(e.path, "/a");
+    std::string many = R"({"a":{)";
+    for (int i = 0; i < 40; ++i) {
+        many += "\"k" + std::to_string(i) + "\":\"v\",";
+    }
+    many += R"("k7":"again"}})";
+    e = encode_error(many);
+    EXPECT_EQ(e.path, "/a");
+    EXPECT_NE(e.message.find("\"k7\" appears twice"), std::string::npos) << e.message;
     e = encode_error(R"([1])");
     EXPECT_EQ(e.path, "");
     e = encode_error(R"("x")");

@@ -364,6 +364,13 @@ class Fixture(unittest.TestCase):
         self.assertEqual(ours_decode(text), (True, flat))
         self.assertEqual(ours_decode(text, "--unflatten", "--infer"), (True, {"records": bench}))
 
+    def test_flat_bench_fixture_writes_the_same_file(self):
+        # bench_flat.json (the data of the properties bench rows) is the same flat map.
+        flat = common.fixture("bench_flat.json")
+        text = common.fixture("bench.properties")
+        self.assertEqual(common.convert(["--from", "json", "--to", "properties"], flat)[1], text)
+        self.assertEqual(ours_decode(text), (True, json.loads(flat)))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -11,6 +11,8 @@
 // unflatten=true nests dotted keys (arrays for 0..n-1) and infer=true types the values, through
 // detail/unflatten.hpp, which dotenv uses too. The writer escapes as Properties.store to an
 // OutputStream does (ASCII only, \uXXXX beyond), and flattens nested maps and arrays with dots.
+#include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -107,10 +109,14 @@ private:
     std::size_t line_end(std::size_t p) const {
         const char* s = in_.data();
         std::size_t n = in_.size();
-        while (p < n && !eol(s[p])) {
-            ++p;
+        if (p >= n) {
+            return n;
         }
-        return p;
+        // memchr for LF, then for a lone CR before it: both are vectorised in libc.
+        const void* lf = std::memchr(s + p, '\n', n - p);
+        std::size_t end = lf == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(lf) - s);
+        const void* cr = std::memchr(s + p, '\r', end - p);
+        return cr == nullptr ? end : static_cast<std::size_t>(static_cast<const char*>(cr) - s);
     }
     // Whether the natural line [from, end) ends in an odd number of backslashes.
     bool continued(std::size_t from, std::size_t end) const {
@@ -409,6 +415,17 @@ result<void> decode_properties(std::string_view in, builder& b, const decode_opt
 
 constexpr char hex_digits[] = "0123456789ABCDEF";
 
+// Bytes that saveConvert writes as they are (a space only inside a value, past its start).
+struct plain_table {
+    bool plain[256] = {};
+    constexpr plain_table() {
+        for (int c = 0x21; c < 0x7f; ++c) {
+            plain[c] = c != '=' && c != ':' && c != '#' && c != '!' && c != '\\';
+        }
+    }
+};
+constexpr plain_table plain_bytes;
+
 void put_u(output_buffer& out, std::uint32_t unit) {
     char buf[6] = {'\\', 'u', hex_digits[(unit >> 12) & 15], hex_digits[(unit >> 8) & 15],
                    hex_digits[(unit >> 4) & 15], hex_digits[unit & 15]};
@@ -426,10 +443,7 @@ void escape(output_buffer& out, std::string_view s, bool key) {
         std::size_t run = i;
         while (run < n) {
             auto c = static_cast<unsigned char>(p[run]);
-            bool plain = (c > 0x20 && c < 0x7f && c != '=' && c != ':' && c != '#' &&
-                          c != '!' && c != '\\') ||
-                         (c == ' ' && !key && run != 0);
-            if (!plain) {
+            if (!plain_bytes.plain[c] && (c != ' ' || key || run == 0)) {
                 break;
             }
             ++run;
@@ -510,6 +524,7 @@ struct write_scratch {
     std::string key_text, text, names;
     std::vector<std::size_t> path;       // prefix_ length before each open level
     std::vector<std::pair<std::size_t, std::size_t>> spans;  // key texts of one map in names
+    std::vector<std::string_view> sorted;
     output_buffer prefix;
 };
 
@@ -606,22 +621,39 @@ private:
         auto name = [&](std::size_t i) {
             return std::string_view(names).substr(spans[i].first, spans[i].second);
         };
-        for (std::size_t i = 0; i < spans.size(); ++i) {
-            for (std::size_t j = i + 1; j < spans.size(); ++j) {
-                if (name(i) == name(j)) {
-                    if (!allow_lossy(opt_, m, "key_ambiguous",
-                                     "repeated key written twice; unflatten keeps the last")) {
-                        return fail(unrepresentable(
-                            m, "key \"" + std::string(name(i)) +
-                                   "\" appears twice in a map; nested properties cannot hold "
-                                   "that (unflatten keeps the last)"));
+        std::string_view repeated;
+        if (spans.size() <= 32) {
+            for (std::size_t i = 0; i < spans.size() && repeated.empty(); ++i) {
+                for (std::size_t j = i + 1; j < spans.size(); ++j) {
+                    if (name(i) == name(j)) {
+                        repeated = name(i);
+                        break;
                     }
-                    return {};
                 }
             }
-            if (spans.size() > 64) {
-                break;  // long maps: quadratic check skipped past the first keys
+        } else {
+            auto& sorted = s_.sorted;
+            sorted.clear();
+            for (std::size_t i = 0; i < spans.size(); ++i) {
+                sorted.push_back(name(i));
             }
+            std::sort(sorted.begin(), sorted.end());
+            for (std::size_t i = 1; i < sorted.size(); ++i) {
+                if (sorted[i] == sorted[i - 1]) {
+                    repeated = sorted[i];
+                    break;
+                }
+            }
+        }
+        if (repeated.data() != nullptr) {
+            if (!allow_lossy(opt_, m, "key_ambiguous",
+                             "repeated key written twice; unflatten keeps the last")) {
+                return fail(unrepresentable(
+                    m, "key \"" + std::string(repeated) +
+                           "\" appears twice in a map; nested properties cannot hold that "
+                           "(unflatten keeps the last)"));
+            }
+            return {};
         }
         if (all_index && m.doc()->root().index() != m.index()) {
             if (!allow_lossy(opt_, m, "key_ambiguous",
