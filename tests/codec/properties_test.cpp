@@ -103,6 +103,23 @@ TEST(PropertiesDecode, LineEndsAndContinuations) {
     EXPECT_EQ(props("a\\\n  b c\n"), R"({"ab":"c"})");
 }
 
+// Found by fuzz_decode_properties: many lines that come to nothing once ran one recursion each,
+// and CR-only lines one scan to the end of input each. Both are one pass now.
+TEST(PropertiesDecode, LongRunsOfEmptyContinuationsAndCrOnlyLines) {
+    std::string empty;
+    for (int i = 0; i < 200000; ++i) {
+        empty += "\\\n\n";
+    }
+    empty += "a=1\n";
+    EXPECT_EQ(props(empty), R"({"a":"1"})");
+    std::string cr;
+    for (int i = 0; i < 100000; ++i) {
+        cr += "k=v\r";
+    }
+    document d = must_decode(format_id::properties, cr);
+    EXPECT_EQ(d.root().size(), 100000u);
+}
+
 TEST(PropertiesDecode, BomIsPartOfTheFirstKeyAsInJava) {
     EXPECT_EQ(props("\xEF\xBB\xBF" "a=1\n"), "{\"\xEF\xBB\xBF" "a\":\"1\"}");
 }

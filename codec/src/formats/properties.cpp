@@ -106,17 +106,23 @@ public:
 
 private:
     // The end of the natural line that starts at `p` (its CR or LF, or the end of input).
-    std::size_t line_end(std::size_t p) const {
+    // memchr (vectorised in libc) for the next LF and the next CR, each remembered until the
+    // scan passes it, so a file of CR-only lines is still read in one pass.
+    std::size_t line_end(std::size_t p) {
         const char* s = in_.data();
         std::size_t n = in_.size();
         if (p >= n) {
             return n;
         }
-        // memchr for LF, then for a lone CR before it: both are vectorised in libc.
-        const void* lf = std::memchr(s + p, '\n', n - p);
-        std::size_t end = lf == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(lf) - s);
-        const void* cr = std::memchr(s + p, '\r', end - p);
-        return cr == nullptr ? end : static_cast<std::size_t>(static_cast<const char*>(cr) - s);
+        if (next_lf_ < p || next_lf_ == unknown) {
+            const void* lf = std::memchr(s + p, '\n', n - p);
+            next_lf_ = lf == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(lf) - s);
+        }
+        if (next_cr_ < p || next_cr_ == unknown) {
+            const void* cr = std::memchr(s + p, '\r', n - p);
+            next_cr_ = cr == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(cr) - s);
+        }
+        return std::min(next_lf_, next_cr_);
     }
     // Whether the natural line [from, end) ends in an odd number of backslashes.
     bool continued(std::size_t from, std::size_t end) const {
@@ -132,6 +138,17 @@ private:
 
     // LineReader.readLine: the next logical line, or false at the end of input.
     bool next_line(std::string_view& line) {
+        for (;;) {
+            int r = logical_line(line);
+            if (r >= 0) {
+                return r != 0;
+            }
+        }
+    }
+
+    // One try of next_line: 1 a line, 0 the end of input, -1 nothing (a continued line that
+    // came to nothing, or a comment after a lone "\\"): try again from pos_.
+    int logical_line(std::string_view& line) {
         const char* s = in_.data();
         std::size_t n = in_.size();
         for (;;) {
@@ -139,7 +156,7 @@ private:
                 ++pos_;
             }
             if (pos_ >= n) {
-                return false;
+                return 0;
             }
             if (s[pos_] == '#' || s[pos_] == '!') {
                 skip_comment();
@@ -153,13 +170,13 @@ private:
             line = in_.substr(pos_, end - pos_);
             joined_ = false;
             pos_ = end;
-            return true;
+            return 1;
         }
         if (end == n) {  // a backslash at the end of input is not part of the line
             line = in_.substr(pos_, end - 1 - pos_);
             joined_ = false;
             pos_ = end;
-            return true;
+            return 1;
         }
         // Continued: join the pieces, each without its final backslash and line break, the
         // next without its leading white space.
@@ -186,7 +203,7 @@ private:
                 // End of input, or an empty continuation line: the logical line ends here.
                 pos_ = p;
                 if (j.text.empty()) {
-                    return next_line(line);
+                    return -1;
                 }
                 break;
             }
@@ -194,7 +211,7 @@ private:
                 // Nothing before it on the logical line: a comment, as LineReader sees it.
                 pos_ = p;
                 skip_comment();
-                return next_line(line);
+                return -1;
             }
             start = p;
             end = line_end(p);
@@ -213,7 +230,7 @@ private:
         }
         joined_ = true;
         line = j.text;
-        return true;
+        return 1;
     }
 
     // Input offset of position `i` of the current logical line.
@@ -371,7 +388,10 @@ private:
     std::string_view in_;
     builder& b_;
     std::vector<std::uint64_t>* offsets_;
+    static constexpr std::size_t unknown = SIZE_MAX;
     std::size_t pos_ = 0;
+    std::size_t next_lf_ = unknown;  // line_end's memory: the next LF, CR at or after a scan
+    std::size_t next_cr_ = unknown;
     std::size_t line_at_ = 0;  // input offset of the current logical line
     bool joined_ = false;      // the current line is s_.joined.text
     const char* part_name_ = "key";
