@@ -578,11 +578,12 @@ private:
     // The text of key `k`: strings as they are, integers in decimal; others under lossy.
     result<void> key_text(value k) {
         if (k.kind() == kind::string) {
-            key_.assign(k.get_string());
+            key_view_ = k.get_string();
             return {};
         }
         if (k.kind() == kind::int64 || k.kind() == kind::uint64 || k.kind() == kind::bignum) {
             textinfer::scalar_text(k, key_);
+            key_view_ = key_;
             return {};
         }
         if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
@@ -590,6 +591,7 @@ private:
                 k, "map key " + to_debug_string(k) + " is not representable in properties"));
         }
         key_ = to_debug_string(k);
+        key_view_ = key_;
         return {};
     }
 
@@ -691,12 +693,19 @@ private:
         std::size_t len = prefix_.size();
         for (auto [k, v] : m.entries()) {
             POLYCODEC_TRY(key_text(k));
-            POLYCODEC_TRY(check_part(k, key_));
+            if (!nested_ && v.kind() != kind::tagged) {
+                // A flat map: the key goes straight to the output (no prefix to build).
+                direct_key_ = true;
+                POLYCODEC_TRY(write_value(v));
+                direct_key_ = false;
+                continue;
+            }
+            POLYCODEC_TRY(check_part(k, key_view_));
             prefix_.truncate(len);
             if (len != 0) {
                 prefix_.push_back('.');
             }
-            escape(prefix_, key_, true);
+            escape(prefix_, key_view_, true);
             POLYCODEC_TRY(write_value(v));
         }
         prefix_.truncate(len);
@@ -748,12 +757,19 @@ private:
                 }
                 text_.clear();
                 break;
+            case kind::string:
+                break;
             default:
                 textinfer::scalar_text(inner, text_);
         }
-        out_.append(prefix_.view());
+        if (direct_key_) {
+            escape(out_, key_view_, true);
+        } else {
+            out_.append(prefix_.view());
+        }
         out_.push_back('=');
-        escape(out_, text_, false);
+        escape(out_, inner.kind() == kind::string ? inner.get_string() : std::string_view(text_),
+                false);
         out_.push_back('\n');
         return {};
     }
@@ -770,6 +786,8 @@ private:
     std::string& text_ = s_.text;
     output_buffer& prefix_ = s_.prefix;
     bool nested_ = false;
+    bool direct_key_ = false;     // write_value writes key_view_, not prefix_
+    std::string_view key_view_;   // the current key's text (k's own, or key_)
 };
 
 result<void> encode_properties(const document& doc, output_buffer& out,
