@@ -1508,6 +1508,10 @@ private:
                     break;
                 }
                 ind = sp;
+                if (ind <= n && *r == '\t') {
+                    return fail(err(r, "expected spaces as the indentation of a block scalar, "
+                                       "saw a tab"));
+                }
                 if (ind <= n || (q == r && marker(q, '-')) || (q == r && marker(q, '.'))) {
                     ind = std::max(n + 1, max_blank);  // no content: an empty scalar
                     if (ind < max_blank) {
@@ -1577,6 +1581,9 @@ private:
                     eat_break();
                     continue;
                 }
+                if (e > q) {
+                    ++empties;  // a line of spaces at the end of input
+                }
                 p_ = e;
                 break;
             }
@@ -1597,7 +1604,7 @@ private:
             prev_spaced = spaced;
             empties = 0;
             p_ = e;
-            last_break = e < end_;
+            last_break = true;  // the end of input ends the last line too
             if (e < end_) {
                 eat_break();
             } else {
@@ -1677,16 +1684,29 @@ private:
 
     // The ':' after an implicit key at q (props, then one node on this line), or null.
     const char* key_probe(const char* q, const char* limit, bool flow) const {
+        bool props = false;
         while (q < limit && (*q == '&' || *q == '!')) {
+            if (*q == '!' && q + 1 < limit && q[1] == '<') {
+                while (q < limit && *q != '>' && !blankz(q)) {
+                    ++q;
+                }
+                if (q < limit && *q == '>') {
+                    ++q;
+                }
+            }
             while (q < limit && !blankz(q) && !y_flow_ind(*q)) {
                 ++q;
             }
             while (q < limit && y_ws(*q)) {
                 ++q;
             }
+            props = true;
         }
         if (q >= limit) {
             return nullptr;
+        }
+        if (props && *q == ':' && (blankz(q + 1) || (flow && y_flow_ind(q[1])))) {
+            return q;  // an empty key with properties
         }
         bool json_like = false;
         char c = *q;
@@ -2092,16 +2112,11 @@ private:
             }
             return block_map(i, pr);
         }
-        if (!pr.any() && (*p_ == '&' || *p_ == '!')) {
+        if (*p_ == '&' || *p_ == '!') {
             POLYCODEC_TRY(properties(pr));
             if (p_ >= end_ || y_break(*p_) || comment_at(p_)) {
                 POLYCODEC_TRY(end_line());
-                if (p_ >= end_ || marker(p_, '-') || marker(p_, '.') || indent_ <= n) {
-                    return scalar({}, true, pr, p_);
-                }
-                if (ind_at(p_, '-') || map_start(p_)) {
-                    return block_fresh(n, c, pr);
-                }
+                return block_fresh(n, c, pr);
             }
         }
         return inline_value(n, pr);
@@ -2145,7 +2160,7 @@ private:
             POLYCODEC_TRY(properties(pr));
         }
         const char* q = p_;
-        if (ch(q) == ':') {
+        if (ind_at(q, ':')) {
             return scalar({}, true, pr, q);  // "&a : value"
         }
         if (plain_first(q, false)) {
