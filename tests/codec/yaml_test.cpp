@@ -168,7 +168,7 @@ struct message_case {
 
 const message_case message_cases[] = {
     {"a: 1\nb\n", 5, "expected a mapping key ('key: value'), saw 'b'"},
-    {"? a\n: 1\n\"b\"\n", 9, "expected a mapping key ('key: value'), saw '\"'"},
+    {"? a\n: 1\n\"b\"\n", 8, "expected a mapping key ('key: value'), saw '\"'"},
     {"a:\n\t- b\n", 4, "expected spaces as indentation, saw a tab"},
     {"- [a]\n  - b\n", 8, "expected a sequence entry ('- ') at the sequence's indentation"},
     {"- a\nb: c\n", 4, "expected end of document ('---', '...' or end of input), saw 'b'"},
