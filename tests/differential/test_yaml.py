@@ -198,7 +198,7 @@ class YamlDifferential(unittest.TestCase):
 
     def test_malformed_gives_exit_2_with_line_and_column(self):
         cases = [
-            (b"a: [1, 2\nb: 3\n", "line 2, column 2"),
+            (b"a: [1, 2\nb: 3\n", "line 2, column 1"),  # the less indented line inside the flow sequence
             (b"key: \"unterminated\n", "line 2, column 1"),
             (b"a: 1\n b: 2\n", "line 2, column 3"),
             (b"a: *missing\n", "line 1, column 4"),
