@@ -87,6 +87,24 @@ std::string to_decimal(std::string_view digits, unsigned base) {
 // Appends the integer `s` (core schema forms: [-+]?[0-9]+, 0o[0-7]+, 0x[0-9a-fA-F]+).
 // Returns false when `s` is not such an integer.
 bool add_core_int(builder& b, std::string_view s) {
+    if (s.size() <= 18) {
+        // Up to 18 characters: an optional sign and at most 18 digits fit in int64.
+        std::size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+        if (i < s.size() && !(s.size() > i + 1 && s[i] == '0' && (s[i + 1] == 'o' || s[i + 1] == 'x'))) {
+            std::int64_t v = 0;
+            std::size_t k = i;
+            for (; k < s.size() && is_digit(s[k]); ++k) {
+                v = v * 10 + (s[k] - '0');
+            }
+            if (k == s.size()) {
+                b.add_int(s[0] == '-' ? -v : v);
+                return true;
+            }
+            if (i == 1 || k != i) {
+                return false;  // a sign or digits, then something else: not an integer
+            }
+        }
+    }
     bool neg = false;
     std::string_view body = s;
     unsigned base = 10;
@@ -542,21 +560,47 @@ private:
     // Non-printable characters (YAML 1.2 section 5.1): C0 controls but tab, LF and CR; DEL;
     // C1 controls but NEL; U+FFFE and U+FFFF. The input is valid UTF-8 after this.
     result<void> check_characters() const {
-        std::size_t valid = utf8_valid_prefix(in_);
-        std::size_t n = in_.size();
+        const std::size_t n = in_.size();
         const auto* u = reinterpret_cast<const unsigned char*>(in_.data());
+        // Printable ASCII, tab, LF and CR, eight bytes at a time (exact per-byte masks, no
+        // borrows across bytes); the first other byte ends the fast scan.
+        constexpr std::uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+        constexpr std::uint64_t hi = 0x8080808080808080ull;
+        auto zero_bytes = [](std::uint64_t v) { return ~(((v & lo7) + lo7) | v) & hi; };
+        auto block_ok = [&](std::size_t at) {
+            std::uint64_t x;
+            std::memcpy(&x, u + at, 8);
+            std::uint64_t below_space = ~(((x & lo7) + 0x6060606060606060ull) | x) & hi;
+            std::uint64_t del_or_high = (((x & lo7) + 0x0101010101010101ull) | x) & hi;
+            if (below_space != 0) {
+                below_space &= ~(zero_bytes(x ^ 0x0a0a0a0a0a0a0a0aull) |
+                                 zero_bytes(x ^ 0x0909090909090909ull) |
+                                 zero_bytes(x ^ 0x0d0d0d0d0d0d0d0dull));
+            }
+            return (below_space | del_or_high) == 0;
+        };
         std::size_t i = 0;
-        while (i < valid) {
-            if (i + 8 <= valid) {
-                std::uint64_t x;
-                std::memcpy(&x, u + i, 8);
-                // Any byte < 0x20 or >= 0x7f?
-                std::uint64_t lo = (x - 0x2020202020202020ull) & ~x;
-                std::uint64_t hi = (x + 0x0101010101010101ull) | x;
-                if (((lo | hi) & 0x8080808080808080ull) == 0) {
-                    i += 8;
-                    continue;
+        while (i + 8 <= n && block_ok(i)) {
+            i += 8;
+        }
+        if (i + 8 > n) {
+            bool ascii = true;
+            for (std::size_t k = i; k < n; ++k) {
+                unsigned char c = u[k];
+                if (c >= 0x7f || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+                    ascii = false;
+                    break;
                 }
+            }
+            if (ascii) {
+                return {};
+            }
+        }
+        const std::size_t valid = i + utf8_valid_prefix(in_.substr(i));
+        while (i < valid) {
+            if (i + 8 <= valid && block_ok(i)) {
+                i += 8;
+                continue;
             }
             unsigned char c = u[i];
             if (c < 0x20) {
@@ -966,6 +1010,14 @@ private:
     // A scalar with its properties: the core schema for untagged plain scalars, the tag's
     // type otherwise (docs/formats/yaml.md).
     result<void> scalar(std::string_view text, bool plain, const yprops& pr, const char* where) {
+        if (!pr.any()) [[likely]] {
+            if (plain) {
+                resolve_plain(text);
+            } else {
+                b_.add_string(text);
+            }
+            return {};
+        }
         ynode_mark m;
         std::string_view tag;
         POLYCODEC_TRY(open_node(pr, m, tag));
@@ -1132,6 +1184,16 @@ private:
         }
         if (q >= end_ || !y_break(*q)) {
             return {s, static_cast<std::size_t>(e - s)};
+        }
+        if (*q == '\n') {
+            // The common case: the next line is less indented, so it cannot continue.
+            const char* t = q + 1;
+            while (t < end_ && *t == ' ') {
+                ++t;
+            }
+            if (t < end_ && !y_ws(*t) && !y_break(*t) && static_cast<int>(t - q - 1) <= n) {
+                return {s, static_cast<std::size_t>(e - s)};
+            }
         }
         bool folded = false;
         for (;;) {
@@ -2002,11 +2064,11 @@ private:
     // ---- block structure ----
 
     // The ':' of an implicit block key starting at q, or null.
+    // (key_probe stops at the line break itself.)
     const char* block_key_ahead(const char* q) const {
-        const char* limit = q;
-        while (limit < end_ && !y_break(*limit) && limit - q < static_cast<std::ptrdiff_t>(max_key_probe)) {
-            ++limit;
-        }
+        const char* limit = end_ - q > static_cast<std::ptrdiff_t>(max_key_probe)
+                                ? q + max_key_probe
+                                : end_;
         return key_probe(q, limit, false);
     }
 
@@ -2042,10 +2104,14 @@ private:
         while (p_ < end_ && y_ws(*p_)) {
             ++p_;
         }
-        bool tab_sep = false;
-        for (const char* t = sep; t < p_; ++t) {
-            tab_sep = tab_sep || *t == '\t';
-        }
+        auto tabs_before = [&] {
+            for (const char* t = sep; t < p_; ++t) {
+                if (*t == '\t') {
+                    return true;
+                }
+            }
+            return false;
+        };
         if (p_ >= end_ || y_break(*p_) || comment_at(p_)) {
             POLYCODEC_TRY(end_line());
             return block_fresh(n, c, yprops{});
@@ -2054,14 +2120,14 @@ private:
         if (compact) {
             int cl = col(p_);
             if (ind_at(p_, '-')) {
-                if (tab_sep) {
+                if (tabs_before()) {
                     return fail(err(p_, "expected spaces before a compact block sequence, saw "
                                         "a tab"));
                 }
                 return block_seq(cl, yprops{});
             }
             if (map_start(p_)) {
-                if (tab_sep) {
+                if (tabs_before()) {
                     return fail(err(p_, "expected spaces before a compact block mapping, saw "
                                         "a tab"));
                 }
