@@ -424,8 +424,22 @@ std::string& yaml_tag_scratch() {
     return s;
 }
 
+#define YTRY(...)          \
+    do {                   \
+        if (!(__VA_ARGS__)) { \
+            return false;  \
+        }                  \
+    } while (false)
+
 class yaml_parser {
 public:
+    result<void> parse() {
+        if (!run()) {
+            return fail(std::move(err_));
+        }
+        return {};
+    }
+
     yaml_parser(std::string_view in, builder& b, const decode_options& opt)
         : in_(in),
           beg_(in.data()),
@@ -440,25 +454,26 @@ public:
         budget_ = budget0_;
     }
 
-    result<void> run() {
+private:
+    bool run() {
         if (in_.empty()) {
             if (opt_.multi) {
                 if (!b_.begin_array()) {
-                    return fail(limit_error(b_, 0));
+                    return fail_(limit_error(b_, 0));
                 }
                 b_.end_array();
             } else {
                 b_.add_null();
             }
-            return {};
+            return true;
         }
-        POLYCODEC_TRY(check_characters());
+        YTRY(check_characters());
         if (in_.size() >= 3 && in_.substr(0, 3) == "\xEF\xBB\xBF") {
             p_ += 3;
             ls_ = p_;
         }
         if (opt_.multi && !b_.begin_array()) {
-            return fail(limit_error(b_, 0));
+            return fail_(limit_error(b_, 0));
         }
         std::size_t documents = 0;
         bool after_end_marker = true;  // directives are allowed: stream start or after '...'
@@ -469,15 +484,15 @@ public:
             handles_.clear();
             while (p_ < end_ && *p_ == '%' && p_ == ls_) {
                 if (!after_end_marker) {
-                    return fail(err(p_, "expected '...' before a directive (the previous document "
+                    return fail_(err(p_, "expected '...' before a directive (the previous document "
                                         "has no end marker), saw '%'"));
                 }
-                POLYCODEC_TRY(directive(yaml_directive));
+                YTRY(directive(yaml_directive));
                 directives = true;
             }
             if (p_ >= end_) {
                 if (directives) {
-                    return fail(at(p_, "'---' after the directives"));
+                    return fail_(at(p_, "'---' after the directives"));
                 }
                 break;
             }
@@ -485,18 +500,18 @@ public:
             bool explicit_start = marker(p_, '-');
             if (!explicit_start) {
                 if (directives) {
-                    return fail(at(p_, "'---' after the directives"));
+                    return fail_(at(p_, "'---' after the directives"));
                 }
                 if (marker(p_, '.')) {
                     // A document end marker with no document before it.
                     p_ += 3;
-                    POLYCODEC_TRY(end_line());
+                    YTRY(end_line());
                     after_end_marker = true;
                     continue;
                 }
             }
             if (documents == 1 && !opt_.multi) {
-                return fail(make_error(errc::trailing_content, off(doc_start),
+                return fail_(make_error(errc::trailing_content, off(doc_start),
                                        "expected end of stream, saw a second document "
                                        "(decode a stream with multi=true)"));
             }
@@ -504,9 +519,9 @@ public:
             anchors_.clear();
             if (explicit_start) {
                 p_ += 3;
-                POLYCODEC_TRY(block_inline(-1, yctx::doc));
+                YTRY(block_inline(-1, yctx::doc));
             } else {
-                POLYCODEC_TRY(block_fresh(-1, yctx::doc, yprops{}));
+                YTRY(block_fresh(-1, yctx::doc, yprops{}));
             }
             after_end_marker = false;
             if (p_ >= end_) {
@@ -514,12 +529,12 @@ public:
             }
             if (marker(p_, '.')) {
                 p_ += 3;
-                POLYCODEC_TRY(end_line());
+                YTRY(end_line());
                 after_end_marker = true;
                 continue;
             }
             if (!marker(p_, '-')) {
-                return fail(at(p_, "end of document ('---', '...' or end of input)"));
+                return fail_(at(p_, "end of document ('---', '...' or end of input)"));
             }
         }
         if (opt_.multi) {
@@ -527,11 +542,17 @@ public:
         } else if (documents == 0) {
             b_.add_null();  // an empty stream is one null document
         }
-        return {};
+        return true;
     }
 
-private:
     // ---- positions and errors ----
+
+    // Internal steps return false after storing their error here (cheaper than a result<>
+    // per call on the hot paths).
+    bool fail_(error e) const {
+        err_ = std::move(e);
+        return false;
+    }
 
     std::size_t off(const char* q) const { return static_cast<std::size_t>(q - beg_); }
     int col(const char* q) const { return static_cast<int>(q - ls_); }
@@ -559,7 +580,7 @@ private:
 
     // Non-printable characters (YAML 1.2 section 5.1): C0 controls but tab, LF and CR; DEL;
     // C1 controls but NEL; U+FFFE and U+FFFF. The input is valid UTF-8 after this.
-    result<void> check_characters() const {
+    bool check_characters() const {
         const std::size_t n = in_.size();
         const auto* u = reinterpret_cast<const unsigned char*>(in_.data());
         // Printable ASCII, tab, LF and CR, eight bytes at a time (exact per-byte masks, no
@@ -593,7 +614,7 @@ private:
                 }
             }
             if (ascii) {
-                return {};
+                return true;
             }
         }
         const std::size_t valid = i + utf8_valid_prefix(in_.substr(i));
@@ -605,30 +626,30 @@ private:
             unsigned char c = u[i];
             if (c < 0x20) {
                 if (c != '\t' && c != '\n' && c != '\r') {
-                    return fail(unexpected_at(in_, i, "a printable character"));
+                    return fail_(unexpected_at(in_, i, "a printable character"));
                 }
                 ++i;
             } else if (c < 0x7f) {
                 ++i;
             } else if (c == 0x7f) {
-                return fail(unexpected_at(in_, i, "a printable character"));
+                return fail_(unexpected_at(in_, i, "a printable character"));
             } else if (c == 0xC2) {
                 if (u[i + 1] < 0xA0 && u[i + 1] != 0x85) {
-                    return fail(make_error(errc::unexpected_char, i,
+                    return fail_(make_error(errc::unexpected_char, i,
                                            "expected a printable character, saw a C1 control"));
                 }
                 i += 2;
             } else if (c == 0xEF && u[i + 1] == 0xBF && u[i + 2] >= 0xBE) {
-                return fail(make_error(errc::unexpected_char, i,
+                return fail_(make_error(errc::unexpected_char, i,
                                        "expected a printable character, saw U+FFFE or U+FFFF"));
             } else {
                 i += c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
             }
         }
         if (valid != n) {
-            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
+            return fail_(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
         }
-        return {};
+        return true;
     }
 
     // ---- lines ----
@@ -673,14 +694,14 @@ private:
     }
 
     // After a node on its line: white space, a comment, then the line break.
-    result<void> end_line() {
+    bool end_line() {
         const char* q = p_;
         while (q < end_ && y_ws(*q)) {
             ++q;
         }
         if (q < end_ && *q == '#') {
             if (!comment_at(q)) {
-                return fail(at(q, "white space before a comment"));
+                return fail_(at(q, "white space before a comment"));
             }
             while (q < end_ && !y_break(*q)) {
                 ++q;
@@ -688,21 +709,21 @@ private:
         }
         if (q < end_ && !y_break(*q)) {
             if (*q == ':') {
-                return fail(err(q, "expected end of line, saw ':' (a mapping key must be on one "
+                return fail_(err(q, "expected end of line, saw ':' (a mapping key must be on one "
                                    "line, and a mapping cannot start on the line of a key or "
                                    "'---')"));
             }
-            return fail(at(q, "end of line"));
+            return fail_(at(q, "end of line"));
         }
         p_ = q;
         eat_break();
         skip_to_content();
-        return {};
+        return true;
     }
 
     // ---- directives ----
 
-    result<void> directive(bool& yaml_seen) {
+    bool directive(bool& yaml_seen) {
         const char* start = p_;
         ++p_;
         const char* name = p_;
@@ -719,12 +740,12 @@ private:
         };
         if (n == "YAML") {
             if (yaml_seen) {
-                return fail(err(start, "expected one %YAML directive per document, saw a "
+                return fail_(err(start, "expected one %YAML directive per document, saw a "
                                        "second one"));
             }
             yaml_seen = true;
             if (!skip_ws()) {
-                return fail(at(p_, "white space and a version after %YAML"));
+                return fail_(at(p_, "white space and a version after %YAML"));
             }
             const char* v = p_;
             while (p_ < end_ && is_digit(*p_)) {
@@ -741,20 +762,20 @@ private:
                 ok = p_ > m && blankz(p_);
             }
             if (!ok) {
-                return fail(at(p_, "a version such as 1.2 after %YAML"));
+                return fail_(at(p_, "a version such as 1.2 after %YAML"));
             }
             if (std::string_view(v, static_cast<std::size_t>(major_end - v)) != "1") {
-                return fail(err(v, "expected %YAML 1.x, saw an unsupported major version"));
+                return fail_(err(v, "expected %YAML 1.x, saw an unsupported major version"));
             }
             return end_line();
         }
         if (n == "TAG") {
             if (!skip_ws()) {
-                return fail(at(p_, "white space and a tag handle after %TAG"));
+                return fail_(at(p_, "white space and a tag handle after %TAG"));
             }
             const char* h = p_;
             if (ch(p_) != '!') {
-                return fail(at(p_, "a tag handle ('!', '!!' or '!name!')"));
+                return fail_(at(p_, "a tag handle ('!', '!!' or '!name!')"));
             }
             ++p_;
             while (p_ < end_ && (is_digit(*p_) || is_alpha(*p_) || *p_ == '-')) {
@@ -763,18 +784,18 @@ private:
             if (ch(p_) == '!') {
                 ++p_;
             } else if (p_ != h + 1) {
-                return fail(at(p_, "'!' closing the tag handle"));
+                return fail_(at(p_, "'!' closing the tag handle"));
             }
             std::string_view handle(h, static_cast<std::size_t>(p_ - h));
             if (!blankz(p_) || !skip_ws()) {
-                return fail(at(p_, "white space and a tag prefix"));
+                return fail_(at(p_, "white space and a tag prefix"));
             }
             const char* pre = p_;
             while (p_ < end_ && !blankz(p_)) {
                 ++p_;
             }
             if (p_ == pre) {
-                return fail(at(p_, "a tag prefix"));
+                return fail_(at(p_, "a tag prefix"));
             }
             handles_.push_back({handle, std::string_view(pre, static_cast<std::size_t>(p_ - pre))});
             return end_line();
@@ -785,12 +806,12 @@ private:
         }
         eat_break();
         skip_to_content();
-        return {};
+        return true;
     }
 
     // ---- properties, tags, anchors ----
 
-    result<void> properties(yprops& pr) {
+    bool properties(yprops& pr) {
         while (p_ < end_ && (*p_ == '&' || *p_ == '!')) {
             const char* s = p_;
             if (pr.start == nullptr) {
@@ -798,20 +819,20 @@ private:
             }
             if (*p_ == '&') {
                 if (pr.anchor != nullptr) {
-                    return fail(err(s, "expected one anchor per node, saw a second '&'"));
+                    return fail_(err(s, "expected one anchor per node, saw a second '&'"));
                 }
                 ++p_;
                 while (p_ < end_ && !blankz(p_) && !y_flow_ind(*p_)) {
                     ++p_;
                 }
                 if (p_ == s + 1) {
-                    return fail(at(p_, "an anchor name after '&'"));
+                    return fail_(at(p_, "an anchor name after '&'"));
                 }
                 pr.anchor = s + 1;
                 pr.anchor_end = p_;
             } else {
                 if (pr.tag != nullptr) {
-                    return fail(err(s, "expected one tag per node, saw a second '!'"));
+                    return fail_(err(s, "expected one tag per node, saw a second '!'"));
                 }
                 if (ch(p_ + 1) == '<') {
                     p_ += 2;
@@ -819,7 +840,7 @@ private:
                         ++p_;
                     }
                     if (ch(p_) != '>' || p_ == s + 2) {
-                        return fail(at(p_, "'>' closing a verbatim tag"));
+                        return fail_(at(p_, "'>' closing a verbatim tag"));
                     }
                     ++p_;
                 } else {
@@ -832,13 +853,13 @@ private:
                 pr.tag_end = p_;
             }
             if (p_ < end_ && !blankz(p_) && !y_flow_ind(*p_)) {
-                return fail(at(p_, "white space after a node property"));
+                return fail_(at(p_, "white space after a node property"));
             }
             while (p_ < end_ && y_ws(*p_)) {
                 ++p_;
             }
         }
-        return {};
+        return true;
     }
 
     static int hexval(char c) {
@@ -929,19 +950,19 @@ private:
 
     // Starts a node: its tag (ours open a tagged value) and anchor. `tag` gets the resolved
     // tag ("" when none), valid until the next tag is resolved.
-    result<void> open_node(const yprops& pr, ynode_mark& m, std::string_view& tag) {
+    bool open_node(const yprops& pr, ynode_mark& m, std::string_view& tag) {
         m = {b_.next_index(), b_.doc().bytes().size()};
         tag = {};
         if (pr.tag != nullptr) {
             auto t = resolve_tag(pr);
             if (!t) {
-                return fail(t.error());
+                return fail_(t.error());
             }
             tag = *t;
             tag_space space;
             std::uint64_t number = 0;
             if (own_tag(tag, space, number) && !b_.begin_tagged(number, space)) {
-                return fail(limit(pr.tag));
+                return fail_(limit(pr.tag));
             }
         }
         if (pr.anchor != nullptr) {
@@ -950,7 +971,7 @@ private:
             a.index = m.index;
             a.complete = false;
         }
-        return {};
+        return true;
     }
     void close_node(const yprops& pr, const ynode_mark& m) {
         if (pr.anchor == nullptr) {
@@ -965,10 +986,10 @@ private:
         }
     }
 
-    result<void> alias(const yprops& pr) {
+    bool alias(const yprops& pr) {
         const char* a = p_;
         if (pr.any()) {
-            return fail(err(a, "expected a node after properties, saw an alias (an alias "
+            return fail_(err(a, "expected a node after properties, saw an alias (an alias "
                                "has no properties)"));
         }
         ++p_;
@@ -977,52 +998,52 @@ private:
         }
         std::string_view name(a + 1, static_cast<std::size_t>(p_ - a - 1));
         if (name.empty()) {
-            return fail(at(p_, "an anchor name after '*'"));
+            return fail_(at(p_, "an anchor name after '*'"));
         }
         auto it = anchors_.find(name);
         if (it == anchors_.end()) {
-            return fail(err(a, "alias *" + std::string(name) + " refers to no anchor"));
+            return fail_(err(a, "alias *" + std::string(name) + " refers to no anchor"));
         }
         if (!it->second.complete) {
-            return fail(err(a, "alias *" + std::string(name) + " refers to a node that "
+            return fail_(err(a, "alias *" + std::string(name) + " refers to a node that "
                                                                 "contains it"));
         }
         if (it->second.size > budget_) {
-            return fail(make_error(errc::size_exceeded, off(a),
+            return fail_(make_error(errc::size_exceeded, off(a),
                                    "aliases expand beyond the budget of " +
                                        std::to_string(budget0_) + " bytes"));
         }
         budget_ -= it->second.size;
         if (!b_.add_copy(value(&b_.doc(), it->second.index))) {
-            return fail(
+            return fail_(
                 make_error(errc::size_exceeded, off(a), "document larger than its size budget"));
         }
-        return {};
+        return true;
     }
 
     // ---- scalar values ----
 
-    result<void> bad_value(const char* where, const char* what) {
-        return fail(make_error(errc::invalid_string, off(where),
+    bool bad_value(const char* where, const char* what) {
+        return fail_(make_error(errc::invalid_string, off(where),
                                std::string("invalid ") + what + " value"));
     }
 
     // A scalar with its properties: the core schema for untagged plain scalars, the tag's
     // type otherwise (docs/formats/yaml.md).
-    result<void> scalar(std::string_view text, bool plain, const yprops& pr, const char* where) {
+    bool scalar(std::string_view text, bool plain, const yprops& pr, const char* where) {
         if (!pr.any()) [[likely]] {
             if (plain) {
                 resolve_plain(text);
             } else {
                 b_.add_string(text);
             }
-            return {};
+            return true;
         }
         ynode_mark m;
         std::string_view tag;
-        POLYCODEC_TRY(open_node(pr, m, tag));
+        YTRY(open_node(pr, m, tag));
         if (tag.substr(0, yaml_tag_prefix.size()) == yaml_tag_prefix) {
-            POLYCODEC_TRY(resolve_tagged(text, tag.substr(yaml_tag_prefix.size()),
+            YTRY(resolve_tagged(text, tag.substr(yaml_tag_prefix.size()),
                                          pr.start != nullptr ? pr.start : where));
         } else if (!plain || tag == "!") {
             b_.add_string(text);
@@ -1030,7 +1051,7 @@ private:
             resolve_plain(text);
         }
         close_node(pr, m);
-        return {};
+        return true;
     }
 
     void resolve_plain(std::string_view s) {
@@ -1057,7 +1078,7 @@ private:
         b_.add_string(s);
     }
 
-    result<void> resolve_tagged(std::string_view text, std::string_view name, const char* at) {
+    bool resolve_tagged(std::string_view text, std::string_view name, const char* at) {
         if (name == "str") {
             b_.add_string(text);
         } else if (name == "null") {
@@ -1110,7 +1131,7 @@ private:
             // !!seq, !!map on a scalar, !!set, !!omap ... : keep the text.
             b_.add_string(text);
         }
-        return {};
+        return true;
     }
 
     // ---- plain scalars ----
@@ -1695,17 +1716,17 @@ private:
 
     // Skips white space, comments and line breaks inside a flow collection whose lines must
     // be indented more than n.
-    result<void> flow_ws(int n) {
+    bool flow_ws(int n) {
         for (;;) {
             while (p_ < end_ && y_ws(*p_)) {
                 ++p_;
             }
             if (p_ >= end_) {
-                return {};
+                return true;
             }
             if (*p_ == '#') {
                 if (!comment_at(p_)) {
-                    return {};  // the caller reports the '#'
+                    return true;  // the caller reports the '#'
                 }
                 while (p_ < end_ && !y_break(*p_)) {
                     ++p_;
@@ -1714,7 +1735,7 @@ private:
             if (p_ < end_ && y_break(*p_)) {
                 eat_break();
                 if (marker(p_, '-') || marker(p_, '.')) {
-                    return fail(err(p_, "expected the end of the flow collection, saw a "
+                    return fail_(err(p_, "expected the end of the flow collection, saw a "
                                         "document marker"));
                 }
                 const char* q = p_;
@@ -1726,13 +1747,13 @@ private:
                     ++r;
                 }
                 if (r < end_ && !y_break(*r) && *r != '#' && static_cast<int>(q - p_) <= n) {
-                    return fail(err(r, "expected a flow collection's line indented more than its "
+                    return fail_(err(r, "expected a flow collection's line indented more than its "
                                        "parent, saw less indentation"));
                 }
                 p_ = r;
                 continue;
             }
-            return {};
+            return true;
         }
     }
 
@@ -1877,16 +1898,16 @@ private:
 
     // A node inside a flow collection (or a flow node on a block line): properties, then an
     // alias, a flow collection, a quoted or a plain scalar, or nothing (an empty node).
-    result<void> flow_node(int n) {
+    bool flow_node(int n) {
         yprops pr;
         if (p_ < end_ && (*p_ == '&' || *p_ == '!')) {
-            POLYCODEC_TRY(properties(pr));
-            POLYCODEC_TRY(flow_ws(n));
+            YTRY(properties(pr));
+            YTRY(flow_ws(n));
         }
         return flow_content(n, pr, true);
     }
 
-    result<void> flow_content(int n, const yprops& pr, bool flow) {
+    bool flow_content(int n, const yprops& pr, bool flow) {
         const char* q = p_;
         char c = ch(q);
         switch (c) {
@@ -1899,14 +1920,14 @@ private:
             case '"': {
                 auto t = double_quoted(n);
                 if (!t) {
-                    return fail(t.error());
+                    return fail_(t.error());
                 }
                 return scalar(*t, false, pr, q);
             }
             case '\'': {
                 auto t = single_quoted(n);
                 if (!t) {
-                    return fail(t.error());
+                    return fail_(t.error());
                 }
                 return scalar(*t, false, pr, q);
             }
@@ -1920,17 +1941,17 @@ private:
         if (flow && (q >= end_ || c == ',' || c == ']' || c == '}' || c == ':') && pr.any()) {
             return scalar({}, true, pr, q);  // an empty node with properties
         }
-        return fail(at(q, "a value"));
+        return fail_(at(q, "a value"));
     }
 
     // After ':' in a flow collection: the value, or an empty one before ',' and the closer.
-    result<void> flow_value(int n) {
+    bool flow_value(int n) {
         ++p_;
-        POLYCODEC_TRY(flow_ws(n));
+        YTRY(flow_ws(n));
         char c = ch(p_);
         if (p_ >= end_ || c == ',' || c == ']' || c == '}') {
             b_.add_null();
-            return {};
+            return true;
         }
         return flow_node(n);
     }
@@ -1939,19 +1960,19 @@ private:
         return q < end_ && *q == ':' && (blankz(q + 1) || y_flow_ind(q[1]));
     }
 
-    result<void> flow_seq(int n, const yprops& pr) {
+    bool flow_seq(int n, const yprops& pr) {
         const char* open = p_;
         ynode_mark m;
         std::string_view tag;
-        POLYCODEC_TRY(open_node(pr, m, tag));
+        YTRY(open_node(pr, m, tag));
         if (!b_.begin_array()) {
-            return fail(limit(open));
+            return fail_(limit(open));
         }
         ++p_;
         for (;;) {
-            POLYCODEC_TRY(flow_ws(n));
+            YTRY(flow_ws(n));
             if (p_ >= end_) {
-                return fail(err(p_, "expected ']' closing the flow sequence, saw end of input"));
+                return fail_(err(p_, "expected ']' closing the flow sequence, saw end of input"));
             }
             char c = *p_;
             if (c == ']') {
@@ -1962,18 +1983,18 @@ private:
             if (c == '?' && (blankz(p_ + 1) || y_flow_ind(p_[1]))) {
                 // An explicit key: a single-pair map.
                 if (!b_.begin_map()) {
-                    return fail(limit(entry));
+                    return fail_(limit(entry));
                 }
                 ++p_;
-                POLYCODEC_TRY(flow_ws(n));
+                YTRY(flow_ws(n));
                 if (flow_colon(p_) || ch(p_) == ',' || ch(p_) == ']') {
                     b_.add_null();
                 } else {
-                    POLYCODEC_TRY(flow_node(n));
-                    POLYCODEC_TRY(flow_ws(n));
+                    YTRY(flow_node(n));
+                    YTRY(flow_ws(n));
                 }
                 if (ch(p_) == ':') {
-                    POLYCODEC_TRY(flow_value(n));
+                    YTRY(flow_value(n));
                 } else {
                     b_.add_null();
                 }
@@ -1981,52 +2002,52 @@ private:
             } else if (flow_colon(p_)) {
                 // An empty key: {null: value}.
                 if (!b_.begin_map()) {
-                    return fail(limit(entry));
+                    return fail_(limit(entry));
                 }
                 b_.add_null();
-                POLYCODEC_TRY(flow_value(n));
+                YTRY(flow_value(n));
                 b_.end_map();
             } else if (flow_key_ahead(p_)) {
                 if (!b_.begin_map()) {
-                    return fail(limit(entry));
+                    return fail_(limit(entry));
                 }
-                POLYCODEC_TRY(flow_node(n));
+                YTRY(flow_node(n));
                 while (p_ < end_ && y_ws(*p_)) {
                     ++p_;
                 }
                 if (ch(p_) != ':') {
-                    return fail(at(p_, "':' after the key"));
+                    return fail_(at(p_, "':' after the key"));
                 }
-                POLYCODEC_TRY(flow_value(n));
+                YTRY(flow_value(n));
                 b_.end_map();
             } else {
-                POLYCODEC_TRY(flow_node(n));
+                YTRY(flow_node(n));
             }
-            POLYCODEC_TRY(flow_ws(n));
+            YTRY(flow_ws(n));
             if (ch(p_) == ',') {
                 ++p_;
             } else if (ch(p_) != ']') {
-                return fail(at(p_, "',' or ']' in a flow sequence"));
+                return fail_(at(p_, "',' or ']' in a flow sequence"));
             }
         }
         b_.end_array();
         close_node(pr, m);
-        return {};
+        return true;
     }
 
-    result<void> flow_map(int n, const yprops& pr) {
+    bool flow_map(int n, const yprops& pr) {
         const char* open = p_;
         ynode_mark m;
         std::string_view tag;
-        POLYCODEC_TRY(open_node(pr, m, tag));
+        YTRY(open_node(pr, m, tag));
         if (!b_.begin_map()) {
-            return fail(limit(open));
+            return fail_(limit(open));
         }
         ++p_;
         for (;;) {
-            POLYCODEC_TRY(flow_ws(n));
+            YTRY(flow_ws(n));
             if (p_ >= end_) {
-                return fail(err(p_, "expected '}' closing the flow mapping, saw end of input"));
+                return fail_(err(p_, "expected '}' closing the flow mapping, saw end of input"));
             }
             char c = *p_;
             if (c == '}') {
@@ -2035,30 +2056,30 @@ private:
             }
             if (c == '?' && (blankz(p_ + 1) || y_flow_ind(p_[1]))) {
                 ++p_;
-                POLYCODEC_TRY(flow_ws(n));
+                YTRY(flow_ws(n));
             }
             c = ch(p_);
             if (flow_colon(p_) || c == ',' || c == '}') {
                 b_.add_null();
             } else {
-                POLYCODEC_TRY(flow_node(n));
-                POLYCODEC_TRY(flow_ws(n));
+                YTRY(flow_node(n));
+                YTRY(flow_ws(n));
             }
             if (ch(p_) == ':') {
-                POLYCODEC_TRY(flow_value(n));
+                YTRY(flow_value(n));
             } else {
                 b_.add_null();
             }
-            POLYCODEC_TRY(flow_ws(n));
+            YTRY(flow_ws(n));
             if (ch(p_) == ',') {
                 ++p_;
             } else if (ch(p_) != '}') {
-                return fail(at(p_, "',' or '}' in a flow mapping"));
+                return fail_(at(p_, "',' or '}' in a flow mapping"));
             }
         }
         b_.end_map();
         close_node(pr, m);
-        return {};
+        return true;
     }
 
     // ---- block structure ----
@@ -2077,29 +2098,29 @@ private:
     }
 
     // A value on the current line: a block scalar, an alias, a flow collection or a scalar.
-    result<void> inline_value(int n, const yprops& pr) {
+    bool inline_value(int n, const yprops& pr) {
         const char* q = p_;
         char c = ch(q);
         if (c == '|' || c == '>') {
             auto t = block_scalar(n);
             if (!t) {
-                return fail(t.error());
+                return fail_(t.error());
             }
             return scalar(*t, false, pr, q);
         }
         if (c == '*' || c == '[' || c == '{' || c == '"' || c == '\'' || plain_first(q, false)) {
             if (c == '[' || c == '{') {
-                POLYCODEC_TRY(flow_content(n, pr, false));
+                YTRY(flow_content(n, pr, false));
             } else {
-                POLYCODEC_TRY(flow_content(n, pr, false));
+                YTRY(flow_content(n, pr, false));
             }
             return end_line();
         }
-        return fail(at(q, "a value"));
+        return fail_(at(q, "a value"));
     }
 
     // The node after an indicator ('-', '?', ':' after a key, '---'), from p_ on the same line.
-    result<void> block_inline(int n, yctx c) {
+    bool block_inline(int n, yctx c) {
         const char* sep = p_;
         while (p_ < end_ && y_ws(*p_)) {
             ++p_;
@@ -2113,7 +2134,7 @@ private:
             return false;
         };
         if (p_ >= end_ || y_break(*p_) || comment_at(p_)) {
-            POLYCODEC_TRY(end_line());
+            YTRY(end_line());
             return block_fresh(n, c, yprops{});
         }
         const bool compact = c == yctx::seq_entry || c == yctx::explicit_entry;
@@ -2121,31 +2142,31 @@ private:
             int cl = col(p_);
             if (ind_at(p_, '-')) {
                 if (tabs_before()) {
-                    return fail(err(p_, "expected spaces before a compact block sequence, saw "
+                    return fail_(err(p_, "expected spaces before a compact block sequence, saw "
                                         "a tab"));
                 }
                 return block_seq(cl, yprops{});
             }
             if (map_start(p_)) {
                 if (tabs_before()) {
-                    return fail(err(p_, "expected spaces before a compact block mapping, saw "
+                    return fail_(err(p_, "expected spaces before a compact block mapping, saw "
                                         "a tab"));
                 }
                 return block_map(cl, yprops{});
             }
         } else if (ind_at(p_, '-') || ind_at(p_, '?')) {
-            return fail(err(p_, std::string("expected a value, saw '") + *p_ +
+            return fail_(err(p_, std::string("expected a value, saw '") + *p_ +
                                     "' (a block collection cannot start on this line)"));
         }
         yprops pr;
         if (*p_ == '&' || *p_ == '!') {
-            POLYCODEC_TRY(properties(pr));
+            YTRY(properties(pr));
             if (p_ >= end_ || y_break(*p_) || comment_at(p_)) {
-                POLYCODEC_TRY(end_line());
+                YTRY(end_line());
                 return block_fresh(n, c, pr);
             }
             if (ind_at(p_, '-') || ind_at(p_, '?')) {
-                return fail(err(p_, std::string("expected a value after the properties, saw '") +
+                return fail_(err(p_, std::string("expected a value after the properties, saw '") +
                                         *p_ + "'"));
             }
         }
@@ -2154,7 +2175,7 @@ private:
 
     // The node starting at a content line (p_ at its first non-blank byte), or an empty node
     // when that line belongs to an outer level. `pr`: properties from the line before.
-    result<void> block_fresh(int n, yctx c, yprops pr) {
+    bool block_fresh(int n, yctx c, yprops pr) {
         if (p_ >= end_ || marker(p_, '-') || marker(p_, '.')) {
             return scalar({}, true, pr, p_);
         }
@@ -2165,7 +2186,7 @@ private:
                 return scalar({}, true, pr, p_);
             }
             if (tabbed_) {
-                return fail(err(p_, "expected spaces as indentation, saw a tab"));
+                return fail_(err(p_, "expected spaces as indentation, saw a tab"));
             }
             return block_seq(i, pr);
         }
@@ -2174,34 +2195,34 @@ private:
         }
         if (map_start(p_)) {
             if (tabbed_) {
-                return fail(err(p_, "expected spaces as indentation, saw a tab"));
+                return fail_(err(p_, "expected spaces as indentation, saw a tab"));
             }
             return block_map(i, pr);
         }
         if (*p_ == '&' || *p_ == '!') {
-            POLYCODEC_TRY(properties(pr));
+            YTRY(properties(pr));
             if (p_ >= end_ || y_break(*p_) || comment_at(p_)) {
-                POLYCODEC_TRY(end_line());
+                YTRY(end_line());
                 return block_fresh(n, c, pr);
             }
         }
         return inline_value(n, pr);
     }
 
-    result<void> block_seq(int m, const yprops& pr) {
+    bool block_seq(int m, const yprops& pr) {
         const char* open = p_;
         ynode_mark mk;
         std::string_view tag;
-        POLYCODEC_TRY(open_node(pr, mk, tag));
+        YTRY(open_node(pr, mk, tag));
         if (!b_.begin_array()) {
-            return fail(limit(open));
+            return fail_(limit(open));
         }
         if (++nest_ > max_nest) {
-            return fail(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
+            return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
         }
         for (;;) {
             ++p_;  // the '-'
-            POLYCODEC_TRY(block_inline(m, yctx::seq_entry));
+            YTRY(block_inline(m, yctx::seq_entry));
             if (p_ >= end_ || marker(p_, '-') || marker(p_, '.')) {
                 break;
             }
@@ -2209,21 +2230,21 @@ private:
                 continue;
             }
             if (indent_ > m) {
-                return fail(at(p_, "a sequence entry ('- ') at the sequence's indentation"));
+                return fail_(at(p_, "a sequence entry ('- ') at the sequence's indentation"));
             }
             break;
         }
         --nest_;
         b_.end_array();
         close_node(pr, mk);
-        return {};
+        return true;
     }
 
     // An implicit key on the current line: properties and one node.
-    result<void> implicit_key(int m) {
+    bool implicit_key(int m) {
         yprops pr;
         if (*p_ == '&' || *p_ == '!') {
-            POLYCODEC_TRY(properties(pr));
+            YTRY(properties(pr));
         }
         const char* q = p_;
         if (ind_at(q, ':')) {
@@ -2237,25 +2258,25 @@ private:
         return flow_content(m, pr, false);
     }
 
-    result<void> block_map(int m, const yprops& pr) {
+    bool block_map(int m, const yprops& pr) {
         const char* open = p_;
         ynode_mark mk;
         std::string_view tag;
-        POLYCODEC_TRY(open_node(pr, mk, tag));
+        YTRY(open_node(pr, mk, tag));
         if (!b_.begin_map()) {
-            return fail(limit(open));
+            return fail_(limit(open));
         }
         if (++nest_ > max_nest) {
-            return fail(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
+            return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
         }
         for (;;) {
             if (ind_at(p_, '?')) {
                 ++p_;
-                POLYCODEC_TRY(block_inline(m, yctx::explicit_entry));
+                YTRY(block_inline(m, yctx::explicit_entry));
                 if (p_ < end_ && indent_ == m && !tabbed_ && ind_at(p_, ':') &&
                     !marker(p_, '-')) {
                     ++p_;
-                    POLYCODEC_TRY(block_inline(m, yctx::explicit_entry));
+                    YTRY(block_inline(m, yctx::explicit_entry));
                 } else {
                     b_.add_null();
                 }
@@ -2263,16 +2284,16 @@ private:
                 if (ind_at(p_, ':')) {
                     b_.add_null();  // an empty key
                 } else {
-                    POLYCODEC_TRY(implicit_key(m));
+                    YTRY(implicit_key(m));
                     while (p_ < end_ && y_ws(*p_)) {
                         ++p_;
                     }
                     if (ch(p_) != ':') {
-                        return fail(at(p_, "':' after a mapping key"));
+                        return fail_(at(p_, "':' after a mapping key"));
                     }
                 }
                 ++p_;
-                POLYCODEC_TRY(block_inline(m, yctx::map_value));
+                YTRY(block_inline(m, yctx::map_value));
             }
             if (p_ >= end_ || marker(p_, '-') || marker(p_, '.')) {
                 break;
@@ -2282,25 +2303,26 @@ private:
                     break;  // the parent's compact sequence ("key:\n- a") goes on
                 }
                 if (tabbed_) {
-                    return fail(err(p_, "expected spaces as indentation, saw a tab"));
+                    return fail_(err(p_, "expected spaces as indentation, saw a tab"));
                 }
                 if (map_start(p_)) {
                     continue;
                 }
-                return fail(at(p_, "a mapping key ('key: value')"));
+                return fail_(at(p_, "a mapping key ('key: value')"));
             }
             if (indent_ > m) {
-                return fail(at(p_, "a mapping key at the mapping's indentation"));
+                return fail_(at(p_, "a mapping key at the mapping's indentation"));
             }
             break;
         }
         --nest_;
         b_.end_map();
         close_node(pr, mk);
-        return {};
+        return true;
     }
 
     static constexpr int max_nest = 10000;
+    mutable error err_;
 
     std::string_view in_;
     const char* beg_;
@@ -2328,9 +2350,11 @@ private:
     mutable bool probe_flow_ = false;
 };
 
+#undef YTRY
+
 result<void> decode_yaml(std::string_view in, builder& b, const decode_options& opt) {
     yaml_parser r(in, b, opt);
-    return r.run();
+    return r.parse();
 }
 
 // ---- writer ----
@@ -3147,8 +3171,20 @@ private:
     }
     void sync(char* w) { out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size()))); }
 
-    // A map key at `indent`; a key longer than 1000 bytes takes the explicit "? " form.
+    // A map key at `indent`; a key longer than 1000 bytes, and a sequence or mapping as a key
+    // (a "complex key"), take the explicit "? " form.
     result<void> write_key_checked(value key, int indent) {
+        value inner = key;
+        while (inner.kind() == kind::tagged) {
+            inner = inner.tagged_value();
+        }
+        if (inner.is_container()) {
+            // "? " and the key as a block node, then the ':' on a line of its own.
+            out_.push_back('?');
+            POLYCODEC_TRY(write_value(key, indent + 2, true, true));
+            pad(indent);
+            return {};
+        }
         std::size_t key_start = out_.size();
         POLYCODEC_TRY(write_key(key));
         if (out_.size() - key_start > 1000) {
