@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         polycodec::test::yaml_oracle::oracle o;
         if (!o.match(doc, fy_document_root(fy.docs[i]), "doc" + std::to_string(i))) {
             std::fprintf(stderr, "value disagreement: %s\nours: %s\n", o.why.c_str(),
-                         polycodec::to_debug_string(d).c_str());
+                         polycodec::to_debug_string(d.root()).c_str());
             std::abort();
         }
         ++i;
