@@ -215,6 +215,28 @@ TEST(YamlDecode, DepthLimit) {
     error e = decode_error(format_id::yaml, std::string(100, '[') + std::string(100, ']'), opt);
     EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
     EXPECT_EQ(e.offset, 64u);
+    // Whatever max_depth a caller sets, the parser's recursion stays bounded (4096 levels).
+    decode_options deep;
+    deep.limits.max_depth = 1000000;
+    for (std::string doc : {std::string(200000, '['), std::string(200000, '{')}) {
+        e = decode_error(format_id::yaml, doc, deep);
+        EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
+        EXPECT_EQ(e.offset, 4096u) << describe(e);
+    }
+    std::string dashes;
+    for (int i = 0; i < 100000; ++i) {
+        dashes += "- ";
+    }
+    e = decode_error(format_id::yaml, dashes + "x\n", deep);
+    EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
+    // Block nesting at the default limit: depth_exceeded at the 513th level.
+    std::string keys;
+    for (int i = 0; i < 600; ++i) {
+        keys += std::string(static_cast<std::size_t>(i), ' ') + "k:\n";
+    }
+    e = decode_error(format_id::yaml, keys + std::string(600, ' ') + "v\n");
+    EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
+    EXPECT_EQ(e.line, 513u) << describe(e);
 }
 
 // A billion laughs: nine levels of nine aliases would expand to 9^9 strings.

@@ -1968,6 +1968,9 @@ private:
         if (!b_.begin_array()) {
             return fail_(limit(open));
         }
+        if (++nest_ > max_nest) {
+            return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
+        }
         ++p_;
         for (;;) {
             YTRY(flow_ws(n));
@@ -2030,6 +2033,7 @@ private:
                 return fail_(at(p_, "',' or ']' in a flow sequence"));
             }
         }
+        --nest_;
         b_.end_array();
         close_node(pr, m);
         return true;
@@ -2042,6 +2046,9 @@ private:
         YTRY(open_node(pr, m, tag));
         if (!b_.begin_map()) {
             return fail_(limit(open));
+        }
+        if (++nest_ > max_nest) {
+            return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
         }
         ++p_;
         for (;;) {
@@ -2077,6 +2084,7 @@ private:
                 return fail_(at(p_, "',' or '}' in a flow mapping"));
             }
         }
+        --nest_;
         b_.end_map();
         close_node(pr, m);
         return true;
@@ -2321,7 +2329,9 @@ private:
         return true;
     }
 
-    static constexpr int max_nest = 10000;
+    // Our own bound on the recursion, whatever max_depth a caller sets: each level of block or
+    // flow nesting is a few stack frames.
+    static constexpr int max_nest = 4096;
     mutable error err_;
 
     std::string_view in_;
