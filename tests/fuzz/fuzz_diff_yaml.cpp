@@ -34,6 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::size_t i = 0;
     for (polycodec::value doc : d.root().items()) {
         polycodec::test::yaml_oracle::oracle o;
+        o.tolerate_split_pairs = true;  // libfyaml's documented bug (docs/formats/yaml.md)
         if (!o.match(doc, fy_document_root(fy.docs[i]), "doc" + std::to_string(i))) {
             std::fprintf(stderr, "value disagreement: %s\nours: %s\n", o.why.c_str(),
                          polycodec::to_debug_string(d.root()).c_str());

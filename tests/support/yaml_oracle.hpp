@@ -102,6 +102,13 @@ inline std::string canonical_decimal(std::string s) {
 class oracle {
 public:
     std::string why;
+    // libfyaml 0.8's known bug (docs/formats/yaml.md, "The libfyaml oracle"): in a compact
+    // mapping inside a sequence entry whose explicit key is a nested block sequence, the
+    // ": value" line comes out as two pairs, (key, empty) and (empty, value). When set, a
+    // mapping whose sizes differ is compared again with such pairs joined; `split_pairs`
+    // counts the joins. Off in the suite tests (no suite case meets it), on in fuzz_diff_yaml.
+    bool tolerate_split_pairs = false;
+    int split_pairs = 0;
 
     bool match(value ours, fy_node* n, const std::string& path) {
         if (n != nullptr && fy_node_is_alias(n)) {
@@ -136,6 +143,17 @@ public:
 private:
     long steps_ = 0;
 
+    // An empty plain scalar without tag or anchor (or no node at all).
+    static bool empty_node(fy_node* n) {
+        if (n == nullptr) {
+            return true;
+        }
+        std::size_t len = 0, tlen = 0;
+        return fy_node_get_type(n) == FYNT_SCALAR && fy_node_get_style(n) == FYNS_PLAIN &&
+               fy_node_get_scalar(n, &len) != nullptr && len == 0 &&
+               fy_node_get_tag(n, &tlen) == nullptr;
+    }
+
     bool fail(const std::string& path, const std::string& msg) {
         why = path + ": " + msg;
         return false;
@@ -166,18 +184,35 @@ private:
                 if (ours.kind() != kind::map) {
                     return fail(path, "expected a mapping, ours " + dbg(ours));
                 }
-                if (ours.size() != static_cast<std::size_t>(fy_node_mapping_item_count(n))) {
+                std::vector<std::pair<fy_node*, fy_node*>> pairs;
+                void* it = nullptr;
+                while (fy_node_pair* pair = fy_node_mapping_iterate(n, &it)) {
+                    pairs.emplace_back(fy_node_pair_key(pair), fy_node_pair_value(pair));
+                }
+                if (ours.size() != pairs.size() && tolerate_split_pairs) {
+                    std::vector<std::pair<fy_node*, fy_node*>> joined;
+                    for (std::size_t j = 0; j < pairs.size(); ++j) {
+                        if (j + 1 < pairs.size() && empty_node(pairs[j].second) &&
+                            empty_node(pairs[j + 1].first)) {
+                            joined.emplace_back(pairs[j].first, pairs[j + 1].second);
+                            ++split_pairs;
+                            ++j;
+                        } else {
+                            joined.push_back(pairs[j]);
+                        }
+                    }
+                    pairs.swap(joined);
+                }
+                if (ours.size() != pairs.size()) {
                     return fail(path, "mapping sizes differ: ours " + dbg(ours));
                 }
-                void* it = nullptr;
                 std::size_t i = 0;
                 for (auto [k, v] : ours.entries()) {
-                    fy_node_pair* pair = fy_node_mapping_iterate(n, &it);
-                    std::string p = path + "/" + std::to_string(i++);
-                    if (!match(k, fy_node_pair_key(pair), p + "(key)") ||
-                        !match(v, fy_node_pair_value(pair), p)) {
+                    std::string p = path + "/" + std::to_string(i);
+                    if (!match(k, pairs[i].first, p + "(key)") || !match(v, pairs[i].second, p)) {
                         return false;
                     }
+                    ++i;
                 }
                 return true;
             }
