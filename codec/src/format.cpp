@@ -54,6 +54,15 @@ constexpr sv smile_types[] = {"application/x-jackson-smile"};
 constexpr sv smile_ext[] = {".sml"};
 constexpr sv dotenv_types[] = {"text/x-dotenv", "application/x-env"};
 constexpr sv dotenv_ext[] = {".env"};
+constexpr sv protobuf_types[] = {"application/x-protobuf", "application/protobuf",
+                                 "application/vnd.google.protobuf"};
+constexpr sv protobuf_ext[] = {".binpb", ".pb"};
+constexpr sv avro_types[] = {"application/avro", "avro/binary"};
+constexpr sv avro_ext[] = {".avro"};
+constexpr sv xml_types[] = {"application/xml", "text/xml"};
+constexpr sv xml_ext[] = {".xml"};
+constexpr sv plist_types[] = {"application/x-plist", "application/x-bplist"};
+constexpr sv plist_ext[] = {".plist"};
 
 // Capabilities: text, null, boolean, floats, bytes, any_keys, map_root_only, tabular, schema.
 constexpr format_caps text_json{true, true, true, true, false, false, false, false, false};
@@ -92,6 +101,16 @@ constexpr std::array<format_info, format_count> table{{
      {false, true, true, true, true, false, false, false, false}},
     {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,
      {true, false, false, false, false, false, true, false, false}},
+    {format_id::protobuf, "protobuf", protobuf_types, protobuf_ext,
+     {false, false, true, true, true, false, true, false, true}},
+    {format_id::avro, "avro", avro_types, avro_ext,
+     {false, true, true, true, true, false, false, false, true}},
+    {format_id::xml, "xml", xml_types, xml_ext,
+     {true, false, false, false, false, false, true, false, false}},
+    // XML or binary (bplist00): not a text format as a whole, the XML reader adds line and
+    // column to its errors itself.
+    {format_id::plist, "plist", plist_types, plist_ext,
+     {false, false, true, true, true, false, false, false, false}},
 }};
 
 }  // namespace

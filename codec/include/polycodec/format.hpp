@@ -33,10 +33,14 @@ enum class format_id : std::uint8_t {
     ubjson = 19,
     smile = 20,
     dotenv = 21,
+    protobuf = 22,  ///< not implemented on this branch (DESIGN section 14)
+    avro = 23,      ///< not implemented on this branch (DESIGN section 14)
+    xml = 24,       ///< not implemented on this branch (DESIGN section 15)
+    plist = 25,
 };
 
 /// Number of formats in the table; ids run from 1 to format_count.
-inline constexpr std::size_t format_count = 21;
+inline constexpr std::size_t format_count = 25;
 
 /// What a format can carry. Encoders use these to decide what is lossy; /formats shows them.
 struct format_caps {
