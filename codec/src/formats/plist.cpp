@@ -1133,7 +1133,7 @@ private:
         return {};
     }
 
-    // plistlib's form: YYYY[-MM[-DD[THH[:MM[:SS]]]]]Z, UTC.
+    // plistlib's form: YYYY-MM-DD[THH[:MM[:SS]]]Z, UTC (it needs the day: datetime() does).
     result<void> date(std::string_view raw, std::size_t at) {
         std::string_view s = trim(raw);
         unsigned f[6] = {0, 1, 1, 0, 0, 0};
@@ -1143,7 +1143,7 @@ private:
         auto bad = [&] {
             return fail(make_error(errc::invalid_number, at,
                                    "<date> holds \"" + std::string(raw.substr(0, 40)) +
-                                       "\", not YYYY-MM-DDTHH:MM:SSZ"));
+                                       "\", not YYYY-MM-DD[THH[:MM[:SS]]]Z"));
         };
         for (int i = 0; i < 6; ++i) {
             if (i > 0) {
@@ -1168,7 +1168,7 @@ private:
             p += width;
             ++fields;
         }
-        if (fields == 0 || p + 1 != s.size() || s[p] != 'Z') {
+        if (fields < 3 || p + 1 != s.size() || s[p] != 'Z') {
             return bad();
         }
         if (f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > days_in_month(f[0], f[1]) || f[3] > 23 ||
