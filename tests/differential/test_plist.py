@@ -291,7 +291,8 @@ class PlistDifferential(unittest.TestCase):
                                       "outside the objects"),
             "reference past the objects": (bplist([b"\xa1\x05"]), "past the"),
             "top past the objects": (bplist([b"\x08"], top=3), "top object"),
-            "container key": (bplist([b"\xd1\x01\x02", b"\xa0", b"\x08"]), "container"),
+            "container key": (bplist([b"\xd1\x01\x02", b"\xa0", b"\x08"]), "must be a string"),
+            "integer key": (bplist([b"\xd1\x01\x02", b"\x10\x01", b"\x08"]), "must be a string"),
             "wrong version": (b"bplist01" + bplist([b"\x08"])[8:], "version 00"),
         }
         for name, (data, words) in cases.items():

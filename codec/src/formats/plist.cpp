@@ -82,13 +82,19 @@ bool parse_int128(std::string_view s, int128& out) {
 }
 
 // RFC 3339 text of a binary plist date (seconds since 2001-01-01, a double), to the
-// microsecond as plistlib's datetime keeps it. 0 when it is not finite or out of 0000-9999.
+// microsecond as plistlib's datetime keeps it. Beyond 2^32 s from 2001 (before 1865, after
+// 2137) a double has no microseconds left, and the text is rounded to the millisecond so that
+// writing it back gives the same double's text again. 0 when it is not finite or outside years
+// 0000-9999.
 std::size_t date_text(double f, char* out) {
     if (!std::isfinite(f) || f < -7e10 || f > 3e11) {
         return 0;
     }
     double whole = std::floor(f);
     double us = std::nearbyint((f - whole) * 1e6);
+    if (std::fabs(f) >= 4294967296.0) {
+        us = std::nearbyint(us / 1000) * 1000;
+    }
     auto secs = static_cast<std::int64_t>(whole) + apple_epoch;
     if (us >= 1e6) {
         us -= 1e6;
@@ -414,10 +420,11 @@ private:
                             return fail(koff.error());
                         }
                         unsigned km = byte(*koff) >> 4;
-                        if (km == 0xA || km == 0xD) {
+                        if (km != 0x5 && km != 0x6) {
                             return fail(make_error(errc::malformed, kat,
-                                                   "a dict key refers to a container (object " +
-                                                       std::to_string(kref) + ")"));
+                                                   "a dict key must be a string, object " +
+                                                       std::to_string(kref) + " is " +
+                                                       describe_byte_at(in_, *koff)));
                         }
                         POLYCODEC_TRY(read_object(kref, kat));
                         std::size_t vat = refs + static_cast<std::size_t>(count + i) * ref_size_;
@@ -777,6 +784,10 @@ private:
                                            "control character " + describe_byte_at(in_, pos_) +
                                                " is not allowed in XML"));
                 }
+                if (c == 0xEF && non_character(pos_)) {
+                    return fail(make_error(errc::invalid_string, pos_,
+                                           "U+FFFE and U+FFFF are not XML characters"));
+                }
                 ++pos_;
             }
             text_.append(in_.substr(run, pos_ - run));
@@ -809,9 +820,9 @@ private:
                         }
                         continue;
                     }
-                    if (u < 0x20 && u != '\t' && u != '\n') {
+                    if ((u < 0x20 && u != '\t' && u != '\n') || (u == 0xEF && non_character(i))) {
                         return fail(make_error(errc::invalid_string, i,
-                                               "control character is not allowed in XML"));
+                                               "a character that XML does not allow"));
                     }
                     text_.push_back(in_[i]);
                 }
@@ -827,6 +838,12 @@ private:
                                            "> (it holds text only)"));
             }
         }
+    }
+
+    // U+FFFE or U+FFFF (EF BF BE, EF BF BF) at p.
+    bool non_character(std::size_t p) const {
+        return p + 2 < in_.size() && static_cast<unsigned char>(in_[p + 1]) == 0xBF &&
+               (static_cast<unsigned char>(in_[p + 2]) & 0xFE) == 0xBE;
     }
 
     // At '&': one of the five predefined entities or a character reference.
