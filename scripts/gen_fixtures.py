@@ -4,13 +4,17 @@
 Writes fixtures/records.json (256 mixed records), fixtures/bench.json (the reference
 benchmark's 128-record dataset, defined in shared/corpus/nextjson-bench/README.md) and
 fixtures/ini_doc.json (the reference's small document for INI, also used for dotenv and
-urlform, whose shapes cannot hold the record lists). The forms of the
-fixtures in the other formats are written by scripts/gen-fixture-forms (our encoders).
+urlform, whose shapes cannot hold the record lists), and bench.json as Apple property lists
+written by Python's plistlib (an independent writer): fixtures/bench.plist (XML) and
+fixtures/bench-binary.plist (bplist00); bench.json has no null, so a plist holds it as it is.
+The forms of the fixtures in the other formats are written by scripts/gen-fixture-forms (our
+encoders).
 
 Run again after a change: the output is the same byte for byte.
 """
 import json
 import os
+import plistlib
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -81,6 +85,9 @@ def main():
     write("records.json", records())
     write("bench.json", bench())
     write("ini_doc.json", ini_doc())
+    for name, fmt in (("bench.plist", plistlib.FMT_XML), ("bench-binary.plist", plistlib.FMT_BINARY)):
+        with open(os.path.join(OUT, name), "wb") as f:
+            f.write(plistlib.dumps(bench(), fmt=fmt, sort_keys=False))
     return 0
 
 
