@@ -518,7 +518,7 @@ std::string_view trim(std::string_view s) {
 
 class xml_reader {
 public:
-    xml_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+    xml_reader(std::string_view in, builder& b) : in_(in), b_(b), text_(scratch()) {}
 
     result<void> run() {
         auto r = parse();
@@ -1232,7 +1232,13 @@ private:
     std::string_view in_;
     builder& b_;
     std::size_t pos_ = 0;
-    std::string text_;
+    // The text of the element being read; per thread, so that steady decoding allocates
+    // nothing.
+    static std::string& scratch() {
+        thread_local std::string s;
+        return s;
+    }
+    std::string& text_;
 };
 
 result<void> decode_plist(std::string_view in, builder& b, const decode_options&) {
@@ -1901,8 +1907,7 @@ private:
                     if (!t) {
                         return fail(t.error());
                     }
-                    std::string key(*t);
-                    POLYCODEC_TRY(escaped(depth + 1, "key", key, k));
+                    POLYCODEC_TRY(escaped(depth + 1, "key", *t, k));
                     POLYCODEC_TRY(val(c, depth + 1));
                 }
                 indent(depth);
