@@ -1558,12 +1558,16 @@ private:
                 return object(inner, id);
             }
             case kind::array: {
-                std::uint64_t n = 0;
-                for (value c : v.items()) {
-                    if (c.kind() == kind::null) {
-                        POLYCODEC_TRY(pol_.null(c));
-                    } else {
-                        ++n;
+                // Without lossy=allow a null fails where it is met; with it, nulls are left
+                // out and must not be counted.
+                std::uint64_t n = pol_.opt.lossy ? 0 : v.size();
+                if (pol_.opt.lossy) {
+                    for (value c : v.items()) {
+                        if (c.kind() == kind::null) {
+                            POLYCODEC_TRY(pol_.null(c));
+                        } else {
+                            ++n;
+                        }
                     }
                 }
                 head(0xA0, n);
@@ -1571,19 +1575,25 @@ private:
                 next_id_ += n;
                 refs(first, n);
                 for (value c : v.items()) {
-                    if (c.kind() != kind::null) {
-                        POLYCODEC_TRY(object(c, first++));
+                    if (c.kind() == kind::null) {
+                        if (!pol_.opt.lossy) {
+                            POLYCODEC_TRY(pol_.null(c));  // fails: counted above when lossy
+                        }
+                        continue;
                     }
+                    POLYCODEC_TRY(object(c, first++));
                 }
                 return {};
             }
             case kind::map: {
-                std::uint64_t n = 0;
-                for (auto [k, val] : v.entries()) {
-                    if (val.kind() == kind::null || k.kind() == kind::null) {
-                        POLYCODEC_TRY(pol_.null(val.kind() == kind::null ? val : k));
-                    } else {
-                        ++n;
+                std::uint64_t n = pol_.opt.lossy ? 0 : v.size();
+                if (pol_.opt.lossy) {
+                    for (auto [k, val] : v.entries()) {
+                        if (val.kind() == kind::null || k.kind() == kind::null) {
+                            POLYCODEC_TRY(pol_.null(val.kind() == kind::null ? val : k));
+                        } else {
+                            ++n;
+                        }
                     }
                 }
                 head(0xD0, n);
@@ -1593,6 +1603,9 @@ private:
                 std::uint64_t kid = first, vid = first + n;
                 for (auto [k, val] : v.entries()) {
                     if (val.kind() == kind::null || k.kind() == kind::null) {
+                        if (!pol_.opt.lossy) {
+                            POLYCODEC_TRY(pol_.null(val.kind() == kind::null ? val : k));
+                        }
                         continue;
                     }
                     (*offsets_)[static_cast<std::size_t>(kid++)] = out_.size() - base_;
