@@ -40,8 +40,8 @@ void compare(const std::string& name, std::string_view input, tally& t) {
     builder cb(cut);
     test::cut_fractions(ours.root(), cb);
     if (!equal(cut, oracle)) {
-        t.disagreements.push_back(name + ": ours " + to_debug_string(cut.root()) +
-                                  " toml++ " + to_debug_string(oracle.root()));
+        t.disagreements.push_back(name + ": ours " + to_debug_string(cut.root()) + " toml++ " +
+                                  to_debug_string(oracle.root()));
         return;
     }
     ++t.accepted_equal;

@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "detail/base64.hpp"
+#include "detail/describe.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
-#include "detail/utf8.hpp"
-#include "detail/describe.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -124,8 +124,8 @@ inline std::uint32_t key_hash(std::uint32_t parent, std::string_view k) noexcept
 }
 
 inline bool is_bare(unsigned char c) noexcept {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 inline bool is_digit(unsigned char c) noexcept { return c >= '0' && c <= '9'; }
 inline bool is_hex(unsigned char c) noexcept {
@@ -138,8 +138,13 @@ inline int hex_value(unsigned char c) noexcept {
 class toml_parser {
 public:
     toml_parser(std::string_view in, builder& b)
-        : in_(in), p_(in.data()), n_(in.size()), b_(b), s_(thread_read_scratch()),
-          nodes_(s_.nodes), arena_(s_.arena) {
+        : in_(in),
+          p_(in.data()),
+          n_(in.size()),
+          b_(b),
+          s_(thread_read_scratch()),
+          nodes_(s_.nodes),
+          arena_(s_.arena) {
         nodes_.clear();
         arena_.clear();
         if (++s_.gen == 0) {
@@ -174,13 +179,27 @@ public:
         }
     }
 
-    result<void> run() {
-        POLYCODEC_TRY(parse_document());
+    // The error of a failed parse (run() returned false).
+    error& failure() noexcept { return err_; }
+
+    bool run() {
+        if (!(parse_document())) {
+            return false;
+        }
         return emit(0);
     }
 
 private:
     // ---- errors ----
+
+    bool err(error e) {
+        err_ = std::move(e);
+        return false;
+    }
+    std::uint32_t err_none(error e) {
+        err_ = std::move(e);
+        return none;
+    }
 
     // The JSON Pointer of node `id` (array elements by their position).
     std::string pointer(std::uint32_t id) const {
@@ -282,8 +301,8 @@ private:
     bool keyed(std::uint32_t parent) const noexcept { return is_table(nodes_[parent].type); }
 
     // Appends a child to `parent` (keyed when the parent is a table).
-    result<std::uint32_t> add_child(std::uint32_t parent, nt type, const key_part* k,
-                                    std::uint32_t h, std::size_t pos) {
+    std::uint32_t add_child(std::uint32_t parent, nt type, const key_part* k, std::uint32_t h,
+                            std::size_t pos) {
         tnode nd;
         nd.type = type;
         nd.parent = parent;
@@ -291,8 +310,8 @@ private:
         if (type <= nt::array) {
             ++nd.depth;
             if (nd.depth > max_depth_) {
-                return fail(at(errc::depth_exceeded, pos,
-                               "nesting deeper than " + std::to_string(max_depth_)));
+                return err_none(at(errc::depth_exceeded, pos,
+                                   "nesting deeper than " + std::to_string(max_depth_)));
             }
         }
         if (k != nullptr) {
@@ -303,7 +322,7 @@ private:
         if (nodes_.size() >= none - 1 ||
             ((nodes_.size() & 4095) == 0 &&
              nodes_.size() * sizeof(tnode) + arena_.size() > b_.limits().max_bytes)) {
-            return fail(at(errc::size_exceeded, pos, "document larger than its size budget"));
+            return err_none(at(errc::size_exceeded, pos, "document larger than its size budget"));
         }
         auto id = static_cast<std::uint32_t>(nodes_.size());
         nodes_.push_back(nd);
@@ -320,6 +339,26 @@ private:
         return id;
     }
 
+    // An element of array `parent` (no key, not indexed): add_child's fast path.
+    std::uint32_t add_element(std::uint32_t parent) {
+        std::size_t n = nodes_.size();
+        if ((n & 4095) == 0 || n >= none - 1) {
+            return add_child(parent, nt::pending, nullptr, 0, pos_);
+        }
+        auto id = static_cast<std::uint32_t>(n);
+        tnode& nd = nodes_.emplace_back();
+        nd.parent = parent;
+        nd.depth = nodes_[parent].depth;
+        tnode& par = nodes_[parent];
+        if (par.last == none) {
+            par.first = id;
+        } else {
+            nodes_[par.last].next = id;
+        }
+        par.last = id;
+        return id;
+    }
+
     // ---- scanning ----
 
     unsigned char at_byte(std::size_t i) const noexcept {
@@ -333,7 +372,7 @@ private:
     }
 
     // A comment from '#' to the end of the line (the newline not consumed).
-    result<void> skip_comment() {
+    bool skip_comment() {
         ++pos_;
         while (pos_ < n_) {
             auto c = static_cast<unsigned char>(p_[pos_]);
@@ -346,21 +385,31 @@ private:
                 continue;
             }
             if (c == '\n' || (c == '\r' && at_byte(pos_ + 1) == '\n')) {
-                return {};
+                return true;
             }
-            return fail(at(errc::unexpected_char, pos_,
-                           "control character " + describe_byte_at(in_, pos_) +
-                               " in a comment"));
+            return err(at(errc::unexpected_char, pos_,
+                          "control character " + describe_byte_at(in_, pos_) + " in a comment"));
         }
-        return {};
+        return true;
     }
 
     // Whitespace, comments and newlines (inside arrays).
-    result<void> skip_ws_nl() {
+    bool skip_ws_nl() {
+        // Most calls stand before a value or a ',' (at most one space first).
+        if (pos_ < n_ && p_[pos_] == ' ') {
+            ++pos_;
+        }
+        if (pos_<n_&& static_cast<unsigned char>(p_[pos_])> ' ' && p_[pos_] != '#') {
+            return true;
+        }
+        return skip_ws_nl_slow();
+    }
+
+    bool skip_ws_nl_slow() {
         for (;;) {
             skip_ws();
             if (pos_ >= n_) {
-                return {};
+                return true;
             }
             char c = p_[pos_];
             if (c == '\n') {
@@ -368,36 +417,40 @@ private:
             } else if (c == '\r' && at_byte(pos_ + 1) == '\n') {
                 pos_ += 2;
             } else if (c == '#') {
-                POLYCODEC_TRY(skip_comment());
+                if (!(skip_comment())) {
+                    return false;
+                }
             } else {
-                return {};
+                return true;
             }
         }
     }
 
     // After a key/value pair or a header: whitespace, a comment, then a newline or the end.
-    result<void> end_of_line(const char* after) {
+    bool end_of_line(const char* after) {
         skip_ws();
         if (pos_ < n_ && p_[pos_] == '#') {
-            POLYCODEC_TRY(skip_comment());
+            if (!(skip_comment())) {
+                return false;
+            }
         }
         if (pos_ >= n_) {
-            return {};
+            return true;
         }
         if (p_[pos_] == '\n') {
             ++pos_;
-            return {};
+            return true;
         }
         if (p_[pos_] == '\r' && at_byte(pos_ + 1) == '\n') {
             pos_ += 2;
-            return {};
+            return true;
         }
-        return fail(expected(pos_, after));
+        return err(expected(pos_, after));
     }
 
     // ---- the document ----
 
-    result<void> parse_document() {
+    bool parse_document() {
         if (n_ >= 3 && std::memcmp(p_, "\xEF\xBB\xBF", 3) == 0) {
             pos_ = 3;
         }
@@ -405,7 +458,7 @@ private:
         for (;;) {
             skip_ws();
             if (pos_ >= n_) {
-                return {};
+                return true;
             }
             char c = p_[pos_];
             if (c == '\n') {
@@ -417,27 +470,35 @@ private:
                 continue;
             }
             if (c == '#') {
-                POLYCODEC_TRY(skip_comment());
+                if (!(skip_comment())) {
+                    return false;
+                }
                 continue;
             }
             ctx_ = table;
             if (c == '[') {
                 auto t = header();
-                if (!t) {
-                    return fail(t.error());
+                if (t == none) {
+                    return false;
                 }
-                table = *t;
+                table = t;
                 ctx_ = table;
-                POLYCODEC_TRY(end_of_line("a newline or a comment after a table header"));
+                if (!(end_of_line("a newline or a comment after a table header"))) {
+                    return false;
+                }
                 continue;
             }
-            POLYCODEC_TRY(keyval(table));
-            POLYCODEC_TRY(end_of_line("a newline or a comment after a value"));
+            if (!(keyval(table))) {
+                return false;
+            }
+            if (!(end_of_line("a newline or a comment after a value"))) {
+                return false;
+            }
         }
     }
 
     // A key: bare, "basic" or 'literal' parts joined by dots, into s_.key.
-    result<void> parse_key() {
+    bool parse_key() {
         auto& key = s_.key;
         key.clear();
         for (;;) {
@@ -451,27 +512,31 @@ private:
                 key.push_back({start, static_cast<std::uint32_t>(pos_ - start), start});
             } else if (pos_ < n_ && (c == '"' || c == '\'')) {
                 if (at_byte(pos_ + 1) == c && at_byte(pos_ + 2) == c) {
-                    return fail(at(errc::unexpected_char, pos_,
-                                   "expected a key, saw a multi-line string"));
+                    return err(
+                        at(errc::unexpected_char, pos_, "expected a key, saw a multi-line string"));
                 }
                 std::uint64_t off;
                 std::uint32_t len;
-                POLYCODEC_TRY(c == '"' ? basic_string(off, len) : literal_string(off, len));
+                if (!(c == '"' ? basic_string(off, len) : literal_string(off, len))) {
+                    return false;
+                }
                 key.push_back({off, len, start});
             } else {
-                return fail(expected(pos_, "a key"));
+                return err(expected(pos_, "a key"));
             }
             skip_ws();
             if (at_byte(pos_) != '.' || pos_ >= n_) {
-                return {};
+                return true;
             }
             ++pos_;
         }
     }
 
     // key = value in `table` (the current table or an inline table).
-    result<void> keyval(std::uint32_t table) {
-        POLYCODEC_TRY(parse_key());
+    bool keyval(std::uint32_t table) {
+        if (!(parse_key())) {
+            return false;
+        }
         auto& key = s_.key;
         std::uint32_t t = table;
         // Dotted prefixes: create or extend tables made by dotted keys only.
@@ -481,14 +546,14 @@ private:
             std::uint32_t c = find_child(t, k, h);
             if (c == none) {
                 auto r = add_child(t, nt::dotted_table, &key[i], h, key[i].pos);
-                if (!r) {
-                    return fail(r.error());
+                if (r == none) {
+                    return false;
                 }
-                c = *r;
+                c = r;
             } else if (nodes_[c].type != nt::dotted_table) {
                 ctx_ = c;
-                return fail(at(errc::duplicate_key, key[i].pos,
-                               "dotted key extends " + describe_node(c) + " defined before"));
+                return err(at(errc::duplicate_key, key[i].pos,
+                              "dotted key extends " + describe_node(c) + " defined before"));
             }
             t = c;
         }
@@ -498,25 +563,27 @@ private:
         std::uint32_t c = find_child(t, k, h);
         if (c != none) {
             ctx_ = c;
-            return fail(at(errc::duplicate_key, last.pos,
-                           "key \"" + std::string(k) + "\" defined twice"));
+            return err(
+                at(errc::duplicate_key, last.pos, "key \"" + std::string(k) + "\" defined twice"));
         }
         std::size_t key_pos = last.pos;
         auto r = add_child(t, nt::pending, &last, h, key_pos);
-        if (!r) {
-            return fail(r.error());
+        if (r == none) {
+            return false;
         }
         std::uint32_t saved = ctx_;
-        ctx_ = *r;
+        ctx_ = r;
         skip_ws();
         if (at_byte(pos_) != '=' || pos_ >= n_) {
-            return fail(expected(pos_, "'=' after a key"));
+            return err(expected(pos_, "'=' after a key"));
         }
         ++pos_;
         skip_ws();
-        POLYCODEC_TRY(value(*r));
+        if (!(value(r))) {
+            return false;
+        }
         ctx_ = saved;
-        return {};
+        return true;
     }
 
     std::string describe_node(std::uint32_t id) const {
@@ -538,15 +605,17 @@ private:
     }
 
     // [a.b.c] or [[a.b.c]]; returns the table that the following key/value pairs fill.
-    result<std::uint32_t> header() {
+    std::uint32_t header() {
         bool aot = at_byte(pos_ + 1) == '[';
         std::size_t open = pos_;
         pos_ += aot ? 2 : 1;
-        POLYCODEC_TRY(parse_key());
+        if (!parse_key()) {
+            return none;
+        }
         auto& key = s_.key;
         if (at_byte(pos_) != ']' || pos_ >= n_ || (aot && at_byte(pos_ + 1) != ']')) {
-            return fail(expected(pos_, aot ? "']]' closing a table array header"
-                                           : "']' closing a table header"));
+            return err_none(expected(
+                pos_, aot ? "']]' closing a table array header" : "']' closing a table header"));
         }
         pos_ += aot ? 2 : 1;
         std::uint32_t t = 0;
@@ -556,10 +625,10 @@ private:
             std::uint32_t c = find_child(t, k, h);
             if (c == none) {
                 auto r = add_child(t, nt::implicit_table, &key[i], h, key[i].pos);
-                if (!r) {
-                    return fail(r.error());
+                if (r == none) {
+                    return none;
                 }
-                c = *r;
+                c = r;
             } else {
                 nt ty = nodes_[c].type;
                 if (ty == nt::table_array) {
@@ -567,9 +636,9 @@ private:
                 } else if (ty != nt::implicit_table && ty != nt::header_table &&
                            ty != nt::dotted_table) {
                     ctx_ = c;
-                    return fail(at(errc::duplicate_key, key[i].pos,
-                                   "table header goes through " + describe_node(c) +
-                                       " defined before"));
+                    return err_none(
+                        at(errc::duplicate_key, key[i].pos,
+                           "table header goes through " + describe_node(c) + " defined before"));
                 }
             }
             t = c;
@@ -581,44 +650,44 @@ private:
         if (aot) {
             if (c == none) {
                 auto r = add_child(t, nt::table_array, &last, h, last.pos);
-                if (!r) {
-                    return fail(r.error());
+                if (r == none) {
+                    return none;
                 }
-                c = *r;
+                c = r;
             } else if (nodes_[c].type != nt::table_array) {
                 ctx_ = c;
-                return fail(at(errc::duplicate_key, last.pos,
-                               std::string(in_.substr(open, pos_ - open)) + " redefines " +
-                                   describe_node(c)));
+                return err_none(at(
+                    errc::duplicate_key, last.pos,
+                    std::string(in_.substr(open, pos_ - open)) + " redefines " + describe_node(c)));
             }
             auto e = add_child(c, nt::header_table, nullptr, 0, last.pos);
-            if (!e) {
-                return fail(e.error());
+            if (e == none) {
+                return none;
             }
-            return *e;
+            return e;
         }
         if (c == none) {
             auto r = add_child(t, nt::header_table, &last, h, last.pos);
-            if (!r) {
-                return fail(r.error());
+            if (r == none) {
+                return none;
             }
-            return *r;
+            return r;
         }
         if (nodes_[c].type == nt::implicit_table) {
             nodes_[c].type = nt::header_table;
             return c;
         }
         ctx_ = c;
-        return fail(at(errc::duplicate_key, last.pos,
-                       std::string(in_.substr(open, pos_ - open)) + " redefines " +
-                           describe_node(c)));
+        return err_none(
+            at(errc::duplicate_key, last.pos,
+               std::string(in_.substr(open, pos_ - open)) + " redefines " + describe_node(c)));
     }
 
     // ---- values ----
 
-    result<void> value(std::uint32_t id) {
+    bool value(std::uint32_t id) {
         if (pos_ >= n_) {
-            return fail(expected(pos_, "a value"));
+            return err(expected(pos_, "a value"));
         }
         switch (p_[pos_]) {
             case '"':
@@ -628,16 +697,19 @@ private:
                 std::uint32_t len;
                 if (at_byte(pos_ + 1) == static_cast<unsigned char>(q) &&
                     at_byte(pos_ + 2) == static_cast<unsigned char>(q)) {
-                    POLYCODEC_TRY(q == '"' ? ml_basic_string(off, len)
-                                           : ml_literal_string(off, len));
+                    if (!(q == '"' ? ml_basic_string(off, len) : ml_literal_string(off, len))) {
+                        return false;
+                    }
                 } else {
-                    POLYCODEC_TRY(q == '"' ? basic_string(off, len) : literal_string(off, len));
+                    if (!(q == '"' ? basic_string(off, len) : literal_string(off, len))) {
+                        return false;
+                    }
                 }
                 tnode& nd = nodes_[id];
                 nd.type = nt::string;
                 nd.val = off;
                 nd.vlen = len;
-                return {};
+                return true;
             }
             case 't':
                 return keyword(id, "true", 4, nt::boolean, 1);
@@ -652,68 +724,75 @@ private:
         }
     }
 
-    result<void> keyword(std::uint32_t id, const char* word, std::size_t len, nt type,
-                         std::uint64_t v) {
+    bool keyword(std::uint32_t id, const char* word, std::size_t len, nt type, std::uint64_t v) {
         if (n_ - pos_ < len || std::memcmp(p_ + pos_, word, len) != 0 ||
             (pos_ + len < n_ && is_bare(static_cast<unsigned char>(p_[pos_ + len])))) {
-            return fail(expected(pos_, "a value"));
+            return err(expected(pos_, "a value"));
         }
         pos_ += len;
         nodes_[id].type = type;
         nodes_[id].val = v;
-        return {};
+        return true;
     }
 
-    result<void> array(std::uint32_t id) {
+    bool array(std::uint32_t id) {
         nodes_[id].type = nt::array;
         nodes_[id].depth = static_cast<std::uint16_t>(nodes_[nodes_[id].parent].depth + 1);
         if (nodes_[id].depth > max_depth_) {
-            return fail(at(errc::depth_exceeded, pos_,
-                           "nesting deeper than " + std::to_string(max_depth_)));
+            return err(at(errc::depth_exceeded, pos_,
+                          "nesting deeper than " + std::to_string(max_depth_)));
         }
         ++pos_;
         for (;;) {
-            POLYCODEC_TRY(skip_ws_nl());
+            if (!(skip_ws_nl())) {
+                return false;
+            }
             if (at_byte(pos_) == ']' && pos_ < n_) {
                 ++pos_;
-                return {};
+                return true;
             }
-            auto r = add_child(id, nt::pending, nullptr, 0, pos_);
-            if (!r) {
-                return fail(r.error());
+            std::uint32_t r = add_element(id);
+            if (r == none) {
+                return false;
             }
-            ctx_ = *r;
-            POLYCODEC_TRY(value(*r));
+            ctx_ = r;
+            if (!(value(r))) {
+                return false;
+            }
             ctx_ = id;
-            POLYCODEC_TRY(skip_ws_nl());
+            if (!(skip_ws_nl())) {
+                return false;
+            }
             if (pos_ < n_ && p_[pos_] == ',') {
                 ++pos_;
                 continue;
             }
             if (pos_ < n_ && p_[pos_] == ']') {
                 ++pos_;
-                return {};
+                return true;
             }
-            return fail(expected(pos_, "',' or ']' in an array"));
+            return err(expected(pos_, "',' or ']' in an array"));
         }
     }
 
-    result<void> inline_table(std::uint32_t id) {
+    bool inline_table(std::uint32_t id) {
         nodes_[id].type = nt::inline_table;
         nodes_[id].depth = static_cast<std::uint16_t>(nodes_[nodes_[id].parent].depth + 1);
         if (nodes_[id].depth > max_depth_) {
-            return fail(at(errc::depth_exceeded, pos_,
-                           "nesting deeper than " + std::to_string(max_depth_)));
+            return err(at(errc::depth_exceeded, pos_,
+                          "nesting deeper than " + std::to_string(max_depth_)));
         }
         ++pos_;
         skip_ws();
         if (at_byte(pos_) == '}' && pos_ < n_) {
             ++pos_;
-            return {};
+            return true;
         }
         for (;;) {
             ctx_ = id;
-            POLYCODEC_TRY(keyval(id));
+            if (!(keyval(id))) {
+                return false;
+            }
             ctx_ = id;
             skip_ws();
             if (pos_ < n_ && p_[pos_] == ',') {
@@ -722,9 +801,9 @@ private:
             }
             if (pos_ < n_ && p_[pos_] == '}') {
                 ++pos_;
-                return {};
+                return true;
             }
-            return fail(expected(pos_, "',' or '}' in an inline table"));
+            return err(expected(pos_, "',' or '}' in an inline table"));
         }
     }
 
@@ -733,28 +812,41 @@ private:
     // The bytes [from, to) of the input appended to the arena.
     void arena_copy(std::size_t from, std::size_t to) { arena_.append(p_ + from, to - from); }
 
-    result<void> bad_control(std::size_t i) const {
-        return fail(at(errc::invalid_string, i,
-                       "control character " + describe_byte_at(in_, i) + " in a string"));
+    bool bad_control(std::size_t i) {
+        return err(at(errc::invalid_string, i,
+                      "control character " + describe_byte_at(in_, i) + " in a string"));
     }
 
     // An escape at p_[pos_] == '\\', appended to the arena.
-    result<void> escape() {
+    bool escape() {
         std::size_t start = pos_;
         unsigned char e = at_byte(pos_ + 1);
         if (pos_ + 1 >= n_) {
-            return fail(at(errc::unexpected_eof, pos_ + 1,
-                           "expected an escape, saw end of input"));
+            return err(at(errc::unexpected_eof, pos_ + 1, "expected an escape, saw end of input"));
         }
         char out;
         switch (e) {
-            case 'b': out = '\b'; break;
-            case 't': out = '\t'; break;
-            case 'n': out = '\n'; break;
-            case 'f': out = '\f'; break;
-            case 'r': out = '\r'; break;
-            case '"': out = '"'; break;
-            case '\\': out = '\\'; break;
+            case 'b':
+                out = '\b';
+                break;
+            case 't':
+                out = '\t';
+                break;
+            case 'n':
+                out = '\n';
+                break;
+            case 'f':
+                out = '\f';
+                break;
+            case 'r':
+                out = '\r';
+                break;
+            case '"':
+                out = '"';
+                break;
+            case '\\':
+                out = '\\';
+                break;
             case 'u':
             case 'U': {
                 std::size_t digits = e == 'u' ? 4 : 8;
@@ -762,34 +854,34 @@ private:
                 for (std::size_t i = 0; i < digits; ++i) {
                     unsigned char h = at_byte(pos_ + 2 + i);
                     if (pos_ + 2 + i >= n_ || !is_hex(h)) {
-                        return fail(at(errc::invalid_string, pos_ + 2 + i,
-                                       std::string("expected ") + std::to_string(digits) +
-                                           " hex digits after \\" + static_cast<char>(e) +
-                                           ", saw " + describe_byte_at(in_, pos_ + 2 + i)));
+                        return err(at(errc::invalid_string, pos_ + 2 + i,
+                                      std::string("expected ") + std::to_string(digits) +
+                                          " hex digits after \\" + static_cast<char>(e) + ", saw " +
+                                          describe_byte_at(in_, pos_ + 2 + i)));
                     }
                     cp = cp << 4 | static_cast<std::uint32_t>(hex_value(h));
                 }
                 if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-                    return fail(at(errc::invalid_string, start,
-                                   "escape is not a Unicode scalar value"));
+                    return err(
+                        at(errc::invalid_string, start, "escape is not a Unicode scalar value"));
                 }
                 char buf[4];
                 arena_.append(buf, utf8_encode(cp, buf));
                 pos_ += 2 + digits;
-                return {};
+                return true;
             }
             default:
-                return fail(at(errc::invalid_string, pos_ + 1,
-                               "expected an escape (b t n f r \" \\ u U), saw " +
-                                   describe_byte_at(in_, pos_ + 1)));
+                return err(at(errc::invalid_string, pos_ + 1,
+                              "expected an escape (b t n f r \" \\ u U), saw " +
+                                  describe_byte_at(in_, pos_ + 1)));
         }
         arena_.push_back(out);
         pos_ += 2;
-        return {};
+        return true;
     }
 
     // "basic": text in the input when it has no escape, else unescaped into the arena.
-    result<void> basic_string(std::uint64_t& off, std::uint32_t& len) {
+    bool basic_string(std::uint64_t& off, std::uint32_t& len) {
         std::size_t start = ++pos_;
         // Fast scan to the first special byte.
         while (pos_ < n_) {
@@ -798,7 +890,7 @@ private:
                 off = start;
                 len = static_cast<std::uint32_t>(pos_ - start);
                 ++pos_;
-                return {};
+                return true;
             }
             if (c == '\\' || c < 0x20 || c == 0x7f) {
                 break;
@@ -813,16 +905,18 @@ private:
                 off = a0 | in_arena;
                 len = static_cast<std::uint32_t>(arena_.size() - a0);
                 ++pos_;
-                return {};
+                return true;
             }
             if (c == '\\') {
-                POLYCODEC_TRY(escape());
+                if (!(escape())) {
+                    return false;
+                }
                 continue;
             }
             if ((c < 0x20 && c != '\t') || c == 0x7f) {
                 if (c == '\n' || c == '\r') {
-                    return fail(at(errc::invalid_string, pos_,
-                                   "expected '\"' closing the string, saw a newline"));
+                    return err(at(errc::invalid_string, pos_,
+                                  "expected '\"' closing the string, saw a newline"));
                 }
                 return bad_control(pos_);
             }
@@ -836,11 +930,11 @@ private:
             }
             arena_copy(run, pos_);
         }
-        return fail(at(errc::unexpected_eof, pos_,
-                       "expected '\"' closing the string, saw end of input"));
+        return err(
+            at(errc::unexpected_eof, pos_, "expected '\"' closing the string, saw end of input"));
     }
 
-    result<void> literal_string(std::uint64_t& off, std::uint32_t& len) {
+    bool literal_string(std::uint64_t& off, std::uint32_t& len) {
         std::size_t start = ++pos_;
         while (pos_ < n_) {
             auto c = static_cast<unsigned char>(p_[pos_]);
@@ -848,32 +942,32 @@ private:
                 off = start;
                 len = static_cast<std::uint32_t>(pos_ - start);
                 ++pos_;
-                return {};
+                return true;
             }
             if ((c < 0x20 && c != '\t') || c == 0x7f) {
                 if (c == '\n' || c == '\r') {
-                    return fail(at(errc::invalid_string, pos_,
-                                   "expected ''' closing the string, saw a newline"));
+                    return err(at(errc::invalid_string, pos_,
+                                  "expected ''' closing the string, saw a newline"));
                 }
                 return bad_control(pos_);
             }
             ++pos_;
         }
-        return fail(at(errc::unexpected_eof, pos_,
-                       "expected ''' closing the string, saw end of input"));
+        return err(
+            at(errc::unexpected_eof, pos_, "expected ''' closing the string, saw end of input"));
     }
 
     // """multi-line""": a newline right after the opening quotes is dropped; a backslash at
     // the end of a line drops the newline and the whitespace after it; CRLF reads as LF; up to
     // two quotes may stand before the closing three.
-    result<void> ml_basic_string(std::uint64_t& off, std::uint32_t& len) {
+    bool ml_basic_string(std::uint64_t& off, std::uint32_t& len) {
         return ml_string(off, len, '"');
     }
-    result<void> ml_literal_string(std::uint64_t& off, std::uint32_t& len) {
+    bool ml_literal_string(std::uint64_t& off, std::uint32_t& len) {
         return ml_string(off, len, '\'');
     }
 
-    result<void> ml_string(std::uint64_t& off, std::uint32_t& len, char q) {
+    bool ml_string(std::uint64_t& off, std::uint32_t& len, char q) {
         const bool basic = q == '"';
         std::size_t open = pos_;
         pos_ += 3;
@@ -902,8 +996,8 @@ private:
                         ++qs;
                     }
                     if (qs > 5) {
-                        return fail(at(errc::invalid_string, pos_ + 5,
-                                       "expected the end of the string, saw a sixth quote"));
+                        return err(at(errc::invalid_string, pos_ + 5,
+                                      "expected the end of the string, saw a sixth quote"));
                     }
                     std::size_t content_end = pos_ + (qs - 3);
                     if (copying) {
@@ -915,7 +1009,7 @@ private:
                         len = static_cast<std::uint32_t>(content_end - start);
                     }
                     pos_ += qs;
-                    return {};
+                    return true;
                 }
                 ++pos_;
                 continue;
@@ -935,7 +1029,9 @@ private:
                     }
                     pos_ = j;
                 } else {
-                    POLYCODEC_TRY(escape());
+                    if (!(escape())) {
+                        return false;
+                    }
                 }
                 run = pos_;
                 continue;
@@ -955,10 +1051,10 @@ private:
             }
             ++pos_;
         }
-        return fail(at(errc::unexpected_eof, pos_,
-                       std::string("expected ") + (basic ? "'\"\"\"'" : "\"'''\"") +
-                           " closing the string opened at byte " + std::to_string(open) +
-                           ", saw end of input"));
+        return err(at(errc::unexpected_eof, pos_,
+                      std::string("expected ") + (basic ? "'\"\"\"'" : "\"'''\"") +
+                          " closing the string opened at byte " + std::to_string(open) +
+                          ", saw end of input"));
     }
 
     // ---- numbers and date-times ----
@@ -978,15 +1074,17 @@ private:
         return static_cast<unsigned>((p_[i] - '0') * 10 + (p_[i + 1] - '0'));
     }
 
-    result<void> number_or_date(std::uint32_t id) {
-        if (digits_at(pos_, 4) && at_byte(pos_ + 4) == '-') {
+    bool number_or_date(std::uint32_t id) {
+        if (at_byte(pos_ + 4) == '-' && digits_at(pos_, 4)) {
             return date_time(id);
         }
-        if (digits_at(pos_, 2) && at_byte(pos_ + 2) == ':') {
+        if (at_byte(pos_ + 2) == ':' && digits_at(pos_, 2)) {
             std::size_t a0 = arena_.size();
-            POLYCODEC_TRY(time_part(pos_));
+            if (!(time_part(pos_))) {
+                return false;
+            }
             set_timestamp(id, a0, timestamp_kind::local_time);
-            return {};
+            return true;
         }
         return number(id);
     }
@@ -1005,13 +1103,13 @@ private:
 
     // HH:MM:SS[.fraction] at i, appended to the arena (trailing zeros of the fraction
     // dropped); pos_ ends after it.
-    result<void> time_part(std::size_t i) {
+    bool time_part(std::size_t i) {
         if (!digits_at(i, 2) || at_byte(i + 2) != ':' || !digits_at(i + 3, 2) ||
             at_byte(i + 5) != ':' || !digits_at(i + 6, 2)) {
-            return fail(bad_datetime(i, "expected HH:MM:SS, saw " + describe_byte_at(in_, i)));
+            return err(bad_datetime(i, "expected HH:MM:SS, saw " + describe_byte_at(in_, i)));
         }
         if (two(i) > 23 || two(i + 3) > 59 || two(i + 6) > 60) {
-            return fail(bad_datetime(i, "hour, minute or second out of range"));
+            return err(bad_datetime(i, "hour, minute or second out of range"));
         }
         arena_.append(p_ + i, 8);
         std::size_t j = i + 8;
@@ -1021,8 +1119,8 @@ private:
                 ++d;
             }
             if (d == j + 1) {
-                return fail(bad_datetime(d, "expected a digit after '.', saw " +
-                                                describe_byte_at(in_, d)));
+                return err(
+                    bad_datetime(d, "expected a digit after '.', saw " + describe_byte_at(in_, d)));
             }
             std::size_t e = d;
             while (e > j + 1 && p_[e - 1] == '0') {
@@ -1034,50 +1132,52 @@ private:
             j = d;
         }
         pos_ = j;
-        return {};
+        return true;
     }
 
     static bool leap(unsigned y) noexcept { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
-    result<void> date_time(std::uint32_t id) {
+    bool date_time(std::uint32_t id) {
         std::size_t i = pos_;
         if (!digits_at(i + 5, 2) || at_byte(i + 7) != '-' || !digits_at(i + 8, 2)) {
-            return fail(bad_datetime(i, "expected YYYY-MM-DD"));
+            return err(bad_datetime(i, "expected YYYY-MM-DD"));
         }
         unsigned y = two(i) * 100 + two(i + 2);
         unsigned m = two(i + 5);
         unsigned d = two(i + 8);
         static constexpr unsigned mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
         if (m < 1 || m > 12 || d < 1 || d > (m == 2 && leap(y) ? 29 : mdays[m - 1])) {
-            return fail(bad_datetime(i, "month or day out of range"));
+            return err(bad_datetime(i, "month or day out of range"));
         }
         std::size_t a0 = arena_.size();
         arena_.append(p_ + i, 10);
         std::size_t j = i + 10;
         unsigned char sep = at_byte(j);
-        bool has_time = j < n_ && (sep == 'T' || sep == 't' || (sep == ' ' && digits_at(j + 1, 2)
-                                                                && at_byte(j + 3) == ':'));
+        bool has_time = j < n_ && (sep == 'T' || sep == 't' ||
+                                   (sep == ' ' && digits_at(j + 1, 2) && at_byte(j + 3) == ':'));
         if (!has_time) {
             pos_ = j;
             set_timestamp(id, a0, timestamp_kind::local_date);
-            return {};
+            return true;
         }
         arena_.push_back('T');
-        POLYCODEC_TRY(time_part(j + 1));
+        if (!(time_part(j + 1))) {
+            return false;
+        }
         j = pos_;
         unsigned char z = at_byte(j);
         if (j < n_ && (z == 'Z' || z == 'z')) {
             arena_.push_back('Z');
             pos_ = j + 1;
             set_timestamp(id, a0, timestamp_kind::offset_date_time);
-            return {};
+            return true;
         }
         if (j < n_ && (z == '+' || z == '-')) {
             if (!digits_at(j + 1, 2) || at_byte(j + 3) != ':' || !digits_at(j + 4, 2)) {
-                return fail(bad_datetime(j, "expected an offset +HH:MM"));
+                return err(bad_datetime(j, "expected an offset +HH:MM"));
             }
             if (two(j + 1) > 23 || two(j + 4) > 59) {
-                return fail(bad_datetime(j, "offset out of range"));
+                return err(bad_datetime(j, "offset out of range"));
             }
             if (two(j + 1) == 0 && two(j + 4) == 0) {
                 arena_.push_back('Z');
@@ -1086,17 +1186,17 @@ private:
             }
             pos_ = j + 6;
             set_timestamp(id, a0, timestamp_kind::offset_date_time);
-            return {};
+            return true;
         }
         set_timestamp(id, a0, timestamp_kind::local_date_time);
-        return {};
+        return true;
     }
 
     error bad_number(std::size_t start, const char* why) const {
         return at(errc::invalid_number, start, std::string("invalid number: ") + why);
     }
 
-    result<void> number(std::uint32_t id) {
+    bool number(std::uint32_t id) {
         std::size_t start = pos_;
         std::size_t i = pos_;
         bool neg = false;
@@ -1107,27 +1207,27 @@ private:
             c = at_byte(i);
         }
         if (i >= n_) {
-            return fail(expected(i, "a value"));
+            return err(expected(i, "a value"));
         }
         if (c == 'i' || c == 'n') {
             bool inf = c == 'i';
             if (n_ - i < 3 || std::memcmp(p_ + i, inf ? "inf" : "nan", 3) != 0 ||
                 (i + 3 < n_ && is_bare(static_cast<unsigned char>(p_[i + 3])))) {
-                return fail(expected(start, "a value"));
+                return err(expected(start, "a value"));
             }
             double v = inf ? HUGE_VAL : std::nan("");
             v = neg ? -v : v;
             set_double(id, v);
             pos_ = i + 3;
-            return {};
+            return true;
         }
         if (!is_digit(c)) {
-            return fail(expected(start, "a value"));
+            return err(expected(start, "a value"));
         }
         // Prefixed integers: no sign.
         if (c == '0' && (at_byte(i + 1) == 'x' || at_byte(i + 1) == 'o' || at_byte(i + 1) == 'b')) {
             if (i != start) {
-                return fail(bad_number(start, "a sign before 0x, 0o or 0b"));
+                return err(bad_number(start, "a sign before 0x, 0o or 0b"));
             }
             return prefixed(id, start);
         }
@@ -1136,46 +1236,40 @@ private:
         bool overflow = false;
         std::size_t int_start = i;
 
-        for (;;) {
-            c = at_byte(i);
-            if (i < n_ && is_digit(c)) {
-                std::uint64_t d = c - '0';
-                if (mag > (UINT64_MAX - d) / 10) {
-                    overflow = true;
-                }
-                mag = mag * 10 + d;
+        while (i < n_) {
+            c = static_cast<unsigned char>(p_[i]);
+            if (is_digit(c)) {
+                overflow |= __builtin_mul_overflow(mag, 10u, &mag);
+                overflow |= __builtin_add_overflow(mag, static_cast<unsigned>(c - '0'), &mag);
                 ++i;
-                continue;
-            }
-            if (i < n_ && c == '_') {
-                if (!is_digit(at_byte(i + 1)) || i + 1 >= n_) {
-                    return fail(bad_number(i, "'_' must stand between digits"));
+            } else if (c == '_') {
+                if (i + 1 >= n_ || !is_digit(static_cast<unsigned char>(p_[i + 1]))) {
+                    return err(bad_number(i, "'_' must stand between digits"));
                 }
-
                 ++i;
-                continue;
+            } else {
+                break;
             }
-            break;
         }
         if (p_[int_start] == '0' && i - int_start > 1) {
-            return fail(bad_number(start, "leading zeros are not allowed"));
+            return err(bad_number(start, "leading zeros are not allowed"));
         }
         c = at_byte(i);
         if (i < n_ && (c == '.' || c == 'e' || c == 'E')) {
             return floating(id, start, i);
         }
         if (i < n_ && is_bare(c)) {
-            return fail(bad_number(i, "unexpected character in a number"));
+            return err(bad_number(i, "unexpected character in a number"));
         }
         std::uint64_t limit = neg ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
         if (overflow || mag > limit) {
-            return fail(bad_number(start, "integer outside the 64-bit signed range"));
+            return err(bad_number(start, "integer outside the 64-bit signed range"));
         }
         tnode& nd = nodes_[id];
         nd.type = nt::integer;
         nd.val = neg ? ~mag + 1 : mag;
         pos_ = i;
-        return {};
+        return true;
     }
 
     void set_double(std::uint32_t id, double v) {
@@ -1184,7 +1278,7 @@ private:
         std::memcpy(&nd.val, &v, 8);
     }
 
-    result<void> prefixed(std::uint32_t id, std::size_t start) {
+    bool prefixed(std::uint32_t id, std::size_t start) {
         char kind = p_[start + 1];
         unsigned shift = kind == 'x' ? 4 : kind == 'o' ? 3 : 1;
         std::size_t i = start + 2;
@@ -1218,7 +1312,7 @@ private:
                           : kind == 'o' ? (nx >= '0' && nx <= '7')
                                         : (nx == '0' || nx == '1');
                 if (!ok || i + 1 >= n_) {
-                    return fail(bad_number(i, "'_' must stand between digits"));
+                    return err(bad_number(i, "'_' must stand between digits"));
                 }
                 ++i;
                 continue;
@@ -1226,26 +1320,26 @@ private:
             break;
         }
         if (!any) {
-            return fail(bad_number(start, "no digits after the base prefix"));
+            return err(bad_number(start, "no digits after the base prefix"));
         }
         if (i < n_ && (is_bare(static_cast<unsigned char>(p_[i])) || p_[i] == '.')) {
-            return fail(bad_number(i, "unexpected character in a number"));
+            return err(bad_number(i, "unexpected character in a number"));
         }
         if (overflow || v > static_cast<std::uint64_t>(INT64_MAX)) {
-            return fail(bad_number(start, "integer outside the 64-bit signed range"));
+            return err(bad_number(start, "integer outside the 64-bit signed range"));
         }
         tnode& nd = nodes_[id];
         nd.type = nt::integer;
         nd.val = v;
         pos_ = i;
-        return {};
+        return true;
     }
 
     // The fraction and exponent from i (the integer part already checked).
-    result<void> floating(std::uint32_t id, std::size_t start, std::size_t i) {
-        auto digit_run = [&](std::size_t& j) -> result<void> {
+    bool floating(std::uint32_t id, std::size_t start, std::size_t i) {
+        auto digit_run = [&](std::size_t& j) -> bool {
             if (!is_digit(at_byte(j)) || j >= n_) {
-                return fail(bad_number(j, "expected a digit"));
+                return err(bad_number(j, "expected a digit"));
             }
             while (j < n_) {
                 unsigned char c = static_cast<unsigned char>(p_[j]);
@@ -1254,26 +1348,30 @@ private:
                 } else if (c == '_' && j + 1 < n_ && is_digit(at_byte(j + 1))) {
                     ++j;
                 } else if (c == '_') {
-                    return fail(bad_number(j, "'_' must stand between digits"));
+                    return err(bad_number(j, "'_' must stand between digits"));
                 } else {
                     break;
                 }
             }
-            return {};
+            return true;
         };
         if (p_[i] == '.') {
             ++i;
-            POLYCODEC_TRY(digit_run(i));
+            if (!(digit_run(i))) {
+                return false;
+            }
         }
         if (i < n_ && (p_[i] == 'e' || p_[i] == 'E')) {
             ++i;
             if (i < n_ && (p_[i] == '+' || p_[i] == '-')) {
                 ++i;
             }
-            POLYCODEC_TRY(digit_run(i));
+            if (!(digit_run(i))) {
+                return false;
+            }
         }
         if (i < n_ && (is_bare(static_cast<unsigned char>(p_[i])) || p_[i] == '.')) {
-            return fail(bad_number(i, "unexpected character in a number"));
+            return err(bad_number(i, "unexpected character in a number"));
         }
         std::string& num = s_.num;
         num.clear();
@@ -1293,16 +1391,16 @@ private:
             // Overflow to infinity, underflow to zero (as strtod does).
             v = std::strtod(num.c_str(), nullptr);
         } else if (r.ec != std::errc() || r.ptr != num.data() + num.size()) {
-            return fail(bad_number(start, "not a float"));
+            return err(bad_number(start, "not a float"));
         }
         set_double(id, v);
         pos_ = i;
-        return {};
+        return true;
     }
 
     // ---- pass two: the tape ----
 
-    result<void> emit(std::uint32_t id) {
+    bool emit(std::uint32_t id) {
         const tnode& nd = nodes_[id];
         switch (nd.type) {
             case nt::root:
@@ -1311,46 +1409,50 @@ private:
             case nt::dotted_table:
             case nt::inline_table:
                 if (!b_.begin_map()) {
-                    return fail(limit_error(b_, n_));
+                    return err(limit_error(b_, n_));
                 }
                 for (std::uint32_t c = nd.first; c != none; c = nodes_[c].next) {
                     b_.add_string(text(nodes_[c].key, nodes_[c].klen));
-                    POLYCODEC_TRY(emit(c));
+                    if (!(emit(c))) {
+                        return false;
+                    }
                 }
                 b_.end_map();
-                return {};
+                return true;
             case nt::table_array:
             case nt::array:
                 if (!b_.begin_array()) {
-                    return fail(limit_error(b_, n_));
+                    return err(limit_error(b_, n_));
                 }
                 for (std::uint32_t c = nd.first; c != none; c = nodes_[c].next) {
-                    POLYCODEC_TRY(emit(c));
+                    if (!(emit(c))) {
+                        return false;
+                    }
                 }
                 b_.end_array();
-                return {};
+                return true;
             case nt::string:
                 b_.add_string(text(nd.val, nd.vlen));
-                return {};
+                return true;
             case nt::integer:
                 b_.add_int(static_cast<std::int64_t>(nd.val));
-                return {};
+                return true;
             case nt::floating: {
                 double d;
                 std::memcpy(&d, &nd.val, 8);
                 b_.add_double(d);
-                return {};
+                return true;
             }
             case nt::boolean:
                 b_.add_bool(nd.val != 0);
-                return {};
+                return true;
             case nt::timestamp:
                 b_.add_timestamp(text(nd.val, nd.vlen), static_cast<timestamp_kind>(nd.aux));
-                return {};
+                return true;
             case nt::pending:
                 break;
         }
-        return {};
+        return true;
     }
 
     std::string_view in_;
@@ -1363,6 +1465,7 @@ private:
     std::string& arena_;
     std::uint32_t ctx_ = 0;  // the node an error is reported at
     std::size_t max_depth_ = max_toml_depth;
+    error err_;
 };
 
 std::pair<std::size_t, std::size_t> deepest(const document& doc);
@@ -1376,7 +1479,10 @@ result<void> decode_toml(std::string_view in, builder& b, const decode_options&)
         return fail(make_error(errc::size_exceeded, 0, "input too large"));
     }
     toml_parser p(in, b);
-    return p.run();
+    if (!p.run()) {
+        return fail(std::move(p.failure()));
+    }
+    return {};
 }
 
 // ---- writer ----
