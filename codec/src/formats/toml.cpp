@@ -550,6 +550,10 @@ private:
                     return false;
                 }
                 c = r;
+            } else if (nodes_[c].type == nt::implicit_table) {
+                // A table so far only named by headers ([a.b.c] makes a.b): dotted keys may
+                // fill it, after which no header may define it (as tomllib and toml++).
+                nodes_[c].type = nt::dotted_table;
             } else if (nodes_[c].type != nt::dotted_table) {
                 ctx_ = c;
                 return err(at(errc::duplicate_key, key[i].pos,
@@ -1108,7 +1112,7 @@ private:
             at_byte(i + 5) != ':' || !digits_at(i + 6, 2)) {
             return err(bad_datetime(i, "expected HH:MM:SS, saw " + describe_byte_at(in_, i)));
         }
-        if (two(i) > 23 || two(i + 3) > 59 || two(i + 6) > 60) {
+        if (two(i) > 23 || two(i + 3) > 59 || two(i + 6) > 59) {
             return err(bad_datetime(i, "hour, minute or second out of range"));
         }
         arena_.append(p_ + i, 8);
@@ -1388,8 +1392,12 @@ private:
         double v = 0;
         auto r = std::from_chars(num.data(), num.data() + num.size(), v);
         if (r.ec == std::errc::result_out_of_range) {
-            // Overflow to infinity, underflow to zero (as strtod does).
+            // Underflow reads as zero (or the nearest subnormal); a finite literal too large
+            // for a double is refused, as toml++ does (inf is spelled inf).
             v = std::strtod(num.c_str(), nullptr);
+            if (std::isinf(v)) {
+                return err(bad_number(start, "float outside the range of a double"));
+            }
         } else if (r.ec != std::errc() || r.ptr != num.data() + num.size()) {
             return err(bad_number(start, "not a float"));
         }
