@@ -53,6 +53,9 @@ const decode_case decode_cases[] = {
     {"[a.b.c]\n[a]\nb.d = 1", R"({"a":{"b":{"c":{},"d":1}}})"},
     {"[[p]]\nn = 1\n[[p]]\nn = 2\n[p.q]\nr = 3", R"({"p":[{"n":1},{"n":2,"q":{"r":3}}]})"},
     {"x = [1, \"a\", {b = 2}, [3]]", R"({"x":[1,"a",{"b":2},[3]]})"},
+    // A line-ending backslash trims spaces, tabs and newlines only: U+FEFF stays (tomllib
+    // agrees; toml++ trims it, docs/formats/toml.md "Oracle").
+    {"bee = \"\"\"\nhee \\\n\xEF\xBB\xBF\na\"\"\"", "{\"bee\":\"hee \xEF\xBB\xBF\\u000aa\"}"},
     {"\"quoted key\" = 1\n'lit' = 2\n\"\" = 3", R"({"quoted key":1,"lit":2,"":3})"},
 };
 

@@ -14,7 +14,39 @@
 
 namespace {
 
-[[noreturn]] void disagree(const char* what, const std::string& detail) {
+// toml++ counts the non-ASCII Unicode white space code points as white space where TOML 1.0
+// has only space and tab: after a line-ending backslash in a multi-line basic string it trims
+// U+FEFF, U+00A0, U+2028 ... too (an oracle bug, found by this target). Disagreements on an
+// input that holds one of them are not reported.
+bool has_unicode_space(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        if (i + len > s.size()) {
+            return false;
+        }
+        auto b = [&](std::size_t k) { return static_cast<char32_t>(s[i + k] & 0x3F); };
+        char32_t cp = len == 2   ? (c & 0x1Fu) << 6 | b(1)
+                      : len == 3 ? (c & 0x0Fu) << 12 | b(1) << 6 | b(2)
+                                 : 0;
+        if (cp == 0x85 || cp == 0xA0 || cp == 0x1680 || cp == 0x180E ||
+            (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+            cp == 0x205F || cp == 0x2060 || cp == 0x3000 || cp == 0xFEFF) {
+            return true;
+        }
+        i += len;
+    }
+    return false;
+}
+
+void disagree(std::string_view in, const char* what, const std::string& detail) {
+    if (has_unicode_space(in)) {
+        return;  // the oracle's white space bug
+    }
     std::fprintf(stderr, "fuzz_diff_toml: %s\n%s\n", what, detail.c_str());
     std::abort();
 }
@@ -35,20 +67,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             return 0;
         }
         if (ok) {
-            disagree("we refuse, toml++ accepts",
+            disagree(in, "we refuse, toml++ accepts",
                      describe(r.error()) + "\ntoml++: " + to_debug_string(oracle.root()));
         }
         return 0;
     }
     if (!ok) {
-        disagree("we accept, toml++ refuses", why + "\nours: " + to_debug_string(ours.root()));
+        disagree(in, "we accept, toml++ refuses", why + "\nours: " + to_debug_string(ours.root()));
+        return 0;
     }
     document cut;
     builder cb(cut);
     test::cut_fractions(ours.root(), cb);
     if (!equal(cut, oracle)) {
-        disagree("different values", "ours:   " + to_debug_string(cut.root()) +
-                                         "\ntoml++: " + to_debug_string(oracle.root()));
+        disagree(in, "different values",
+                 "ours:   " + to_debug_string(cut.root()) +
+                     "\ntoml++: " + to_debug_string(oracle.root()));
     }
     return 0;
 }

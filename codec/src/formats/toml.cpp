@@ -10,6 +10,7 @@
 // steady stream of decodes allocates nothing.
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -101,9 +102,24 @@ inline std::uint64_t load_tail(const char* p, std::size_t n) noexcept {
     return w;
 }
 
+// A per-process seed, so that an input cannot be crafted once for keys that all collide in
+// the index (every process places them differently).
+std::uint64_t hash_seed() noexcept {
+    static const std::uint64_t seed = [] {
+        std::uint64_t local = 0;
+        auto a = reinterpret_cast<std::uintptr_t>(&local);  // ASLR
+        auto t =
+            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+        std::uint64_t x = (a ^ (t << 17) ^ t) * 0x9E3779B97F4A7C15ULL;
+        return x ^ (x >> 31);
+    }();
+    return seed;
+}
+
 // A fast hash of (parent, key bytes).
 inline std::uint32_t key_hash(std::uint32_t parent, std::string_view k) noexcept {
-    std::uint64_t h = (std::uint64_t{parent} + 1) * 0x9E3779B97F4A7C15ULL ^ k.size();
+    std::uint64_t h =
+        ((std::uint64_t{parent} + 1) * 0x9E3779B97F4A7C15ULL ^ k.size()) + hash_seed();
     const char* p = k.data();
     std::size_t n = k.size();
     while (n >= 8) {
