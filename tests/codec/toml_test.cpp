@@ -193,6 +193,23 @@ TEST(TomlDecode, DepthLimit) {
     EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
 }
 
+// The parser's scratch counts against the builder's size budget as the tape it will become
+// (16 bytes per value at least), so a document whose tape fits is never refused for it.
+TEST(TomlDecode, SizeBudget) {
+    std::string doc = "a = [";
+    for (int i = 0; i < 10000; ++i) {
+        doc += i == 0 ? "1" : ",1";
+    }
+    doc += "]";
+    decode_options opt;
+    opt.limits.max_bytes = 200000;  // the tape: 10000 x 16 bytes and a few words
+    document d = must_decode(format_id::toml, doc, opt);
+    EXPECT_EQ(d.root().find("a").size(), 10000u);
+    opt.limits.max_bytes = 100000;
+    error e = decode_error(format_id::toml, doc, opt);
+    EXPECT_EQ(e.code, errc::size_exceeded) << describe(e);
+}
+
 // ---- encoding ----
 
 struct encode_case {

@@ -70,6 +70,8 @@ struct tnode {
     std::uint8_t aux = 0;  // timestamp_kind
 };
 
+static_assert(sizeof(tnode) == 48, "the size budget check counts on small nodes");
+
 struct index_slot {
     std::uint32_t gen;
     std::uint32_t node;
@@ -335,9 +337,12 @@ private:
             nd.klen = k->len;
             nd.hash = h;
         }
+        // Every node becomes at least two tape words (16 bytes) and the arena's text becomes
+        // payload bytes, so past the budget here the tape is sure to be refused: refuse now.
+        // The scratch itself (sizeof(tnode) per node) stays under 3x the budget.
         if (nodes_.size() >= none - 1 ||
             ((nodes_.size() & 4095) == 0 &&
-             nodes_.size() * sizeof(tnode) + arena_.size() > b_.limits().max_bytes)) {
+             nodes_.size() * 16 + arena_.size() > b_.limits().max_bytes)) {
             return err_none(at(errc::size_exceeded, pos, "document larger than its size budget"));
         }
         auto id = static_cast<std::uint32_t>(nodes_.size());
