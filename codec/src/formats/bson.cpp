@@ -15,6 +15,7 @@
 
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
@@ -988,12 +989,14 @@ private:
                 text = scratch;
                 break;
             default:
-                scratch = to_debug_string(k);
-                text = scratch;
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return set_error(
-                        unrepresentable(k, "map key " + scratch + " is not representable in bson"));
+                {
+                    auto t = key_fallback(opt_, k, "bson");
+                    if (!t) {
+                        return set_error(std::move(t.error()));
+                    }
+                    scratch = std::move(*t);
                 }
+                text = scratch;
         }
         if (text.find('\0') != std::string_view::npos) {
             if (!allow_lossy(opt_, k, "key_nul_removed", "NUL bytes removed from key")) {

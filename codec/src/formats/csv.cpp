@@ -21,6 +21,7 @@
 
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -757,11 +758,7 @@ private:
                 into.append(std::to_string(k.get_uint()));
                 return {};
             default: {
-                std::string t = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + t + " is not representable in csv"));
-                }
+                POLYCODEC_TRY_ASSIGN(t, key_fallback(opt_, k, "csv"));
                 into.append(t);
                 return {};
             }

@@ -12,6 +12,7 @@
 
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -940,11 +941,8 @@ private:
                 break;
             }
             default: {
-                num = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + num + " is not representable in hjson"));
-                }
+                POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "hjson"));
+                num = std::move(text);
                 s = num;
             }
         }

@@ -17,6 +17,7 @@
 #include "detail/base64.hpp"
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
@@ -1763,12 +1764,11 @@ private:
                 return true;
             }
             default: {
-                std::string text = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return set_error(
-                        unrepresentable(k, "map key " + text + " is not representable in json"));
+                auto text = key_fallback(opt_, k, "json");
+                if (!text) {
+                    return set_error(std::move(text.error()));
                 }
-                write_string(out_, text);
+                write_string(out_, *text);
                 return true;
             }
         }

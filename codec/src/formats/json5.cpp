@@ -8,6 +8,7 @@
 
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -843,11 +844,7 @@ private:
                 out_.push_back('"');
                 return {};
             default: {
-                std::string text = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + text + " is not representable in json5"));
-                }
+                POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "json5"));
                 write_string(out_, text);
                 return {};
             }

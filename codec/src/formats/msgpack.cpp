@@ -29,7 +29,7 @@ public:
         : in_(in), b_(b), keep_width_(keep_width) {}
 
     result<void> run() {
-        if (!read_value(false)) {
+        if (!read_value()) {
             return fail(std::move(err_));
         }
         if (pos_ != in_.size()) {
@@ -170,7 +170,7 @@ private:
             return container_limit(start);
         }
         for (std::uint64_t i = 0; i < n; ++i) {
-            if (!read_value(false)) {
+            if (!read_value()) {
                 return false;
             }
         }
@@ -186,10 +186,10 @@ private:
             return container_limit(start);
         }
         for (std::uint64_t i = 0; i < n; ++i) {
-            if (!read_value(true)) {
+            if (!read_value()) {
                 return false;
             }
-            if (!read_value(false)) {
+            if (!read_value()) {
                 return false;
             }
         }
@@ -201,7 +201,7 @@ private:
         return keep_width_ ? width : int_width::unknown;
     }
 
-    bool read_value(bool key) {
+    bool read_value() {
         if (pos_ >= in_.size()) {
             return set_error(
                 make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
@@ -221,11 +221,7 @@ private:
             return read_str(start, m & 0x1f);
         }
         if (m <= 0x9f) {
-            if (key) {
-                return set_error(make_error(errc::unrepresentable, start,
-                                            std::string("a map key must be a scalar, saw ") +
-                                                (m <= 0x8f ? "a map" : "an array")));
-            }
+            // Any value may be a map key (DESIGN section 2), containers included.
             return m <= 0x8f ? read_map(start, m & 0x0f) : read_array(start, m & 0x0f);
         }
         // 0xc0 .. 0xdf: the markers with an argument.
@@ -296,11 +292,6 @@ private:
             case 0xd9: case 0xda: case 0xdb:
                 return read_str(start, n);
             default:
-                if (key) {
-                    return set_error(make_error(errc::unrepresentable, start,
-                                                std::string("a map key must be a scalar, saw ") +
-                                                    (m >= 0xde ? "a map" : "an array")));
-                }
                 return m >= 0xde ? read_map(start, n) : read_array(start, n);
         }
     }
@@ -392,7 +383,6 @@ alignas(16) constexpr unsigned char first_n_mask[64] = {
 struct fast_frame {
     std::size_t start;   // tape index of the container's header
     std::uint64_t left;  // children still to read (keys and values for a map)
-    bool map;
 };
 
 constexpr std::size_t fast_max_frames = 64;  // deeper input takes msgpack_reader
@@ -412,7 +402,7 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
 
     // frames[0] stands for the top level: a container of one value that is never closed.
     fast_frame frames[fast_max_frames + 1];
-    frames[0] = {0, 1, false};
+    frames[0] = {0, 1};
     fast_frame* top = frames;
     std::size_t pos = 0;
     std::uint64_t n = 0;
@@ -632,9 +622,6 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
     }
 
     container: {
-        if (top->map && top->left % 2 == 0) {
-            return false;  // a container as a map key
-        }
         if (is_map ? n > (size - pos) / 2 : n > size - pos) {
             return false;
         }
@@ -646,7 +633,7 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
             tw.open_empty(w, k);
             goto done;
         }
-        *++top = {tw.size(), is_map ? 2 * n : n, is_map};
+        *++top = {tw.size(), is_map ? 2 * n : n};
         tw.open(w, k, n);
         continue;
     }
