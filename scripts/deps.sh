@@ -17,7 +17,7 @@ build_pkgs=(
     libfyaml-dev  # the YAML decoder's test oracle (tests/codec/yaml_oracle_test.cpp, fuzz_diff_yaml)
 )
 test_pkgs=(
-    python3 python3-yaml python3-msgpack curl prometheus openssl
+    python3 python3-yaml python3-msgpack python3-cbor2 curl prometheus openssl
     libfyaml-utils  # fy-tool, libfyaml's command line (YAML oracle by hand)
     zstd brotli
     guile-3.0
