@@ -9,14 +9,14 @@ cd "$(dirname "$0")/.."
 build_pkgs=(
     cmake ninja-build g++ clang-14 libclang-rt-14-dev ccache pkg-config git
     dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the runtime Depends
-    libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev
+    libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev libexpat1-dev
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev
     libgtest-dev libgmock-dev
     libisal-dev libbrotli-dev libzstd-dev
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(
-    python3 python3-yaml python3-msgpack curl prometheus openssl
+    python3 python3-yaml python3-msgpack python3-xmltodict curl prometheus openssl
     zstd brotli
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev

@@ -54,13 +54,15 @@ constexpr sv smile_types[] = {"application/x-jackson-smile"};
 constexpr sv smile_ext[] = {".sml"};
 constexpr sv dotenv_types[] = {"text/x-dotenv", "application/x-env"};
 constexpr sv dotenv_ext[] = {".env"};
+constexpr sv xml_types[] = {"application/xml", "text/xml"};
+constexpr sv xml_ext[] = {".xml"};
 
 // Capabilities: text, null, boolean, floats, bytes, any_keys, map_root_only, tabular, schema.
 constexpr format_caps text_json{true, true, true, true, false, false, false, false, false};
 constexpr format_caps text_any_keys{true, true, true, true, true, true, false, false, false};
 constexpr format_caps binary_any_keys{false, true, true, true, true, true, false, false, false};
 
-constexpr std::array<format_info, format_count> table{{
+constexpr format_info table[] = {
     {format_id::json, "json", json_types, json_ext, text_json},
     {format_id::json5, "json5", json5_types, json5_ext, text_json},
     {format_id::hjson, "hjson", hjson_types, hjson_ext, text_json},
@@ -92,7 +94,9 @@ constexpr std::array<format_info, format_count> table{{
      {false, true, true, true, true, false, false, false, false}},
     {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,
      {true, false, false, false, false, false, true, false, false}},
-}};
+    {format_id::xml, "xml", xml_types, xml_ext,
+     {true, true, false, false, false, false, false, false, false}},
+};
 
 }  // namespace
 
@@ -103,10 +107,13 @@ const format_info* find_format(format_id id) noexcept {
 }
 
 const format_info* find_format_by_number(std::uint8_t number) noexcept {
-    if (number == 0 || number > table.size()) {
-        return nullptr;
+    // In id order; an id reserved for a format still to come has no row.
+    for (const auto& f : table) {
+        if (static_cast<std::uint8_t>(f.id) == number) {
+            return &f;
+        }
     }
-    return &table[number - 1];
+    return nullptr;
 }
 
 const format_info* find_format_by_name(std::string_view name) noexcept {
@@ -144,6 +151,11 @@ const format_info* find_format_by_media_type(std::string_view type) noexcept {
     if (type.size() > 5 && detail::iequals(type.substr(type.size() - 5), "+json") &&
         type.find('/') != sv::npos) {
         return &table[0];
+    }
+    // RFC 7303 section 4.2: any "+xml" type is XML.
+    if (type.size() > 4 && detail::iequals(type.substr(type.size() - 4), "+xml") &&
+        type.find('/') != sv::npos) {
+        return find_format(format_id::xml);
     }
     return nullptr;
 }
