@@ -319,9 +319,14 @@ int bench_file(const std::string& path, const options& opt) {
             std::printf("# %s: skipped (not implemented yet)\n", std::string(f.name).c_str());
             continue;
         }
-        const document& in = f.caps.map_root_only ? wrapped : src;
+        // XML: {"records": [...]} inside a <bench> root element (root=bench both ways).
+        const bool xml = f.id == format_id::xml;
+        const document& in = f.caps.map_root_only || xml ? wrapped : src;
         encode_options eo;
         decode_options dopt;
+        if (xml) {
+            eo.xml.root = dopt.xml.root = "bench";
+        }
         if (f.caps.needs_schema) {
             // postcard: the data file's schema, fixtures/schemas/<stem>.json, when it exists.
             auto stem = path.substr(path.find_last_of('/') + 1);

@@ -420,6 +420,8 @@ int run_convert(int argc, char** argv) {
         return usage_error("cannot read " + in_path + ": " + std::strerror(errno));
     }
     document doc;
+    lossy_report report;  // the decoder's fallbacks (xml under --lossy), then the encoder's
+    opt.decode.report = &report;
     if (auto r = decode((*from)->id, input, doc, opt.decode); !r) {
         std::fprintf(stderr, "polycodec: %s\n", describe(r.error()).c_str());
         return exit_code_of(r.error());
@@ -431,7 +433,6 @@ int run_convert(int argc, char** argv) {
     std::string().swap(input);
     output_buffer out;
     out.reserve(input_size + input_size / 8 + 4096);
-    lossy_report report;
     opt.encode.report = &report;
     if (auto r = encode((*to)->id, doc, out, opt.encode); !r) {
         std::fprintf(stderr, "polycodec: %s\n", describe(r.error()).c_str());

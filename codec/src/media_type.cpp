@@ -171,6 +171,7 @@ constexpr format_id extjson_formats[] = {format_id::json, format_id::json5, form
                                          format_id::yaml, format_id::ndjson};
 constexpr format_id int_width_formats[] = {format_id::cbor, format_id::msgpack};
 constexpr format_id xml_only[] = {format_id::xml};
+constexpr format_id infer_formats[] = {format_id::csv, format_id::xml};
 constexpr std::string_view namespaces_values[] = {"prefix", "expand"};
 
 result<void> set_flag(std::string_view name, std::string_view value, bool& target) {
@@ -279,8 +280,8 @@ constexpr option_info option_rows[] = {
          o.decode.csv_delimiter = o.encode.csv_delimiter = d;
          return {};
      }},
-    {"infer", option_kind::boolean, bool_values, "false", csv_only,
-     "type CSV fields: numbers, booleans, empty fields as null",
+    {"infer", option_kind::boolean, bool_values, "false", infer_formats,
+     "type CSV fields (numbers, booleans, empty fields as null) and XML text (numbers, booleans)",
      [](std::string_view v, transcode_options& o) { return set_flag("infer", v, o.decode.infer); }},
     {"unflatten", option_kind::boolean, bool_values, "false", csv_only,
      "dotted CSV column names (a.b) become nested maps",

@@ -112,9 +112,15 @@ TEST(Fixtures, CommittedFormsDecodeToTheJsonFixture) {
                 continue;
             }
             document d;
-            auto r = decode(f.id, test::read_file(path), d);
+            decode_options dopt;
+            const bool xml = f.id == format_id::xml;  // <bench> around {"records": ...}, as text
+            if (xml) {
+                dopt.xml.root = base;
+                dopt.infer = true;
+            }
+            auto r = decode(f.id, test::read_file(path), d, dopt);
             ASSERT_TRUE(r) << path << ": " << describe(r.error());
-            EXPECT_TRUE(equal(d, input_for(f, plain, wrapped))) << path;
+            EXPECT_TRUE(equal(d, xml ? wrapped : input_for(f, plain, wrapped))) << path;
             ++checked;
         }
     }

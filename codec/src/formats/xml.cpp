@@ -132,8 +132,10 @@ public:
         XML_SetExternalEntityRefHandler(p_, on_external);
         XML_SetSkippedEntityHandler(p_, on_skipped);
         XML_SetEntityDeclHandler(p_, on_entity_decl);
-        // The external DTD subset and external parameter entities are never read.
-        XML_SetParamEntityParsing(p_, XML_PARAM_ENTITY_PARSING_NEVER);
+        // Parameter entities are processed so that internal ones work; the external DTD
+        // subset is never read (on_external skips it), an external parameter entity is refused.
+        XML_SetParamEntityParsing(p_, XML_PARAM_ENTITY_PARSING_ALWAYS);
+        XML_SetStartDoctypeDeclHandler(p_, on_doctype);
         XML_SetBillionLaughsAttackProtectionMaximumAmplification(p_, 10.0f);
         XML_SetBillionLaughsAttackProtectionActivationThreshold(p_, std::size_t{1} << 20);
         if (in_.size() > static_cast<std::size_t>(INT32_MAX)) {
@@ -380,10 +382,23 @@ private:
         r.over_budget();
     }
 
+    static void XMLCALL on_doctype(void* ud, const XML_Char*, const XML_Char* sysid,
+                                   const XML_Char*, int) {
+        xml_reader& r = self(ud);
+        r.subset_ = sysid != nullptr;
+        r.subset_id_ = sysid != nullptr ? sysid : "";
+    }
+
     static int XMLCALL on_external(XML_Parser p, const XML_Char* context, const XML_Char*,
                                    const XML_Char* system_id, const XML_Char*) {
         xml_reader& r = self(XML_GetUserData(p));
-        std::string what = context != nullptr ? "external entity" : "external DTD subset";
+        if (context == nullptr && r.subset_ && system_id != nullptr && r.subset_id_ == system_id) {
+            // The external DTD subset (<!DOCTYPE d SYSTEM "x.dtd">): not read, as if empty;
+            // an entity it would have declared is refused where it is used (on_skipped).
+            r.subset_ = false;
+            return XML_STATUS_OK;
+        }
+        std::string what = context != nullptr ? "external entity" : "external parameter entity";
         if (context != nullptr) {
             std::string_view c(context);
             what += " &" + std::string(c.substr(0, std::min<std::size_t>(c.size(), 64))) + ";";
@@ -750,6 +765,8 @@ private:
     std::size_t text_budget_ = 0;
     std::size_t entity_decls_ = 0;
     int reported_ = 0;
+    bool subset_ = false;     // a DOCTYPE with an external subset, not yet skipped
+    std::string subset_id_;  // its system id
 };
 
 result<void> decode_xml(std::string_view in, builder& b, const decode_options& opt) {
