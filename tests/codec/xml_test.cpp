@@ -181,6 +181,18 @@ TEST(XmlEncode, Mapping) {
               std::string(decl) + "<a k=\"1\">x<b>y</b><!--c--><?pi d?></a>");
 }
 
+TEST(XmlEncode, ExpandedNamespaces) {
+    encode_options ns;
+    ns.xml.expand_namespaces = true;
+    EXPECT_EQ(encode_xml("{\"{urn:a}r\":{\"@{urn:a}k\":\"1\",\"@j\":\"2\",\"{urn:a}b\":\"x\","
+                         "\"{}c\":null}}",
+                         ns),
+              std::string(decl) +
+                  "<ns0:r xmlns:ns0=\"urn:a\" ns0:k=\"1\" j=\"2\"><ns0:b>x</ns0:b><c/></ns0:r>");
+    EXPECT_EQ(encode_error("{\"{urn:a\":1}", ns).code, errc::unrepresentable);
+    EXPECT_EQ(encode_error("{\"{urn:a}r\":1}").code, errc::unrepresentable);  // not expanding
+}
+
 TEST(XmlEncode, Refusals) {
     EXPECT_NE(encode_error("[1]").message.find("root=NAME"), std::string::npos);
     EXPECT_NE(encode_error("{\"a\":1,\"b\":2}").message.find("one root element"),

@@ -169,6 +169,10 @@ class XmlDifferential(unittest.TestCase):
         doc = ('<r xmlns="urn:d" xmlns:p="urn:p"><p:a p:k="1" k="2">t</p:a><b/><b>x</b></r>')
         common.same_value(self, self.decode(doc, "xml;namespaces=expand"),
                           {"{urn:d}r": etree_mapping(ET.fromstring(doc))})
+        # Written back, ElementTree reads the same {uri}local names.
+        xml = self.encode(self.decode(doc, "xml;namespaces=expand"), "xml;namespaces=expand")
+        common.same_value(self, {"{urn:d}r": etree_mapping(ET.fromstring(xml))},
+                          {"{urn:d}r": etree_mapping(ET.fromstring(doc))})
         # Without expansion, prefixes and xmlns attributes stay as written (xmltodict's default).
         common.same_value(self, self.decode(doc), json.loads(json.dumps(xmltodict.parse(doc))))
 

@@ -88,6 +88,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (fuzzed == format_id::csv) {
         opt.strict = (pick & 1) == 0;
     }
+    if (fuzzed == format_id::xml) {
+        // XML: the xmltodict mapping or the ordered (JsonML-style) form, each read back by
+        // the encoder of the same mapping.
+        opt.xml.ordered = (pick & 1) != 0;
+    }
     if (!decode(fuzzed, in, doc, opt)) {
         return 0;
     }
@@ -97,6 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (fuzzed == format_id::msgpack) {
         eo.canonical = (pick & 1) != 0;
     }
+    eo.xml = opt.xml;
     auto w = encode(fuzzed, doc, out, eo);
     if (!w) {
         // A decoded value must be representable in its own format.

@@ -875,7 +875,6 @@ public:
             }
             POLYCODEC_TRY(node(root, 0));
         } else if (!opt_.xml.root.empty()) {
-            POLYCODEC_TRY(check_name(root, opt_.xml.root));
             POLYCODEC_TRY(element(opt_.xml.root, root, 0));
         } else if (root.kind() == kind::map && root.size() == 1 &&
                    (*root.entries().begin()).val.kind() != kind::array) {
@@ -903,6 +902,77 @@ private:
         }
         return {};
     }
+
+    // `name` as written: "{uri}local" under namespaces=expand becomes "nsN:local", with
+    // xmlns:nsN declared (in pending_) on the element being opened unless a parent did.
+    result<void> qualify(value at, std::string_view name, std::string& qn) {
+        if (!opt_.xml.expand_namespaces || name.empty() || name[0] != '{') {
+            POLYCODEC_TRY(check_name(at, name));
+            qn.assign(name);
+            return {};
+        }
+        auto close = name.find('}');
+        if (close == std::string_view::npos) {
+            return fail(unrepresentable(at, "\"" + std::string(name.substr(0, 64)) +
+                                                "\" is not {uri}local"));
+        }
+        std::string_view uri = name.substr(1, close - 1);
+        std::string_view local = name.substr(close + 1);
+        POLYCODEC_TRY(check_name(at, local));
+        if (local.find(':') != std::string_view::npos) {
+            return fail(unrepresentable(at, "the local name of \"" +
+                                                std::string(name.substr(0, 64)) +
+                                                "\" has a ':'"));
+        }
+        if (uri.empty()) {
+            qn.assign(local);
+            return {};
+        }
+        const std::string* prefix = nullptr;
+        for (auto it = ns_.rbegin(); it != ns_.rend(); ++it) {
+            if (it->first == uri) {
+                prefix = &it->second;
+                break;
+            }
+        }
+        if (prefix == nullptr) {
+            ns_.emplace_back(std::string(uri), "ns" + std::to_string(ns_counter_++));
+            prefix = &ns_.back().second;
+            output_buffer& o = out_;
+            o.append(" xmlns:");
+            o.append(*prefix);
+            o.append("=\"");
+            POLYCODEC_TRY(escaped(at, uri, true));
+            o.push_back('"');
+        }
+        qn.assign(*prefix);
+        qn += ':';
+        qn.append(local);
+        return {};
+    }
+
+    // Writes "<qname" and the declarations it needs; the scope ends with the element.
+    result<void> open_tag(value at, std::string_view name, std::string& qn) {
+        out_.push_back('<');
+        std::size_t mark = out_.size();
+        POLYCODEC_TRY(qualify(at, name, qn));
+        if (out_.size() == mark) {
+            out_.append(qn);
+            return {};
+        }
+        // Declarations were written first: move the name in front of them.
+        std::string decls(out_.view().substr(mark));
+        out_.truncate(mark);
+        out_.append(qn);
+        out_.append(decls);
+        return {};
+    }
+
+    struct ns_scope {
+        std::vector<std::pair<std::string, std::string>>& ns;
+        std::size_t mark;
+        ~ns_scope() { ns.resize(mark); }
+    };
 
     void indent(int depth) {
         out_.push_back('\n');
@@ -998,7 +1068,9 @@ private:
     // Key `k` with value `v`: an array is one element per item.
     result<void> member(value k, value v, int depth) {
         std::string name(key_text(k));
-        POLYCODEC_TRY(check_name(k, name));
+        if (name.empty()) {
+            return fail(unrepresentable(k, "this map key is not an XML name"));
+        }
         if (v.kind() != kind::array) {
             return element(name, v, depth);
         }
@@ -1051,9 +1123,11 @@ private:
         return s.size() > p.size() && s.compare(0, p.size(), p) == 0;
     }
 
-    result<void> element(std::string_view name, value v, int depth) {
-        out_.push_back('<');
-        out_.append(name);
+    result<void> element(std::string_view raw_name, value v, int depth) {
+        ns_scope scope{ns_, ns_.size()};
+        std::string qn;
+        POLYCODEC_TRY(open_tag(v, raw_name, qn));
+        std::string_view name = qn;
         if (v.kind() != kind::map) {
             if (v.kind() == kind::null) {
                 out_.append("/>");
@@ -1088,7 +1162,9 @@ private:
         for (auto [k, val] : v.entries()) {
             if (is_attr_key(k)) {
                 std::string_view an = k.get_string().substr(opt_.xml.attr_prefix.size());
-                POLYCODEC_TRY(check_name(k, an));
+                std::size_t mark = out_.size();
+                std::size_t ns_mark = ns_.size();
+                POLYCODEC_TRY(qualify(k, an, aqn_));
                 for (std::size_t i = seen_base; i < seen.size() && seen.size() - seen_base < 64;
                      ++i) {
                     if (seen[i] == an) {
@@ -1097,16 +1173,16 @@ private:
                     }
                 }
                 seen.push_back(an);
-                std::size_t mark = out_.size();
                 out_.push_back(' ');
-                out_.append(an);
+                out_.append(aqn_);
                 out_.append("=\"");
                 auto r = scalar(val, true);
                 if (!r) {
                     return fail(std::move(r.error()));
                 }
                 if (!*r) {
-                    out_.truncate(mark);
+                    out_.truncate(mark);  // with any declaration made for it
+                    ns_.resize(ns_mark);
                     if (!allow_lossy(opt_, val, "xml_attribute_dropped",
                                      "an attribute that is null or a container dropped")) {
                         return fail(unrepresentable(val, "an attribute's value must be a scalar"));
@@ -1235,9 +1311,9 @@ private:
             out_.append("?>");
             return {};
         }
-        POLYCODEC_TRY(check_name(v, head));
-        out_.push_back('<');
-        out_.append(head);
+        ns_scope scope{ns_, ns_.size()};
+        std::string qn;
+        POLYCODEC_TRY(open_tag(v, head, qn));
         if (it != end && (*it).kind() == kind::map) {
             for (auto [k, val] : (*it).entries()) {
                 std::string_view an = key_text(k);
@@ -1245,9 +1321,9 @@ private:
                 if (!p.empty() && an.substr(0, p.size()) == p) {
                     an.remove_prefix(p.size());
                 }
-                POLYCODEC_TRY(check_name(k, an));
+                POLYCODEC_TRY(qualify(k, an, aqn_));
                 out_.push_back(' ');
-                out_.append(an);
+                out_.append(aqn_);
                 out_.append("=\"");
                 auto r = scalar(val, true);
                 if (!r) {
@@ -1281,7 +1357,7 @@ private:
             indent(depth);
         }
         out_.append("</");
-        out_.append(head);
+        out_.append(qn);
         out_.push_back('>');
         return {};
     }
@@ -1291,6 +1367,9 @@ private:
     std::string tmp_;
     std::string key_;
     std::vector<std::string_view> attr_names_;
+    std::string aqn_;
+    std::vector<std::pair<std::string, std::string>> ns_;  // uri, prefix in scope
+    int ns_counter_ = 0;
 };
 
 result<void> encode_xml(const document& doc, output_buffer& out, const encode_options& opt) {
