@@ -771,7 +771,21 @@ private:
 
 result<void> decode_xml(std::string_view in, builder& b, const decode_options& opt) {
     xml_reader r(in, b, opt);
-    return r.run();
+    result<void> res = r.run();
+    // The scratch tree of a large document is given back, so that one big request does not
+    // pin its peak per thread; a steady stream of small ones keeps its buffers.
+    constexpr std::size_t keep = std::size_t{4} << 20;
+    xml_scratch& s = scratch();
+    if (s.arena.capacity() > keep) {
+        std::string().swap(s.arena);
+    }
+    if (s.nodes.capacity() * sizeof(xnode) > keep) {
+        std::vector<xnode>().swap(s.nodes);
+    }
+    if (s.attrs.capacity() * sizeof(xattr) > keep) {
+        std::vector<xattr>().swap(s.attrs);
+    }
+    return res;
 }
 
 // ---- writer ----
