@@ -583,8 +583,11 @@ private:
             return str(s_.nodes[i].name_off, s_.nodes[i].name_len);
         };
         if (g.size() > 8) {
-            std::stable_sort(g.begin(), g.end(), [&](std::uint32_t a, std::uint32_t b) {
-                return name_of(a) < name_of(b);
+            // By name, then by index (document order); std::sort needs no buffer, where
+            // stable_sort allocates one per element.
+            std::sort(g.begin(), g.end(), [&](std::uint32_t a, std::uint32_t b) {
+                int c = name_of(a).compare(name_of(b));
+                return c < 0 || (c == 0 && a < b);
             });
             for (std::size_t i = 0; i < g.size();) {
                 std::size_t j = i + 1;
