@@ -297,7 +297,7 @@ class InstalledTree(unittest.TestCase):
     def test_installed_binary_runs(self):
         p = run([self.path("bin", "polycodec"), "formats"])
         names = [l.split()[0] for l in p.stdout.decode().splitlines() if l.strip()]
-        for fmt in ("json", "msgpack", "cbor", "yaml", "toml", "dotenv", "plist"):
+        for fmt in ("json", "msgpack", "cbor", "yaml", "toml", "dotenv", "plist", "xml"):
             self.assertIn(fmt, p.stdout.decode())
         self.assertGreaterEqual(len(names), 21)
         p = subprocess.run([self.path("bin", "polycodec"), "convert", "--from", "json", "--to",

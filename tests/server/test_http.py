@@ -390,6 +390,7 @@ class HttpTest(unittest.TestCase):
         self.assertEqual(names[:21], ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv"])
         self.assertIn("plist", names)
         self.assertIn("properties", names)
+        self.assertIn("xml", names)
         for fid, name, mt, caps in self.formats:
             r = curl(self.server.base + "/formats", headers=["Accept: " + mt])
             self.assertIn(r.status, (200, 422) + ((406,) if caps["needs_schema"] else ()),
