@@ -12,11 +12,11 @@ build_pkgs=(
     libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev
     libgtest-dev libgmock-dev
-    libisal-dev libbrotli-dev libzstd-dev
+    libisal-dev libbrotli-dev libzstd-dev zlib1g-dev libsnappy-dev
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(
-    python3 python3-yaml python3-msgpack curl prometheus openssl
+    python3 python3-yaml python3-msgpack python3-avro curl prometheus openssl
     zstd brotli
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev

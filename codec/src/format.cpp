@@ -54,13 +54,15 @@ constexpr sv smile_types[] = {"application/x-jackson-smile"};
 constexpr sv smile_ext[] = {".sml"};
 constexpr sv dotenv_types[] = {"text/x-dotenv", "application/x-env"};
 constexpr sv dotenv_ext[] = {".env"};
+constexpr sv avro_types[] = {"application/avro", "avro/binary", "application/vnd.apache.avro+binary"};
+constexpr sv avro_ext[] = {".avro"};
 
 // Capabilities: text, null, boolean, floats, bytes, any_keys, map_root_only, tabular, schema.
 constexpr format_caps text_json{true, true, true, true, false, false, false, false, false};
 constexpr format_caps text_any_keys{true, true, true, true, true, true, false, false, false};
 constexpr format_caps binary_any_keys{false, true, true, true, true, true, false, false, false};
 
-constexpr std::array<format_info, format_count> table{{
+constexpr std::array<format_info, 22> table{{
     {format_id::json, "json", json_types, json_ext, text_json},
     {format_id::json5, "json5", json5_types, json5_ext, text_json},
     {format_id::hjson, "hjson", hjson_types, hjson_ext, text_json},
@@ -92,6 +94,8 @@ constexpr std::array<format_info, format_count> table{{
      {false, true, true, true, true, false, false, false, false}},
     {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,
      {true, false, false, false, false, false, true, false, false}},
+    {format_id::avro, "avro", avro_types, avro_ext,
+     {false, true, true, true, true, false, false, false, true}},
 }};
 
 }  // namespace
@@ -103,10 +107,13 @@ const format_info* find_format(format_id id) noexcept {
 }
 
 const format_info* find_format_by_number(std::uint8_t number) noexcept {
-    if (number == 0 || number > table.size()) {
-        return nullptr;
+    // Ids are in order but may skip one not yet assigned.
+    for (const auto& f : table) {
+        if (static_cast<std::uint8_t>(f.id) == number) {
+            return &f;
+        }
     }
-    return &table[number - 1];
+    return nullptr;
 }
 
 const format_info* find_format_by_name(std::string_view name) noexcept {

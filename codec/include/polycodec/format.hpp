@@ -33,10 +33,12 @@ enum class format_id : std::uint8_t {
     ubjson = 19,
     smile = 20,
     dotenv = 21,
+    avro = 23,
 };
 
-/// Number of formats in the table; ids run from 1 to format_count.
-inline constexpr std::size_t format_count = 21;
+/// The largest format id; ids run from 1 to format_count (an id not yet in the table is
+/// unassigned: find_format_by_number gives nullptr).
+inline constexpr std::size_t format_count = 23;
 
 /// What a format can carry. Encoders use these to decide what is lossy; /formats shows them.
 struct format_caps {
@@ -48,7 +50,7 @@ struct format_caps {
     bool any_keys = false;        ///< map keys may be non-strings
     bool map_root_only = false;   ///< the document root must be a map (TOML, BSON)
     bool tabular = false;         ///< only tables of rows (CSV)
-    bool needs_schema = false;    ///< decoding needs a schema (postcard)
+    bool needs_schema = false;    ///< decoding needs a schema (postcard, avro)
 };
 
 /// One row of the format table.
