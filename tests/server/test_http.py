@@ -292,7 +292,7 @@ class HttpTest(unittest.TestCase):
         self.assertEqual(r.status, 200)
         self.assertEqual(r.headers["vary"], "Accept, Accept-Encoding")
         names = [f["name"] for f in r.json()]
-        self.assertEqual(names, ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv"])
+        self.assertEqual(names, ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv", "avro"])
         for fid, name, mt, caps in self.formats:
             r = curl(self.server.base + "/formats", headers=["Accept: " + mt])
             self.assertIn(r.status, (200, 422) + ((406,) if caps["needs_schema"] else ()),

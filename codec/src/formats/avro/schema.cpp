@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "avro/schema.hpp"
+#include "schema.hpp"
 #include "detail/describe.hpp"
 #include "detail/locate.hpp"
 #include "polycodec/codec.hpp"
