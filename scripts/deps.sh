@@ -16,7 +16,8 @@ build_pkgs=(
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(
-    python3 python3-yaml python3-msgpack python3-avro curl prometheus openssl
+    python3 python3-yaml python3-msgpack python3-avro python3-zstandard python3-snappy
+    curl prometheus openssl
     zstd brotli
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev

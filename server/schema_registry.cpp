@@ -69,7 +69,10 @@ result<schema_registry> load_schema_registry(const std::string& dir) {
             std::ifstream f(entry.path(), std::ios::binary);
             std::string text((std::istreambuf_iterator<char>(f)),
                              std::istreambuf_iterator<char>());
-            registry_entry e;
+            // NAME.json and NAME.avsc fill the two members of one entry: schema=NAME then
+            // means the postcard schema for postcard and the avro one for avro.
+            std::string name = entry.path().stem().string();
+            registry_entry& e = reg[name];
             if (auto r = k.load(text, e); !r) {
                 std::string where = entry.path().string();
                 if (r.error().line != 0) {
@@ -78,13 +81,6 @@ result<schema_registry> load_schema_registry(const std::string& dir) {
                 return fail(make_error(errc::invalid_option,
                                        "schema " + where + ": " + r.error().message));
             }
-            std::string name = entry.path().stem().string();
-            if (reg.count(name) != 0) {
-                return fail(make_error(errc::invalid_option,
-                                       "schema " + entry.path().string() + ": the name " + name +
-                                           " is taken by another file of --schema-dir"));
-            }
-            reg.emplace(std::move(name), std::move(e));
         }
     }
     if (ec) {

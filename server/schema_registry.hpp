@@ -13,7 +13,7 @@
 
 namespace polycodec::server {
 
-/// One loaded schema file; exactly one member is set.
+/// The schema files of one NAME: NAME.json (postcard), NAME.avsc (avro).
 struct registry_entry {
     std::shared_ptr<const postcard::schema> postcard;
     /* protobuf: added by the protobuf branch */
