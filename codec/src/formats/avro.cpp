@@ -1206,6 +1206,9 @@ public:
                 }
                 return wrong();
             case type_kind::union_:
+                if (t.branches.empty()) {
+                    return wrong();
+                }
                 return add_default(t.branches[0], v, depth + 1);
             case type_kind::array:
                 if (v.kind() != kind::array || !b_.begin_array()) {
@@ -1663,7 +1666,7 @@ private:
     }
     // A union default is its first branch's value.
     result<void> write_first_branch(std::uint32_t ti, value v) {
-        if (s_.nodes[ti].kind == type_kind::union_) {
+        if (s_.nodes[ti].kind == type_kind::union_ && !s_.nodes[ti].branches.empty()) {
             out_->push_back(0);
             return write(s_.nodes[ti].branches[0], v);
         }

@@ -283,10 +283,7 @@ private:
             }
             s_.nodes[*n].branches.push_back(*t);
         }
-        if (s_.nodes[*n].branches.empty()) {
-            return bad(path, "a union needs at least one branch");
-        }
-        return n;
+        return n;  // an empty union is a schema no datum matches
     }
 
     result<std::string> string_member(value v, std::string_view key, const std::string& path,
@@ -776,11 +773,10 @@ std::uint64_t min_size(schema& s, std::uint32_t n, std::vector<char>& state) {
             }
             break;
         case type_kind::union_: {
-            std::uint64_t least = ~std::uint64_t{0};
+            std::uint64_t least = nd.branches.empty() ? 0 : ~std::uint64_t{0};
             for (std::uint32_t b : nd.branches) {
                 least = std::min(least, min_size(s, b, state));
             }
-            min_size(s, nd.branches[0], state);
             m = 1 + least;
             break;
         }
