@@ -617,6 +617,10 @@ negotiation negotiate(std::string_view accept, const format_info& fallback,
                     f_spec = spec;
                     f_q = r.q;
                     f_params = r.params;
+                    // avro/binary names avro's bare datum (DESIGN section 14).
+                    if (spec >= 2 && f.id == format_id::avro && mt != f.media_types.front()) {
+                        f_params.emplace_back("container", "false");
+                    }
                 }
             }
         }

@@ -58,6 +58,10 @@ std::string content_type_of(const format_info& f, const transcode_options& opt) 
     if (f.id == format_id::csv && opt.encode.csv_tab) {
         t = "text/tab-separated-values";
     }
+    if (f.id == format_id::avro && (!opt.encode.avro_container || opt.encode.avro_json ||
+                                    opt.encode.framing != avro_framing::none)) {
+        t = opt.encode.avro_json ? "application/json" : "avro/binary";
+    }
     if (f.caps.text) {
         t += "; charset=utf-8";
     }
