@@ -105,6 +105,7 @@ BENCH_AVSC = {
 
 def write_schema(name, value):
     text = json.dumps(value, indent=2) + "\n"
+    os.makedirs(os.path.join(OUT, "schemas"), exist_ok=True)
     with open(os.path.join(OUT, "schemas", name), "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
 
