@@ -2087,7 +2087,7 @@ result<void> decode_container(std::string_view in, builder& b, const decode_opti
     // The header's metadata is a map of bytes, read with a schema of its own.
     static const std::shared_ptr<const schema> meta_schema =
         *avro::parse_schema(R"({"type":"map","values":"bytes"})");
-    document meta;
+    thread_local document meta;  // reused: a steady stream of files allocates nothing
     builder mb(meta);
     mb.reset();
     avro_reader mr(*meta_schema, nullptr, mb);
@@ -2135,7 +2135,7 @@ result<void> decode_container(std::string_view in, builder& b, const decode_opti
     if (!b.begin_array()) {
         return fail(limit_error(b, pos));
     }
-    std::string inflated;
+    thread_local std::string inflated;
     std::uint64_t min_record = std::max<std::uint64_t>(w.nodes[w.root].min_size, 0);
     while (pos < in.size()) {
         std::size_t block_at = pos;
@@ -2320,7 +2320,11 @@ result<void> encode_container(const document& doc, output_buffer& out, const sch
         return fail(unrepresentable(v, "an Avro container holds records: the root must be an "
                                        "array of them (container=false writes one datum)"));
     }
-    std::string text = root == s.root ? s.text : avro::schema_json(s, root);
+    std::string other;
+    if (root != s.root) {
+        other = avro::schema_json(s, root);
+    }
+    const std::string& text = root == s.root ? s.text : other;
     out.append(ocf_magic, 4);
     put_long(out, 2);
     put_bytes(out, "avro.schema");
@@ -2330,14 +2334,15 @@ result<void> encode_container(const document& doc, output_buffer& out, const sch
     out.push_back(0);
     // A sync marker derived from the schema, so that equal inputs give equal files.
     std::uint64_t a = avro::crc64_avro(text);
-    std::uint64_t bb = avro::crc64_avro(std::string(reinterpret_cast<const char*>(&a), 8) + text);
+    std::uint64_t bb = avro::crc64_avro(s.canonical) ^ ((a << 29) | (a >> 35));
     char sync[16];
     std::memcpy(sync, &a, 8);
     std::memcpy(sync + 8, &bb, 8);
     out.append(sync, 16);
     constexpr std::size_t block_bytes = 64 * 1024;
-    output_buffer direct_block;
-    output_buffer* block = codec == block_codec::null ? &direct_block : &direct_block;
+    thread_local output_buffer block_buffer;  // reused across calls
+    block_buffer.clear();
+    output_buffer* block = &block_buffer;
     avro_writer w(s, *block, opt);
     std::int64_t count = 0;
     auto flush = [&]() {
@@ -2348,7 +2353,8 @@ result<void> encode_container(const document& doc, output_buffer& out, const sch
         if (codec == block_codec::null) {
             put_bytes(out, block->view());
         } else {
-            output_buffer packed;
+            thread_local output_buffer packed;
+            packed.clear();
             compress(codec, block->view(), packed);
             put_bytes(out, packed.view());
         }
