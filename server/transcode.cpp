@@ -50,7 +50,8 @@ result<void> prepare_options(const service& svc, transcode_options& opt, std::si
             return fail(make_error(errc::invalid_option,
                                    "unknown schema \"" + opt.decode.schema_name + "\""));
         }
-        opt.decode.schema = opt.encode.schema = it->second;
+        opt.decode.schema = opt.encode.schema = it->second.postcard;
+        opt.decode.protobuf_schema = opt.encode.protobuf_schema = it->second.protobuf;
     }
     return {};
 }

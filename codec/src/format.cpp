@@ -54,6 +54,9 @@ constexpr sv smile_types[] = {"application/x-jackson-smile"};
 constexpr sv smile_ext[] = {".sml"};
 constexpr sv dotenv_types[] = {"text/x-dotenv", "application/x-env"};
 constexpr sv dotenv_ext[] = {".env"};
+constexpr sv protobuf_types[] = {"application/x-protobuf", "application/protobuf",
+                                 "application/vnd.google.protobuf"};
+constexpr sv protobuf_ext[] = {".binpb", ".pb"};
 
 // Capabilities: text, null, boolean, floats, bytes, any_keys, map_root_only, tabular, schema.
 constexpr format_caps text_json{true, true, true, true, false, false, false, false, false};
@@ -92,6 +95,8 @@ constexpr std::array<format_info, format_count> table{{
      {false, true, true, true, true, false, false, false, false}},
     {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,
      {true, false, false, false, false, false, true, false, false}},
+    {format_id::protobuf, "protobuf", protobuf_types, protobuf_ext,
+     {false, false, true, true, true, true, true, false, true}},
 }};
 
 }  // namespace

@@ -165,7 +165,8 @@ constexpr std::string_view int_width_values[] = {"shortest", "keep"};
 
 constexpr format_id csv_only[] = {format_id::csv};
 constexpr format_id yaml_only[] = {format_id::yaml};
-constexpr format_id postcard_only[] = {format_id::postcard};
+constexpr format_id schema_formats[] = {format_id::postcard, format_id::protobuf};
+constexpr format_id protobuf_only[] = {format_id::protobuf};
 constexpr format_id seq_formats[] = {format_id::json, format_id::cbor, format_id::msgpack};
 constexpr format_id extjson_formats[] = {format_id::json, format_id::json5, format_id::hjson,
                                          format_id::yaml, format_id::ndjson};
@@ -319,10 +320,16 @@ constexpr option_info option_rows[] = {
          }
          return {};
      }},
-    {"schema", option_kind::name, {}, "", postcard_only,
-     "the postcard schema to read or write with, by name (a file of --schema-dir)",
+    {"schema", option_kind::name, {}, "", schema_formats,
+     "the postcard or protobuf schema to read or write with, by name (a file of --schema-dir)",
      [](std::string_view v, transcode_options& o) -> result<void> {
          o.decode.schema_name = o.encode.schema_name = std::string(v);
+         return {};
+     }},
+    {"type", option_kind::name, {}, "", protobuf_only,
+     "the message of the protobuf schema (pkg.Message); needed when its file defines several",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         o.decode.type_name = o.encode.type_name = std::string(v);
          return {};
      }},
     {"charset", option_kind::choice, charset_values, "utf-8", {},

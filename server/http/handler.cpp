@@ -5,6 +5,7 @@
 
 #include "http/openapi.hpp"
 #include "http/problem.hpp"
+#include "polycodec/formats/protobuf.hpp"
 #include "polycodec/media_type.hpp"
 #include "polycodec/stream.hpp"
 #include "transcode.hpp"
@@ -257,6 +258,47 @@ void add_strings(builder& b, std::span<const std::string_view> items) {
     b.end_array();
 }
 
+// GET /schemas: [{"name": N, "kind": "postcard"|"protobuf", "types": [...]}], by name.
+void handle_schemas(service& svc, response& res) {
+    worker_state& w = this_worker();
+    builder b(w.doc);
+    b.begin_array();
+    auto row = [&](const std::string& name, std::string_view kind) {
+        b.begin_map();
+        b.add_string("name");
+        b.add_string(name);
+        b.add_string("kind");
+        b.add_string(kind);
+        b.add_string("types");
+        b.begin_array();
+    };
+    for (const auto& [name, e] : svc.schemas) {
+        if (e.postcard) {
+            row(name, "postcard");
+            b.end_array();
+            b.end_map();
+        }
+        if (e.protobuf) {
+            row(name, "protobuf");
+            for (const std::string& t : protobuf::message_names(*e.protobuf)) {
+                b.add_string(t);
+            }
+            b.end_array();
+            b.end_map();
+        }
+    }
+    b.end_array();
+    w.out.clear();
+    encode_options eo;
+    auto r = encode(format_id::json, w.doc, w.out, eo);
+    if (!r) {
+        return problem(res, 500, "internal", r.error().message);
+    }
+    res.status = 200;
+    res.content_type = "application/json";
+    res.body.assign(w.out.data(), w.out.size());
+}
+
 void handle_formats(service& svc, const request& req, response& res) {
     (void)svc;
     res.headers.emplace_back("Vary", "Accept");
@@ -345,6 +387,8 @@ constexpr route_info route_rows[] = {
     {route::healthz, "/healthz", "GET", "liveness"},
     {route::readyz, "/readyz", "GET", "readiness: 503 while draining"},
     {route::openapi, "/openapi.json", "GET", "this OpenAPI 3.1 document"},
+    {route::schemas, "/schemas", "GET",
+     "the schemas of --schema-dir: name, kind (postcard, protobuf) and the types they define"},
 };
 
 }  // namespace
@@ -500,6 +544,9 @@ void handle(service& svc, const request& req, response& res) {
                 break;
             case route::formats:
                 handle_formats(svc, req, res);
+                break;
+            case route::schemas:
+                handle_schemas(svc, res);
                 break;
             case route::metrics:
                 svc.stats.set_memory_reserved(svc.budget.reserved());

@@ -33,10 +33,11 @@ enum class format_id : std::uint8_t {
     ubjson = 19,
     smile = 20,
     dotenv = 21,
+    protobuf = 22,
 };
 
 /// Number of formats in the table; ids run from 1 to format_count.
-inline constexpr std::size_t format_count = 21;
+inline constexpr std::size_t format_count = 22;
 
 /// What a format can carry. Encoders use these to decide what is lossy; /formats shows them.
 struct format_caps {
@@ -48,7 +49,7 @@ struct format_caps {
     bool any_keys = false;        ///< map keys may be non-strings
     bool map_root_only = false;   ///< the document root must be a map (TOML, BSON)
     bool tabular = false;         ///< only tables of rows (CSV)
-    bool needs_schema = false;    ///< decoding needs a schema (postcard)
+    bool needs_schema = false;    ///< decoding needs a schema (postcard, protobuf)
 };
 
 /// One row of the format table.

@@ -15,6 +15,9 @@ namespace polycodec {
 namespace postcard {
 struct schema;  // formats/postcard.hpp
 }
+namespace protobuf {
+struct schema;  // formats/protobuf.hpp
+}
 
 /// One fallback an encoder took under lossy=allow, e.g. {"/a/0", "nan_to_null"}.
 struct lossy_event {
@@ -41,6 +44,10 @@ struct common_options {
     bool csv_tab = false;    ///< text/tab-separated-values
     /// postcard: the schema chosen by schema=NAME, resolved by the caller.
     std::shared_ptr<const postcard::schema> schema;
+    /// protobuf: the descriptor set chosen by schema=NAME, resolved by the caller.
+    std::shared_ptr<const protobuf::schema> protobuf_schema;
+    /// type=: the message (protobuf, "pkg.Message") or record the schema's file defines.
+    std::string type_name;
     std::string schema_name;  ///< as given, for messages
     /// Stream mode's record framing (DESIGN section 12): json as RFC 7464 json-seq, cbor as an
     /// RFC 8742 CBOR sequence, msgpack as concatenated values, instead of a top-level array.

@@ -59,5 +59,6 @@ extern const codec_functions edn_codec;
 extern const codec_functions ubjson_codec;
 extern const codec_functions smile_codec;
 extern const codec_functions dotenv_codec;
+extern const codec_functions protobuf_codec;
 
 }  // namespace polycodec::detail
