@@ -13,6 +13,7 @@ build_pkgs=(
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev
     libgtest-dev libgmock-dev
     libisal-dev libbrotli-dev libzstd-dev
+    libprotobuf-dev libprotoc-dev  # .proto schemas (server/proto_compiler.cpp), the peers row
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
 )
 test_pkgs=(
@@ -21,6 +22,7 @@ test_pkgs=(
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev
     openjdk-17-jdk-headless libjackson2-dataformat-smile
+    python3-protobuf protobuf-compiler  # test_protobuf.py: libprotobuf as the reference
 )
 
 want=("${build_pkgs[@]}")

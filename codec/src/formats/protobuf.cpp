@@ -141,6 +141,7 @@ struct raw_field {
     bool proto3_optional = false;
     bool has_oneof = false;
     bool has_json_name = false;
+    int packed_option = -1;  // [packed = ...]: -1 not given
 };
 
 struct parser {
@@ -199,11 +200,21 @@ struct parser {
                 case 2: {
                     raw_field f;
                     bool fok = for_each_field(v, [&](std::uint32_t m, unsigned w, std::uint64_t x, span y) {
-                        if (w == wt_len) {
+                        if (w == wt_len && m != 8) {
                             if (m == 1) f.d.name = std::string(y.view());
                             else if (m == 6) f.type_name = std::string(y.view());
                             else if (m == 7) f.d.default_value = std::string(y.view());
                             else if (m == 10) { f.d.json_name = std::string(y.view()); f.has_json_name = true; }
+                        } else if (m == 8 && w == wt_len) {
+                            bool ook = for_each_field(y, [&](std::uint32_t o, unsigned ow, std::uint64_t ox, span) {
+                                if (o == 2 && ow == wt_varint) {
+                                    f.packed_option = ox != 0 ? 1 : 0;
+                                }
+                                return true;
+                            });
+                            if (!ook) {
+                                return false;
+                            }
                         } else if (w == wt_varint) {
                             if (m == 3) f.d.number = static_cast<std::uint32_t>(x);
                             else if (m == 4) f.label = static_cast<std::int32_t>(x);
@@ -344,6 +355,10 @@ struct parser {
                         f.d.message = it->second;
                     }
                 }
+                f.d.packed = f.d.repeated && f.d.type != field_type::string &&
+                             f.d.type != field_type::bytes && f.d.type != field_type::message &&
+                             f.d.type != field_type::group &&
+                             (f.packed_option == 1 || (f.packed_option == -1 && m.proto3));
                 f.d.presence = !f.d.repeated &&
                                (!m.proto3 || f.d.type == field_type::message ||
                                 f.d.type == field_type::group || f.has_oneof);
@@ -576,7 +591,7 @@ private:
             std::uint64_t tag = 0;
             if (!r.varint(tag)) {
                 return fail(wire_error(r.p == end ? errc::unexpected_eof : errc::malformed, off(field_start),
-                                       "truncated or overlong field tag"));
+                                       r.p == end ? "input ends inside a field tag" : "field tag longer than 10 bytes"));
             }
             if (tag > 0xffffffffu) {
                 return fail(wire_error(errc::malformed, off(field_start), "field tag above 32 bits"));
@@ -603,7 +618,9 @@ private:
                 case wt_varint:
                     if (!r.varint(o.value)) {
                         return fail(wire_error(r.p == end ? errc::unexpected_eof : errc::malformed,
-                                               off(field_start), "truncated or overlong varint"));
+                                               off(field_start),
+                                               r.p == end ? "input ends inside the varint of field " + std::to_string(number)
+                                                          : "varint of field " + std::to_string(number) + " longer than 10 bytes"));
                     }
                     break;
                 case wt_i64:
@@ -713,10 +730,11 @@ private:
                 }
             }
         }
-        // Group the occurrences of each field: declaration order, unknown fields last.
+        // Group the occurrences of each field: in field-number order (as libprotobuf writes
+        // them), unknown fields last in the order they came.
         auto key = [&](const occurrence& o) -> std::uint64_t {
             if (o.field >= 0) {
-                return static_cast<std::uint64_t>(o.field);
+                return o.number;
             }
             return (std::uint64_t{1} << 32) + o.order;
         };
@@ -929,7 +947,11 @@ private:
         } else {
             const field_desc& kf = entry.fields[key_field];
             const field_desc& vf = entry.fields[val_field];
-            if (key_at == top) {
+            if (kf.type == field_type::bool_) {
+                // "true"/"false", as ProtoJSON writes them: JSON and the other string-keyed
+                // formats have no bool keys (docs/formats/protobuf.md).
+                b_.add_string(key_at != top && occ_[key_at].value != 0 ? "true" : "false");
+            } else if (key_at == top) {
                 emit_default(kf);
             } else {
                 r = emit_scalar(kf, occ_[key_at], depth + 1);
@@ -1011,8 +1033,8 @@ private:
             case field_type::enum_: {
                 const enum_desc& e = s_.enums[f.enum_];
                 auto n = static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
-                if (e.null_value) {
-                    b_.add_null();
+                if (e.null_value && n == 0) {
+                    b_.add_null();  // NullValue's one value; other numbers stay ints
                     return {};
                 }
                 for (const enum_value_desc& ev : e.values) {
@@ -1343,7 +1365,7 @@ private:
             if (v.kind() != kind::array) {
                 return fail(unrepresentable(v, "expected an array for repeated field " + f.name));
             }
-            if (packable(f.type)) {
+            if (f.packed) {
                 if (v.size() == 0) {
                     return {};
                 }
@@ -1969,6 +1991,7 @@ private:
         auto it = s_.message_by_name.find(std::string(name));
         value inner = v.find("value");
         bool has_inner = inner.doc() != nullptr;
+        std::size_t value_tag_at = out_.size();
         tag(2, wt_len);
         std::size_t mark = begin_len();
         if (it == s_.message_by_name.end()) {
@@ -2001,6 +2024,10 @@ private:
                     POLYCODEC_TRY(field(im.fields[fit->second], e.val));
                 }
             }
+        }
+        if (out_.size() == mark) {
+            out_.resize(value_tag_at);  // an empty value is not written, as libprotobuf packs it
+            return {};
         }
         end_len(mark);
         return {};

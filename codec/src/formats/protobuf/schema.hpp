@@ -57,6 +57,9 @@ struct field_desc {
     bool repeated = false;
     bool presence = false;  ///< explicit presence (proto2, message, oneof, proto3 optional)
     bool map = false;       ///< a map field (repeated entry message with map_entry)
+    /// Repeated scalars are written packed: proto3's default, proto2's with [packed = true];
+    /// [packed = false] and proto2's default write one tag per element, as libprotobuf does.
+    bool packed = false;
     std::int32_t message = no_index;  ///< message, group and map entry types
     std::int32_t enum_ = no_index;
     std::int32_t oneof = no_index;
