@@ -12,9 +12,9 @@ TEST(Format, TableHasTheTwentyOneFormatsInIdOrder) {
     const char* names[] = {"json",   "json5",   "hjson", "yaml",    "ron",      "sexpr", "cbor",
                            "msgpack", "pickle", "toml",  "bson",    "bencode",  "postcard",
                            "csv",    "ndjson",  "urlform", "ini",   "edn",      "ubjson",
-                           "smile",  "dotenv"};
+                           "smile",  "dotenv",  "protobuf"};
     auto all = formats();
-    ASSERT_EQ(all.size(), 21u);
+    ASSERT_EQ(all.size(), std::size(names));
     for (std::size_t i = 0; i < all.size(); ++i) {
         EXPECT_EQ(static_cast<std::size_t>(all[i].id), i + 1);
         EXPECT_EQ(all[i].name, names[i]);
@@ -49,8 +49,11 @@ TEST(Format, LookupsByNameTypeExtensionAndPath) {
     EXPECT_EQ(find_format_by_path("dir.x/in.PKL")->id, format_id::pickle);
     EXPECT_EQ(find_format_by_path("Makefile"), nullptr);
     EXPECT_EQ(find_format_by_number(0), nullptr);
-    EXPECT_EQ(find_format_by_number(22), nullptr);
+    EXPECT_EQ(find_format_by_number(static_cast<std::uint8_t>(formats().size() + 1)), nullptr);
     EXPECT_EQ(find_format_by_number(21)->id, format_id::dotenv);
+    EXPECT_EQ(find_format_by_number(22)->id, format_id::protobuf);
+    EXPECT_EQ(find_format_by_extension("binpb")->id, format_id::protobuf);
+    EXPECT_EQ(find_format_by_media_type("application/x-protobuf")->id, format_id::protobuf);
     EXPECT_EQ(find_format_by_media_type("application/jsonl")->id, format_id::ndjson);
     EXPECT_EQ(to_string(format_id::postcard), "postcard");
 }

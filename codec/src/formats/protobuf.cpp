@@ -795,6 +795,16 @@ private:
                 i = j;
                 continue;  // proto3 implicit presence: a zero value is an unset field
             }
+            if (f.repeated && !f.map && packable(f.type)) {
+                bool empty = true;
+                for (std::size_t k = i; k < j && empty; ++k) {
+                    empty = occ_[k].wt == wt_len && occ_[k].start == occ_[k].stop;
+                }
+                if (empty) {
+                    i = j;
+                    continue;  // only empty packed runs: no element, an unset field
+                }
+            }
             b_.add_string(f.name);
             POLYCODEC_TRY(emit_field(f, i, j, depth));
             i = j;
@@ -1260,9 +1270,9 @@ class encoder {
 public:
     encoder(std::string& out, const schema& s, const encode_options& opt) : out_(out), s_(s), opt_(opt) {}
 
-    result<void> message_body(std::int32_t mi, value v) {
+    result<void> message_body(std::int32_t mi, value v, bool in_any = false) {
         const message_desc& m = s_.messages[mi];
-        switch (m.kind) {
+        switch (in_any ? wkt::none : m.kind) {
             case wkt::timestamp:
             case wkt::duration: return time_body(m, v);
             case wkt::wrapper: return wrapper_body(m, v);
@@ -1278,6 +1288,9 @@ public:
         }
         for (entry e : v.entries()) {
             value k = e.key;
+            if (in_any && k.kind() == kind::string && k.get_string() == "@type") {
+                continue;  // an Any's fields sit beside its type URL
+            }
             if (k.kind() == kind::int64 && e.val.kind() == kind::tagged && e.val.tag() == unknown_field_tag &&
                 e.val.tagged_value().kind() == kind::bytes) {
                 out_.append(e.val.tagged_value().get_string());  // an unknown field, kept as it came
@@ -2007,22 +2020,7 @@ private:
                 }
                 POLYCODEC_TRY(message_body(it->second, inner));
             } else {
-                for (entry e : v.entries()) {
-                    if (e.key.kind() == kind::string && e.key.get_string() == "@type") {
-                        continue;
-                    }
-                    if (e.key.kind() != kind::string) {
-                        return fail(unrepresentable(e.key, "expected a field name in " + im.full_name));
-                    }
-                    auto fit = im.by_name.find(std::string(e.key.get_string()));
-                    if (fit == im.by_name.end()) {
-                        if (!allow_lossy(opt_, e.key, "field_dropped", "a key that names no field was dropped")) {
-                            return fail(unrepresentable(e.key, "no field \"" + std::string(e.key.get_string()) + "\" in " + im.full_name));
-                        }
-                        continue;
-                    }
-                    POLYCODEC_TRY(field(im.fields[fit->second], e.val));
-                }
+                POLYCODEC_TRY(message_body(it->second, v, true));
             }
         }
         if (out_.size() == mark) {
