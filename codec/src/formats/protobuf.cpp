@@ -1765,9 +1765,8 @@ private:
 
     result<void> time_body(const message_desc& m, value v) {
         if (v.kind() == kind::map) {
-            message_desc plain = m;
-            plain.kind = wkt::none;
-            return plain_body(plain, v);
+            // The plain message ({"seconds", "nanos"}, unknown fields kept).
+            return message_body(s_.message_by_name.at(m.full_name), v, true);
         }
         std::int64_t seconds = 0;
         std::int32_t nanos = 0;
@@ -1854,9 +1853,8 @@ private:
     result<void> wrapper_body(const message_desc& m, value v) {
         const field_desc& f = m.fields[0];
         if (v.kind() == kind::map) {
-            message_desc plain = m;
-            plain.kind = wkt::none;
-            return plain_body(plain, v);
+            // The plain message ({"seconds", "nanos"}, unknown fields kept).
+            return message_body(s_.message_by_name.at(m.full_name), v, true);
         }
         return single(f, v, false);
     }
