@@ -936,7 +936,7 @@ private:
         return {};
     }
 
-    result<void> emit_map_entry(const field_desc& f, const occurrence& o, int depth) {
+    result<void> emit_map_entry(const field_desc& f, const occurrence o, int depth) {
         const message_desc& entry = s_.messages[f.message];
         std::size_t base = occ_.size();
         auto after = scan(&entry, o.start, o.stop, 0, depth + 1);
