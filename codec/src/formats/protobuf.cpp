@@ -554,7 +554,18 @@ struct occurrence {
 class decoder {
 public:
     decoder(std::string_view in, builder& b, const schema& s)
-        : in_(reinterpret_cast<const unsigned char*>(in.data())), end_(in_ + in.size()), b_(b), s_(s) {}
+        : in_(reinterpret_cast<const unsigned char*>(in.data())), end_(in_ + in.size()), b_(b), s_(s),
+          occ_(scratch()), top_level_(occ_.empty()) {}
+    ~decoder() {
+        if (top_level_) {
+            occ_.clear();
+            if (occ_.capacity() > (std::size_t{1} << 20)) {
+                std::vector<occurrence>().swap(occ_);
+            }
+        }
+    }
+    decoder(const decoder&) = delete;
+    decoder& operator=(const decoder&) = delete;
 
     result<void> run(std::int32_t root) {
         POLYCODEC_TRY(message(root, in_, end_, 0, 0));
@@ -569,8 +580,15 @@ private:
     const unsigned char* end_;
     builder& b_;
     const schema& s_;
-    std::vector<occurrence> occ_;
-    std::string merge_;
+    // The fields of every open message, shared per thread (and with merge decoders) so that a
+    // steady-state decode allocates nothing.
+    std::vector<occurrence>& occ_;
+    bool top_level_;
+
+    static std::vector<occurrence>& scratch() {
+        thread_local std::vector<occurrence> v;
+        return v;
+    }
 
     std::uint64_t off(const unsigned char* p) const noexcept { return static_cast<std::uint64_t>(p - in_); }
 
@@ -713,7 +731,16 @@ private:
         std::size_t top = occ_.size();
         // Oneofs: only the member that came last stays.
         if (m.oneof_count != 0) {
-            std::vector<std::int32_t> last(m.oneof_count, -1);
+            // proto3 `optional` fields are synthetic oneofs too: no allocation for the usual few.
+            std::int32_t small[32];
+            std::vector<std::int32_t> big;
+            std::int32_t* last = small;
+            if (m.oneof_count > 32) {
+                big.assign(m.oneof_count, -1);
+                last = big.data();
+            } else {
+                std::fill(small, small + m.oneof_count, -1);
+            }
             for (std::size_t i = base; i < top; ++i) {
                 const occurrence& o = occ_[i];
                 if (o.field != no_index && m.fields[o.field].oneof != no_index &&
