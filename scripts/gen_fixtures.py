@@ -4,7 +4,11 @@
 Writes fixtures/records.json (256 mixed records), fixtures/bench.json (the reference
 benchmark's 128-record dataset, defined in shared/corpus/nextjson-bench/README.md) and
 fixtures/ini_doc.json (the reference's small document for INI, also used for dotenv and
-urlform, whose shapes cannot hold the record lists). The forms of the
+urlform, whose shapes cannot hold the record lists), fixtures/bench.properties (bench.json
+as {"records": [...]} flattened with dots, as Java properties; written here, independently of
+our encoder, which tests/differential/test_properties.py compares with it) and
+fixtures/bench_flat.json (the same flat map of strings as JSON: the data of the properties
+bench rows, where json and properties hold the same values). The forms of the
 fixtures in the other formats are written by scripts/gen-fixture-forms (our encoders).
 
 Run again after a change: the output is the same byte for byte.
@@ -70,6 +74,53 @@ def ini_doc():
             "owner": {"name": "blueokanna", "id": "42"}}
 
 
+def flatten(prefix, value, out):
+    """Dotted keys and the text of each scalar, as docs/formats/properties.md flattens."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            flatten(prefix + "." + k if prefix else k, v, out)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            flatten("%s.%d" % (prefix, i), v, out)
+    elif isinstance(value, bool):
+        out.append((prefix, "true" if value else "false"))
+    elif isinstance(value, float):
+        out.append((prefix, repr(value)))
+    else:
+        out.append((prefix, str(value)))
+
+
+def properties_escape(s, key):
+    """Properties.store(OutputStream)'s escaping (saveConvert with escapeUnicode)."""
+    out = []
+    for i, ch in enumerate(s):
+        c = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == " ":
+            out.append("\\ " if key or i == 0 else " ")
+        elif ch in "\t\n\r\f":
+            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f"}[ch])
+        elif ch in "=:#!":
+            out.append("\\" + ch)
+        elif c < 0x20 or c > 0x7e:
+            units = ch.encode("utf-16-be")
+            for j in range(0, len(units), 2):
+                out.append("\\u%04X" % int.from_bytes(units[j:j + 2], "big"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def write_properties(name, value):
+    pairs = []
+    flatten("", value, pairs)
+    text = "".join("%s=%s\n" % (properties_escape(k, True), properties_escape(v, False))
+                   for k, v in pairs)
+    with open(os.path.join(OUT, name), "w", encoding="ascii", newline="\n") as f:
+        f.write(text)
+
+
 def write(name, value):
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     with open(os.path.join(OUT, name), "w", encoding="utf-8", newline="\n") as f:
@@ -114,6 +165,10 @@ def main():
     write("records.json", records())
     write("bench.json", bench())
     write("ini_doc.json", ini_doc())
+    write_properties("bench.properties", {"records": bench()})
+    flat = []
+    flatten("", {"records": bench()}, flat)
+    write("bench_flat.json", dict(flat))
     write_bench_descriptor()
     return 0
 

@@ -19,7 +19,8 @@ const detail::codec_functions* const codecs[format_count] = {
     &detail::postcard_codec, &detail::csv_codec,    &detail::ndjson_codec,
     &detail::urlform_codec, &detail::ini_codec,     &detail::edn_codec,
     &detail::ubjson_codec,  &detail::smile_codec,   &detail::dotenv_codec,
-    &detail::protobuf_codec,
+    &detail::protobuf_codec, nullptr,               nullptr,
+    nullptr,                &detail::properties_codec,
 };
 
 const detail::codec_functions* codec_of(format_id f) noexcept {

@@ -1,6 +1,8 @@
 #include "polycodec/format.hpp"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 
 #include "detail/ascii.hpp"
 
@@ -57,13 +59,16 @@ constexpr sv dotenv_ext[] = {".env"};
 constexpr sv protobuf_types[] = {"application/x-protobuf", "application/protobuf",
                                  "application/vnd.google.protobuf"};
 constexpr sv protobuf_ext[] = {".binpb", ".pb"};
+constexpr sv properties_types[] = {"text/x-java-properties"};
+constexpr sv properties_ext[] = {".properties"};
 
 // Capabilities: text, null, boolean, floats, bytes, any_keys, map_root_only, tabular, schema.
 constexpr format_caps text_json{true, true, true, true, false, false, false, false, false};
 constexpr format_caps text_any_keys{true, true, true, true, true, true, false, false, false};
 constexpr format_caps binary_any_keys{false, true, true, true, true, true, false, false, false};
 
-constexpr std::array<format_info, format_count> table{{
+// In id order; an id may be missing while the formats of DESIGN sections 14-15 are added.
+constexpr format_info table[] = {
     {format_id::json, "json", json_types, json_ext, text_json},
     {format_id::json5, "json5", json5_types, json5_ext, text_json},
     {format_id::hjson, "hjson", hjson_types, hjson_ext, text_json},
@@ -97,7 +102,19 @@ constexpr std::array<format_info, format_count> table{{
      {true, false, false, false, false, false, true, false, false}},
     {format_id::protobuf, "protobuf", protobuf_types, protobuf_ext,
      {false, false, true, true, true, true, true, false, true}},
-}};
+    {format_id::properties, "properties", properties_types, properties_ext,
+     {true, false, false, false, false, false, true, false, false}},
+};
+
+constexpr bool ids_increasing() {
+    for (std::size_t i = 1; i < std::size(table); ++i) {
+        if (static_cast<int>(table[i].id) <= static_cast<int>(table[i - 1].id)) {
+            return false;
+        }
+    }
+    return static_cast<std::size_t>(table[std::size(table) - 1].id) == format_count;
+}
+static_assert(ids_increasing(), "the format table is in increasing id order up to format_count");
 
 }  // namespace
 
@@ -108,10 +125,19 @@ const format_info* find_format(format_id id) noexcept {
 }
 
 const format_info* find_format_by_number(std::uint8_t number) noexcept {
-    if (number == 0 || number > table.size()) {
+    if (number == 0 || number > format_count) {
         return nullptr;
     }
-    return &table[number - 1];
+    // Usually table[number - 1]; past an unassigned id, a few rows earlier.
+    for (std::size_t i = std::min<std::size_t>(number, std::size(table)); i-- > 0;) {
+        if (static_cast<std::uint8_t>(table[i].id) == number) {
+            return &table[i];
+        }
+        if (static_cast<std::uint8_t>(table[i].id) < number) {
+            break;
+        }
+    }
+    return nullptr;
 }
 
 const format_info* find_format_by_name(std::string_view name) noexcept {

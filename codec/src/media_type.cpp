@@ -164,6 +164,7 @@ constexpr std::string_view extjson_values[] = {"relaxed", "canonical"};
 constexpr std::string_view int_width_values[] = {"shortest", "keep"};
 
 constexpr format_id csv_only[] = {format_id::csv};
+constexpr format_id csv_properties[] = {format_id::csv, format_id::properties};
 constexpr format_id yaml_only[] = {format_id::yaml};
 constexpr format_id schema_formats[] = {format_id::postcard, format_id::protobuf};
 constexpr format_id protobuf_only[] = {format_id::protobuf};
@@ -278,11 +279,12 @@ constexpr option_info option_rows[] = {
          o.decode.csv_delimiter = o.encode.csv_delimiter = d;
          return {};
      }},
-    {"infer", option_kind::boolean, bool_values, "false", csv_only,
-     "type CSV fields: numbers, booleans, empty fields as null",
+    {"infer", option_kind::boolean, bool_values, "false", csv_properties,
+     "type CSV fields (numbers, booleans, empty fields as null) and properties values "
+     "(numbers, booleans)",
      [](std::string_view v, transcode_options& o) { return set_flag("infer", v, o.decode.infer); }},
-    {"unflatten", option_kind::boolean, bool_values, "false", csv_only,
-     "dotted CSV column names (a.b) become nested maps",
+    {"unflatten", option_kind::boolean, bool_values, "false", csv_properties,
+     "dotted CSV column names and properties keys (a.b) become nested maps (a.0, a.1: arrays)",
      [](std::string_view v, transcode_options& o) {
          return set_flag("unflatten", v, o.decode.unflatten);
      }},

@@ -22,7 +22,7 @@ class FormatsCommand(unittest.TestCase):
         self.assertEqual(rc, 0)
         lines = out.decode().splitlines()
         names = [l.split()[1] for l in lines[1:]]
-        self.assertEqual(names, ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv", "protobuf"])
+        self.assertEqual(names, ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv", "protobuf", "properties"])
         self.assertIn("application/vnd.msgpack", out.decode())
 
     def test_version(self):
@@ -79,6 +79,35 @@ class ConvertCommand(unittest.TestCase):
             rc, _, err = run(*args)
             self.assertEqual(rc, 2, args)
             self.assertTrue(err.startswith("polycodec: ") or "usage" in err, err)
+
+    def test_properties_files_by_extension_flags_and_errors(self):
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "app.properties")
+            dst = os.path.join(d, "app.json")
+            with open(src, "wb") as f:
+                f.write(b"# settings\nserver.port = 8080\nserver.hosts.0=a\nserver.hosts.1=b\n"
+                        b"greeting=hello \\\n    world\n")
+            rc, _, err = run("convert", src, dst)
+            self.assertEqual(rc, 0, err)
+            with open(dst, "rb") as f:
+                self.assertEqual(json.loads(f.read()), {
+                    "server.port": "8080", "server.hosts.0": "a", "server.hosts.1": "b",
+                    "greeting": "hello world"})
+            rc, out, err = run("convert", "--unflatten", "--infer", "--to", "json", src)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(json.loads(out), {"server": {"port": 8080, "hosts": ["a", "b"]},
+                                               "greeting": "hello world"})
+        rc, out, err = run("convert", "--from", "json", "--to", "properties",
+                           data=b'{"a":{"b":"x y","c":null}}')
+        self.assertEqual(rc, 3)
+        self.assertIn("at /a/c: null is not representable in properties", err)
+        rc, out, err = run("convert", "--from", "json", "--to", "properties", "--lossy",
+                           data=b'{"a":{"b":"x y","c":null}}')
+        self.assertEqual((rc, out), (0, b"a.b=x y\na.c=\n"))
+        rc, out, err = run("convert", "--from", "properties", "--to", "json",
+                           data=b"a=1\n  b=\\uD800\n")
+        self.assertEqual(rc, 2)
+        self.assertIn("properties: line 2, column 5 (byte 8)", err)
 
     def test_unimplemented_format_says_so(self):
         # A format without a codec answers clearly instead of failing obscurely.

@@ -104,6 +104,25 @@ class BenchSmoke(unittest.TestCase):
             self.assertEqual(float(r["decode_allocs_per_op"]), 0.0, r["format"])
             self.assertEqual(float(r["encode_allocs_per_op"]), 0.0, r["format"])
 
+    def test_flat_bench_gives_json_and_properties_rows_of_the_same_data(self):
+        lt = os.environ.get("POLYCODEC_LOADTEST_BIN")
+        if not lt:
+            raise unittest.SkipTest("run through ctest")
+        fixtures = os.path.join(os.environ["POLYCODEC_SOURCE_DIR"], "fixtures")
+        data = os.path.join(fixtures, "bench_flat.json")
+        p = subprocess.run([lt, "bench", "--ms", "20", "--stats", "--data", data, "--formats",
+                            "json,properties"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        body = "\n".join(l for l in p.stdout.splitlines() if not l.startswith("#"))
+        rows = {r["format"]: r for r in csv.DictReader(io.StringIO(body))}
+        self.assertEqual(sorted(rows), ["json", "properties"], p.stdout)
+        # The properties row is fixtures/bench.properties, byte for byte.
+        self.assertEqual(int(rows["properties"]["size_bytes"]),
+                         os.path.getsize(os.path.join(fixtures, "bench.properties")))
+        for r in rows.values():
+            self.assertEqual(float(r["decode_allocs_per_op"]), 0.0, r["format"])
+            self.assertEqual(float(r["encode_allocs_per_op"]), 0.0, r["format"])
+
 
 if __name__ == "__main__":
     unittest.main()

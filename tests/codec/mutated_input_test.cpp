@@ -173,6 +173,27 @@ constexpr char records_cbor[] = "records.cbor";
 constexpr char records_msgpack[] = "records.msgpack";
 constexpr char bench_toml[] = "bench.toml";  // (records.json has nulls, which TOML lacks)
 constexpr char records_edn[] = "records.edn";
+// The first 100 lines of fixtures/bench.properties (records.json has nulls), plus one of each
+// escape, continuation and comment form.
+std::vector<std::string> properties_seeds() {
+    std::string f = test::read_file(test::fixtures_dir() / "bench.properties");
+    std::size_t end = 0;
+    for (int i = 0; i < 100 && end != std::string::npos; ++i) {
+        end = f.find('\n', end + 1);
+    }
+    EXPECT_NE(end, std::string::npos);
+    std::string seed = f.substr(0, end + 1);
+    seed += "# c\n! c\nk\\ e\\=y : v\\u00e9\\uD83D\\uDE00\\t\\\\ \\\r\n   more\\\n\tend\r"
+            "fruits apple, \\\r  kiwi\n\\\n#x\nlast\\";
+    return {seed};
+}
+
+decode_options properties_nested() {
+    decode_options o;
+    o.unflatten = true;
+    o.infer = true;
+    return o;
+}
 
 encode_options lossy_encode() {
     encode_options o;
@@ -251,6 +272,18 @@ const mutation_case cases[] = {
     {.name = "msgpack", .format = format_id::msgpack, .seeds = fixture<records_msgpack>, .seed = 8},
     {.name = "toml", .format = format_id::toml, .seeds = fixture<bench_toml>, .seed = 9},
     {.name = "edn", .format = format_id::edn, .seeds = fixture<records_edn>, .seed = 10},
+    // Java properties, flat (what decodes re-encodes stably) and with unflatten and infer.
+    {.name = "properties",
+     .format = format_id::properties,
+     .seeds = properties_seeds,
+     .seed = 11,
+     .check = reencode::stable,
+     .min_decoded = 100},
+    {.name = "properties_nested",
+     .format = format_id::properties,
+     .seeds = properties_seeds,
+     .seed = 12,
+     .dopt = properties_nested},
 };
 
 void PrintTo(const mutation_case& c, std::ostream* os) { *os << c.name; }

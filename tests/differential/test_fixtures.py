@@ -33,7 +33,8 @@ class Fixtures(unittest.TestCase):
             with open(script, "w") as f:
                 f.write(src)
             subprocess.run([sys.executable, script], check=True)
-            for name in ("records.json", "bench.json", "ini_doc.json"):
+            for name in ("records.json", "bench.json", "ini_doc.json", "bench.properties",
+                         "bench_flat.json"):
                 with open(os.path.join(d, name), "rb") as f:
                     self.assertEqual(f.read(), common.fixture(name), name)
 

@@ -145,6 +145,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!equal(doc, again)) {
         property_failed();
     }
+    if (fuzzed == format_id::properties && (pick & 1) != 0) {
+        // unflatten=true (and infer=true on bit 1): what the encoder writes of the nested,
+        // typed values reads back the same with the same options.
+        decode_options nest = opt;
+        nest.unflatten = true;
+        nest.infer = (pick & 2) != 0;
+        if (decode(fuzzed, in, doc, nest)) {
+            out.clear();
+            if (encode(fuzzed, doc, out, eo) &&
+                (!decode(fuzzed, out.view(), again, nest) || !equal(doc, again))) {
+                property_failed();
+            }
+        }
+        return 0;
+    }
     if (fuzzed == format_id::bson) {
         // extjson=canonical (issue 19): BSON -> canonical Extended JSON -> BSON keeps every
         // byte whenever the JSON can be written (a decimal128 NaN payload cannot).

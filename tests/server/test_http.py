@@ -249,6 +249,40 @@ class HttpTest(unittest.TestCase):
 
     # ---- headers, negotiation ----
 
+    def test_properties_both_ways_with_options_and_errors(self):
+        # Java properties (docs/formats/properties.md): nested JSON flattens with dots; the
+        # escapes are Properties.store's; unflatten and infer read the nesting and types back.
+        doc = {"db": {"host": "h", "port": 5432, "tags": ["a b", "c=d"]}, "name": "\u00e9"}
+        r = self.post("/transcode", json.dumps(doc).encode(), accept="text/x-java-properties")
+        self.assertEqual(r.status, 200, r)
+        self.assertTrue(r.headers["content-type"].startswith("text/x-java-properties"))
+        self.assertEqual(r.body, b"db.host=h\ndb.port=5432\ndb.tags.0=a b\ndb.tags.1=c\\=d\n"
+                                 b"name=\\u00E9\n")
+        flat = self.post("/transcode", r.body, content_type="text/x-java-properties",
+                         accept="application/json")
+        self.assertEqual(json.loads(flat.body), {"db.host": "h", "db.port": "5432",
+                                                 "db.tags.0": "a b", "db.tags.1": "c=d",
+                                                 "name": "\u00e9"})
+        back = self.post("/transcode?to=json&unflatten=true&infer=true", r.body,
+                         content_type="text/x-java-properties")
+        self.assertEqual(json.loads(back.body), doc)
+        # The same options as media-type parameters.
+        back = self.post("/transcode?to=json", r.body,
+                         content_type="text/x-java-properties; unflatten=true; infer=true")
+        self.assertEqual(json.loads(back.body), doc)
+        body = self.assertProblem(self.post("/transcode?to=json", b"a=1\nb=\\u12G4\n",
+                                            content_type="text/x-java-properties"),
+                                  400, "invalid_string")
+        self.assertEqual((body["format"], body["offset"], body["line"], body["column"]),
+                         ("properties", 6, 2, 3))
+        self.assertIn("malformed \\uxxxx escape", body["detail"])
+        body = self.assertProblem(self.post("/transcode?to=properties", b'{"a":{"b":null}}'),
+                                  422, "unrepresentable")
+        self.assertEqual(body["path"], "/a/b")
+        r = self.post("/transcode?to=properties&lossy=allow", b'{"a":{"b":null}}')
+        self.assertEqual((r.status, r.body), (200, b"a.b=\n"))
+        self.assertIn("null_to_empty", r.headers.get("polycodec-lossy", ""))
+
     def test_request_id_echo_and_generate(self):
         r = self.post("/transcode", b"[1]", headers=["X-Request-Id: trace-42"])
         self.assertEqual(r.headers["x-request-id"], "trace-42")
@@ -292,7 +326,7 @@ class HttpTest(unittest.TestCase):
         self.assertEqual(r.status, 200)
         self.assertEqual(r.headers["vary"], "Accept, Accept-Encoding")
         names = [f["name"] for f in r.json()]
-        self.assertEqual(names, ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv", "protobuf"])
+        self.assertEqual(names, ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv", "protobuf", "properties"])
         for fid, name, mt, caps in self.formats:
             r = curl(self.server.base + "/formats", headers=["Accept: " + mt])
             self.assertIn(r.status, (200, 422) + ((406,) if caps["needs_schema"] else ()),

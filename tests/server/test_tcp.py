@@ -88,6 +88,19 @@ class TcpTest(unittest.TestCase):
             self.assertEqual(status, MALFORMED, out)
             self.assertIn(b"bogus", out)
 
+    def test_properties_frames(self):
+        props = 26  # DESIGN section 15
+        with tcp_connect(self.server) as s:
+            status, fmt, out = self.roundtrip(s, 1, JSON, props, b'{"a":{"b":[1,true]}}')
+            self.assertEqual((status, fmt, out), (OK, props, b"a.b.0=1\na.b.1=true\n"))
+            status, fmt, out = self.roundtrip(s, 2, props, JSON, out, b"unflatten=true&infer=true")
+            self.assertEqual((status, json.loads(out)), (OK, {"a": {"b": [1, True]}}))
+            status, fmt, out = self.roundtrip(s, 3, props, JSON, b"k=\\uZZZZ")
+            self.assertEqual(status, MALFORMED)
+            self.assertIn(b"malformed \\uxxxx escape", out)
+            status, fmt, out = self.roundtrip(s, 4, JSON, props, b"[1]")
+            self.assertEqual(status, UNREPRESENTABLE)
+
     def test_errors_keep_the_connection(self):
         with tcp_connect(self.server) as s:
             status, fmt, out = self.roundtrip(s, 1, JSON, JSON, b"[1,")

@@ -34,10 +34,12 @@ enum class format_id : std::uint8_t {
     smile = 20,
     dotenv = 21,
     protobuf = 22,
+    properties = 26,
 };
 
-/// Number of formats in the table; ids run from 1 to format_count.
-inline constexpr std::size_t format_count = 22;
+/// The largest format id; ids run from 1 to format_count. While formats 22-27 are being
+/// added an id may be unassigned: find_format_by_number answers nullptr for it.
+inline constexpr std::size_t format_count = 26;
 
 /// What a format can carry. Encoders use these to decide what is lossy; /formats shows them.
 struct format_caps {

@@ -16,6 +16,7 @@
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
 #include "detail/try.hpp"
+#include "detail/unflatten.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -216,166 +217,6 @@ private:
 
 // Scratch buffers above this many bytes are released after a call.
 constexpr std::size_t scratch_keep_bytes = std::size_t{16} << 20;
-constexpr std::uint32_t no_node = UINT32_MAX;
-
-std::uint32_t name_hash(std::uint32_t parent, std::string_view name) {
-    std::uint64_t h = 0xcbf29ce484222325ull ^ (parent * 0x9E3779B97F4A7C15ull);
-    for (char c : name) {
-        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-    }
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
-}
-
-struct env_node {
-    std::string_view name;
-    std::size_t value = SIZE_MAX;
-    std::uint32_t parent = 0;
-    std::uint32_t hash = 0;
-    std::uint32_t first_kid = no_node, last_kid = no_node, next = no_node;
-};
-
-// The unflattener's tree (children as intrusive lists) and its open-addressing lookup table
-// (node id, 0 = empty; the root is never listed), reused per thread across calls.
-struct env_scratch {
-    std::vector<env_node> nodes;
-    std::vector<std::uint32_t> slots;
-    std::size_t used = 0;
-};
-
-// unflatten=true: KEY__SUB=v nests as {"KEY": {"SUB": v}}, the way the Rust envy crate reads
-// prefixed variables; infer=true types numbers and booleans as CSV does. Runs on the flat map
-// the reader produced, so the line grammar stays in one place.
-class env_unflattener {
-public:
-    env_unflattener(value flat, builder& b, bool nest, bool infer)
-        : flat_(flat), b_(b), nest_(nest), infer_(infer) {}
-    ~env_unflattener() {
-        if (nodes_.capacity() * sizeof(env_node) > scratch_keep_bytes) {
-            std::vector<env_node>().swap(nodes_);
-        }
-        if (scratch_.slots.capacity() * sizeof(std::uint32_t) > scratch_keep_bytes) {
-            std::vector<std::uint32_t>().swap(scratch_.slots);
-        }
-    }
-    env_unflattener(const env_unflattener&) = delete;
-    env_unflattener& operator=(const env_unflattener&) = delete;
-
-    result<void> run() {
-        nodes_.push_back({});
-        for (auto [k, v] : flat_.entries()) {
-            std::string_view key = k.get_string();
-            std::uint32_t cur = 0;
-            for (;;) {
-                std::size_t sep = nest_ ? key.find("__") : std::string_view::npos;
-                std::string_view part = key.substr(0, sep);
-                cur = child(cur, part);
-                if (sep == std::string_view::npos) {
-                    break;
-                }
-                key.remove_prefix(sep + 2);
-            }
-            env_node& n = nodes_[cur];
-            if (n.value != no_value || n.first_kid != no_node) {
-                return fail(make_error(errc::duplicate_key, 0,
-                                       "variable " + std::string(k.get_string()) +
-                                           " is both a value and a group (or repeated)"));
-            }
-            n.value = v.index();
-        }
-        return emit(0);
-    }
-
-private:
-    static constexpr std::size_t no_value = SIZE_MAX;
-
-    void insert_slot(std::uint32_t id) {
-        std::vector<std::uint32_t>& slots = scratch_.slots;
-        std::size_t mask = slots.size() - 1;
-        std::size_t i = nodes_[id].hash & mask;
-        while (slots[i] != 0) {
-            i = (i + 1) & mask;
-        }
-        slots[i] = id;
-    }
-
-    std::uint32_t child(std::uint32_t parent, std::string_view name) {
-        std::uint32_t h = name_hash(parent, name);
-        std::vector<std::uint32_t>& slots = scratch_.slots;
-        std::size_t mask = slots.size() - 1;
-        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-            std::uint32_t id = slots[i];
-            if (id == 0) {
-                break;
-            }
-            const env_node& n = nodes_[id];
-            if (n.hash == h && n.parent == parent && n.name == name) {
-                return id;
-            }
-        }
-        auto id = static_cast<std::uint32_t>(nodes_.size());
-        env_node n;
-        n.name = name;
-        n.parent = parent;
-        n.hash = h;
-        nodes_.push_back(n);
-        env_node& p = nodes_[parent];
-        if (p.last_kid == no_node) {
-            p.first_kid = id;
-        } else {
-            nodes_[p.last_kid].next = id;
-        }
-        p.last_kid = id;
-        if ((scratch_.used + 1) * 2 > slots.size()) {
-            slots.assign(slots.size() * 2, 0);
-            for (std::uint32_t k = 1; k < id; ++k) {
-                insert_slot(k);
-            }
-        }
-        insert_slot(id);
-        ++scratch_.used;
-        return id;
-    }
-
-    result<void> emit(std::uint32_t n) {
-        if (nodes_[n].value != no_value && nodes_[n].first_kid != no_node) {
-            return fail(make_error(errc::duplicate_key, 0,
-                                   "variable " + std::string(nodes_[n].name) +
-                                       " is both a value and a group"));
-        }
-        if (nodes_[n].value != no_value) {
-            std::string_view text = value(flat_.doc(), nodes_[n].value).get_string();
-            if (infer_) {
-                textinfer::add(b_, text);
-            } else {
-                b_.add_string(text);
-            }
-            return {};
-        }
-        if (!b_.begin_map()) {
-            return fail(make_error(b_.status(), 0, "nesting deeper than the depth limit"));
-        }
-        for (std::uint32_t kid = nodes_[n].first_kid; kid != no_node; kid = nodes_[kid].next) {
-            b_.add_string(nodes_[kid].name);
-            POLYCODEC_TRY(emit(kid));
-        }
-        b_.end_map();
-        return {};
-    }
-
-    value flat_;
-    builder& b_;
-    bool nest_;
-    bool infer_;
-    static env_scratch& thread_scratch() {
-        thread_local env_scratch s;
-        s.nodes.clear();
-        s.slots.assign(16, 0);
-        s.used = 0;
-        return s;
-    }
-    env_scratch& scratch_ = thread_scratch();
-    std::vector<env_node>& nodes_ = scratch_.nodes;
-};
 
 result<void> decode_dotenv(std::string_view in, builder& b, const decode_options& opt) {
     if (!opt.unflatten && !opt.infer) {
@@ -386,8 +227,13 @@ result<void> decode_dotenv(std::string_view in, builder& b, const decode_options
     builder fb(flat, b.limits());
     dotenv_reader r(in, fb);
     POLYCODEC_TRY(r.run());
-    env_unflattener u(flat.root(), b, opt.unflatten, opt.infer);
-    return u.run();
+    // unflatten=true: KEY__SUB=v nests as {"KEY": {"SUB": v}}, the way the Rust envy crate
+    // reads prefixed variables; infer=true types numbers and booleans as CSV does.
+    unflatten_options uo;
+    uo.separator = "__";
+    uo.nest = opt.unflatten;
+    uo.infer = opt.infer;
+    return unflatten(flat.root(), b, uo);
 }
 
 // ---- writer ----

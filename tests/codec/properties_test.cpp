@@ -1,0 +1,288 @@
+// Tests of the Java properties codec: the examples of the Properties.load javadoc (OpenJDK
+// 17), every escape and continuation rule of LineReader/loadConvert worked out by hand, error
+// positions, exact encodings (Properties.store with escapeUnicode), flattening and lossy cases.
+// tests/differential/test_properties.py checks the same against java.util.Properties itself.
+#include <string>
+
+#include "support/support.hpp"
+
+namespace polycodec::test {
+namespace {
+
+std::string props(std::string_view text, decode_options opt = {}) {
+    return dbg(must_decode(format_id::properties, text, opt));
+}
+
+std::string nested(std::string_view text, bool infer = false) {
+    decode_options opt;
+    opt.unflatten = true;
+    opt.infer = infer;
+    return props(text, opt);
+}
+
+std::string encode_props(std::string_view json, encode_options opt = {}) {
+    return must_encode(format_id::properties, must_decode(format_id::json, json), opt);
+}
+
+error encode_error(std::string_view json, encode_options opt = {}) {
+    document d = must_decode(format_id::json, json);
+    output_buffer out;
+    auto r = encode(format_id::properties, d, out, opt);
+    EXPECT_FALSE(r) << out.str();
+    return r ? error{} : r.error();
+}
+
+// The javadoc of Properties.load(Reader): three lines that each give Truth=Beauty, a value
+// continued over three lines, and a key with no value.
+TEST(PropertiesDecode, JavadocExamples) {
+    EXPECT_EQ(props("Truth = Beauty\n"
+                    " Truth:Beauty\n"
+                    "Truth                    :Beauty\n"),
+              R"({"Truth":"Beauty","Truth":"Beauty","Truth":"Beauty"})");
+    EXPECT_EQ(props("fruits                           apple, banana, pear, \\\n"
+                    "                                 cantaloupe, watermelon, \\\n"
+                    "                                 kiwi, mango\n"),
+              R"({"fruits":"apple, banana, pear, cantaloupe, watermelon, kiwi, mango"})");
+    EXPECT_EQ(props("cheeses\n"), R"({"cheeses":""})");
+    EXPECT_EQ(props("\\:\\= = x\n"), R"({":=":"x"})");
+}
+
+TEST(PropertiesDecode, Separators) {
+    EXPECT_EQ(props("a b\nc\td\ne\ff\ng=h\ni:j\n"),
+              R"({"a":"b","c":"d","e":"f","g":"h","i":"j"})");
+    // White space, then at most one '=' or ':', then white space.
+    EXPECT_EQ(props("a = = b\nc:=d\ne  :  f  \ng==\n"),
+              R"({"a":"= b","c":"=d","e":"f  ","g":"="})");
+    EXPECT_EQ(props("key\\ with\\ spaces = v\nk\\=x\\:y=z\n"),
+              R"({"key with spaces":"v","k=x:y":"z"})");
+    EXPECT_EQ(props("=no key\n:also\n"), R"({"":"no key","":"also"})");
+}
+
+TEST(PropertiesDecode, Escapes) {
+    EXPECT_EQ(props("a=\\t\\n\\r\\f\\u0041\\u00e9\\uD83D\\uDE00\\q\\\\\\\"\\ \n"),
+              "{\"a\":\"\\u0009\\u000a\\u000d\\u000cA\xC3\xA9\xF0\x9F\x98\x80q\\\\\\\" \"}");
+    EXPECT_EQ(props("a=\\u0000\n"), "{\"a\":\"\\u0000\"}");
+    // A backslash before a non-ASCII character keeps the character.
+    EXPECT_EQ(props("a=\\\xC3\xA9\n"), "{\"a\":\"\xC3\xA9\"}");
+    // UTF-8 text is read as it is (load(Reader) with UTF-8).
+    EXPECT_EQ(props("\xE6\x9D\xB1=\xE4\xBA\xAC\n"), "{\"\xE6\x9D\xB1\":\"\xE4\xBA\xAC\"}");
+}
+
+TEST(PropertiesDecode, CommentsAndBlankLines) {
+    EXPECT_EQ(props("# c\n! c\n   # indented\n\n  \t\f\n\r\na=1\n#b=2"), R"({"a":"1"})");
+    // '#' past the start of a line is text.
+    EXPECT_EQ(props("a=b # not a comment\n"), R"({"a":"b # not a comment"})");
+    // On a continued line '#' is text; after a line that was only "\" it starts a comment.
+    EXPECT_EQ(props("a=b\\\n#c\n"), R"({"a":"b#c"})");
+    EXPECT_EQ(props("\\\n#c=1\nd=2\n"), R"({"d":"2"})");
+    EXPECT_EQ(props(""), "{}");
+    EXPECT_EQ(props("# only\n"), "{}");
+}
+
+TEST(PropertiesDecode, LineEndsAndContinuations) {
+    EXPECT_EQ(props("a=1\rb=2\r\nc=3\n"), R"({"a":"1","b":"2","c":"3"})");
+    EXPECT_EQ(props("a=x\\\r\n   y\\\r   z\\\n\t w\n"), R"({"a":"xyzw"})");
+    // An even number of backslashes is escaped backslashes, not a continuation.
+    EXPECT_EQ(props("a=x\\\\\nb=y\n"), R"({"a":"x\\","b":"y"})");
+    // A final backslash at the end of input is dropped.
+    EXPECT_EQ(props("a=x\\"), R"({"a":"x"})");
+    EXPECT_EQ(props("a=x\\\n   "), R"({"a":"x"})");
+    // LineReader's end of input: a final lone backslash, or a continued line whose one-byte
+    // line break ends the input, is the entry "" = ""; after CRLF or white space it is nothing.
+    EXPECT_EQ(props("a=1\n\\"), R"({"a":"1","":""})");
+    EXPECT_EQ(props("a=1\n\\\n"), R"({"a":"1","":""})");
+    EXPECT_EQ(props("a=1\n\\\r"), R"({"a":"1","":""})");
+    EXPECT_EQ(props("a=1\n\\\r\n"), R"({"a":"1"})");
+    EXPECT_EQ(props("a=1\n\\\n  "), R"({"a":"1"})");
+    EXPECT_EQ(props("a=x\\\r\n"), R"({"a":"x"})");
+    // An empty continuation line ends the logical line.
+    EXPECT_EQ(props("a=x\\\n\nb=y\n"), R"({"a":"x","b":"y"})");
+    // The key itself may continue; an escape may span the break.
+    EXPECT_EQ(props("ke\\\n  y=\\u00\\\n   41\n"), R"({"key":"A"})");
+    // A continuation line's separators count like any others.
+    EXPECT_EQ(props("a\\\n  b c\n"), R"({"ab":"c"})");
+}
+
+// Found by fuzz_decode_properties: many lines that come to nothing once ran one recursion each,
+// and CR-only lines one scan to the end of input each. Both are one pass now.
+TEST(PropertiesDecode, LongRunsOfEmptyContinuationsAndCrOnlyLines) {
+    std::string empty;
+    for (int i = 0; i < 200000; ++i) {
+        empty += "\\\n\n";
+    }
+    empty += "a=1\n";
+    EXPECT_EQ(props(empty), R"({"a":"1"})");
+    std::string cr;
+    for (int i = 0; i < 100000; ++i) {
+        cr += "k=v\r";
+    }
+    document d = must_decode(format_id::properties, cr);
+    EXPECT_EQ(d.root().size(), 100000u);
+}
+
+TEST(PropertiesDecode, BomIsPartOfTheFirstKeyAsInJava) {
+    EXPECT_EQ(props("\xEF\xBB\xBF" "a=1\n"), "{\"\xEF\xBB\xBF" "a\":\"1\"}");
+}
+
+TEST(PropertiesDecode, DuplicatesKeptInOrder) {
+    EXPECT_EQ(props("a=1\nb=2\na=3\n"), R"({"a":"1","b":"2","a":"3"})");
+}
+
+TEST(PropertiesDecode, Errors) {
+    error e = decode_error(format_id::properties, "a=1\nb=\\u12\n");
+    EXPECT_EQ(e.code, errc::invalid_string);
+    EXPECT_EQ(e.offset, 6u);
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.column, 3u);
+    EXPECT_EQ(e.message, "malformed \\uxxxx escape: expected 4 hex digits, saw the end of the value");
+
+    e = decode_error(format_id::properties, "k\\u00G1=v\n");
+    EXPECT_EQ(e.code, errc::invalid_string);
+    EXPECT_EQ(e.offset, 1u);
+    EXPECT_EQ(e.message, "malformed \\uxxxx escape: expected a hex digit, saw 'G'");
+
+    // The key ends at the separator, so \u there has too few digits.
+    e = decode_error(format_id::properties, "k\\u12=3456\n");
+    EXPECT_EQ(e.offset, 1u);
+    EXPECT_EQ(e.message, "malformed \\uxxxx escape: expected 4 hex digits, saw the end of the key");
+
+    // Positions inside a continued line are those of the input.
+    e = decode_error(format_id::properties, "a=x\\\n  \\uZZZZ\n");
+    EXPECT_EQ(e.offset, 7u);
+    EXPECT_EQ(e.line, 2u);
+    EXPECT_EQ(e.column, 3u);
+
+    e = decode_error(format_id::properties, "a=\\uD800x\n");
+    EXPECT_EQ(e.code, errc::invalid_string);
+    EXPECT_EQ(e.offset, 2u);
+    e = decode_error(format_id::properties, "a=\\uDC00\n");
+    EXPECT_EQ(e.code, errc::invalid_string);
+    e = decode_error(format_id::properties, "a=\\uD800\\u0041\n");
+    EXPECT_EQ(e.code, errc::invalid_string);
+
+    e = decode_error(format_id::properties, "a=1\nb=\xC3\x28\n");
+    EXPECT_EQ(e.code, errc::invalid_utf8);
+    EXPECT_EQ(e.offset, 6u);
+}
+
+TEST(PropertiesUnflatten, DottedKeysNestArraysAndTypes) {
+    EXPECT_EQ(nested("a.b=1\na.c=2\nl.0=x\nl.1=y\nm.1=z\nt=true\n"),
+              R"({"a":{"b":"1","c":"2"},"l":["x","y"],"m":{"1":"z"},"t":"true"})");
+    EXPECT_EQ(nested("a.b=1\nl.1=2.5\nl.0=true\ns=x\nn=-7\nbig=18446744073709551616\n", true),
+              R"({"a":{"b":1},"l":[true,2.5],"s":"x","n":-7,"big":18446744073709551616n})");
+    // The root stays a map.
+    EXPECT_EQ(nested("0=x\n1=y\n"), R"({"0":"x","1":"y"})");
+    // 01 is not an index: a map.
+    EXPECT_EQ(nested("l.0=a\nl.01=b\n"), R"({"l":{"0":"a","01":"b"}})");
+    // Keys with an empty part stay whole.
+    EXPECT_EQ(nested("a..b=1\n.x=2\ny.=3\n=4\n"), R"({"a..b":"1",".x":"2","y.":"3","":"4"})");
+    // infer alone types the flat map.
+    decode_options infer;
+    infer.infer = true;
+    EXPECT_EQ(props("a.b=1\nc=x\n", infer), R"({"a.b":1,"c":"x"})");
+}
+
+TEST(PropertiesUnflatten, LastWinsAsJavaAndConflictsAreErrors) {
+    EXPECT_EQ(nested("a=1\nb=2\na=3\n"), R"({"a":"3","b":"2"})");
+    decode_options opt;
+    opt.unflatten = true;
+    error e = decode_error(format_id::properties, "a=1\na.b=2\n", opt);
+    EXPECT_EQ(e.code, errc::duplicate_key);
+    EXPECT_EQ(e.offset, 4u);
+    EXPECT_EQ(e.line, 2u);
+    e = decode_error(format_id::properties, "a.b=1\n# c\na=2\n", opt);
+    EXPECT_EQ(e.code, errc::duplicate_key);
+    EXPECT_EQ(e.offset, 10u);
+}
+
+TEST(PropertiesUnflatten, DeepKeysStopAtTheDepthLimit) {
+    std::string deep;
+    for (int i = 0; i < 2000; ++i) {
+        deep += "a.";
+    }
+    deep += "b=1\n";
+    decode_options opt;
+    opt.unflatten = true;
+    error e = decode_error(format_id::properties, deep, opt);
+    EXPECT_EQ(e.code, errc::depth_exceeded);
+}
+
+// What Properties.store(OutputStream) writes for the same strings (saveConvert with
+// escapeUnicode): worked out from its source by hand.
+TEST(PropertiesEncode, EscapesAsStoreDoes) {
+    EXPECT_EQ(encode_props(R"({"k y":" v=:#!\\x  y","\u00e9":"\ud83d\ude00\u0001\u007f~","t\tn\n":"\r\f"})"),
+              "k\\ y=\\ v\\=\\:\\#\\!\\\\x  y\n"
+              "\\u00E9=\\uD83D\\uDE00\\u0001\\u007F~\n"
+              "t\\tn\\n=\\r\\f\n");
+    EXPECT_EQ(encode_props(R"({"":"","a":"\"$%&'()*+,-./;<>?@[]^_`{|}"})"),
+              "=\na=\"$%&'()*+,-./;<>?@[]^_`{|}\n");
+    EXPECT_EQ(encode_props("{}"), "");
+}
+
+TEST(PropertiesEncode, ScalarsAsText) {
+    EXPECT_EQ(encode_props(R"({"i":-3,"f":2.0,"b":true,"u":18446744073709551615,"r":0.5})"),
+              "i=-3\nf=2.0\nb=true\nu=18446744073709551615\nr=0.5\n");
+}
+
+TEST(PropertiesEncode, NestedMapsAndArraysFlattenWithDots) {
+    std::string text = encode_props(R"({"a":{"b":"x","c":[1,{"d":false}]},"e":"y"})");
+    EXPECT_EQ(text, "a.b=x\na.c.0=1\na.c.1.d=false\ne=y\n");
+    EXPECT_EQ(nested(text, true), R"({"a":{"b":"x","c":[1,{"d":false}]},"e":"y"})");
+    // A flat map keeps any key, dots included, and reads back equal without unflatten.
+    EXPECT_EQ(encode_props(R"({"a.b":"1","0":"2"})"), "a.b=1\n0=2\n");
+}
+
+TEST(PropertiesEncode, LossyCases) {
+    error e = encode_error(R"({"a":{"b":null}})");
+    EXPECT_EQ(e.code, errc::unrepresentable);
+    EXPECT_EQ(e.path, "/a/b");
+    e = encode_error(R"({"a":null})");
+    EXPECT_EQ(e.path, "/a");
+    e = encode_error(R"({"a":{}})");
+    EXPECT_EQ(e.path, "/a");
+    e = encode_error(R"({"a":[]})");
+    EXPECT_EQ(e.path, "/a");
+    e = encode_error(R"({"a":{"b.c":"1"}})");
+    EXPECT_EQ(e.path, "/a/b.c");
+    e = encode_error(R"({"x.y":"1","a":{"b":"1"}})");
+    EXPECT_EQ(e.path, "/x.y");
+    e = encode_error(R"({"a":{"0":"x","1":"y"}})");
+    EXPECT_EQ(e.path, "/a");
+    e = encode_error(R"({"a":{"k":"x","k":"y"}})");
+    EXPECT_EQ(e.path, "/a");
+    std::string many = R"({"a":{)";
+    for (int i = 0; i < 40; ++i) {
+        many += "\"k" + std::to_string(i) + "\":\"v\",";
+    }
+    many += R"("k7":"again"}})";
+    e = encode_error(many);
+    EXPECT_EQ(e.path, "/a");
+    EXPECT_NE(e.message.find("\"k7\" appears twice"), std::string::npos) << e.message;
+    e = encode_error(R"([1])");
+    EXPECT_EQ(e.path, "");
+    e = encode_error(R"("x")");
+
+    encode_options lossy;
+    lossy.lossy = true;
+    std::vector<lossy_event> events;
+    lossy.report = &events;
+    EXPECT_EQ(encode_props(R"({"a":{"b":null,"e":{},"l":[],"0":{"0":"z"}},"c.d":"1"})", lossy),
+              "a.b=\na.0.0=z\nc.d=1\n");
+    ASSERT_EQ(events.size(), 5u);
+    EXPECT_EQ(events[0].kind, "null_to_empty");
+    EXPECT_EQ(events[1].kind, "empty_container_dropped");
+    EXPECT_EQ(events[2].kind, "empty_container_dropped");
+    EXPECT_EQ(events[3].kind, "key_ambiguous");
+    EXPECT_EQ(events[4].kind, "key_ambiguous");
+}
+
+TEST(PropertiesEncode, DecodeOfEncodeIsTheFlatMap) {
+    const char* json = R"({" lead":"  two","k=:#!":"v=:#!","\\":"\\\\","nl":"a\nb\r\nc",)"
+                       R"("u":"\u00e9\u6771\ud83d\ude00","ctl":"\u0000\u001f\u007f"})";
+    document src = must_decode(format_id::json, json);
+    document back = must_decode(format_id::properties, must_encode(format_id::properties, src));
+    EXPECT_TRUE(equal(src, back)) << dbg(back);
+}
+
+}  // namespace
+}  // namespace polycodec::test
