@@ -19,6 +19,7 @@
 #include "measure.hpp"
 #include "polycodec/formats/avro.hpp"
 #include "polycodec/formats/postcard.hpp"
+#include "polycodec/formats/protobuf.hpp"
 #include "polycodec/polycodec.hpp"
 #include "polycodec/stream.hpp"
 
@@ -359,6 +360,14 @@ int bench_file(const std::string& path, const options& opt) {
                 auto parsed = postcard::parse_schema(text);
                 if (parsed) {
                     eo.schema = dopt.schema = *parsed;
+                }
+            }
+            // protobuf: fixtures/schemas/<stem>.binpb (scripts/gen_fixtures.py).
+            bool desc_ok = false;
+            std::string desc = read_file(fixtures_dir() + "/schemas/" + stem + ".binpb", desc_ok);
+            if (desc_ok && f.id == format_id::protobuf) {
+                if (auto pb = protobuf::parse_descriptor_set(desc)) {
+                    eo.protobuf_schema = dopt.protobuf_schema = *pb;
                 }
             }
         }

@@ -13,6 +13,7 @@ build_pkgs=(
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev
     libgtest-dev libgmock-dev
     libisal-dev libbrotli-dev libzstd-dev zlib1g-dev libsnappy-dev
+    libprotobuf-dev libprotoc-dev  # .proto schemas (server/proto_compiler.cpp), the peers row
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
     libfyaml-dev  # the YAML decoder's test oracle (tests/codec/yaml_oracle_test.cpp, fuzz_diff_yaml)
 )
@@ -24,6 +25,7 @@ test_pkgs=(
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev
     openjdk-17-jdk-headless libjackson2-dataformat-smile
+    python3-protobuf protobuf-compiler  # test_protobuf.py: libprotobuf as the reference
 )
 
 want=("${build_pkgs[@]}")

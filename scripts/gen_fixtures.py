@@ -171,6 +171,39 @@ def write(name, value):
         f.write(text)
 
 
+# The protobuf schema of bench.json's records, wrapped as {"records": [...]} (a message is
+# a map; `optional`: fields with presence, so false and 0 come back): compiled with protoc into fixtures/schemas/bench.binpb (the bench rows' schema).
+BENCH_PROTO = """syntax = "proto3";
+package polycodec.bench;
+message Bench {
+  message Record {
+    optional int64 id = 1;
+    optional bool active = 2;
+    optional double score = 3;
+    optional string name = 4;
+    repeated string tags = 5;
+    repeated int64 samples = 6;
+  }
+  repeated Record records = 1;
+}
+"""
+
+
+def write_bench_descriptor():
+    import shutil
+    import subprocess
+    import tempfile
+    if shutil.which("protoc") is None:
+        print("gen_fixtures: protoc not found, schemas/bench.binpb not rewritten", file=sys.stderr)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "bench.proto"), "w") as f:
+            f.write(BENCH_PROTO)
+        subprocess.run(["protoc", "-I" + tmp, "--include_imports",
+                        "--descriptor_set_out=" + os.path.join(OUT, "schemas", "bench.binpb"),
+                        os.path.join(tmp, "bench.proto")], check=True)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     write("records.json", records())
@@ -185,6 +218,7 @@ def main():
             f.write(plistlib.dumps(bench(), fmt=fmt, sort_keys=False))
     write_schema("records.avsc", RECORDS_AVSC)
     write_schema("bench.avsc", BENCH_AVSC)
+    write_bench_descriptor()
     return 0
 
 

@@ -7,6 +7,7 @@
 
 #include "polycodec/formats/avro.hpp"
 #include "polycodec/formats/postcard.hpp"
+#include "schema_registry.hpp"
 
 namespace polycodec::cli {
 
@@ -33,6 +34,15 @@ result<void> load_reader_schema_file(const std::string& path, transcode_options&
 }
 
 result<void> load_schema_file(const std::string& path, transcode_options& opt) {
+    if (server::is_protobuf_schema_file(path)) {
+        auto s = server::load_protobuf_schema(path);
+        if (!s) {
+            return fail(std::move(s.error()));
+        }
+        opt.decode.protobuf_schema = opt.encode.protobuf_schema = *s;
+        opt.decode.schema_name = opt.encode.schema_name = path;
+        return {};
+    }
     std::ifstream f(path, std::ios::binary);
     if (!f) {
         return fail(make_error(errc::invalid_option,

@@ -7,6 +7,8 @@
 
 #include "polycodec/formats/avro.hpp"
 #include "polycodec/formats/postcard.hpp"
+#include "polycodec/formats/protobuf.hpp"
+#include "proto_compiler.hpp"
 
 namespace polycodec::server {
 namespace {
@@ -43,9 +45,41 @@ constexpr schema_kind schema_kinds[] = {
      },
      [](const registry_entry& e) { return avro::type_names(*e.avro); },
      [](const registry_entry& e) { return e.avro != nullptr; }},
+    // protobuf files load by path (a .proto goes through libprotobuf's compiler): listed here,
+    // loaded by load_protobuf_schema.
+    {"", "protobuf", nullptr,
+     [](const registry_entry& e) { return protobuf::message_names(*e.protobuf); },
+     [](const registry_entry& e) { return e.protobuf != nullptr; }},
 };
 
 }  // namespace
+
+bool is_protobuf_schema_file(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    return ext == ".proto" || ext == ".binpb" || ext == ".desc" || ext == ".pb";
+}
+
+result<std::shared_ptr<const protobuf::schema>> load_protobuf_schema(const std::string& path) {
+    std::string bytes;
+    if (std::filesystem::path(path).extension() == ".proto") {
+        auto compiled = compile_proto_file(path);
+        if (!compiled) {
+            return fail(std::move(compiled.error()));
+        }
+        bytes = std::move(*compiled);
+    } else {
+        std::ifstream f(path, std::ios::binary);
+        if (!f) {
+            return fail(make_error(errc::invalid_option, "cannot read schema " + path));
+        }
+        bytes.assign((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    }
+    auto s = protobuf::parse_descriptor_set(bytes);
+    if (!s) {
+        return fail(make_error(errc::invalid_option, path + ": " + s.error().message));
+    }
+    return *s;
+}
 
 result<schema_registry> load_schema_registry(const std::string& dir) {
     schema_registry reg;
@@ -62,8 +96,24 @@ result<schema_registry> load_schema_registry(const std::string& dir) {
         if (!entry.is_regular_file()) {
             continue;
         }
+        std::string path = entry.path().string();
+        std::string name = entry.path().stem().string();
+        if (is_protobuf_schema_file(path)) {  // .proto, .binpb, .desc, .pb: read by path
+            auto s = load_protobuf_schema(path);
+            if (!s) {
+                return fail(make_error(errc::invalid_option, "schema " + s.error().message));
+            }
+            registry_entry& e = reg[name];
+            if (e.protobuf) {
+                return fail(make_error(errc::invalid_option,
+                                       "schema " + path + ": a protobuf schema named \"" + name +
+                                           "\" was already loaded from another file"));
+            }
+            e.protobuf = *s;
+            continue;
+        }
         for (const schema_kind& k : schema_kinds) {
-            if (entry.path().extension() != k.extension) {
+            if (k.load == nullptr || entry.path().extension() != k.extension) {
                 continue;
             }
             std::ifstream f(entry.path(), std::ios::binary);
@@ -71,7 +121,6 @@ result<schema_registry> load_schema_registry(const std::string& dir) {
                              std::istreambuf_iterator<char>());
             // NAME.json and NAME.avsc fill the two members of one entry: schema=NAME then
             // means the postcard schema for postcard and the avro one for avro.
-            std::string name = entry.path().stem().string();
             registry_entry& e = reg[name];
             if (auto r = k.load(text, e); !r) {
                 std::string where = entry.path().string();

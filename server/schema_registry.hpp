@@ -1,6 +1,7 @@
 #pragma once
 // The schemas a server knows by name (schema=NAME, reader_schema=NAME), loaded once at
-// startup from --schema-dir: NAME.json is a postcard schema, NAME.avsc an Avro schema.
+// startup from --schema-dir: NAME.json is a postcard schema, NAME.avsc an Avro
+// schema, NAME.proto or NAME.binpb/.desc/.pb a Protocol Buffers schema.
 
 #include <map>
 #include <memory>
@@ -13,28 +14,37 @@
 
 namespace polycodec::server {
 
-/// The schema files of one NAME: NAME.json (postcard), NAME.avsc (avro).
+/// The schema files of one NAME: NAME.json (postcard), NAME.proto/.binpb/.desc/.pb (protobuf),
+/// NAME.avsc (avro).
 struct registry_entry {
     std::shared_ptr<const postcard::schema> postcard;
-    /* protobuf: added by the protobuf branch */
+    std::shared_ptr<const protobuf::schema> protobuf;
     std::shared_ptr<const avro::schema> avro;
 };
 
 /// Name -> schema; immutable after startup, shared by all threads.
 using schema_registry = std::map<std::string, registry_entry, std::less<>>;
 
-/// Loads every DIR/NAME.json (postcard) and DIR/NAME.avsc (avro) ("" = none). A schema that
-/// does not parse fails startup with its file name, line and the reason.
+/// Loads every DIR/NAME.json (postcard), DIR/NAME.binpb, .desc or .pb (a protobuf
+/// FileDescriptorSet), DIR/NAME.proto (parsed with libprotobuf's compiler) and DIR/NAME.avsc
+/// (avro) ("" = none). A schema that does not parse fails startup with its file name, line and
+/// the reason.
 result<schema_registry> load_schema_registry(const std::string& dir);
 
 /// One row of GET /schemas.
 struct schema_listing {
     std::string name;
-    std::string_view kind;           ///< "postcard", "avro"
+    std::string_view kind;           ///< "postcard", "protobuf", "avro"
     std::vector<std::string> types;  ///< the named types the schema defines
 };
 
 /// The registry as GET /schemas lists it, by name.
 std::vector<schema_listing> list_schemas(const schema_registry& reg);
+
+/// Reads one protobuf schema file: a .proto, or a FileDescriptorSet (.binpb, .desc, .pb).
+result<std::shared_ptr<const protobuf::schema>> load_protobuf_schema(const std::string& path);
+
+/// True for the extensions of protobuf schema files.
+bool is_protobuf_schema_file(const std::string& path);
 
 }  // namespace polycodec::server

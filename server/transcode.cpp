@@ -44,13 +44,15 @@ std::size_t document_budget(std::size_t input_size) noexcept {
 
 result<void> prepare_options(const service& svc, transcode_options& opt, std::size_t input_size) {
     opt.decode.limits.max_bytes = document_budget(input_size);
-    if (!opt.decode.schema_name.empty() && !opt.decode.schema && !opt.decode.avro_schema) {
+    if (!opt.decode.schema_name.empty() && !opt.decode.schema && !opt.decode.avro_schema &&
+        !opt.decode.protobuf_schema) {
         auto it = svc.schemas.find(opt.decode.schema_name);
         if (it == svc.schemas.end()) {
             return fail(make_error(errc::invalid_option,
                                    "unknown schema \"" + opt.decode.schema_name + "\""));
         }
         opt.decode.schema = opt.encode.schema = it->second.postcard;
+        opt.decode.protobuf_schema = opt.encode.protobuf_schema = it->second.protobuf;
         opt.decode.avro_schema = opt.encode.avro_schema = it->second.avro;
     }
     if (!opt.decode.reader_schema_name.empty() && !opt.decode.avro_reader_schema) {

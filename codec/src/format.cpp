@@ -56,6 +56,9 @@ constexpr sv smile_types[] = {"application/x-jackson-smile"};
 constexpr sv smile_ext[] = {".sml"};
 constexpr sv dotenv_types[] = {"text/x-dotenv", "application/x-env"};
 constexpr sv dotenv_ext[] = {".env"};
+constexpr sv protobuf_types[] = {"application/x-protobuf", "application/protobuf",
+                                 "application/vnd.google.protobuf"};
+constexpr sv protobuf_ext[] = {".binpb", ".pb"};
 constexpr sv avro_types[] = {"application/avro", "avro/binary", "application/vnd.apache.avro+binary"};
 constexpr sv avro_ext[] = {".avro"};
 constexpr sv xml_types[] = {"application/xml", "text/xml"};
@@ -103,6 +106,8 @@ constexpr format_info table[] = {
      {false, true, true, true, true, false, false, false, false}},
     {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,
      {true, false, false, false, false, false, true, false, false}},
+    {format_id::protobuf, "protobuf", protobuf_types, protobuf_ext,
+     {false, false, true, true, true, true, true, false, true}},
     {format_id::avro, "avro", avro_types, avro_ext,
      {false, true, true, true, true, false, false, false, true}},
     {format_id::xml, "xml", xml_types, xml_ext,

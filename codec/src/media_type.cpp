@@ -167,7 +167,9 @@ constexpr format_id csv_only[] = {format_id::csv};
 constexpr format_id csv_properties[] = {format_id::csv, format_id::properties};
 constexpr format_id yaml_only[] = {format_id::yaml};
 constexpr format_id postcard_only[] = {format_id::postcard};
-constexpr format_id schema_formats[] = {format_id::postcard, format_id::avro};
+constexpr format_id schema_formats[] = {format_id::postcard, format_id::protobuf,
+                                        format_id::avro};
+constexpr format_id typed_schema_formats[] = {format_id::protobuf, format_id::avro};
 constexpr format_id avro_only[] = {format_id::avro};
 constexpr std::string_view framing_values[] = {"none", "single_object", "confluent"};
 constexpr std::string_view avro_codec_values[] = {"null", "deflate", "zstandard", "snappy"};
@@ -337,7 +339,7 @@ constexpr option_info option_rows[] = {
          return set_flag("binary", v, o.encode.plist_binary);
      }},
     {"schema", option_kind::name, {}, "", schema_formats,
-     "the postcard or avro schema to read or write with, by name (a file of --schema-dir)",
+     "the postcard, protobuf or avro schema to read or write with, by name (a file of --schema-dir)",
      [](std::string_view v, transcode_options& o) -> result<void> {
          o.decode.schema_name = o.encode.schema_name = std::string(v);
          return {};
@@ -398,8 +400,9 @@ constexpr option_info option_rows[] = {
          o.decode.xml.root = o.encode.xml.root = std::string(v);
          return {};
      }},
-    {"type", option_kind::name, {}, "", avro_only,
-     "the named type of the schema to use (avro: a record's full or short name)",
+    {"type", option_kind::name, {}, "", typed_schema_formats,
+     "the named type of the schema to use: protobuf's message (pkg.Message), avro's record "
+     "(full or short name); needed when the schema's file defines several",
      [](std::string_view v, transcode_options& o) -> result<void> {
          o.decode.type_name = o.encode.type_name = std::string(v);
          return {};

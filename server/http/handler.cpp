@@ -5,6 +5,7 @@
 
 #include "http/openapi.hpp"
 #include "http/problem.hpp"
+#include "polycodec/formats/protobuf.hpp"
 #include "polycodec/media_type.hpp"
 #include "polycodec/stream.hpp"
 #include "transcode.hpp"
@@ -287,7 +288,10 @@ void handle_schemas(service& svc, response& res) {
     b.end_array();
     w.out.clear();
     encode_options eo;
-    (void)encode(format_id::json, w.doc, w.out, eo);
+    auto r = encode(format_id::json, w.doc, w.out, eo);
+    if (!r) {
+        return problem(res, 500, "internal", r.error().message);
+    }
     res.status = 200;
     res.content_type = "application/json";
     res.body.assign(w.out.data(), w.out.size());
@@ -381,7 +385,8 @@ constexpr route_info route_rows[] = {
     {route::healthz, "/healthz", "GET", "liveness"},
     {route::readyz, "/readyz", "GET", "readiness: 503 while draining"},
     {route::openapi, "/openapi.json", "GET", "this OpenAPI 3.1 document"},
-    {route::schemas, "/schemas", "GET", "the schemas of --schema-dir: name, kind, types"},
+    {route::schemas, "/schemas", "GET",
+     "the schemas of --schema-dir: name, kind (postcard, protobuf, avro) and the types they define"},
 };
 
 }  // namespace

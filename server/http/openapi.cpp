@@ -496,6 +496,11 @@ void simple_operation(writer& w, route id) {
             text_response(w, "the process is alive", "text/plain", "ok\n");
             problem_responses(w, {});
             break;
+        case route::schemas:
+            text_response(w, "the loaded schemas, [{name, kind, types}]", "application/json",
+                          "[{\"name\":\"bench\",\"kind\":\"protobuf\",\"types\":[\"bench.Record\"]}]");
+            problem_responses(w, {});
+            break;
         case route::readyz:
             text_response(w, "ready for traffic", "text/plain", "ready\n");
             problem_responses(w, {{503,

@@ -28,6 +28,7 @@ class FormatsCommand(unittest.TestCase):
         self.assertIn("properties", names)
         self.assertIn("xml", names)
         self.assertIn("avro", names)
+        self.assertIn("protobuf", names)
         self.assertIn("application/vnd.msgpack", out.decode())
 
     def test_version(self):

@@ -13,6 +13,7 @@
 
 #include "polycodec/formats/avro.hpp"
 #include "polycodec/formats/postcard.hpp"
+#include "polycodec/formats/protobuf.hpp"
 #include "polycodec/polycodec.hpp"
 
 namespace {
@@ -95,6 +96,18 @@ std::shared_ptr<const polycodec::avro::schema> fixture_avro_schema() {
     return *s;
 }
 
+// protobuf needs one too: the conformance suite's TestAllTypesProto2/3 (every field kind, the
+// well-known types, groups, recursion), compiled with protoc into protobuf_conformance.binpb.
+std::shared_ptr<const polycodec::protobuf::schema> protobuf_fixture_schema() {
+    std::ifstream f(POLYCODEC_FUZZ_PROTOBUF_SCHEMA_FILE, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    auto s = polycodec::protobuf::parse_descriptor_set(bytes);
+    if (!s) {
+        std::abort();
+    }
+    return *s;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -106,12 +119,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view in(reinterpret_cast<const char*>(data), size);
     static const auto schema =
         fuzzed == format_id::postcard ? fixture_schema() : std::shared_ptr<const postcard::schema>();
+    static const auto pb_schema = fuzzed == format_id::protobuf
+                                      ? protobuf_fixture_schema()
+                                      : std::shared_ptr<const protobuf::schema>();
     static const auto avro_schema = fuzzed == format_id::avro
                                         ? fixture_avro_schema()
                                         : std::shared_ptr<const avro::schema>();
     decode_options opt;
     opt.limits.max_bytes = std::size_t{64} << 20;
     opt.schema = schema;
+    opt.protobuf_schema = pb_schema;
     if (fuzzed == format_id::avro) {
         opt.avro_schema = avro_schema;
         opt.avro_container = in.substr(0, 4) == std::string_view("Obj\x01", 4);
@@ -133,6 +150,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // the encoder of the same mapping.
         opt.xml.ordered = (pick & 1) != 0;
     }
+    if (fuzzed == format_id::protobuf) {
+        opt.type_name = (pick & 1) != 0 ? "protobuf_test_messages.proto2.TestAllTypesProto2"
+                                        : "protobuf_test_messages.proto3.TestAllTypesProto3";
+    }
     if (!decode(fuzzed, in, doc, opt)) {
         return 0;
     }
@@ -141,6 +162,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     eo.schema = schema;
     eo.avro_schema = avro_schema;
     eo.avro_container = opt.avro_container;
+    eo.protobuf_schema = pb_schema;
+    eo.type_name = opt.type_name;
     if (fuzzed == format_id::msgpack) {
         eo.canonical = (pick & 1) != 0;
     }

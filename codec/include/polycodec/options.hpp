@@ -15,6 +15,9 @@ namespace polycodec {
 namespace postcard {
 struct schema;  // formats/postcard.hpp
 }
+namespace protobuf {
+struct schema;  // formats/protobuf.hpp
+}
 namespace avro {
 struct schema;  // formats/avro.hpp
 }
@@ -62,12 +65,14 @@ struct common_options {
     bool csv_tab = false;    ///< text/tab-separated-values
     /// postcard: the schema chosen by schema=NAME, resolved by the caller.
     std::shared_ptr<const postcard::schema> schema;
+    /// protobuf: the descriptor set chosen by schema=NAME, resolved by the caller.
+    std::shared_ptr<const protobuf::schema> protobuf_schema;
+    /// type=: the message (protobuf, "pkg.Message") or record (avro) the schema's file defines.
+    std::string type_name;
     std::string schema_name;  ///< as given, for messages
     /// avro: the schema chosen by schema=NAME (a NAME.avsc of --schema-dir), resolved by the
     /// caller; the writer's schema of a bare datum, the schema to embed in a container.
     std::shared_ptr<const avro::schema> avro_schema;
-    /// type=: the record (avro) or message (protobuf) of the schema to use.
-    std::string type_name;
     /// avro reader_schema=NAME: decode resolves the writer's schema to this one.
     std::shared_ptr<const avro::schema> avro_reader_schema;
     std::string reader_schema_name;  ///< as given, for messages
