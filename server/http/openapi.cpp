@@ -497,7 +497,10 @@ void simple_operation(writer& w, route id) {
             problem_responses(w, {});
             break;
         case route::schemas:
-            text_response(w, "the loaded schemas, [{name, kind, types}]", "application/json",
+            text_response(w,
+                          "the schemas of --schema-dir, [{name, kind, types}]: kind postcard, "
+                          "protobuf or avro",
+                          "application/json",
                           "[{\"name\":\"bench\",\"kind\":\"protobuf\",\"types\":[\"bench.Record\"]}]");
             problem_responses(w, {});
             break;
@@ -506,24 +509,6 @@ void simple_operation(writer& w, route id) {
             problem_responses(w, {{503,
                                    "draining after SIGTERM (draining), or over "
                                    "--max-connections (over_capacity)"}});
-            break;
-        case route::schemas:
-            w.key("200");
-            w.begin();
-            w.kv("description", "the schemas of --schema-dir: name, kind (postcard, avro) and "
-                                "the named types each defines");
-            w.key("content");
-            w.begin();
-            w.key("application/json");
-            w.begin();
-            w.key("schema");
-            w.begin();
-            w.kv("type", "array");
-            w.end();
-            w.end();
-            w.end();
-            w.end();
-            problem_responses(w, {});
             break;
         case route::openapi:
             w.key("200");
