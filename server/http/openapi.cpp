@@ -188,8 +188,14 @@ std::string option_description(const option_info& o) {
             o.formats.empty() ? find_format(format_id::json) : find_format(o.formats.front());
         std::string_view value = o.kind == option_kind::boolean     ? "true"
                                  : o.kind == option_kind::character ? "|"
-                                 : o.kind == option_kind::name      ? "NAME"
-                                                                    : o.default_value;
+                                 : o.kind == option_kind::name
+                                     // a number's example is a number (avro schema_id=1)
+                                     ? (!o.default_value.empty() &&
+                                                o.default_value.find_first_not_of("0123456789") ==
+                                                    std::string_view::npos
+                                            ? std::string_view("1")
+                                            : std::string_view("NAME"))
+                                     : o.default_value;
         for (std::string_view v :
              o.kind == option_kind::choice ? o.values : std::span<const std::string_view>{}) {
             if (v != o.default_value) {

@@ -221,11 +221,13 @@ class OpenApiTest(unittest.TestCase):
             r = self.post(content_type="application/json; %s=x" % name)
             self.assertFalse(unknown_option(r), (name, r))
         self.assertTrue(unknown_option(self.post(content_type="application/json; bogus=1")))
-        # The example each description gives works as a Content-Type (not postcard and
-        # protobuf: they need a schema directory, nor stream: its answer is chunked).
+        # The example each description gives works as a Content-Type (not schema, type and
+        # reader_schema: they need a schema directory; nor avro's framing, schema_id and
+        # avro_json: a bare datum needs a schema; nor stream: its answer is chunked).
         for name, p in self.params.items():
             m = re.search(r"e\.g\. `([^`]+)`", p["description"])
-            if not m or name in ("schema", "stream", "type"):
+            if not m or name in ("schema", "stream", "type", "reader_schema", "framing",
+                                     "schema_id", "avro_json"):
                 continue
             body = b"a,b\n1,2\n" if m.group(1).startswith("text/csv") else b'{"a":1}'
             if "multi=" in m.group(1):
@@ -234,6 +236,11 @@ class OpenApiTest(unittest.TestCase):
                 body = bytes.fromhex("a1616101")  # {"a": 1} (int_width's example)
             if m.group(1).startswith("application/x-plist"):
                 body = b"<plist><dict><key>a</key><integer>1</integer></dict></plist>"  # binary's
+            elif m.group(1).startswith("application/avro"):
+                # an Object Container File that carries its own schema (fixtures/records.avro)
+                with open(os.path.join(os.environ["POLYCODEC_SOURCE_DIR"], "fixtures",
+                                       "records.avro"), "rb") as f:
+                    body = f.read()
             elif m.group(1).startswith("application/xml"):
                 # the xml options' examples (root=NAME names the root element)
                 root = re.search(r"root=(\w+)", m.group(1))
