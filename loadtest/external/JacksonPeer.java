@@ -60,7 +60,7 @@ public final class JacksonPeer {
         String dir = args[0];
         int ms = Integer.parseInt(args[1]);
         String v = " (Jackson " + com.fasterxml.jackson.databind.cfg.PackageVersion.VERSION
-                + ", JDK " + System.getProperty("java.version") + ")";
+                + "; JDK " + System.getProperty("java.version") + ")";
         ObjectMapper json = new ObjectMapper(new JsonFactory());
         byte[] jb = Files.readAllBytes(Paths.get(dir, "bench.json"));
         JsonNode expect = json.readTree(jb);
