@@ -2,7 +2,7 @@
 //   java JacksonPeer DATADIR MS     prints format,op,library,ops_per_s lines
 // Decode: ObjectMapper.readTree of the bytes our encoder wrote (DATADIR/bench.sml, bench.cbor,
 // bench.json) into a JsonNode tree; encode: writeValueAsBytes of that tree. Each pair is warmed
-// up (2 s of calls) before 5 windows of MS ms are timed; the median ops/s is printed. The tree
+// up (2 s of calls; -Dpolycodec.warm_ms) before 5 windows of MS ms are timed; the median ops/s is printed. The tree
 // each module decodes is checked equal to Jackson's JSON tree of bench.json before timing.
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,7 +34,7 @@ public final class JacksonPeer {
     }
 
     static void warm(Op op) throws Exception {
-        long end = System.nanoTime() + 2_000_000_000L;
+        long end = System.nanoTime() + Long.getLong("polycodec.warm_ms", 2000L) * 1_000_000L;
         while (System.nanoTime() < end) sink += op.run();
     }
 
