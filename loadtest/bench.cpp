@@ -310,7 +310,16 @@ int bench_file(const std::string& path, const options& opt) {
     wrap_records(src, wrapped);
     std::printf("# data: %s (%zu bytes of JSON)\n", path.c_str(), json.size());
     std::vector<row> rows;
+    // One row a format, and for plist a second one of its binary form (binary=true).
+    std::vector<std::pair<const format_info*, bool>> targets;
     for (const format_info& f : formats()) {
+        targets.emplace_back(&f, false);
+        if (f.id == format_id::plist) {
+            targets.emplace_back(&f, true);
+        }
+    }
+    for (const auto& [fp, binary_form] : targets) {
+        const format_info& f = *fp;
         if (!opt.only.empty() &&
             std::find(opt.only.begin(), opt.only.end(), std::string(f.name)) == opt.only.end()) {
             continue;
@@ -323,6 +332,7 @@ int bench_file(const std::string& path, const options& opt) {
         const document& in =
             f.caps.map_root_only && src.root().kind() != kind::map ? wrapped : src;
         encode_options eo;
+        eo.plist_binary = binary_form;
         decode_options dopt;
         if (f.caps.needs_schema) {
             // postcard: the data file's schema, fixtures/schemas/<stem>.json, when it exists.
@@ -368,7 +378,7 @@ int bench_file(const std::string& path, const options& opt) {
             continue;
         }
         row rw;
-        rw.format = std::string(f.name);
+        rw.format = std::string(f.name) + (binary_form ? "/binary" : "");
         rw.size = encoded.size();
         rw.doc_ratio = static_cast<double>(back.content_size()) / static_cast<double>(encoded.size());
         // Steady-state allocations: after the warm-up above, buffers are at their size.

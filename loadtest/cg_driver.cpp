@@ -5,6 +5,7 @@
 //   polycodec-cgdriver rapidjson encode|decode FILE.json N   (RapidJSON's Writer / Parse, as
 //                                                           `peers` drives them)
 //   polycodec-cgdriver libyaml encode FILE.json N   (libyaml's emitter, as `peers` drives it)
+//   polycodec-cgdriver libyaml decode FILE.json N   (libyaml's event loop over our YAML of FILE)
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -30,6 +31,7 @@ using polycodec::loadtest::wrap_records;
 
 #ifdef POLYCODEC_CGDRIVER_LIBYAML
 using polycodec::loadtest::libyaml_emit;  // the same calls as `peers` makes
+using polycodec::loadtest::libyaml_events;
 #endif
 
 int main(int argc, char** argv) {
@@ -75,6 +77,23 @@ int main(int argc, char** argv) {
             std::string out;
             libyaml_emit(doc, out);
             sink += out.size();
+        }
+        std::printf("%zu\n", sink);
+        return 0;
+    }
+    if (std::string(argv[1]) == "libyaml" && std::string(argv[2]) == "decode") {
+        // libyaml's bare event loop over our YAML of the fixture, as `peers` drives it.
+        std::string json = read_file(argv[3]);
+        const long n = std::atol(argv[4]);
+        document doc;
+        output_buffer yaml;
+        if (!decode(format_id::json, json, doc) || !encode(format_id::yaml, doc, yaml)) {
+            std::fprintf(stderr, "cannot decode %s\n", argv[3]);
+            return 1;
+        }
+        std::size_t sink = 0;
+        for (long i = 0; i < n; ++i) {
+            sink += static_cast<std::size_t>(libyaml_events(yaml.view()));
         }
         std::printf("%zu\n", sink);
         return 0;

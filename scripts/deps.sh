@@ -16,9 +16,11 @@ build_pkgs=(
     libgtest-dev libgmock-dev
     libisal-dev libbrotli-dev libzstd-dev
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
+    libfyaml-dev  # the YAML decoder's test oracle (tests/codec/yaml_oracle_test.cpp, fuzz_diff_yaml)
 )
 test_pkgs=(
     python3 python3-yaml python3-msgpack curl prometheus openssl
+    libfyaml-utils  # fy-tool, libfyaml's command line (YAML oracle by hand)
     zstd brotli
     guile-3.0
     cargo librust-ron-dev librust-serde-json-dev

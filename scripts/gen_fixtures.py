@@ -8,13 +8,17 @@ urlform, whose shapes cannot hold the record lists), fixtures/bench.properties (
 as {"records": [...]} flattened with dots, as Java properties; written here, independently of
 our encoder, which tests/differential/test_properties.py compares with it) and
 fixtures/bench_flat.json (the same flat map of strings as JSON: the data of the properties
-bench rows, where json and properties hold the same values). The forms of the
-fixtures in the other formats are written by scripts/gen-fixture-forms (our encoders).
+bench rows, where json and properties hold the same values). Also bench.json as Apple property lists
+written by Python's plistlib (an independent writer): fixtures/bench.plist (XML) and
+fixtures/bench-binary.plist (bplist00); bench.json has no null, so a plist holds it as it is.
+The forms of the fixtures in the other formats are written by scripts/gen-fixture-forms (our
+encoders).
 
 Run again after a change: the output is the same byte for byte.
 """
 import json
 import os
+import plistlib
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -136,6 +140,9 @@ def main():
     flat = []
     flatten("", {"records": bench()}, flat)
     write("bench_flat.json", dict(flat))
+    for name, fmt in (("bench.plist", plistlib.FMT_XML), ("bench-binary.plist", plistlib.FMT_BINARY)):
+        with open(os.path.join(OUT, name), "wb") as f:
+            f.write(plistlib.dumps(bench(), fmt=fmt, sort_keys=False))
     return 0
 
 

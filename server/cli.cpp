@@ -233,7 +233,7 @@ const char* usage() {
            "  polycodec convert --from F --to G [--pretty] [--lossy] [--canonical] [--multi]\n"
            "                  [--schema FILE] [--header absent] [--delimiter C] [--infer]\n"
            "                  [--unflatten] [--strict=false] [--extjson canonical|relaxed]\n"
-           "                  [--int-width keep]\n"
+           "                  [--int-width keep] [--binary]\n"
            "                  [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"
            "  polycodec formats\n"
            "  polycodec openapi   (the OpenAPI 3.1 document of GET /openapi.json)\n"

@@ -56,6 +56,8 @@ constexpr sv smile_types[] = {"application/x-jackson-smile"};
 constexpr sv smile_ext[] = {".sml"};
 constexpr sv dotenv_types[] = {"text/x-dotenv", "application/x-env"};
 constexpr sv dotenv_ext[] = {".env"};
+constexpr sv plist_types[] = {"application/x-plist", "application/x-bplist"};
+constexpr sv plist_ext[] = {".plist"};
 constexpr sv properties_types[] = {"text/x-java-properties"};
 constexpr sv properties_ext[] = {".properties"};
 
@@ -97,6 +99,10 @@ constexpr format_info table[] = {
      {false, true, true, true, true, false, false, false, false}},
     {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,
      {true, false, false, false, false, false, true, false, false}},
+    // XML or binary (bplist00): not a text format as a whole, the XML reader adds line and
+    // column to its errors itself.
+    {format_id::plist, "plist", plist_types, plist_ext,
+     {false, false, true, true, true, false, false, false, false}},
     {format_id::properties, "properties", properties_types, properties_ext,
      {true, false, false, false, false, false, true, false, false}},
 };

@@ -171,6 +171,7 @@ constexpr format_id seq_formats[] = {format_id::json, format_id::cbor, format_id
 constexpr format_id extjson_formats[] = {format_id::json, format_id::json5, format_id::hjson,
                                          format_id::yaml, format_id::ndjson};
 constexpr format_id int_width_formats[] = {format_id::cbor, format_id::msgpack};
+constexpr format_id plist_only[] = {format_id::plist};
 
 result<void> set_flag(std::string_view name, std::string_view value, bool& target) {
     auto b = parse_bool(name, value);
@@ -321,6 +322,12 @@ constexpr option_info option_rows[] = {
          }
          return {};
      }},
+    {"binary", option_kind::boolean, bool_values, "false", plist_only,
+     "plist output: the binary form (bplist00) instead of XML; the media type "
+     "application/x-bplist sets it (input of either form is detected by its magic)",
+     [](std::string_view v, transcode_options& o) {
+         return set_flag("binary", v, o.encode.plist_binary);
+     }},
     {"schema", option_kind::name, {}, "", postcard_only,
      "the postcard schema to read or write with, by name (a file of --schema-dir)",
      [](std::string_view v, transcode_options& o) -> result<void> {
@@ -416,6 +423,9 @@ result<const format_info*> resolve_format_spec(std::string_view spec, transcode_
         }
         if (f != nullptr && m->essence() == "text/tab-separated-values") {
             opt.decode.csv_tab = opt.encode.csv_tab = true;
+        }
+        if (f != nullptr && m->essence() == "application/x-bplist") {
+            opt.encode.plist_binary = true;  // the binary plist's own media type
         }
     } else {
         f = find_format_by_name(head);
@@ -544,6 +554,11 @@ negotiation negotiate(std::string_view accept, const format_info& fallback,
                     f_spec = spec;
                     f_q = r.q;
                     f_params = r.params;
+                    if (spec >= 2 && f.id == format_id::plist) {
+                        // The plist form follows the media type asked for.
+                        f_params.emplace_back("binary",
+                                              mt == "application/x-bplist" ? "true" : "false");
+                    }
                 }
             }
         }

@@ -58,6 +58,9 @@ std::string content_type_of(const format_info& f, const transcode_options& opt) 
     if (f.id == format_id::csv && opt.encode.csv_tab) {
         t = "text/tab-separated-values";
     }
+    if (f.id == format_id::plist && opt.encode.plist_binary) {
+        t = "application/x-bplist";
+    }
     if (f.caps.text) {
         t += "; charset=utf-8";
     }

@@ -37,7 +37,7 @@ const std::set<format_id> carries_records = {
 const std::set<format_id> carries_bench = {
     format_id::json,  format_id::json5,   format_id::hjson,  format_id::yaml,
     format_id::ron,   format_id::sexpr,   format_id::cbor,   format_id::msgpack,
-    format_id::pickle, format_id::bson,   format_id::toml};
+    format_id::pickle, format_id::bson,   format_id::toml,   format_id::plist};
 
 void check_pairs(const char* fixture, const std::set<format_id>& must_carry) {
     document plain = load_fixture(fixture);

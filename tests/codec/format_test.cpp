@@ -62,6 +62,9 @@ TEST(Format, LookupsByNameTypeExtensionAndPath) {
     EXPECT_EQ(find_format_by_path("Makefile"), nullptr);
     EXPECT_EQ(find_format_by_number(0), nullptr);
     EXPECT_EQ(find_format_by_number(format_count + 1), nullptr);
+    EXPECT_EQ(find_format_by_number(25)->id, format_id::plist);
+    EXPECT_EQ(find_format_by_media_type("application/x-bplist")->id, format_id::plist);
+    EXPECT_EQ(find_format_by_path("Info.plist")->id, format_id::plist);
     EXPECT_EQ(find_format_by_number(21)->id, format_id::dotenv);
     EXPECT_EQ(find_format_by_number(26)->id, format_id::properties);
     EXPECT_EQ(find_format_by_media_type("text/x-java-properties")->id, format_id::properties);

@@ -59,6 +59,14 @@ def corpus(*parts):
     return path
 
 
+def table_names():
+    """The format names of the table (codec/src/format.cpp), in id order, as scripts/fuzz and
+    tests/fuzz/CMakeLists.txt read it."""
+    import re
+    with open(os.path.join(SOURCE_DIR, "codec", "src", "format.cpp")) as f:
+        return re.findall(r'^ *\{format_id::[a-z0-9_]+, "([a-z0-9_]+)"', f.read(), re.M)
+
+
 def fixture(name):
     with open(os.path.join(FIXTURES, name), "rb") as f:
         return f.read()

@@ -33,8 +33,10 @@ class Fixtures(unittest.TestCase):
             with open(script, "w") as f:
                 f.write(src)
             subprocess.run([sys.executable, script], check=True)
-            for name in ("records.json", "bench.json", "ini_doc.json", "bench.properties",
-                         "bench_flat.json"):
+            for name in ("records.json", "bench.json", "ini_doc.json",
+                         "bench.properties", "bench_flat.json",
+                         "bench.plist", "bench-binary.plist",
+                         ):
                 with open(os.path.join(d, name), "rb") as f:
                     self.assertEqual(f.read(), common.fixture(name), name)
 

@@ -232,6 +232,8 @@ class OpenApiTest(unittest.TestCase):
                 body = b"a: 1\n---\nb: 2\n"
             if m.group(1).startswith("application/cbor"):
                 body = bytes.fromhex("a1616101")  # {"a": 1} (int_width's example)
+            if m.group(1).startswith("application/x-plist"):
+                body = b"<plist><dict><key>a</key><integer>1</integer></dict></plist>"  # binary's
             r = self.post("?to=json", body=body, content_type=m.group(1))
             self.assertEqual(r.status, 200, (m.group(1), r))
 

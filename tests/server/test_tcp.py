@@ -75,6 +75,28 @@ class TcpTest(unittest.TestCase):
                         pairs += 1
             self.assertGreaterEqual(pairs, 1)
 
+    def test_plist_both_forms(self):
+        # Format 25 on the wire; binary=true in the frame's options picks bplist00, and
+        # plistlib (independent) reads both forms.
+        import plistlib
+        PLIST = 25
+        doc = b'{"name":"App","n":[1,2.5,true],"big":18446744073709551615}'
+        want = {"name": "App", "n": [1, 2.5, True], "big": 2**64 - 1}
+        with tcp_connect(self.server) as s:
+            status, fmt, xml = self.roundtrip(s, 1, JSON, PLIST, doc)
+            self.assertEqual((status, fmt), (OK, PLIST), xml[:200])
+            self.assertEqual(plistlib.loads(xml), want)
+            status, fmt, binary = self.roundtrip(s, 2, JSON, PLIST, doc, b"binary=true")
+            self.assertEqual(status, OK, binary[:200])
+            self.assertEqual(binary[:8], b"bplist00")
+            self.assertEqual(plistlib.loads(binary), want)
+            status, fmt, back = self.roundtrip(s, 3, PLIST, JSON, binary)
+            self.assertEqual((status, json.loads(back)), (OK, want))
+            status, fmt, out = self.roundtrip(s, 4, JSON, PLIST, b'[null]')
+            self.assertEqual(status, UNREPRESENTABLE, out)
+            status, fmt, out = self.roundtrip(s, 5, PLIST, JSON, binary[:-3])
+            self.assertEqual(status, MALFORMED, out)
+
     def test_1000_pipelined_frames_in_order(self):
         pipeline_frames_in_order(self, self.server, 1000)
 

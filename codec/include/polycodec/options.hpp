@@ -73,6 +73,9 @@ struct decode_options : common_options {
 struct encode_options : common_options {
     bool pretty = false;  ///< indentation for text formats
     bool lossy = false;   ///< lossy=allow: take documented fallbacks instead of failing
+    /// plist: binary=true writes the binary form (bplist00) instead of XML; the media type
+    /// application/x-bplist sets it (docs/formats/plist.md).
+    bool plist_binary = false;
     /// Where fallbacks are recorded when `lossy` is set; may be null.
     lossy_report* report = nullptr;
 };

@@ -60,5 +60,6 @@ extern const codec_functions ubjson_codec;
 extern const codec_functions smile_codec;
 extern const codec_functions dotenv_codec;
 extern const codec_functions properties_codec;
+extern const codec_functions plist_codec;
 
 }  // namespace polycodec::detail

@@ -1,8 +1,6 @@
-// YAML 1.2 (core schema). Decoding runs libyaml's event parser and resolves scalars, tags,
-// anchors and aliases here; the encoder is our own block-style writer.
+// YAML 1.2 (core schema). Decoding is our own parser, writing the tape as it reads (no
+// tokens, no events, no tree); the encoder is our own block-style writer.
 // See docs/formats/yaml.md for every decision (tags, timestamps, quoting).
-#include <yaml.h>
-
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -89,6 +87,24 @@ std::string to_decimal(std::string_view digits, unsigned base) {
 // Appends the integer `s` (core schema forms: [-+]?[0-9]+, 0o[0-7]+, 0x[0-9a-fA-F]+).
 // Returns false when `s` is not such an integer.
 bool add_core_int(builder& b, std::string_view s) {
+    if (s.size() <= 18) {
+        // Up to 18 characters: an optional sign and at most 18 digits fit in int64.
+        std::size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+        if (i < s.size() && !(s.size() > i + 1 && s[i] == '0' && (s[i + 1] == 'o' || s[i + 1] == 'x'))) {
+            std::int64_t v = 0;
+            std::size_t k = i;
+            for (; k < s.size() && is_digit(s[k]); ++k) {
+                v = v * 10 + (s[k] - '0');
+            }
+            if (k == s.size()) {
+                b.add_int(s[0] == '-' ? -v : v);
+                return true;
+            }
+            if (i == 1 || k != i) {
+                return false;  // a sign or digits, then something else: not an integer
+            }
+        }
+    }
     bool neg = false;
     std::string_view body = s;
     unsigned base = 10;
@@ -336,187 +352,583 @@ bool parse_timestamp(std::string_view s, std::string& out, timestamp_kind& k) {
     return i == s.size();
 }
 
-// ---- reader ----
+// ---- parser ----
+//
+// A YAML 1.2 parser of our own, recursive descent over the bytes, writing the tape through
+// the builder as it goes: no token queue, no event objects, no node tree. A plain or quoted
+// scalar on one line is a view of the input; folded, escaped and block scalars are written
+// into one reused scratch buffer. The only lookahead is the implicit-key probe, which scans
+// at most the rest of one line (and never more than `max_key_probe` bytes, YAML's own limit
+// on implicit keys being 1024 characters).
 
-// libyaml's marks count characters, not bytes; its line breaks are LF, CR, CRLF, NEL, LS and
-// PS, and a leading BOM is skipped. Converts a mark back to a byte offset.
-std::size_t mark_to_offset(std::string_view in, const yaml_mark_t& m) {
-    std::size_t i = in.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-    std::size_t line = 0;
-    while (line < m.line && i < in.size()) {
-        unsigned char c = static_cast<unsigned char>(in[i]);
-        if (c == '\n') {
-            ++line;
-            ++i;
-        } else if (c == '\r') {
-            ++line;
-            i += (i + 1 < in.size() && in[i + 1] == '\n') ? 2 : 1;
-        } else if (c == 0xC2 && i + 1 < in.size() &&
-                   static_cast<unsigned char>(in[i + 1]) == 0x85) {
-            ++line;
-            i += 2;
-        } else if (c == 0xE2 && in.substr(i, 3) >= "\xE2\x80\xA8" &&
-                   in.substr(i, 3) <= "\xE2\x80\xA9") {
-            ++line;
-            i += 3;
-        } else {
-            ++i;
-        }
+constexpr std::size_t max_key_probe = 4096;
+
+inline bool y_ws(char c) { return c == ' ' || c == '\t'; }
+inline bool y_break(char c) { return c == '\n' || c == '\r'; }
+inline bool y_flow_ind(char c) {
+    return c == ',' || c == '[' || c == ']' || c == '{' || c == '}';
+}
+inline bool y_indicator(char c) {
+    switch (c) {
+        case '-': case '?': case ':': case ',': case '[': case ']': case '{': case '}':
+        case '#': case '&': case '*': case '!': case '|': case '>': case '\'': case '"':
+        case '%': case '@': case '`':
+            return true;
+        default:
+            return false;
     }
-    for (std::size_t col = 0; col < m.column && i < in.size(); ++col) {
-        unsigned char c = static_cast<unsigned char>(in[i]);
-        i += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    }
-    return i < in.size() ? i : in.size();
 }
 
-struct anchor_info {
-    std::size_t index = 0;  // tape index of the anchored element
+// Bytes at which a plain scalar's scan stops to look: bit 1 in block context, bit 2 in flow.
+constexpr auto make_plain_stop() {
+    std::array<std::uint8_t, 256> t{};
+    for (unsigned char c : {' ', '\t', '\n', '\r', ':', '#'}) {
+        t[c] = 3;
+    }
+    for (unsigned char c : {',', '[', ']', '{', '}'}) {
+        t[c] = 2;
+    }
+    return t;
+}
+constexpr auto plain_stop = make_plain_stop();
+
+enum class yctx : std::uint8_t { doc, seq_entry, map_value, explicit_entry };
+
+struct yanchor {
+    std::size_t index = 0;  // tape index of the anchored node
     std::size_t size = 0;   // its words * 8 + payload bytes, once complete
     bool complete = false;
 };
 
-struct open_node {
-    std::size_t index;        // tape index of the container (or tag) header
-    std::size_t bytes_start;  // payload buffer size when it started
-    std::string anchor;       // "" when none
-    bool is_map;
-    bool expect_key;  // maps: the next element is a key
+struct yprops {
+    const char* tag = nullptr;  // the tag's '!', null when none
+    const char* tag_end = nullptr;
+    const char* anchor = nullptr;  // the name after '&'
+    const char* anchor_end = nullptr;
+    const char* start = nullptr;  // the first property
+    bool any() const { return tag != nullptr || anchor != nullptr; }
 };
 
-class yaml_reader {
-public:
-    yaml_reader(std::string_view in, builder& b, const decode_options& opt)
-        : in_(in), b_(b), opt_(opt) {
-        // Aliases may copy at most this much in total (billion laughs defence).
-        budget_ = in.size() * 10 + (std::size_t{1} << 20);
-    }
-    ~yaml_reader() {
-        if (has_event_) {
-            yaml_event_delete(&ev_);
-        }
-        if (initialized_) {
-            yaml_parser_delete(&parser_);
-        }
-    }
-    yaml_reader(const yaml_reader&) = delete;
-    yaml_reader& operator=(const yaml_reader&) = delete;
+struct ynode_mark {
+    std::size_t index;
+    std::size_t bytes;
+};
 
-    result<void> run() {
-        std::size_t valid = utf8_valid_prefix(in_);
-        if (valid != in_.size()) {
-            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
+// Scratch buffers kept per thread, so that a steady stream of decodes allocates nothing.
+std::string& yaml_scratch() {
+    thread_local std::string s;
+    return s;
+}
+std::string& yaml_tag_scratch() {
+    thread_local std::string s;
+    return s;
+}
+
+#define YTRY(...)          \
+    do {                   \
+        if (!(__VA_ARGS__)) { \
+            return false;  \
+        }                  \
+    } while (false)
+
+class yaml_parser {
+public:
+    result<void> parse() {
+        if (!run()) {
+            return fail(std::move(err_));
         }
-        if (yaml_parser_initialize(&parser_) == 0) {
-            throw std::bad_alloc();
-        }
-        initialized_ = true;
-        // libyaml asserts on a null pointer, which an empty string_view may carry (found by
-        // fuzz_http: an empty YAML body).
-        static const unsigned char empty_input[1] = {0};
-        yaml_parser_set_input_string(&parser_,
-                                     in_.data() != nullptr
-                                         ? reinterpret_cast<const unsigned char*>(in_.data())
-                                         : empty_input,
-                                     in_.size());
-        yaml_parser_set_encoding(&parser_, YAML_UTF8_ENCODING);
-        std::size_t documents = 0;
-        for (;;) {
-            POLYCODEC_TRY(next());
-            switch (ev_.type) {
-                case YAML_STREAM_START_EVENT:
-                    if (opt_.multi && !b_.begin_array()) {
-                        return container_limit();
-                    }
-                    break;
-                case YAML_STREAM_END_EVENT:
-                    if (opt_.multi) {
-                        b_.end_array();
-                    } else if (documents == 0) {
-                        b_.add_null();  // an empty stream is one null document
-                    }
-                    return {};
-                case YAML_DOCUMENT_START_EVENT:
-                    if (documents == 1 && !opt_.multi) {
-                        return fail(make_error(errc::trailing_content, offset(ev_.start_mark),
-                                               "expected end of stream, saw a second document "
-                                               "(decode a stream with multi=true)"));
-                    }
-                    ++documents;
-                    anchors_.clear();
-                    break;
-                case YAML_DOCUMENT_END_EVENT:
-                    break;
-                default:
-                    POLYCODEC_TRY(node());
-            }
-        }
+        return {};
+    }
+
+    yaml_parser(std::string_view in, builder& b, const decode_options& opt)
+        : in_(in),
+          beg_(in.data()),
+          end_(in.data() + in.size()),
+          p_(in.data()),
+          ls_(in.data()),
+          b_(b),
+          opt_(opt),
+          scratch_(yaml_scratch()),
+          tagbuf_(yaml_tag_scratch()) {
+        budget0_ = in.size() * 10 + (std::size_t{1} << 20);
+        budget_ = budget0_;
     }
 
 private:
-    std::size_t offset(const yaml_mark_t& m) const { return mark_to_offset(in_, m); }
-
-    result<void> next() {
-        if (has_event_) {
-            yaml_event_delete(&ev_);
-            has_event_ = false;
-        }
-        if (yaml_parser_parse(&parser_, &ev_) == 0) {
-            return parser_error();
-        }
-        has_event_ = true;
-        return {};
-    }
-
-    result<void> parser_error() {
-        std::string msg = parser_.problem != nullptr ? parser_.problem : "invalid YAML";
-        if (parser_.context != nullptr) {
-            msg = std::string(parser_.context) + ": " + msg;
-        }
-        for (char& c : msg) {
-            c = to_lower(c);
-        }
-        std::size_t off;
-        errc code = errc::unexpected_char;
-        if (parser_.error == YAML_READER_ERROR) {
-            off = parser_.problem_offset;
-            code = errc::invalid_utf8;
-            if (msg.find("control") != std::string::npos) {
-                code = errc::unexpected_char;
+    bool run() {
+        if (in_.empty()) {
+            if (opt_.multi) {
+                if (!b_.begin_array()) {
+                    return fail_(limit_error(b_, 0));
+                }
+                b_.end_array();
+            } else {
+                b_.add_null();
             }
-        } else if (parser_.error == YAML_MEMORY_ERROR) {
-            throw std::bad_alloc();
-        } else {
-            off = offset(parser_.problem_mark);
+            return true;
         }
-        if (off > in_.size()) {
-            off = in_.size();
+        YTRY(check_characters());
+        if (in_.size() >= 3 && in_.substr(0, 3) == "\xEF\xBB\xBF") {
+            p_ += 3;
+            ls_ = p_;
         }
-        if (off >= in_.size() && parser_.error != YAML_READER_ERROR) {
-            code = errc::unexpected_eof;
+        if (opt_.multi && !b_.begin_array()) {
+            return fail_(limit_error(b_, 0));
         }
-        return fail(make_error(code, off, msg));
-    }
-
-    result<void> container_limit() {
-        return fail(limit_error(b_, offset(ev_.start_mark)));
-    }
-
-    // Before an element: a map waiting for a key accepts only scalars.
-    result<void> check_key_position(bool container) {
-        if (!stack_.empty() && stack_.back().is_map) {
-            bool is_key = stack_.back().expect_key;
-            stack_.back().expect_key = !is_key;
-            if (is_key && container) {
-                return fail(make_error(errc::unrepresentable, offset(ev_.start_mark),
-                                       "a sequence or mapping as a mapping key is not supported"));
+        std::size_t documents = 0;
+        bool after_end_marker = true;  // directives are allowed: stream start or after '...'
+        skip_to_content();
+        for (;;) {
+            bool directives = false;
+            bool yaml_directive = false;
+            handles_.clear();
+            while (p_ < end_ && *p_ == '%' && p_ == ls_) {
+                if (!after_end_marker) {
+                    return fail_(err(p_, "expected '...' before a directive (the previous document "
+                                        "has no end marker), saw '%'"));
+                }
+                YTRY(directive(yaml_directive));
+                directives = true;
+            }
+            if (p_ >= end_) {
+                if (directives) {
+                    return fail_(at(p_, "'---' after the directives"));
+                }
+                break;
+            }
+            const char* doc_start = p_;
+            bool explicit_start = marker(p_, '-');
+            if (!explicit_start) {
+                if (directives) {
+                    return fail_(at(p_, "'---' after the directives"));
+                }
+                if (marker(p_, '.')) {
+                    // A document end marker with no document before it.
+                    p_ += 3;
+                    YTRY(end_line());
+                    after_end_marker = true;
+                    continue;
+                }
+            }
+            if (documents == 1 && !opt_.multi) {
+                return fail_(make_error(errc::trailing_content, off(doc_start),
+                                       "expected end of stream, saw a second document "
+                                       "(decode a stream with multi=true)"));
+            }
+            ++documents;
+            anchors_.clear();
+            if (explicit_start) {
+                p_ += 3;
+                YTRY(block_inline(-1, yctx::doc));
+            } else {
+                YTRY(block_fresh(-1, yctx::doc, yprops{}));
+            }
+            after_end_marker = false;
+            if (p_ >= end_) {
+                break;
+            }
+            if (marker(p_, '.')) {
+                p_ += 3;
+                YTRY(end_line());
+                after_end_marker = true;
+                continue;
+            }
+            if (!marker(p_, '-')) {
+                return fail_(at(p_, "end of document ('---', '...' or end of input)"));
             }
         }
-        return {};
+        if (opt_.multi) {
+            b_.end_array();
+        } else if (documents == 0) {
+            b_.add_null();  // an empty stream is one null document
+        }
+        return true;
+    }
+
+    // ---- positions and errors ----
+
+    // Internal steps return false after storing their error here (cheaper than a result<>
+    // per call on the hot paths).
+    bool fail_(error e) const {
+        err_ = std::move(e);
+        return false;
+    }
+
+    std::size_t off(const char* q) const { return static_cast<std::size_t>(q - beg_); }
+    int col(const char* q) const { return static_cast<int>(q - ls_); }
+    char ch(const char* q) const { return q < end_ ? *q : '\0'; }
+    bool blankz(const char* q) const { return q >= end_ || y_ws(*q) || y_break(*q); }
+    // c followed by white space, a line break or the end.
+    bool ind_at(const char* q, char c) const { return q < end_ && *q == c && blankz(q + 1); }
+    // '---' or '...' at the start of a line, followed by white space or the end.
+    bool marker(const char* q, char c) const {
+        return q == ls_ && end_ - q >= 3 && q[0] == c && q[1] == c && q[2] == c && blankz(q + 3);
+    }
+    // A '#' starts a comment only at a line start or after white space.
+    bool comment_at(const char* q) const {
+        return q < end_ && *q == '#' && (q == ls_ || y_ws(q[-1]) || y_break(q[-1]));
+    }
+
+    error at(const char* q, const char* expected) const {
+        return unexpected_at(in_, off(q), expected);
+    }
+    error err(const char* q, std::string msg) const {
+        return make_error(q >= end_ ? errc::unexpected_eof : errc::unexpected_char, off(q),
+                          std::move(msg));
+    }
+    error limit(const char* q) const { return limit_error(b_, off(q)); }
+
+    // Non-printable characters (YAML 1.2 section 5.1): C0 controls but tab, LF and CR; DEL;
+    // C1 controls but NEL; U+FFFE and U+FFFF. The input is valid UTF-8 after this.
+    bool check_characters() const {
+        const std::size_t n = in_.size();
+        const auto* u = reinterpret_cast<const unsigned char*>(in_.data());
+        // Printable ASCII, tab, LF and CR, eight bytes at a time (exact per-byte masks, no
+        // borrows across bytes); the first other byte ends the fast scan.
+        constexpr std::uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
+        constexpr std::uint64_t hi = 0x8080808080808080ull;
+        auto zero_bytes = [](std::uint64_t v) { return ~(((v & lo7) + lo7) | v) & hi; };
+        auto block_ok = [&](std::size_t at) {
+            std::uint64_t x;
+            std::memcpy(&x, u + at, 8);
+            std::uint64_t below_space = ~(((x & lo7) + 0x6060606060606060ull) | x) & hi;
+            std::uint64_t del_or_high = (((x & lo7) + 0x0101010101010101ull) | x) & hi;
+            if (below_space != 0) {
+                below_space &= ~(zero_bytes(x ^ 0x0a0a0a0a0a0a0a0aull) |
+                                 zero_bytes(x ^ 0x0909090909090909ull) |
+                                 zero_bytes(x ^ 0x0d0d0d0d0d0d0d0dull));
+            }
+            return (below_space | del_or_high) == 0;
+        };
+        std::size_t i = 0;
+        while (i + 8 <= n && block_ok(i)) {
+            i += 8;
+        }
+        if (i + 8 > n) {
+            bool ascii = true;
+            for (std::size_t k = i; k < n; ++k) {
+                unsigned char c = u[k];
+                if (c >= 0x7f || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+                    ascii = false;
+                    break;
+                }
+            }
+            if (ascii) {
+                return true;
+            }
+        }
+        const std::size_t valid = i + utf8_valid_prefix(in_.substr(i));
+        while (i < valid) {
+            if (i + 8 <= valid && block_ok(i)) {
+                i += 8;
+                continue;
+            }
+            unsigned char c = u[i];
+            if (c < 0x20) {
+                if (c != '\t' && c != '\n' && c != '\r') {
+                    return fail_(unexpected_at(in_, i, "a printable character"));
+                }
+                ++i;
+            } else if (c < 0x7f) {
+                ++i;
+            } else if (c == 0x7f) {
+                return fail_(unexpected_at(in_, i, "a printable character"));
+            } else if (c == 0xC2) {
+                if (u[i + 1] < 0xA0 && u[i + 1] != 0x85) {
+                    return fail_(make_error(errc::unexpected_char, i,
+                                           "expected a printable character, saw a C1 control"));
+                }
+                i += 2;
+            } else if (c == 0xEF && u[i + 1] == 0xBF && u[i + 2] >= 0xBE) {
+                return fail_(make_error(errc::unexpected_char, i,
+                                       "expected a printable character, saw U+FFFE or U+FFFF"));
+            } else {
+                i += c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+            }
+        }
+        if (valid != n) {
+            return fail_(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
+        }
+        return true;
+    }
+
+    // ---- lines ----
+
+    void eat_break() {
+        if (p_ < end_ && *p_ == '\r') {
+            ++p_;
+        }
+        if (p_ < end_ && *p_ == '\n') {
+            ++p_;
+        }
+        ls_ = p_;
+    }
+
+    // From a line start, skips blank and comment lines. Leaves p_ at the first non-blank
+    // byte of the next content line (or the end), indent_ = its leading spaces, tabbed_ = a
+    // tab between those and the content.
+    void skip_to_content() {
+        for (;;) {
+            const char* q = p_;
+            while (q < end_ && *q == ' ') {
+                ++q;
+            }
+            indent_ = static_cast<int>(q - p_);
+            const char* r = q;
+            while (r < end_ && y_ws(*r)) {
+                ++r;
+            }
+            tabbed_ = r != q;
+            if (r < end_ && *r == '#') {
+                while (r < end_ && !y_break(*r)) {
+                    ++r;
+                }
+            }
+            p_ = r;
+            if (r < end_ && y_break(*r)) {
+                eat_break();
+                continue;
+            }
+            return;
+        }
+    }
+
+    // After a node on its line: white space, a comment, then the line break.
+    bool end_line() {
+        const char* q = p_;
+        while (q < end_ && y_ws(*q)) {
+            ++q;
+        }
+        if (q < end_ && *q == '#') {
+            if (!comment_at(q)) {
+                return fail_(at(q, "white space before a comment"));
+            }
+            while (q < end_ && !y_break(*q)) {
+                ++q;
+            }
+        }
+        if (q < end_ && !y_break(*q)) {
+            if (*q == ':') {
+                return fail_(err(q, "expected end of line, saw ':' (a mapping key must be on one "
+                                   "line, and a mapping cannot start on the line of a key or "
+                                   "'---')"));
+            }
+            return fail_(at(q, "end of line"));
+        }
+        p_ = q;
+        eat_break();
+        skip_to_content();
+        return true;
+    }
+
+    // ---- directives ----
+
+    bool directive(bool& yaml_seen) {
+        const char* start = p_;
+        ++p_;
+        const char* name = p_;
+        while (p_ < end_ && !blankz(p_)) {
+            ++p_;
+        }
+        std::string_view n(name, static_cast<std::size_t>(p_ - name));
+        auto skip_ws = [&] {
+            const char* s = p_;
+            while (p_ < end_ && y_ws(*p_)) {
+                ++p_;
+            }
+            return p_ != s;
+        };
+        if (n == "YAML") {
+            if (yaml_seen) {
+                return fail_(err(start, "expected one %YAML directive per document, saw a "
+                                       "second one"));
+            }
+            yaml_seen = true;
+            if (!skip_ws()) {
+                return fail_(at(p_, "white space and a version after %YAML"));
+            }
+            const char* v = p_;
+            while (p_ < end_ && is_digit(*p_)) {
+                ++p_;
+            }
+            bool ok = p_ > v && ch(p_) == '.';
+            const char* major_end = p_;
+            if (ok) {
+                ++p_;
+                const char* m = p_;
+                while (p_ < end_ && is_digit(*p_)) {
+                    ++p_;
+                }
+                ok = p_ > m && blankz(p_);
+            }
+            if (!ok) {
+                return fail_(at(p_, "a version such as 1.2 after %YAML"));
+            }
+            if (std::string_view(v, static_cast<std::size_t>(major_end - v)) != "1") {
+                return fail_(err(v, "expected %YAML 1.x, saw an unsupported major version"));
+            }
+            return end_line();
+        }
+        if (n == "TAG") {
+            if (!skip_ws()) {
+                return fail_(at(p_, "white space and a tag handle after %TAG"));
+            }
+            const char* h = p_;
+            if (ch(p_) != '!') {
+                return fail_(at(p_, "a tag handle ('!', '!!' or '!name!')"));
+            }
+            ++p_;
+            while (p_ < end_ && (is_digit(*p_) || is_alpha(*p_) || *p_ == '-')) {
+                ++p_;
+            }
+            if (ch(p_) == '!') {
+                ++p_;
+            } else if (p_ != h + 1) {
+                return fail_(at(p_, "'!' closing the tag handle"));
+            }
+            std::string_view handle(h, static_cast<std::size_t>(p_ - h));
+            if (!blankz(p_) || !skip_ws()) {
+                return fail_(at(p_, "white space and a tag prefix"));
+            }
+            const char* pre = p_;
+            while (p_ < end_ && !blankz(p_)) {
+                ++p_;
+            }
+            if (p_ == pre) {
+                return fail_(at(p_, "a tag prefix"));
+            }
+            handles_.push_back({handle, std::string_view(pre, static_cast<std::size_t>(p_ - pre))});
+            return end_line();
+        }
+        // A reserved directive: ignored (YAML 1.2 section 6.8).
+        while (p_ < end_ && !y_break(*p_)) {
+            ++p_;
+        }
+        eat_break();
+        skip_to_content();
+        return true;
+    }
+
+    // ---- properties, tags, anchors ----
+
+    bool properties(yprops& pr) {
+        while (p_ < end_ && (*p_ == '&' || *p_ == '!')) {
+            const char* s = p_;
+            if (pr.start == nullptr) {
+                pr.start = s;
+            }
+            if (*p_ == '&') {
+                if (pr.anchor != nullptr) {
+                    return fail_(err(s, "expected one anchor per node, saw a second '&'"));
+                }
+                ++p_;
+                while (p_ < end_ && !blankz(p_) && !y_flow_ind(*p_)) {
+                    ++p_;
+                }
+                if (p_ == s + 1) {
+                    return fail_(at(p_, "an anchor name after '&'"));
+                }
+                pr.anchor = s + 1;
+                pr.anchor_end = p_;
+            } else {
+                if (pr.tag != nullptr) {
+                    return fail_(err(s, "expected one tag per node, saw a second '!'"));
+                }
+                if (ch(p_ + 1) == '<') {
+                    p_ += 2;
+                    while (p_ < end_ && *p_ != '>' && !blankz(p_)) {
+                        ++p_;
+                    }
+                    if (ch(p_) != '>' || p_ == s + 2) {
+                        return fail_(at(p_, "'>' closing a verbatim tag"));
+                    }
+                    ++p_;
+                } else {
+                    ++p_;
+                    while (p_ < end_ && !blankz(p_) && !y_flow_ind(*p_)) {
+                        ++p_;
+                    }
+                }
+                pr.tag = s;
+                pr.tag_end = p_;
+            }
+            if (p_ < end_ && !blankz(p_) && !y_flow_ind(*p_)) {
+                return fail_(at(p_, "white space after a node property"));
+            }
+            while (p_ < end_ && y_ws(*p_)) {
+                ++p_;
+            }
+        }
+        return true;
+    }
+
+    static int hexval(char c) {
+        if (is_digit(c)) {
+            return c - '0';
+        }
+        c = to_lower(c);
+        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    }
+
+    // The full tag of `pr` (resolved through %TAG handles, %-escapes decoded), in tagbuf_.
+    result<std::string_view> resolve_tag(const yprops& pr) {
+        std::string_view t(pr.tag, static_cast<std::size_t>(pr.tag_end - pr.tag));
+        if (t.size() >= 2 && t[1] == '<') {
+            tagbuf_.assign(t.substr(2, t.size() - 3));
+            return std::string_view(tagbuf_);
+        }
+        if (t == "!") {
+            return std::string_view("!");
+        }
+        std::size_t h = 1;
+        if (t[1] == '!') {
+            h = 2;
+        } else if (auto k = t.find('!', 1); k != std::string_view::npos) {
+            h = k + 1;
+        }
+        std::string_view handle = t.substr(0, h);
+        std::string_view suffix = t.substr(h);
+        std::string_view prefix;
+        bool found = false;
+        for (auto it = handles_.rbegin(); it != handles_.rend(); ++it) {
+            if (it->handle == handle) {
+                prefix = it->prefix;
+                found = true;
+                break;
+            }
+        }
+        if (!found) {
+            if (handle == "!!") {
+                prefix = yaml_tag_prefix;
+            } else if (handle == "!") {
+                prefix = "!";
+            } else {
+                return fail(err(pr.tag, "expected a tag handle declared by %TAG, saw " +
+                                            std::string(handle)));
+            }
+        }
+        if (suffix.empty() && h > 1) {
+            return fail(at(pr.tag_end, "a tag suffix after the handle"));
+        }
+        tagbuf_.assign(prefix);
+        for (std::size_t i = 0; i < suffix.size(); ++i) {
+            if (suffix[i] == '%') {
+                int a = i + 2 < suffix.size() ? hexval(suffix[i + 1]) : -1;
+                int c = a >= 0 ? hexval(suffix[i + 2]) : -1;
+                if (c < 0) {
+                    return fail(err(pr.tag + h + i, "expected two hex digits after '%' in a tag"));
+                }
+                tagbuf_ += static_cast<char>(a * 16 + c);
+                i += 2;
+            } else {
+                tagbuf_ += suffix[i];
+            }
+        }
+        return std::string_view(tagbuf_);
     }
 
     // Our own local tags for tagged values: !cbor/N, !msgpack/N, !bson/N, !tag/N.
-    bool own_tag(std::string_view tag, tag_space& space, std::uint64_t& number) {
+    static bool own_tag(std::string_view tag, tag_space& space, std::uint64_t& number) {
         static constexpr std::pair<std::string_view, tag_space> spaces[] = {
             {"!cbor/", tag_space::cbor},
             {"!msgpack/", tag_space::msgpack_ext},
@@ -536,162 +948,115 @@ private:
         return false;
     }
 
-    // Opens our tags of the element (at most a few), returns how many were opened.
-    result<int> open_tags(const unsigned char* tag_ptr) {
-        if (tag_ptr == nullptr) {
-            return 0;
+    // Starts a node: its tag (ours open a tagged value) and anchor. `tag` gets the resolved
+    // tag ("" when none), valid until the next tag is resolved.
+    bool open_node(const yprops& pr, ynode_mark& m, std::string_view& tag) {
+        m = {b_.next_index(), b_.doc().bytes().size()};
+        tag = {};
+        if (pr.tag != nullptr) {
+            auto t = resolve_tag(pr);
+            if (!t) {
+                return fail_(t.error());
+            }
+            tag = *t;
+            tag_space space;
+            std::uint64_t number = 0;
+            if (own_tag(tag, space, number) && !b_.begin_tagged(number, space)) {
+                return fail_(limit(pr.tag));
+            }
         }
-        tag_space space;
-        std::uint64_t number = 0;
-        if (!own_tag(reinterpret_cast<const char*>(tag_ptr), space, number)) {
-            return 0;
-        }
-        if (!b_.begin_tagged(number, space)) {
-            return fail(container_limit().error());
-        }
-        return 1;
-    }
-
-    void remember_anchor(const unsigned char* anchor, std::size_t index) {
-        if (anchor != nullptr) {
-            anchor_info& a = anchors_[reinterpret_cast<const char*>(anchor)];
-            a.index = index;
+        if (pr.anchor != nullptr) {
+            yanchor& a = anchors_[std::string_view(
+                pr.anchor, static_cast<std::size_t>(pr.anchor_end - pr.anchor))];
+            a.index = m.index;
             a.complete = false;
         }
+        return true;
     }
-    void complete_anchor(const std::string& name, std::size_t index, std::size_t bytes_start) {
-        auto it = anchors_.find(name);
-        if (it != anchors_.end() && it->second.index == index) {
+    void close_node(const yprops& pr, const ynode_mark& m) {
+        if (pr.anchor == nullptr) {
+            return;
+        }
+        auto it = anchors_.find(
+            std::string_view(pr.anchor, static_cast<std::size_t>(pr.anchor_end - pr.anchor)));
+        if (it != anchors_.end() && it->second.index == m.index) {
             it->second.complete = true;
             it->second.size =
-                (b_.next_index() - index) * 8 + (b_.doc().bytes().size() - bytes_start);
+                (b_.next_index() - m.index) * 8 + (b_.doc().bytes().size() - m.bytes);
         }
     }
 
-    // One node event (scalar, alias, sequence or mapping start/end).
-    result<void> node() {
-        switch (ev_.type) {
-            case YAML_SCALAR_EVENT:
-                return scalar();
-            case YAML_ALIAS_EVENT:
-                return alias();
-            case YAML_SEQUENCE_START_EVENT:
-            case YAML_MAPPING_START_EVENT: {
-                POLYCODEC_TRY(check_key_position(true));
-                bool is_map = ev_.type == YAML_MAPPING_START_EVENT;
-                const unsigned char* anchor =
-                    is_map ? ev_.data.mapping_start.anchor : ev_.data.sequence_start.anchor;
-                const unsigned char* tag =
-                    is_map ? ev_.data.mapping_start.tag : ev_.data.sequence_start.tag;
-                std::size_t start = b_.next_index();
-                std::size_t bytes_start = b_.doc().bytes().size();
-                auto tags = open_tags(tag);
-                if (!tags) {
-                    return fail(tags.error());
-                }
-                if (!(is_map ? b_.begin_map() : b_.begin_array())) {
-                    return container_limit();
-                }
-                remember_anchor(anchor, start);
-                stack_.push_back({start, bytes_start,
-                                  anchor != nullptr ? reinterpret_cast<const char*>(anchor) : "",
-                                  is_map, true});
-                return {};
-            }
-            case YAML_SEQUENCE_END_EVENT:
-            case YAML_MAPPING_END_EVENT: {
-                open_node n = std::move(stack_.back());
-                stack_.pop_back();
-                if (n.is_map) {
-                    b_.end_map();
-                } else {
-                    b_.end_array();
-                }
-                if (!n.anchor.empty()) {
-                    complete_anchor(n.anchor, n.index, n.bytes_start);
-                }
-                if (!b_.ok()) {
-                    return container_limit();
-                }
-                return {};
-            }
-            default:
-                return fail(make_error(errc::unexpected_char, offset(ev_.start_mark),
-                                       "unexpected parser event"));
+    bool alias(const yprops& pr) {
+        const char* a = p_;
+        if (pr.any()) {
+            return fail_(err(a, "expected a node after properties, saw an alias (an alias "
+                               "has no properties)"));
         }
-    }
-
-    result<void> alias() {
-        std::size_t at = offset(ev_.start_mark);
-        std::string name = reinterpret_cast<const char*>(ev_.data.alias.anchor);
+        ++p_;
+        while (p_ < end_ && !blankz(p_) && !y_flow_ind(*p_)) {
+            ++p_;
+        }
+        std::string_view name(a + 1, static_cast<std::size_t>(p_ - a - 1));
+        if (name.empty()) {
+            return fail_(at(p_, "an anchor name after '*'"));
+        }
         auto it = anchors_.find(name);
         if (it == anchors_.end()) {
-            return fail(
-                make_error(errc::unexpected_char, at, "alias *" + name + " refers to no anchor"));
+            return fail_(err(a, "alias *" + std::string(name) + " refers to no anchor"));
         }
         if (!it->second.complete) {
-            return fail(make_error(errc::unexpected_char, at,
-                                   "alias *" + name + " refers to a node that contains it"));
+            return fail_(err(a, "alias *" + std::string(name) + " refers to a node that "
+                                                                "contains it"));
         }
-        value src(&b_.doc(), it->second.index);
-        POLYCODEC_TRY(check_key_position(src.is_container()));
         if (it->second.size > budget_) {
-            return fail(make_error(errc::size_exceeded, at,
+            return fail_(make_error(errc::size_exceeded, off(a),
                                    "aliases expand beyond the budget of " +
-                                       std::to_string(in_.size() * 10 + (std::size_t{1} << 20)) +
-                                       " bytes"));
+                                       std::to_string(budget0_) + " bytes"));
         }
         budget_ -= it->second.size;
-        if (!b_.add_copy(src)) {
-            return fail(
-                make_error(errc::size_exceeded, at, "document larger than its size budget"));
+        if (!b_.add_copy(value(&b_.doc(), it->second.index))) {
+            return fail_(
+                make_error(errc::size_exceeded, off(a), "document larger than its size budget"));
         }
-        return {};
+        return true;
     }
 
-    result<void> scalar() {
-        POLYCODEC_TRY(check_key_position(false));
-        const auto& sc = ev_.data.scalar;
-        std::string_view text(reinterpret_cast<const char*>(sc.value), sc.length);
-        std::size_t start = b_.next_index();
-        std::size_t bytes_start = b_.doc().bytes().size();
-        auto tags = open_tags(sc.tag);
-        if (!tags) {
-            return fail(tags.error());
-        }
-        remember_anchor(sc.anchor, start);
-        std::string_view tag =
-            sc.tag != nullptr ? reinterpret_cast<const char*>(sc.tag) : std::string_view();
-        POLYCODEC_TRY(resolve(text, tag, sc.style == YAML_PLAIN_SCALAR_STYLE));
-        if (sc.anchor != nullptr) {
-            complete_anchor(reinterpret_cast<const char*>(sc.anchor), start, bytes_start);
-        }
-        return {};
+    // ---- scalar values ----
+
+    bool bad_value(const char* where, const char* what) {
+        return fail_(make_error(errc::invalid_string, off(where),
+                               std::string("invalid ") + what + " value"));
     }
 
-    result<void> resolve(std::string_view text, std::string_view tag, bool plain) {
+    // A scalar with its properties: the core schema for untagged plain scalars, the tag's
+    // type otherwise (docs/formats/yaml.md).
+    bool scalar(std::string_view text, bool plain, const yprops& pr, const char* where) {
+        if (!pr.any()) [[likely]] {
+            if (plain) {
+                resolve_plain(text);
+            } else {
+                b_.add_string(text);
+            }
+            return true;
+        }
+        ynode_mark m;
+        std::string_view tag;
+        YTRY(open_node(pr, m, tag));
         if (tag.substr(0, yaml_tag_prefix.size()) == yaml_tag_prefix) {
-            return resolve_tagged(text, tag.substr(yaml_tag_prefix.size()));
-        }
-        // A non-specific "!" tag, a quoted scalar or any other tag: a string; a plain scalar
-        // without a tag resolves by the core schema. Unknown tags are dropped.
-        if (!plain || tag == "!") {
+            YTRY(resolve_tagged(text, tag.substr(yaml_tag_prefix.size()),
+                                         pr.start != nullptr ? pr.start : where));
+        } else if (!plain || tag == "!") {
             b_.add_string(text);
-            return {};
+        } else {
+            resolve_plain(text);
         }
-        // An unknown (local or global) tag on a plain scalar is dropped: the value resolves
-        // as if untagged (docs/formats/yaml.md).
-        resolve_plain(text);
-        return {};
+        close_node(pr, m);
+        return true;
     }
 
     void resolve_plain(std::string_view s) {
-        if (core_null(s)) {
+        if (s.empty()) {
             b_.add_null();
-            return;
-        }
-        if (int v = core_bool(s); v >= 0) {
-            b_.add_bool(v == 1);
             return;
         }
         char c = s[0];
@@ -699,32 +1064,37 @@ private:
             if (add_core_int(b_, s) || add_core_float(b_, s)) {
                 return;
             }
+        } else if (c == 'n' || c == 'N' || c == '~') {
+            if (core_null(s)) {
+                b_.add_null();
+                return;
+            }
+        } else if (c == 't' || c == 'T' || c == 'f' || c == 'F') {
+            if (int v = core_bool(s); v >= 0) {
+                b_.add_bool(v == 1);
+                return;
+            }
         }
         b_.add_string(s);
     }
 
-    result<void> bad_value(const char* what) {
-        return fail(make_error(errc::invalid_string, offset(ev_.start_mark),
-                               std::string("invalid ") + what + " value"));
-    }
-
-    result<void> resolve_tagged(std::string_view text, std::string_view name) {
+    bool resolve_tagged(std::string_view text, std::string_view name, const char* at) {
         if (name == "str") {
             b_.add_string(text);
         } else if (name == "null") {
             if (!core_null(text)) {
-                return bad_value("!!null");
+                return bad_value(at, "!!null");
             }
             b_.add_null();
         } else if (name == "bool") {
             int v = core_bool(text);
             if (v < 0) {
-                return bad_value("!!bool");
+                return bad_value(at, "!!bool");
             }
             b_.add_bool(v == 1);
         } else if (name == "int") {
             if (text.empty() || !add_core_int(b_, text)) {
-                return bad_value("!!int");
+                return bad_value(at, "!!int");
             }
         } else if (name == "float") {
             if (text.empty() || !(add_core_float(b_, text))) {
@@ -733,7 +1103,7 @@ private:
                 std::string_view t = text.size() > 1 && text[0] == '+' ? text.substr(1) : text;
                 auto r = std::from_chars(t.data(), t.data() + t.size(), d);
                 if (text.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size()) {
-                    return bad_value("!!float");
+                    return bad_value(at, "!!float");
                 }
                 b_.add_double(d);
             }
@@ -748,38 +1118,1253 @@ private:
             }
             std::string raw;
             if (!base64_decode(compact, raw)) {
-                return bad_value("!!binary");
+                return bad_value(at, "!!binary");
             }
             b_.add_bytes(raw);
         } else if (name == "timestamp") {
             timestamp_kind k;
-            if (!parse_timestamp(text, scratch_, k)) {
-                return bad_value("!!timestamp");
+            if (!parse_timestamp(text, tsbuf_, k)) {
+                return bad_value(at, "!!timestamp");
             }
-            b_.add_timestamp(scratch_, k);
+            b_.add_timestamp(tsbuf_, k);
         } else {
             // !!seq, !!map on a scalar, !!set, !!omap ... : keep the text.
             b_.add_string(text);
         }
-        return {};
+        return true;
     }
 
+    // ---- plain scalars ----
+
+    bool plain_first(const char* q, bool flow) const {
+        if (q >= end_) {
+            return false;
+        }
+        char c = *q;
+        if (y_ws(c) || y_break(c)) {
+            return false;
+        }
+        if (y_indicator(c)) {
+            if (c == '-' || c == '?' || c == ':') {
+                const char* r = q + 1;
+                return !blankz(r) && !(flow && y_flow_ind(*r));
+            }
+            return false;
+        }
+        return true;
+    }
+
+    // The end of a plain scalar's text on its first line (trailing white space excluded).
+    const char* plain_line(const char* q, bool flow) const {
+        const std::uint8_t bit = flow ? 2 : 1;
+        const char* last = q;
+        for (;;) {
+            const char* run = q;
+            while (q < end_ && (plain_stop[static_cast<unsigned char>(*q)] & bit) == 0) {
+                ++q;
+            }
+            if (q != run) {
+                last = q;
+            }
+            if (q >= end_) {
+                return last;
+            }
+            char c = *q;
+            if (c == ':') {
+                const char* r = q + 1;
+                if (blankz(r) || (flow && y_flow_ind(*r))) {
+                    return last;
+                }
+                ++q;
+                last = q;
+            } else if (c == ' ' || c == '\t') {
+                while (q < end_ && y_ws(*q)) {
+                    ++q;
+                }
+                if (q >= end_ || *q == '#' || y_break(*q)) {
+                    return last;
+                }
+            } else if (c == '#') {
+                ++q;  // not after white space: part of the text
+                last = q;
+            } else {
+                return last;  // a line break, or a flow indicator in flow context
+            }
+        }
+    }
+
+    // A plain scalar at p_ (its first byte checked). Continuation lines must be indented more
+    // than n. Leaves p_ after its last non-blank byte.
+    std::string_view plain(int n, bool flow) {
+        const char* s = p_;
+        const char* e = (s == probe_start_ && probe_flow_ == flow) ? probe_end_ : plain_line(s, flow);
+        p_ = e;
+        const char* q = e;
+        while (q < end_ && y_ws(*q)) {
+            ++q;
+        }
+        if (q >= end_ || !y_break(*q)) {
+            return {s, static_cast<std::size_t>(e - s)};
+        }
+        if (*q == '\n') {
+            // The common case: the next line is less indented, so it cannot continue.
+            const char* t = q + 1;
+            while (t < end_ && *t == ' ') {
+                ++t;
+            }
+            if (t < end_ && !y_ws(*t) && !y_break(*t) && static_cast<int>(t - q - 1) <= n) {
+                return {s, static_cast<std::size_t>(e - s)};
+            }
+        }
+        bool folded = false;
+        for (;;) {
+            // q at a line break after the text so far.
+            int breaks = 0;
+            const char* ls = ls_;
+            const char* t = q;
+            for (;;) {
+                if (t < end_ && *t == '\r') {
+                    ++t;
+                }
+                if (t < end_ && *t == '\n') {
+                    ++t;
+                }
+                ++breaks;
+                ls = t;
+                while (t < end_ && *t == ' ') {
+                    ++t;
+                }
+                int ind = static_cast<int>(t - ls);
+                while (t < end_ && y_ws(*t)) {
+                    ++t;
+                }
+                if (t < end_ && y_break(*t)) {
+                    continue;  // an empty line
+                }
+                if (t >= end_ || *t == '#' || ind <= n ||
+                    (ls + 3 <= end_ && t - ls < 3 && (ls[0] == '-' || ls[0] == '.') &&
+                     ls[1] == ls[0] && ls[2] == ls[0] && (ls + 3 >= end_ || y_ws(ls[3]) ||
+                                                           y_break(ls[3])))) {
+                    goto done;
+                }
+                break;
+            }
+            {
+                // A document marker anywhere at column 0 ends the scalar.
+                if (t == ls && end_ - ls >= 3 && (ls[0] == '-' || ls[0] == '.') &&
+                    ls[1] == ls[0] && ls[2] == ls[0] &&
+                    (ls + 3 >= end_ || y_ws(ls[3]) || y_break(ls[3]))) {
+                    goto done;
+                }
+                if (!plain_continues(t, flow)) {
+                    goto done;
+                }
+                const char* le = plain_line(t, flow);
+                if (!folded) {
+                    scratch_.assign(s, static_cast<std::size_t>(e - s));
+                    folded = true;
+                }
+                if (breaks == 1) {
+                    scratch_ += ' ';
+                } else {
+                    scratch_.append(static_cast<std::size_t>(breaks - 1), '\n');
+                }
+                scratch_.append(t, static_cast<std::size_t>(le - t));
+                ls_ = ls;
+                p_ = le;
+                q = le;
+                while (q < end_ && y_ws(*q)) {
+                    ++q;
+                }
+                if (q >= end_ || !y_break(*q)) {
+                    break;
+                }
+            }
+        }
+    done:
+        if (!folded) {
+            return {s, static_cast<std::size_t>(e - s)};
+        }
+        return scratch_;
+    }
+
+    // Whether a continuation line's text at t continues a plain scalar.
+    bool plain_continues(const char* t, bool flow) const {
+        char c = *t;
+        if (c == ':') {
+            return !blankz(t + 1) && !(flow && y_flow_ind(t[1]));
+        }
+        if (flow && y_flow_ind(c)) {
+            return false;
+        }
+        return true;
+    }
+
+    // ---- quoted scalars ----
+
+    // The line-break part of folding inside a quoted scalar: q at a break. Appends ' ' or
+    // the kept line feeds and returns the first content byte of the continuation.
+    result<const char*> quoted_fold(const char* q, int n, bool append_space) {
+        int breaks = 0;
+        for (;;) {
+            if (q < end_ && *q == '\r') {
+                ++q;
+            }
+            if (q < end_ && *q == '\n') {
+                ++q;
+            }
+            ++breaks;
+            ls_ = q;
+            const char* t = q;
+            while (t < end_ && *t == ' ') {
+                ++t;
+            }
+            int ind = static_cast<int>(t - q);
+            if (marker(q, '-') || marker(q, '.')) {
+                return fail(err(q, "expected the closing quote, saw a document marker"));
+            }
+            while (t < end_ && y_ws(*t)) {
+                ++t;
+            }
+            if (t >= end_) {
+                return fail(err(t, "expected the closing quote, saw end of input"));
+            }
+            if (y_break(*t)) {
+                q = t;
+                continue;
+            }
+            if (ind <= n && t != q + ind) {
+                // tabs after too little indentation
+            }
+            if (ind <= n) {
+                return fail(err(t, "expected the continuation of a quoted scalar indented more "
+                                   "than its parent, saw less indentation"));
+            }
+            if (breaks == 1) {
+                if (append_space) {
+                    scratch_ += ' ';
+                }
+            } else {
+                scratch_.append(static_cast<std::size_t>(breaks - 1), '\n');
+            }
+            return t;
+        }
+    }
+
+    // Strips the white space at the end of scratch_ back to `keep` (escapes are content).
+    void trim_to(std::size_t keep) {
+        while (scratch_.size() > keep && y_ws(scratch_.back())) {
+            scratch_.pop_back();
+        }
+    }
+
+    result<std::string_view> single_quoted(int n) {
+        const char* s = ++p_;
+        const char* q = s;
+        while (q < end_ && *q != '\'' && !y_break(*q)) {
+            ++q;
+        }
+        if (q < end_ && *q == '\'' && ch(q + 1) != '\'') {
+            p_ = q + 1;
+            return std::string_view(s, static_cast<std::size_t>(q - s));
+        }
+        scratch_.assign(s, static_cast<std::size_t>(q - s));
+        std::size_t keep = 0;
+        for (;;) {
+            if (q >= end_) {
+                return fail(err(q, "expected ''' closing the string, saw end of input"));
+            }
+            char c = *q;
+            if (c == '\'') {
+                if (ch(q + 1) == '\'') {
+                    scratch_ += '\'';
+                    keep = scratch_.size();
+                    q += 2;
+                } else {
+                    p_ = q + 1;
+                    return std::string_view(scratch_);
+                }
+            } else if (y_break(c)) {
+                trim_to(keep);
+                auto t = quoted_fold(q, n, true);
+                if (!t) {
+                    return fail(t.error());
+                }
+                q = *t;
+            } else {
+                const char* r = q;
+                while (r < end_ && *r != '\'' && !y_break(*r)) {
+                    ++r;
+                }
+                scratch_.append(q, static_cast<std::size_t>(r - q));
+                const char* k = r;
+                while (k > q && y_ws(k[-1])) {
+                    --k;
+                }
+                if (k > q) {
+                    keep = scratch_.size() - static_cast<std::size_t>(r - k);
+                }
+                q = r;
+            }
+        }
+    }
+
+    result<std::string_view> double_quoted(int n) {
+        const char* s = ++p_;
+        const char* q = s;
+        while (q < end_ && *q != '"' && *q != '\\' && !y_break(*q)) {
+            ++q;
+        }
+        if (q < end_ && *q == '"') {
+            p_ = q + 1;
+            return std::string_view(s, static_cast<std::size_t>(q - s));
+        }
+        scratch_.assign(s, static_cast<std::size_t>(q - s));
+        std::size_t keep = 0;
+        {
+            const char* k = q;
+            while (k > s && y_ws(k[-1])) {
+                --k;
+            }
+            keep = static_cast<std::size_t>(k - s);
+        }
+        for (;;) {
+            if (q >= end_) {
+                return fail(err(q, "expected '\"' closing the string, saw end of input"));
+            }
+            char c = *q;
+            if (c == '"') {
+                p_ = q + 1;
+                return std::string_view(scratch_);
+            }
+            if (c == '\\') {
+                const char* e = q;
+                ++q;
+                if (q >= end_) {
+                    return fail(err(q, "expected an escape after '\\', saw end of input"));
+                }
+                char x = *q++;
+                std::uint32_t cp = 0;
+                int hex = 0;
+                switch (x) {
+                    case '0': scratch_ += '\0'; break;
+                    case 'a': scratch_ += '\a'; break;
+                    case 'b': scratch_ += '\b'; break;
+                    case 't': case '\t': scratch_ += '\t'; break;
+                    case 'n': scratch_ += '\n'; break;
+                    case 'v': scratch_ += '\v'; break;
+                    case 'f': scratch_ += '\f'; break;
+                    case 'r': scratch_ += '\r'; break;
+                    case 'e': scratch_ += '\x1b'; break;
+                    case ' ': scratch_ += ' '; break;
+                    case '"': scratch_ += '"'; break;
+                    case '/': scratch_ += '/'; break;
+                    case '\\': scratch_ += '\\'; break;
+                    case 'N': scratch_ += "\xC2\x85"; break;
+                    case '_': scratch_ += "\xC2\xA0"; break;
+                    case 'L': scratch_ += "\xE2\x80\xA8"; break;
+                    case 'P': scratch_ += "\xE2\x80\xA9"; break;
+                    case 'x': hex = 2; break;
+                    case 'u': hex = 4; break;
+                    case 'U': hex = 8; break;
+                    case '\r':
+                    case '\n': {
+                        // An escaped line break: the break and the next line's leading white
+                        // space are removed, white space before the '\' kept.
+                        --q;
+                        auto t = quoted_fold(q, n, false);
+                        if (!t) {
+                            return fail(t.error());
+                        }
+                        // quoted_fold appended line feeds for empty lines; one fewer break
+                        // counts for an escaped break (the first is escaped).
+                        q = *t;
+                        keep = scratch_.size();
+                        continue;
+                    }
+                    default:
+                        return fail(err(q - 1, "expected an escape character after '\\', saw " +
+                                                   describe_byte_at(in_, off(q - 1))));
+                }
+                if (hex != 0) {
+                    for (int i = 0; i < hex; ++i) {
+                        int v = q < end_ ? hexval(*q) : -1;
+                        if (v < 0) {
+                            return fail(at(q, "a hex digit in the escape"));
+                        }
+                        cp = cp * 16 + static_cast<std::uint32_t>(v);
+                        ++q;
+                    }
+                    if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+                        return fail(make_error(errc::invalid_string, off(e),
+                                               "expected a Unicode scalar value in the escape, "
+                                               "saw a surrogate or a code point past U+10FFFF"));
+                    }
+                    char buf[4];
+                    scratch_.append(buf, utf8_encode(cp, buf));
+                }
+                keep = scratch_.size();
+            } else if (y_break(c)) {
+                trim_to(keep);
+                auto t = quoted_fold(q, n, true);
+                if (!t) {
+                    return fail(t.error());
+                }
+                q = *t;
+            } else {
+                const char* r = q;
+                while (r < end_ && *r != '"' && *r != '\\' && !y_break(*r)) {
+                    ++r;
+                }
+                scratch_.append(q, static_cast<std::size_t>(r - q));
+                const char* k = r;
+                while (k > q && y_ws(k[-1])) {
+                    --k;
+                }
+                if (k > q) {
+                    keep = scratch_.size() - static_cast<std::size_t>(r - k);
+                }
+                q = r;
+            }
+        }
+    }
+
+    // ---- block scalars ----
+
+    // p_ at '|' or '>'. n: the parent's indentation. Leaves p_ at the next content line.
+    result<std::string_view> block_scalar(int n) {
+        const bool folded = *p_ == '>';
+        ++p_;
+        int chomp = 0;  // -1 strip, 0 clip, 1 keep
+        int explicit_indent = 0;
+        for (int i = 0; i < 2; ++i) {
+            char c = ch(p_);
+            if ((c == '-' || c == '+') && chomp == 0) {
+                chomp = c == '-' ? -1 : 1;
+                ++p_;
+            } else if (c >= '1' && c <= '9' && explicit_indent == 0) {
+                explicit_indent = c - '0';
+                ++p_;
+            } else if (c == '0') {
+                return fail(at(p_, "an indentation indicator 1-9"));
+            }
+        }
+        if (!blankz(p_)) {
+            return fail(at(p_, "a chomping or indentation indicator, or the end of the line"));
+        }
+        while (p_ < end_ && y_ws(*p_)) {
+            ++p_;
+        }
+        if (p_ < end_ && *p_ == '#') {
+            if (!comment_at(p_)) {
+                return fail(at(p_, "white space before a comment"));
+            }
+            while (p_ < end_ && !y_break(*p_)) {
+                ++p_;
+            }
+        }
+        if (p_ < end_ && !y_break(*p_)) {
+            return fail(at(p_, "the end of the line after a block scalar header"));
+        }
+        eat_break();
+        // Indentation: given, or that of the first non-empty line.
+        int ind = 0;
+        if (explicit_indent != 0) {
+            ind = (n < 0 ? 0 : n) + explicit_indent;
+        } else {
+            int max_blank = 0;
+            const char* q = p_;
+            for (;;) {
+                const char* r = q;
+                while (r < end_ && *r == ' ') {
+                    ++r;
+                }
+                int sp = static_cast<int>(r - q);
+                if (r < end_ && y_break(*r)) {
+                    max_blank = std::max(max_blank, sp);
+                    q = r + ((*r == '\r' && ch(r + 1) == '\n') ? 2 : 1);
+                    continue;
+                }
+                if (r >= end_) {
+                    max_blank = std::max(max_blank, sp);
+                    ind = std::max(max_blank, n + 1);
+                    break;
+                }
+                ind = sp;
+                if (ind <= n && *r == '\t') {
+                    return fail(err(r, "expected spaces as the indentation of a block scalar, "
+                                       "saw a tab"));
+                }
+                if (ind <= n || (q == r && marker(q, '-')) || (q == r && marker(q, '.'))) {
+                    ind = std::max(n + 1, max_blank);  // no content: an empty scalar
+                    if (ind < max_blank) {
+                        ind = max_blank;
+                    }
+                    break;
+                }
+                if (max_blank > ind) {
+                    return fail(err(q, "expected a leading empty line of a block scalar not "
+                                       "to be indented more than its first content line"));
+                }
+                break;
+            }
+            if (ind < 1 && n >= 0) {
+                ind = 1;
+            }
+            if (ind < 0) {
+                ind = 0;
+            }
+        }
+        scratch_.clear();
+        int empties = 0;
+        bool any_text = false;
+        bool last_break = false;
+        bool prev_spaced = false;
+        for (;;) {
+            const char* q = p_;
+            if (q >= end_) {
+                break;
+            }
+            if (marker(q, '-') || marker(q, '.')) {
+                break;
+            }
+            const char* r = q;
+            while (r < end_ && *r == ' ' && r - q < ind) {
+                ++r;
+            }
+            int sp = static_cast<int>(r - q);
+            if (sp < ind) {
+                // Fewer spaces: an empty line if nothing else is on it, else the end.
+                const char* t = r;
+                while (t < end_ && *t == ' ') {
+                    ++t;
+                }
+                if (t < end_ && y_break(*t)) {
+                    ++empties;
+                    p_ = t;
+                    eat_break();
+                    continue;
+                }
+                if (t >= end_) {
+                    p_ = t;
+                    break;
+                }
+                break;
+            }
+            // sp == ind: the rest of the line is content.
+            const char* e = r;
+            while (e < end_ && !y_break(*e)) {
+                ++e;
+            }
+            if (e == r) {
+                // Empty line (exactly the indentation).
+                if (e < end_) {
+                    ++empties;
+                    p_ = e;
+                    eat_break();
+                    continue;
+                }
+                if (e > q) {
+                    ++empties;  // a line of spaces at the end of input
+                }
+                p_ = e;
+                break;
+            }
+            bool spaced = y_ws(*r);
+            if (!any_text) {
+                scratch_.append(static_cast<std::size_t>(empties), '\n');
+            } else if (folded && !spaced && !prev_spaced) {
+                if (empties == 0) {
+                    scratch_ += ' ';
+                } else {
+                    scratch_.append(static_cast<std::size_t>(empties), '\n');
+                }
+            } else {
+                scratch_.append(static_cast<std::size_t>(empties + 1), '\n');
+            }
+            scratch_.append(r, static_cast<std::size_t>(e - r));
+            any_text = true;
+            prev_spaced = spaced;
+            empties = 0;
+            p_ = e;
+            last_break = true;  // the end of input ends the last line too
+            if (e < end_) {
+                eat_break();
+            } else {
+                break;
+            }
+        }
+        if (chomp == 1) {
+            if (any_text && last_break) {
+                scratch_ += '\n';
+            }
+            scratch_.append(static_cast<std::size_t>(empties), '\n');
+        } else if (chomp == 0) {
+            if (any_text && last_break) {
+                scratch_ += '\n';
+            }
+        }
+        // p_ is at the start of the line that ended the scalar, or at the end.
+        if (p_ < end_) {
+            ls_ = p_;
+            skip_to_content();
+        }
+        return std::string_view(scratch_);
+    }
+
+    // ---- flow collections ----
+
+    // Skips white space, comments and line breaks inside a flow collection whose lines must
+    // be indented more than n.
+    bool flow_ws(int n) {
+        for (;;) {
+            while (p_ < end_ && y_ws(*p_)) {
+                ++p_;
+            }
+            if (p_ >= end_) {
+                return true;
+            }
+            if (*p_ == '#') {
+                if (!comment_at(p_)) {
+                    return true;  // the caller reports the '#'
+                }
+                while (p_ < end_ && !y_break(*p_)) {
+                    ++p_;
+                }
+            }
+            if (p_ < end_ && y_break(*p_)) {
+                eat_break();
+                if (marker(p_, '-') || marker(p_, '.')) {
+                    return fail_(err(p_, "expected the end of the flow collection, saw a "
+                                        "document marker"));
+                }
+                const char* q = p_;
+                while (q < end_ && *q == ' ') {
+                    ++q;
+                }
+                const char* r = q;
+                while (r < end_ && y_ws(*r)) {
+                    ++r;
+                }
+                if (r < end_ && !y_break(*r) && *r != '#' && static_cast<int>(q - p_) <= n) {
+                    return fail_(err(r, "expected a flow collection's line indented more than its "
+                                       "parent, saw less indentation"));
+                }
+                p_ = r;
+                continue;
+            }
+            return true;
+        }
+    }
+
+    // An implicit key at q inside a flow sequence ("[a: b]"): a node on one line then ':'.
+    bool flow_key_ahead(const char* q) const {
+        const char* limit = end_ - q > static_cast<std::ptrdiff_t>(max_key_probe)
+                                ? q + max_key_probe
+                                : end_;
+        return key_probe(q, limit, true) != nullptr;
+    }
+
+    // The ':' after an implicit key at q (props, then one node on this line), or null.
+    const char* key_probe(const char* q, const char* limit, bool flow) const {
+        bool props = false;
+        while (q < limit && (*q == '&' || *q == '!')) {
+            if (*q == '!' && q + 1 < limit && q[1] == '<') {
+                while (q < limit && *q != '>' && !blankz(q)) {
+                    ++q;
+                }
+                if (q < limit && *q == '>') {
+                    ++q;
+                }
+            }
+            while (q < limit && !blankz(q) && !y_flow_ind(*q)) {
+                ++q;
+            }
+            while (q < limit && y_ws(*q)) {
+                ++q;
+            }
+            props = true;
+        }
+        if (q >= limit) {
+            return nullptr;
+        }
+        if (props && *q == ':' && (blankz(q + 1) || (flow && y_flow_ind(q[1])))) {
+            return q;  // an empty key with properties
+        }
+        bool json_like = false;
+        char c = *q;
+        if (c == '*') {
+            ++q;
+            while (q < limit && !blankz(q) && !y_flow_ind(*q)) {
+                ++q;
+            }
+        } else if (c == '"') {
+            ++q;
+            while (q < limit && *q != '"') {
+                if (y_break(*q)) {
+                    return nullptr;
+                }
+                if (*q == '\\') {
+                    ++q;
+                    if (q < limit && y_break(*q)) {
+                        return nullptr;
+                    }
+                }
+                ++q;
+            }
+            if (q >= limit) {
+                return nullptr;
+            }
+            ++q;
+            json_like = true;
+        } else if (c == '\'') {
+            ++q;
+            for (;;) {
+                while (q < limit && *q != '\'') {
+                    if (y_break(*q)) {
+                        return nullptr;
+                    }
+                    ++q;
+                }
+                if (q >= limit) {
+                    return nullptr;
+                }
+                if (q + 1 < limit && q[1] == '\'') {
+                    q += 2;
+                    continue;
+                }
+                ++q;
+                break;
+            }
+            json_like = true;
+        } else if (c == '[' || c == '{') {
+            int depth = 0;
+            while (q < limit) {
+                char d = *q;
+                if (y_break(d)) {
+                    return nullptr;
+                }
+                if (d == '[' || d == '{') {
+                    ++depth;
+                } else if (d == ']' || d == '}') {
+                    if (--depth == 0) {
+                        ++q;
+                        break;
+                    }
+                } else if (d == '"' || d == '\'') {
+                    ++q;
+                    while (q < limit && *q != d && !y_break(*q)) {
+                        if (d == '"' && *q == '\\') {
+                            ++q;
+                        }
+                        ++q;
+                    }
+                    if (q >= limit || *q != d) {
+                        return nullptr;
+                    }
+                } else if (d == '#' && q[-1] == ' ') {
+                    return nullptr;
+                }
+                ++q;
+            }
+            if (depth != 0) {
+                return nullptr;
+            }
+            json_like = true;
+        } else if (plain_first(q, flow)) {
+            const char* s = q;
+            q = plain_line(q, flow);
+            probe_start_ = s;
+            probe_end_ = q;
+            probe_flow_ = flow;
+            if (q > limit) {
+                return nullptr;
+            }
+        } else {
+            return nullptr;
+        }
+        while (q < limit && y_ws(*q)) {
+            ++q;
+        }
+        if (q >= limit || *q != ':') {
+            return nullptr;
+        }
+        if (flow && json_like) {
+            return q;
+        }
+        const char* r = q + 1;
+        return (blankz(r) || (flow && y_flow_ind(*r))) ? q : nullptr;
+    }
+
+    // A node inside a flow collection (or a flow node on a block line): properties, then an
+    // alias, a flow collection, a quoted or a plain scalar, or nothing (an empty node).
+    bool flow_node(int n) {
+        yprops pr;
+        if (p_ < end_ && (*p_ == '&' || *p_ == '!')) {
+            YTRY(properties(pr));
+            YTRY(flow_ws(n));
+        }
+        return flow_content(n, pr, true);
+    }
+
+    bool flow_content(int n, const yprops& pr, bool flow) {
+        const char* q = p_;
+        char c = ch(q);
+        switch (c) {
+            case '*':
+                return alias(pr);
+            case '[':
+                return flow_seq(n, pr);
+            case '{':
+                return flow_map(n, pr);
+            case '"': {
+                auto t = double_quoted(n);
+                if (!t) {
+                    return fail_(t.error());
+                }
+                return scalar(*t, false, pr, q);
+            }
+            case '\'': {
+                auto t = single_quoted(n);
+                if (!t) {
+                    return fail_(t.error());
+                }
+                return scalar(*t, false, pr, q);
+            }
+            default:
+                break;
+        }
+        if (plain_first(q, flow)) {
+            std::string_view t = plain(n, flow);
+            return scalar(t, true, pr, q);
+        }
+        if (flow && (q >= end_ || c == ',' || c == ']' || c == '}' || c == ':') && pr.any()) {
+            return scalar({}, true, pr, q);  // an empty node with properties
+        }
+        return fail_(at(q, "a value"));
+    }
+
+    // After ':' in a flow collection: the value, or an empty one before ',' and the closer.
+    bool flow_value(int n) {
+        ++p_;
+        YTRY(flow_ws(n));
+        char c = ch(p_);
+        if (p_ >= end_ || c == ',' || c == ']' || c == '}') {
+            b_.add_null();
+            return true;
+        }
+        return flow_node(n);
+    }
+
+    bool flow_colon(const char* q) const {
+        return q < end_ && *q == ':' && (blankz(q + 1) || y_flow_ind(q[1]));
+    }
+
+    bool flow_seq(int n, const yprops& pr) {
+        const char* open = p_;
+        ynode_mark m;
+        std::string_view tag;
+        YTRY(open_node(pr, m, tag));
+        if (!b_.begin_array()) {
+            return fail_(limit(open));
+        }
+        if (++nest_ > max_nest) {
+            return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
+        }
+        ++p_;
+        for (;;) {
+            YTRY(flow_ws(n));
+            if (p_ >= end_) {
+                return fail_(err(p_, "expected ']' closing the flow sequence, saw end of input"));
+            }
+            char c = *p_;
+            if (c == ']') {
+                ++p_;
+                break;
+            }
+            const char* entry = p_;
+            if (c == '?' && (blankz(p_ + 1) || y_flow_ind(p_[1]))) {
+                // An explicit key: a single-pair map.
+                if (!b_.begin_map()) {
+                    return fail_(limit(entry));
+                }
+                ++p_;
+                YTRY(flow_ws(n));
+                if (flow_colon(p_) || ch(p_) == ',' || ch(p_) == ']') {
+                    b_.add_null();
+                } else {
+                    YTRY(flow_node(n));
+                    YTRY(flow_ws(n));
+                }
+                if (ch(p_) == ':') {
+                    YTRY(flow_value(n));
+                } else {
+                    b_.add_null();
+                }
+                b_.end_map();
+            } else if (flow_colon(p_)) {
+                // An empty key: {null: value}.
+                if (!b_.begin_map()) {
+                    return fail_(limit(entry));
+                }
+                b_.add_null();
+                YTRY(flow_value(n));
+                b_.end_map();
+            } else if (flow_key_ahead(p_)) {
+                if (!b_.begin_map()) {
+                    return fail_(limit(entry));
+                }
+                YTRY(flow_node(n));
+                while (p_ < end_ && y_ws(*p_)) {
+                    ++p_;
+                }
+                if (ch(p_) != ':') {
+                    return fail_(at(p_, "':' after the key"));
+                }
+                YTRY(flow_value(n));
+                b_.end_map();
+            } else {
+                YTRY(flow_node(n));
+            }
+            YTRY(flow_ws(n));
+            if (ch(p_) == ',') {
+                ++p_;
+            } else if (ch(p_) != ']') {
+                return fail_(at(p_, "',' or ']' in a flow sequence"));
+            }
+        }
+        --nest_;
+        b_.end_array();
+        close_node(pr, m);
+        return true;
+    }
+
+    bool flow_map(int n, const yprops& pr) {
+        const char* open = p_;
+        ynode_mark m;
+        std::string_view tag;
+        YTRY(open_node(pr, m, tag));
+        if (!b_.begin_map()) {
+            return fail_(limit(open));
+        }
+        if (++nest_ > max_nest) {
+            return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
+        }
+        ++p_;
+        for (;;) {
+            YTRY(flow_ws(n));
+            if (p_ >= end_) {
+                return fail_(err(p_, "expected '}' closing the flow mapping, saw end of input"));
+            }
+            char c = *p_;
+            if (c == '}') {
+                ++p_;
+                break;
+            }
+            if (c == '?' && (blankz(p_ + 1) || y_flow_ind(p_[1]))) {
+                ++p_;
+                YTRY(flow_ws(n));
+            }
+            c = ch(p_);
+            if (flow_colon(p_) || c == ',' || c == '}') {
+                b_.add_null();
+            } else {
+                YTRY(flow_node(n));
+                YTRY(flow_ws(n));
+            }
+            if (ch(p_) == ':') {
+                YTRY(flow_value(n));
+            } else {
+                b_.add_null();
+            }
+            YTRY(flow_ws(n));
+            if (ch(p_) == ',') {
+                ++p_;
+            } else if (ch(p_) != '}') {
+                return fail_(at(p_, "',' or '}' in a flow mapping"));
+            }
+        }
+        --nest_;
+        b_.end_map();
+        close_node(pr, m);
+        return true;
+    }
+
+    // ---- block structure ----
+
+    // The ':' of an implicit block key starting at q, or null.
+    // (key_probe stops at the line break itself.)
+    const char* block_key_ahead(const char* q) const {
+        const char* limit = end_ - q > static_cast<std::ptrdiff_t>(max_key_probe)
+                                ? q + max_key_probe
+                                : end_;
+        return key_probe(q, limit, false);
+    }
+
+    bool map_start(const char* q) const {
+        return ind_at(q, '?') || ind_at(q, ':') || block_key_ahead(q) != nullptr;
+    }
+
+    // A value on the current line: a block scalar, an alias, a flow collection or a scalar.
+    bool inline_value(int n, const yprops& pr) {
+        const char* q = p_;
+        char c = ch(q);
+        if (c == '|' || c == '>') {
+            auto t = block_scalar(n);
+            if (!t) {
+                return fail_(t.error());
+            }
+            return scalar(*t, false, pr, q);
+        }
+        if (c == '*' || c == '[' || c == '{' || c == '"' || c == '\'' || plain_first(q, false)) {
+            if (c == '[' || c == '{') {
+                YTRY(flow_content(n, pr, false));
+            } else {
+                YTRY(flow_content(n, pr, false));
+            }
+            return end_line();
+        }
+        return fail_(at(q, "a value"));
+    }
+
+    // The node after an indicator ('-', '?', ':' after a key, '---'), from p_ on the same line.
+    bool block_inline(int n, yctx c) {
+        const char* sep = p_;
+        while (p_ < end_ && y_ws(*p_)) {
+            ++p_;
+        }
+        auto tabs_before = [&] {
+            for (const char* t = sep; t < p_; ++t) {
+                if (*t == '\t') {
+                    return true;
+                }
+            }
+            return false;
+        };
+        if (p_ >= end_ || y_break(*p_) || comment_at(p_)) {
+            YTRY(end_line());
+            return block_fresh(n, c, yprops{});
+        }
+        const bool compact = c == yctx::seq_entry || c == yctx::explicit_entry;
+        if (compact) {
+            int cl = col(p_);
+            if (ind_at(p_, '-')) {
+                if (tabs_before()) {
+                    return fail_(err(p_, "expected spaces before a compact block sequence, saw "
+                                        "a tab"));
+                }
+                return block_seq(cl, yprops{});
+            }
+            if (map_start(p_)) {
+                if (tabs_before()) {
+                    return fail_(err(p_, "expected spaces before a compact block mapping, saw "
+                                        "a tab"));
+                }
+                return block_map(cl, yprops{});
+            }
+        } else if (ind_at(p_, '-') || ind_at(p_, '?')) {
+            return fail_(err(p_, std::string("expected a value, saw '") + *p_ +
+                                    "' (a block collection cannot start on this line)"));
+        }
+        yprops pr;
+        if (*p_ == '&' || *p_ == '!') {
+            YTRY(properties(pr));
+            if (p_ >= end_ || y_break(*p_) || comment_at(p_)) {
+                YTRY(end_line());
+                return block_fresh(n, c, pr);
+            }
+            if (ind_at(p_, '-') || ind_at(p_, '?')) {
+                return fail_(err(p_, std::string("expected a value after the properties, saw '") +
+                                        *p_ + "'"));
+            }
+        }
+        return inline_value(n, pr);
+    }
+
+    // The node starting at a content line (p_ at its first non-blank byte), or an empty node
+    // when that line belongs to an outer level. `pr`: properties from the line before.
+    bool block_fresh(int n, yctx c, yprops pr) {
+        if (p_ >= end_ || marker(p_, '-') || marker(p_, '.')) {
+            return scalar({}, true, pr, p_);
+        }
+        const int i = indent_;
+        if (ind_at(p_, '-')) {
+            bool ok = i > n || (i == n && (c == yctx::map_value || c == yctx::explicit_entry));
+            if (!ok) {
+                return scalar({}, true, pr, p_);
+            }
+            if (tabbed_) {
+                return fail_(err(p_, "expected spaces as indentation, saw a tab"));
+            }
+            return block_seq(i, pr);
+        }
+        if (i <= n) {
+            return scalar({}, true, pr, p_);
+        }
+        if (map_start(p_)) {
+            if (tabbed_) {
+                return fail_(err(p_, "expected spaces as indentation, saw a tab"));
+            }
+            return block_map(i, pr);
+        }
+        if (*p_ == '&' || *p_ == '!') {
+            YTRY(properties(pr));
+            if (p_ >= end_ || y_break(*p_) || comment_at(p_)) {
+                YTRY(end_line());
+                return block_fresh(n, c, pr);
+            }
+        }
+        return inline_value(n, pr);
+    }
+
+    bool block_seq(int m, const yprops& pr) {
+        const char* open = p_;
+        ynode_mark mk;
+        std::string_view tag;
+        YTRY(open_node(pr, mk, tag));
+        if (!b_.begin_array()) {
+            return fail_(limit(open));
+        }
+        if (++nest_ > max_nest) {
+            return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
+        }
+        for (;;) {
+            ++p_;  // the '-'
+            YTRY(block_inline(m, yctx::seq_entry));
+            if (p_ >= end_ || marker(p_, '-') || marker(p_, '.')) {
+                break;
+            }
+            if (indent_ == m && ind_at(p_, '-') && !tabbed_) {
+                continue;
+            }
+            if (indent_ > m) {
+                return fail_(at(p_, "a sequence entry ('- ') at the sequence's indentation"));
+            }
+            break;
+        }
+        --nest_;
+        b_.end_array();
+        close_node(pr, mk);
+        return true;
+    }
+
+    // An implicit key on the current line: properties and one node.
+    bool implicit_key(int m) {
+        yprops pr;
+        if (*p_ == '&' || *p_ == '!') {
+            YTRY(properties(pr));
+        }
+        const char* q = p_;
+        if (ind_at(q, ':')) {
+            return scalar({}, true, pr, q);  // "&a : value"
+        }
+        if (plain_first(q, false)) {
+            const char* e = (q == probe_start_ && !probe_flow_) ? probe_end_ : plain_line(q, false);
+            p_ = e;
+            return scalar(std::string_view(q, static_cast<std::size_t>(e - q)), true, pr, q);
+        }
+        return flow_content(m, pr, false);
+    }
+
+    bool block_map(int m, const yprops& pr) {
+        const char* open = p_;
+        ynode_mark mk;
+        std::string_view tag;
+        YTRY(open_node(pr, mk, tag));
+        if (!b_.begin_map()) {
+            return fail_(limit(open));
+        }
+        if (++nest_ > max_nest) {
+            return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
+        }
+        for (;;) {
+            if (ind_at(p_, '?')) {
+                ++p_;
+                YTRY(block_inline(m, yctx::explicit_entry));
+                if (p_ < end_ && indent_ == m && !tabbed_ && ind_at(p_, ':') &&
+                    !marker(p_, '-')) {
+                    ++p_;
+                    YTRY(block_inline(m, yctx::explicit_entry));
+                } else {
+                    b_.add_null();
+                }
+            } else {
+                if (ind_at(p_, ':')) {
+                    b_.add_null();  // an empty key
+                } else {
+                    YTRY(implicit_key(m));
+                    while (p_ < end_ && y_ws(*p_)) {
+                        ++p_;
+                    }
+                    if (ch(p_) != ':') {
+                        return fail_(at(p_, "':' after a mapping key"));
+                    }
+                }
+                ++p_;
+                YTRY(block_inline(m, yctx::map_value));
+            }
+            if (p_ >= end_ || marker(p_, '-') || marker(p_, '.')) {
+                break;
+            }
+            if (indent_ == m) {
+                if (ind_at(p_, '-')) {
+                    break;  // the parent's compact sequence ("key:\n- a") goes on
+                }
+                if (tabbed_) {
+                    return fail_(err(p_, "expected spaces as indentation, saw a tab"));
+                }
+                if (map_start(p_)) {
+                    continue;
+                }
+                return fail_(at(p_, "a mapping key ('key: value')"));
+            }
+            if (indent_ > m) {
+                return fail_(at(p_, "a mapping key at the mapping's indentation"));
+            }
+            break;
+        }
+        --nest_;
+        b_.end_map();
+        close_node(pr, mk);
+        return true;
+    }
+
+    // Our own bound on the recursion, whatever max_depth a caller sets: each level of block or
+    // flow nesting is a few stack frames.
+    static constexpr int max_nest = 4096;
+    mutable error err_;
+
     std::string_view in_;
+    const char* beg_;
+    const char* end_;
+    const char* p_;
+    const char* ls_;  // start of the current line
+    int indent_ = 0;
+    bool tabbed_ = false;
     builder& b_;
     const decode_options& opt_;
-    yaml_parser_t parser_{};
-    yaml_event_t ev_{};
-    bool has_event_ = false;
-    bool initialized_ = false;
-    std::vector<open_node> stack_;
-    std::unordered_map<std::string, anchor_info> anchors_;
-    std::size_t budget_;
-    std::string scratch_;
+    std::string& scratch_;
+    std::string& tagbuf_;
+    std::string tsbuf_;
+    struct tag_handle {
+        std::string_view handle, prefix;
+    };
+    std::vector<tag_handle> handles_;
+    std::unordered_map<std::string_view, yanchor> anchors_;
+    std::size_t budget_ = 0;
+    std::size_t budget0_ = 0;
+    int nest_ = 0;
+    // The last implicit-key probe of a plain scalar: its start and end on the line.
+    mutable const char* probe_start_ = nullptr;
+    mutable const char* probe_end_ = nullptr;
+    mutable bool probe_flow_ = false;
 };
 
+#undef YTRY
+
 result<void> decode_yaml(std::string_view in, builder& b, const decode_options& opt) {
-    yaml_reader r(in, b, opt);
-    return r.run();
+    yaml_parser r(in, b, opt);
+    return r.parse();
 }
 
 // ---- writer ----
@@ -1596,8 +3181,20 @@ private:
     }
     void sync(char* w) { out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size()))); }
 
-    // A map key at `indent`; a key longer than 1000 bytes takes the explicit "? " form.
+    // A map key at `indent`; a key longer than 1000 bytes, and a sequence or mapping as a key
+    // (a "complex key"), take the explicit "? " form.
     result<void> write_key_checked(value key, int indent) {
+        value inner = key;
+        while (inner.kind() == kind::tagged) {
+            inner = inner.tagged_value();
+        }
+        if (inner.is_container()) {
+            // "? " and the key as a block node, then the ':' on a line of its own.
+            out_.push_back('?');
+            POLYCODEC_TRY(write_value(key, indent + 2, true, true));
+            pad(indent);
+            return {};
+        }
         std::size_t key_start = out_.size();
         POLYCODEC_TRY(write_key(key));
         if (out_.size() - key_start > 1000) {

@@ -1,0 +1,103 @@
+// libfyaml as the oracle of our YAML decoder (tests/support/yaml_oracle.hpp): every
+// yaml-test-suite case and every YAML fixture is parsed by both, and the values must agree.
+#include "support/support.hpp"
+#include "support/yaml_oracle.hpp"
+
+namespace polycodec {
+namespace {
+
+using test::yaml_oracle::compare;
+using test::yaml_oracle::fy_stream;
+using test::yaml_oracle::oracle;
+
+TEST(YamlOracle, OracleSeesWhatItShould) {
+    // The oracle itself: a disagreement must be reported, agreement accepted.
+    EXPECT_EQ(compare("a: [1, 1.5, true, null, '1', !!binary aGk=, 0x10]\n", false), "");
+    EXPECT_EQ(compare("a: 1\n", true), "ours accepts an error case");
+    EXPECT_EQ(compare("[1, 2", true), "");
+    oracle o;
+    fy_stream fy("[1, x]");
+    ASSERT_TRUE(fy.ok);
+    document d = test::must_decode(format_id::json, "[1, \"y\"]");
+    EXPECT_FALSE(o.match(d.root(), fy_document_root(fy.docs[0]), ""));
+    EXPECT_NE(o.why.find("expected a string from \"x\""), std::string::npos) << o.why;
+}
+
+// libfyaml 0.8's bug met by fuzz_diff_yaml (docs/formats/yaml.md): the ": 23" of this compact
+// mapping's explicit key comes out as two pairs, (key, empty) and (empty, 23). Ours reads the
+// one pair the grammar gives (as yaml-test-suite 4FJ6, the same nodes in flow style, says).
+TEST(YamlOracle, LibfyamlSplitsThisExplicitPair) {
+    const std::string text =
+        "---\n- ? - a\n    - - ? - - b\n            - c\n        : d\n      - e\n  : 23\n";
+    document d = test::must_decode(format_id::yaml, text);
+    EXPECT_EQ(to_debug_string(d.root()), R"([{["a",[{[["b","c"]]:"d"},"e"]]:23}])");
+    fy_stream fy(text);
+    ASSERT_TRUE(fy.ok);
+    oracle strict;
+    EXPECT_FALSE(strict.match(d.root(), fy_document_root(fy.docs[0]), ""));
+    EXPECT_NE(strict.why.find("mapping sizes differ"), std::string::npos) << strict.why;
+    oracle tolerant;
+    tolerant.tolerate_split_pairs = true;
+    EXPECT_TRUE(tolerant.match(d.root(), fy_document_root(fy.docs[0]), "")) << tolerant.why;
+    EXPECT_EQ(tolerant.split_pairs, 1);
+}
+
+// libfyaml's second (docs/formats/yaml.md): an empty block scalar at the end of the input.
+TEST(YamlOracle, LibfyamlReadsAnEmptyBlockScalarAtTheEndAsANewline) {
+    document d = test::must_decode(format_id::yaml, "- |\n");
+    EXPECT_EQ(to_debug_string(d.root()), R"([""])");
+    fy_stream fy("- |\n");
+    ASSERT_TRUE(fy.ok);
+    // libfyaml's text here is one byte of fresh memory (NUL in this build, "\n" in the fuzz
+    // build): the strict comparison fails, the tolerant one accepts exactly this.
+    oracle tolerant;
+    tolerant.tolerate_split_pairs = true;
+    EXPECT_TRUE(tolerant.match(d.root(), fy_document_root(fy.docs[0]), "")) << tolerant.why;
+    EXPECT_EQ(tolerant.empty_block_newlines, 1);
+}
+
+TEST(YamlConformance, LibfyamlAgreesOnTheSuite) {
+    POLYCODEC_REQUIRE_CORPUS("yaml/data", dir);
+    std::vector<std::filesystem::path> folders;
+    for (const auto& id : std::filesystem::directory_iterator(dir)) {
+        if (std::filesystem::exists(id.path() / "in.yaml")) {
+            folders.push_back(id.path());
+        } else {
+            for (const auto& sub : std::filesystem::directory_iterator(id.path())) {
+                if (std::filesystem::exists(sub.path() / "in.yaml")) {
+                    folders.push_back(sub.path());
+                }
+            }
+        }
+    }
+    std::sort(folders.begin(), folders.end());
+    int agree = 0;
+    for (const auto& f : folders) {
+        std::string name = std::filesystem::relative(f, dir).generic_string();
+        std::string why = compare(test::read_file(f / "in.yaml"),
+                                  std::filesystem::exists(f / "error"));
+        if (why.empty()) {
+            ++agree;
+        } else {
+            ADD_FAILURE() << name << ": " << why;
+        }
+    }
+    std::printf("libfyaml agrees with our decoder on %d of %zu yaml-test-suite cases\n", agree,
+                folders.size());
+    EXPECT_EQ(static_cast<std::size_t>(agree), folders.size());
+    EXPECT_GE(folders.size(), 402u);
+}
+
+TEST(YamlConformance, LibfyamlAgreesOnTheFixtures) {
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(test::fixtures_dir())) {
+        if (e.path().extension() == ".yaml") {
+            EXPECT_EQ(compare(test::read_file(e.path()), false), "") << e.path();
+            ++n;
+        }
+    }
+    EXPECT_GE(n, 2);  // bench.yaml, records.yaml
+}
+
+}  // namespace
+}  // namespace polycodec
