@@ -79,8 +79,6 @@ def main():
     emit("csv", "decode", lib + " csv",
          lambda: list(csv.reader(io.StringIO(csv_bytes.decode("utf-8"), newline=""))))
 
-    # xmltodict (loadtest/external/xmltodict_peer.py), when it has landed.
-
 
 if __name__ == "__main__":
     main()
