@@ -33,11 +33,11 @@ install(FILES ${PROJECT_BINARY_DIR}/polycodec-config.cmake
               ${PROJECT_BINARY_DIR}/polycodec-config-version.cmake
         DESTINATION ${POLYCODEC_CMAKE_DIR} COMPONENT devel)
 
-# pkg-config: a static consumer adds --static for Requires.private (simdjson, toml++).
+# pkg-config: a static consumer adds --static for Requires.private (simdjson, expat).
 if(POLYCODEC_SHARED)
     set(POLYCODEC_PC_REQUIRES_PRIVATE "")
 else()
-    set(POLYCODEC_PC_REQUIRES_PRIVATE "simdjson tomlplusplus")
+    set(POLYCODEC_PC_REQUIRES_PRIVATE "simdjson expat")
 endif()
 file(RELATIVE_PATH POLYCODEC_PC_PREFIX_FROM_PCDIR
      /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
@@ -112,7 +112,7 @@ if(POLYCODEC_SHARED)
     set(CPACK_DEBIAN_DEVEL_PACKAGE_DEPENDS "libexpected-dev, polycodec (= ${PROJECT_VERSION})")
 else()
     set(CPACK_DEBIAN_DEVEL_PACKAGE_DEPENDS
-        "libexpected-dev, libsimdjson-dev, libtomlplusplus-dev, pkg-config")
+        "libexpected-dev, libsimdjson-dev, libexpat1-dev, pkg-config")
 endif()
 if(PROJECT_IS_TOP_LEVEL)
     include(CPack)

@@ -329,11 +329,16 @@ int bench_file(const std::string& path, const options& opt) {
             continue;
         }
         // (A map root needs no wrapping: fixtures/bench_flat.json times properties as it is.)
+        // XML: {"records": [...]} inside a <bench> root element (root=bench both ways).
+        const bool xml = f.id == format_id::xml;
         const document& in =
-            f.caps.map_root_only && src.root().kind() != kind::map ? wrapped : src;
+            (f.caps.map_root_only && src.root().kind() != kind::map) || xml ? wrapped : src;
         encode_options eo;
         eo.plist_binary = binary_form;
         decode_options dopt;
+        if (xml) {
+            eo.xml.root = dopt.xml.root = "bench";
+        }
         if (f.caps.needs_schema) {
             // postcard: the data file's schema, fixtures/schemas/<stem>.json, when it exists.
             auto stem = path.substr(path.find_last_of('/') + 1);

@@ -24,6 +24,7 @@
 #include <rapidjson/writer.h>
 #include <sstream>
 #include <string>
+#include <expat.h>
 #include <toml++/toml.h>
 #include <vector>
 
@@ -255,6 +256,43 @@ void compare_dataset(const std::string& path) {
             os << toml::toml_formatter(table);
             keep(os.str().size());
         });
+    }
+
+    // XML ({"records": [...]} inside <bench>, as bench's xml row): expat parsing the same
+    // bytes and building nothing, with no handlers and with empty ones (the callbacks that
+    // our decoder fills).
+    {
+        encode_options eo;
+        decode_options dopt;
+        eo.xml.root = dopt.xml.root = "bench";
+        output_buffer b;
+        if (is_implemented(format_id::xml) && encode(format_id::xml, wrapped, b, eo)) {
+            std::string bytes(b.view());
+            output_buffer out;
+            document back;
+            run("xml", "encode", "polycodec", bytes.size(), [&] {
+                out.clear();
+                (void)encode(format_id::xml, wrapped, out, eo);
+            });
+            run("xml", "decode", "polycodec", bytes.size(),
+                [&] { (void)decode(format_id::xml, bytes, back, dopt); });
+            XML_Parser p = XML_ParserCreate(nullptr);
+            auto parse = [&](bool handlers) {
+                XML_ParserReset(p, nullptr);
+                if (handlers) {
+                    XML_SetElementHandler(
+                        p, [](void*, const XML_Char*, const XML_Char**) {},
+                        [](void*, const XML_Char*) {});
+                    XML_SetCharacterDataHandler(p, [](void*, const XML_Char*, int) {});
+                }
+                keep(XML_Parse(p, bytes.data(), static_cast<int>(bytes.size()), XML_TRUE));
+            };
+            run("xml", "decode", "expat, no handlers", bytes.size(), [&] { parse(false); });
+            run("xml", "decode", "expat, empty handlers", bytes.size(), [&] { parse(true); });
+            XML_ParserFree(p);
+        } else {
+            std::fprintf(stderr, "peers: xml is not available, its rows are skipped\n");
+        }
     }
 
     // The table: every peer next to ours, with the ratio ours / peer.

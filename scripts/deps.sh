@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 build_pkgs=(
     cmake ninja-build g++ clang-14 libclang-rt-14-dev ccache pkg-config git
     dpkg-dev file  # cpack -G DEB: dpkg-shlibdeps computes the runtime Depends
-    libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev
+    libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev libexpat1-dev
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev
     libgtest-dev libgmock-dev
     libisal-dev libbrotli-dev libzstd-dev
@@ -19,7 +19,7 @@ build_pkgs=(
     libfyaml-dev  # the YAML decoder's test oracle (tests/codec/yaml_oracle_test.cpp, fuzz_diff_yaml)
 )
 test_pkgs=(
-    python3 python3-yaml python3-msgpack curl prometheus openssl
+    python3 python3-yaml python3-msgpack python3-cbor2 python3-xmltodict curl prometheus openssl
     libfyaml-utils  # fy-tool, libfyaml's command line (YAML oracle by hand)
     zstd brotli
     guile-3.0

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes each JSON fixture in every format that carries it without loss:
 fixtures/records.<ext> and fixtures/bench.<ext>, using the polycodec binary (argument or
-build/dev/server/polycodec). TOML and BSON carry {"records": [...]} (DESIGN section 8);
+build/dev/server/polycodec). TOML, BSON and XML carry {"records": [...]} (DESIGN section 8; XML inside <bench>);
 postcard uses fixtures/schemas/<name>.json. tests/codec/fixtures_test.cpp checks that the
 committed forms still decode to the JSON fixture's values.
 
@@ -21,9 +21,9 @@ FORMS = {
     "records": ["json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "bson",
                 "postcard", "ndjson", "edn", "ubjson", "smile"],
     "bench": ["json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "bson",
-              "toml", "postcard", "ndjson", "edn", "ubjson", "smile"],
+              "toml", "postcard", "ndjson", "edn", "ubjson", "smile", "xml"],
 }
-WRAPPED = {"bson", "toml"}
+WRAPPED = {"bson", "toml", "xml"}
 
 
 def main():
@@ -51,6 +51,10 @@ def main():
             args = [exe, "convert", "--from", "json", "--to", fmt]
             if fmt == "postcard":
                 args += ["--schema", os.path.join(FIX, "schemas", name + ".json")]
+            if fmt == "xml":
+                # {"records": [...]} in a root element named after the fixture; it reads back
+                # with xml;root=NAME;infer=true (docs/formats/xml.md).
+                args[-1] = "xml;root=%s;pretty=true" % name
             out = os.path.join(FIX, name + ext[fmt])
             p = subprocess.run(args, input=wrapped if fmt in WRAPPED else data,
                                capture_output=True)

@@ -233,7 +233,8 @@ const char* usage() {
            "  polycodec convert --from F --to G [--pretty] [--lossy] [--canonical] [--multi]\n"
            "                  [--schema FILE] [--header absent] [--delimiter C] [--infer]\n"
            "                  [--unflatten] [--strict=false] [--extjson canonical|relaxed]\n"
-           "                  [--int-width keep] [--binary]\n"
+           "                  [--int-width keep] [--binary] [--ordered] [--force-list A,B]\n"
+           "                  [--attr-prefix P] [--text-key K] [--namespaces expand] [--root NAME]\n"
            "                  [--stream [--seq] [--max-record 16MiB]] [IN [OUT]]\n"
            "  polycodec formats\n"
            "  polycodec openapi   (the OpenAPI 3.1 document of GET /openapi.json)\n"
@@ -347,7 +348,10 @@ int run_convert(int argc, char** argv) {
         // /openapi.json read). A row that accepts "true" is a switch (--pretty, --lossy);
         // the others take a value (--header absent). --from, --to and --schema are kept
         // here: they are resolved after the loop, and --schema names a file.
-        const option_info* o = find_option(name);
+        // --force-list and --force_list alike: the table's names use '_'.
+        std::string table_name(name);
+        std::replace(table_name.begin(), table_name.end(), '-', '_');
+        const option_info* o = find_option(table_name);
         if (o != nullptr && name != "help") {
             bool is_switch = o->kind == option_kind::boolean ||
                              std::find(o->values.begin(), o->values.end(), "true") !=
@@ -361,7 +365,8 @@ int run_convert(int argc, char** argv) {
                 to_spec = value;
             } else if (o->name == "schema") {
                 schema_file = value;
-            } else if (auto r = apply_option(name, is_switch && !has_value ? "true" : value, opt);
+            } else if (auto r = apply_option(table_name, is_switch && !has_value ? "true" : value,
+                                             opt);
                        !r) {
                 return usage_error(r.error().message);
             }
@@ -420,6 +425,8 @@ int run_convert(int argc, char** argv) {
         return usage_error("cannot read " + in_path + ": " + std::strerror(errno));
     }
     document doc;
+    lossy_report report;  // the decoder's fallbacks (xml under --lossy), then the encoder's
+    opt.decode.report = &report;
     if (auto r = decode((*from)->id, input, doc, opt.decode); !r) {
         std::fprintf(stderr, "polycodec: %s\n", describe(r.error()).c_str());
         return exit_code_of(r.error());
@@ -431,7 +438,6 @@ int run_convert(int argc, char** argv) {
     std::string().swap(input);
     output_buffer out;
     out.reserve(input_size + input_size / 8 + 4096);
-    lossy_report report;
     opt.encode.report = &report;
     if (auto r = encode((*to)->id, doc, out, opt.encode); !r) {
         std::fprintf(stderr, "polycodec: %s\n", describe(r.error()).c_str());

@@ -61,7 +61,9 @@ outcome run_transcode(service& svc, worker_state& w, std::string_view input, tra
     w.out.clear();
     w.lossy.clear();
     auto t0 = clock_type::now();
+    opt.decode.report = &w.lossy;  // xml under lossy=allow reports what its mapping dropped
     auto r = decode(opt.from->id, input, w.doc, opt.decode);
+    opt.decode.report = nullptr;
     o.decode_s = since(t0);
     if (!r) {
         o.ok = false;

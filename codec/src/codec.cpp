@@ -19,7 +19,7 @@ const detail::codec_functions* const codecs[format_count] = {
     &detail::postcard_codec, &detail::csv_codec,    &detail::ndjson_codec,
     &detail::urlform_codec, &detail::ini_codec,     &detail::edn_codec,
     &detail::ubjson_codec,  &detail::smile_codec,   &detail::dotenv_codec,
-    nullptr,                nullptr,                nullptr,
+    nullptr /* 22 protobuf */, nullptr /* 23 avro */, &detail::xml_codec,
     &detail::plist_codec,   &detail::properties_codec,
 };
 

@@ -56,6 +56,8 @@ constexpr sv smile_types[] = {"application/x-jackson-smile"};
 constexpr sv smile_ext[] = {".sml"};
 constexpr sv dotenv_types[] = {"text/x-dotenv", "application/x-env"};
 constexpr sv dotenv_ext[] = {".env"};
+constexpr sv xml_types[] = {"application/xml", "text/xml"};
+constexpr sv xml_ext[] = {".xml"};
 constexpr sv plist_types[] = {"application/x-plist", "application/x-bplist"};
 constexpr sv plist_ext[] = {".plist"};
 constexpr sv properties_types[] = {"text/x-java-properties"};
@@ -99,6 +101,8 @@ constexpr format_info table[] = {
      {false, true, true, true, true, false, false, false, false}},
     {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,
      {true, false, false, false, false, false, true, false, false}},
+    {format_id::xml, "xml", xml_types, xml_ext,
+     {true, true, false, false, false, false, false, false, false}},
     // XML or binary (bplist00): not a text format as a whole, the XML reader adds line and
     // column to its errors itself.
     {format_id::plist, "plist", plist_types, plist_ext,
@@ -176,6 +180,11 @@ const format_info* find_format_by_media_type(std::string_view type) noexcept {
     if (type.size() > 5 && detail::iequals(type.substr(type.size() - 5), "+json") &&
         type.find('/') != sv::npos) {
         return &table[0];
+    }
+    // RFC 7303 section 4.2: any "+xml" type is XML.
+    if (type.size() > 4 && detail::iequals(type.substr(type.size() - 4), "+xml") &&
+        type.find('/') != sv::npos) {
+        return find_format(format_id::xml);
     }
     return nullptr;
 }

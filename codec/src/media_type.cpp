@@ -172,6 +172,10 @@ constexpr format_id extjson_formats[] = {format_id::json, format_id::json5, form
                                          format_id::yaml, format_id::ndjson};
 constexpr format_id int_width_formats[] = {format_id::cbor, format_id::msgpack};
 constexpr format_id plist_only[] = {format_id::plist};
+constexpr format_id xml_only[] = {format_id::xml};
+constexpr format_id infer_formats[] = {format_id::csv, format_id::xml,
+                                       format_id::properties};
+constexpr std::string_view namespaces_values[] = {"prefix", "expand"};
 
 result<void> set_flag(std::string_view name, std::string_view value, bool& target) {
     auto b = parse_bool(name, value);
@@ -217,14 +221,14 @@ constexpr option_info option_rows[] = {
      "allow: take the documented fallbacks (listed in Polycodec-Lossy) instead of failing 422",
      [](std::string_view v, transcode_options& o) -> result<void> {
          if (iequals(v, "allow")) {
-             o.encode.lossy = true;
+             o.encode.lossy = o.decode.lossy = true;
              return {};
          }
          if (iequals(v, "deny")) {
-             o.encode.lossy = false;
+             o.encode.lossy = o.decode.lossy = false;
              return {};
          }
-         return set_flag("lossy", v, o.encode.lossy);
+         return set_flags("lossy", v, o.decode.lossy, o.encode.lossy);
      }},
     {"canonical", option_kind::boolean, bool_values, "false", {},
      "deterministic encodings (sorted map keys, CBOR section 4.2, bencode order) and strict "
@@ -279,8 +283,8 @@ constexpr option_info option_rows[] = {
          o.decode.csv_delimiter = o.encode.csv_delimiter = d;
          return {};
      }},
-    {"infer", option_kind::boolean, bool_values, "false", csv_properties,
-     "type CSV fields (numbers, booleans, empty fields as null) and properties values "
+    {"infer", option_kind::boolean, bool_values, "false", infer_formats,
+     "type CSV fields (numbers, booleans, empty fields as null), XML text and properties values "
      "(numbers, booleans)",
      [](std::string_view v, transcode_options& o) { return set_flag("infer", v, o.decode.infer); }},
     {"unflatten", option_kind::boolean, bool_values, "false", csv_properties,
@@ -332,6 +336,62 @@ constexpr option_info option_rows[] = {
      "the postcard schema to read or write with, by name (a file of --schema-dir)",
      [](std::string_view v, transcode_options& o) -> result<void> {
          o.decode.schema_name = o.encode.schema_name = std::string(v);
+         return {};
+     }},
+    {"ordered", option_kind::boolean, bool_values, "false", xml_only,
+     "XML as the lossless JsonML-style form [\"tag\", {\"@attr\": ...}, child, \"text\", ...] "
+     "keeping mixed content, comments and processing instructions in order",
+     [](std::string_view v, transcode_options& o) {
+         return set_flags("ordered", v, o.decode.xml.ordered, o.encode.xml.ordered);
+     }},
+    {"force_list", option_kind::name, {}, "", xml_only,
+     "comma-separated XML element names that always decode as arrays, even when single",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         std::vector<std::string> names;
+         while (!v.empty()) {
+             auto comma = v.find(',');
+             std::string_view n = trim(v.substr(0, comma));
+             if (!n.empty()) {
+                 names.emplace_back(n);
+             }
+             v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
+         }
+         o.decode.xml.force_list = names;
+         o.encode.xml.force_list = std::move(names);
+         return {};
+     }},
+    {"attr_prefix", option_kind::name, {}, "@", xml_only,
+     "the prefix of XML attribute keys (may be empty)",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         o.decode.xml.attr_prefix = o.encode.xml.attr_prefix = std::string(v);
+         return {};
+     }},
+    {"text_key", option_kind::name, {}, "#text", xml_only,
+     "the key of an XML element's text beside its attributes or children",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         if (v.empty()) {
+             return fail(make_error(errc::invalid_option, "text_key cannot be empty"));
+         }
+         o.decode.xml.text_key = o.encode.xml.text_key = std::string(v);
+         return {};
+     }},
+    {"namespaces", option_kind::choice, namespaces_values, "prefix", xml_only,
+     "XML names as written with their prefixes, or expand: {uri}local as ElementTree writes them",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         if (iequals(v, "expand")) {
+             o.decode.xml.expand_namespaces = o.encode.xml.expand_namespaces = true;
+         } else if (iequals(v, "prefix")) {
+             o.decode.xml.expand_namespaces = o.encode.xml.expand_namespaces = false;
+         } else {
+             return fail(make_error(errc::invalid_option,
+                                    "namespaces=" + std::string(v) + ": expected prefix or expand"));
+         }
+         return {};
+     }},
+    {"root", option_kind::name, {}, "", xml_only,
+     "the XML root element's name: wraps a document that is not a map with one key",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         o.decode.xml.root = o.encode.xml.root = std::string(v);
          return {};
      }},
     {"charset", option_kind::choice, charset_values, "utf-8", {},

@@ -186,10 +186,37 @@ const error_case error_table[] = {
     {"5f 43 00 ff", errc::size_exceeded, 1},         // chunk past the end
     {"62 c3 28", errc::invalid_utf8, 1},
     {"63 ed a0 80", errc::invalid_utf8, 1},          // surrogate
-    {"a1 82 01 02 03", errc::unrepresentable, 1},    // an array as a map key
     {"01 02", errc::trailing_content, 1},
     {"c2 5f 41 00", errc::unexpected_eof, 4},        // tagged indefinite bytes, unclosed
 };
+
+// Any value may be a map key (RFC 8949 section 5.6; DESIGN section 2): hand-written vectors,
+// decoded and written back byte for byte.
+TEST(CborDecode, ContainerKeys) {
+    const struct {
+        const char* hex;
+        const char* value;
+    } cases[] = {
+        {"a1 82 01 02 03", "{[1,2]:3}"},                       // {[1, 2]: 3}
+        {"a1 a1 61 62 01 61 78", "{{\"b\":1}:\"x\"}"},        // {{"b": 1}: "x"}
+        {"a2 61 61 01 82 01 02 61 78", "{\"a\":1,[1,2]:\"x\"}"},
+        {"a1 80 a0", "{[]:{}}"},                               // {[]: {}}
+        {"a1 c1 82 01 02 f6", "{tag(1, [1,2]):null}"},          // a tag over an array key
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.hex);
+        document d = test::must_decode(format_id::cbor, hex(c.hex));
+        EXPECT_EQ(dbg(d), c.value);
+        EXPECT_EQ(to_hex(test::must_encode(format_id::cbor, d)), to_hex(hex(c.hex)));
+    }
+    // Deterministic encoding (canonical=true) sorts keys by their encoded bytes, containers
+    // included: 0x61 0x61 ("a") < 0x82 ... ([1, 2]).
+    document d = test::must_decode(format_id::cbor, hex("a2 82 01 02 61 78 61 61 01"));
+    encode_options opt;
+    opt.canonical = true;
+    EXPECT_EQ(to_hex(test::must_encode(format_id::cbor, d, opt)),
+              to_hex(hex("a2 61 61 01 82 01 02 61 78")));
+}
 
 TEST(CborDecode, ErrorTable) {
     for (const auto& c : error_table) {

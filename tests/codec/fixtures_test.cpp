@@ -113,14 +113,18 @@ TEST(Fixtures, CommittedFormsDecodeToTheJsonFixture) {
             }
             document d;
             decode_options dopt;
-            if (!f.caps.boolean) {
+            const bool xml = f.id == format_id::xml;  // <bench> around {"records": ...}, as text
+            if (xml) {
+                dopt.xml.root = base;
+                dopt.infer = true;
+            } else if (!f.caps.boolean) {
                 // Text-only forms (bench.properties) read nesting and types back, as bench does.
                 dopt.unflatten = true;
                 dopt.infer = true;
             }
             auto r = decode(f.id, test::read_file(path), d, dopt);
             ASSERT_TRUE(r) << path << ": " << describe(r.error());
-            EXPECT_TRUE(equal(d, input_for(f, plain, wrapped))) << path;
+            EXPECT_TRUE(equal(d, xml ? wrapped : input_for(f, plain, wrapped))) << path;
             ++checked;
         }
     }

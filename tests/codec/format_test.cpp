@@ -33,6 +33,7 @@ TEST(Format, TableIsInIdOrderWithTheDesignNames) {
     for (std::size_t id = 1; id <= 21; ++id) {
         EXPECT_NE(find_format_by_number(static_cast<std::uint8_t>(id)), nullptr) << id;
     }
+    EXPECT_EQ(static_cast<std::size_t>(all.back().id), format_count);
 }
 
 TEST(Format, MediaTypesAndExtensionsAreUnique) {
@@ -69,6 +70,9 @@ TEST(Format, LookupsByNameTypeExtensionAndPath) {
     EXPECT_EQ(find_format_by_number(26)->id, format_id::properties);
     EXPECT_EQ(find_format_by_media_type("text/x-java-properties")->id, format_id::properties);
     EXPECT_EQ(find_format_by_path("conf/app.properties")->id, format_id::properties);
+    EXPECT_EQ(find_format_by_number(24)->id, format_id::xml);
+    EXPECT_EQ(find_format_by_media_type("application/atom+xml")->id, format_id::xml);
+    EXPECT_EQ(find_format_by_media_type("text/xml")->id, format_id::xml);
     EXPECT_EQ(find_format_by_media_type("application/jsonl")->id, format_id::ndjson);
     EXPECT_EQ(to_string(format_id::postcard), "postcard");
 }

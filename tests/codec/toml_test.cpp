@@ -49,8 +49,13 @@ const decode_case decode_cases[] = {
     {"zeta = 1\nalpha = 2\n[m]\ny = 1\nb = 2", R"({"zeta":1,"alpha":2,"m":{"y":1,"b":2}})"},
     {"[t.y]\nq = 1\n[t]\np = 2", R"({"t":{"y":{"q":1},"p":2}})"},
     {"a.b.c = 1\na.d = 2", R"({"a":{"b":{"c":1},"d":2}})"},
+    // A table only named by a header ([a.b.c] names a.b) may be filled by dotted keys.
+    {"[a.b.c]\n[a]\nb.d = 1", R"({"a":{"b":{"c":{},"d":1}}})"},
     {"[[p]]\nn = 1\n[[p]]\nn = 2\n[p.q]\nr = 3", R"({"p":[{"n":1},{"n":2,"q":{"r":3}}]})"},
     {"x = [1, \"a\", {b = 2}, [3]]", R"({"x":[1,"a",{"b":2},[3]]})"},
+    // A line-ending backslash trims spaces, tabs and newlines only: U+FEFF stays (tomllib
+    // agrees; toml++ trims it, docs/formats/toml.md "Oracle").
+    {"bee = \"\"\"\nhee \\\n\xEF\xBB\xBF\na\"\"\"", "{\"bee\":\"hee \xEF\xBB\xBF\\u000aa\"}"},
     {"\"quoted key\" = 1\n'lit' = 2\n\"\" = 3", R"({"quoted key":1,"lit":2,"":3})"},
 };
 
@@ -80,21 +85,91 @@ struct error_case {
     errc code;
     std::uint64_t offset;
     std::uint32_t line, column;
+    const char* path;
+    const char* message;  // the whole message
 };
 
+// Positions checked by hand: the byte offset of the offending byte, its line and column
+// (code points), the JSON Pointer of the value or table concerned.
 const error_case error_cases[] = {
     // "Unspecified values are invalid."
-    {"a = ", errc::unexpected_eof, 4, 1, 5},
-    {"a = 1\nb = [1, 2\n", errc::unexpected_eof, 16, 3, 1},
+    {"a = ", errc::unexpected_eof, 4, 1, 5, "/a", "expected a value, saw end of input"},
+    {"a = 1\nb = [1, 2\n", errc::unexpected_eof, 16, 3, 1, "/b",
+     "expected ',' or ']' in an array, saw end of input"},
     // "Defining a key multiple times is invalid."
-    {"a = 1\na = 2\n", errc::duplicate_key, 10, 2, 5},
-    {"[t]\nx = 1\n[t]\n", errc::duplicate_key, 10, 3, 1},
-    {"a = \"bad \\q escape\"\n", errc::invalid_string, 10, 1, 11},
-    {"a = 01\n", errc::invalid_number, 6, 1, 7},
-    {"a = 1\n= 2\n", errc::unexpected_char, 6, 2, 1},
-    {"x = 1 y = 2", errc::unexpected_char, 6, 1, 7},
-    {"a = \"\xff\"", errc::invalid_utf8, 5, 1, 6},
-    {"k = \"\xCE\xB1\" z", errc::unexpected_char, 9, 1, 9},
+    {"a = 1\na = 2\n", errc::duplicate_key, 6, 2, 1, "/a", "key \"a\" defined twice"},
+    {"[t]\nx = 1\n[t]\n", errc::duplicate_key, 11, 3, 2, "/t", "[t] redefines a table"},
+    {"[t]\nx.y = 1\n[t.x]\n", errc::duplicate_key, 15, 3, 4, "/t/x",
+     "[t.x] redefines a table defined by dotted keys"},
+    {"[a.b]\n[a]\nb.c = 1\n", errc::duplicate_key, 10, 3, 1, "/a/b",
+     "dotted key extends a table defined before"},
+    {"a = {b = 1}\n[a.c]\n", errc::duplicate_key, 13, 2, 2, "/a",
+     "table header goes through an inline table defined before"},
+    {"a = [1]\n[[a]]\n", errc::duplicate_key, 10, 2, 3, "/a", "[[a]] redefines an array"},
+    {"[[a]]\n[a]\n", errc::duplicate_key, 7, 2, 2, "/a", "[a] redefines an array of tables"},
+    {"a = {x = 1, x = 2}", errc::duplicate_key, 12, 1, 13, "/a/x", "key \"x\" defined twice"},
+    // Strings.
+    {"a = \"bad \\q escape\"\n", errc::invalid_string, 10, 1, 11, "/a",
+     "expected an escape (b t n f r \" \\ u U), saw 'q'"},
+    {"a = \"\\uD800\"", errc::invalid_string, 5, 1, 6, "/a",
+     "escape is not a Unicode scalar value"},
+    {"a = \"\\u12x4\"", errc::invalid_string, 9, 1, 10, "/a",
+     "expected 4 hex digits after \\u, saw 'x'"},
+    {"a = \"one\ntwo\"", errc::invalid_string, 8, 1, 9, "/a",
+     "expected '\"' closing the string, saw a newline"},
+    {"a = 'x\x01'", errc::invalid_string, 6, 1, 7, "/a",
+     "control character byte 0x01 in a string"},
+    {"a = \"\"\"abc", errc::unexpected_eof, 10, 1, 11, "/a",
+     "expected '\"\"\"' closing the string opened at byte 4, saw end of input"},
+    {"a = \"\"\"x\"\"\"\"\"\"", errc::invalid_string, 13, 1, 14, "/a",
+     "expected the end of the string, saw a sixth quote"},
+    // Numbers.
+    {"a = 01\n", errc::invalid_number, 4, 1, 5, "/a",
+     "invalid number: leading zeros are not allowed"},
+    {"a = 1__0", errc::invalid_number, 5, 1, 6, "/a",
+     "invalid number: '_' must stand between digits"},
+    {"a = 9223372036854775808", errc::invalid_number, 4, 1, 5, "/a",
+     "invalid number: integer outside the 64-bit signed range"},
+    {"a = 0x8000000000000000", errc::invalid_number, 4, 1, 5, "/a",
+     "invalid number: integer outside the 64-bit signed range"},
+    {"a = +0x10", errc::invalid_number, 4, 1, 5, "/a",
+     "invalid number: a sign before 0x, 0o or 0b"},
+    {"a = 1.", errc::invalid_number, 6, 1, 7, "/a", "invalid number: expected a digit"},
+    {"a = 1e1000", errc::invalid_number, 4, 1, 5, "/a",
+     "invalid number: float outside the range of a double"},
+    {"a = 0o8", errc::invalid_number, 4, 1, 5, "/a",
+     "invalid number: no digits after the base prefix"},
+    // Date-times.
+    {"a = 2021-02-29", errc::invalid_number, 4, 1, 5, "/a",
+     "invalid date-time: month or day out of range"},
+    {"a = 1979-05-27T25:00:00", errc::invalid_number, 15, 1, 16, "/a",
+     "invalid date-time: hour, minute or second out of range"},
+    {"t.a = 1979-05-27T23:59:60Z", errc::invalid_number, 17, 1, 18, "/t/a",
+     "invalid date-time: hour, minute or second out of range"},
+    {"a = 07:32", errc::invalid_number, 4, 1, 5, "/a",
+     "invalid date-time: expected HH:MM:SS, saw '0'"},
+    // Structure.
+    {"a = 1\n= 2\n", errc::unexpected_char, 6, 2, 1, "", "expected a key, saw '='"},
+    {"x = 1 y = 2", errc::unexpected_char, 6, 1, 7, "",
+     "expected a newline or a comment after a value, saw 'y'"},
+    {"[t] x = 1", errc::unexpected_char, 4, 1, 5, "/t",
+     "expected a newline or a comment after a table header, saw 'x'"},
+    {"[t\n", errc::unexpected_char, 2, 1, 3, "", "expected ']' closing a table header, saw byte 0x0a"},
+    {"[[t]\n", errc::unexpected_char, 3, 1, 4, "",
+     "expected ']]' closing a table array header, saw ']'"},
+    {"a b = 1", errc::unexpected_char, 2, 1, 3, "/a", "expected '=' after a key, saw 'b'"},
+    {"t = {a = 1\n}", errc::unexpected_char, 10, 1, 11, "/t",
+     "expected ',' or '}' in an inline table, saw byte 0x0a"},
+    {"t = {a = 1,}", errc::unexpected_char, 11, 1, 12, "/t", "expected a key, saw '}'"},
+    {"a = [1, 2, {b = [true, tru]}]", errc::unexpected_char, 23, 1, 24, "/a/2/b/1",
+     "expected a value, saw 't'"},
+    {"# comment \x7f\n", errc::unexpected_char, 10, 1, 11, "",
+     "control character byte 0x7f in a comment"},
+    {"a = 1\r", errc::unexpected_char, 5, 1, 6, "",
+     "expected a newline or a comment after a value, saw byte 0x0d"},
+    {"a = \"\xff\"", errc::invalid_utf8, 5, 1, 6, "", "invalid UTF-8"},
+    {"k = \"\xCE\xB1\" z", errc::unexpected_char, 9, 1, 9, "",
+     "expected a newline or a comment after a value, saw 'z'"},
 };
 
 TEST(TomlDecode, ErrorsCarryPositions) {
@@ -104,9 +179,9 @@ TEST(TomlDecode, ErrorsCarryPositions) {
         EXPECT_EQ(e.offset, c.offset) << c.toml << ": " << describe(e);
         EXPECT_EQ(e.line, c.line) << c.toml << ": " << describe(e);
         EXPECT_EQ(e.column, c.column) << c.toml << ": " << describe(e);
+        EXPECT_EQ(e.path, c.path) << c.toml << ": " << describe(e);
+        EXPECT_EQ(e.message, c.message) << c.toml << ": " << describe(e);
         EXPECT_EQ(e.format, format_id::toml);
-        EXPECT_FALSE(e.message.empty());
-        EXPECT_NE(e.message.front(), 'E') << e.message;
     }
 }
 
@@ -116,6 +191,23 @@ TEST(TomlDecode, DepthLimit) {
     opt.limits.max_depth = 100;
     error e = decode_error(format_id::toml, deep, opt);
     EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
+}
+
+// The parser's scratch counts against the builder's size budget as the tape it will become
+// (16 bytes per value at least), so a document whose tape fits is never refused for it.
+TEST(TomlDecode, SizeBudget) {
+    std::string doc = "a = [";
+    for (int i = 0; i < 10000; ++i) {
+        doc += i == 0 ? "1" : ",1";
+    }
+    doc += "]";
+    decode_options opt;
+    opt.limits.max_bytes = 200000;  // the tape: 10000 x 16 bytes and a few words
+    document d = must_decode(format_id::toml, doc, opt);
+    EXPECT_EQ(d.root().find("a").size(), 10000u);
+    opt.limits.max_bytes = 100000;
+    error e = decode_error(format_id::toml, doc, opt);
+    EXPECT_EQ(e.code, errc::size_exceeded) << describe(e);
 }
 
 // ---- encoding ----
@@ -447,8 +539,9 @@ bool same(value a, value b, std::string& why, const std::string& path = "") {
     }
 }
 
-// Exceptions of toml++ 3.3 against toml-test (TOML 1.0.0 list), each explained in
-// docs/formats/toml.md. Any other failure fails the test.
+// Known failures of our decoder against toml-test (TOML 1.0.0 list), each explained in
+// docs/formats/toml.md; empty today. An unlisted failure fails the test, and so does a listed
+// case that passes.
 const std::map<std::string, std::string> known_toml_test_failures = {
 #include "toml_known_failures.inc"
 };
@@ -506,12 +599,16 @@ TEST(TomlConformance, TomlTest100) {
                 ++invalid_ok;
             }
         }
+        bool listed = known_toml_test_failures.count(rel) != 0;
         if (!failure.empty()) {
-            if (known_toml_test_failures.count(rel) != 0) {
+            if (listed) {
                 ++known;
             } else {
                 unexpected.push_back(rel + ": " + failure);
             }
+        } else if (listed) {
+            unexpected.push_back(rel + ": listed as a known failure but passes (remove it "
+                                        "from toml_known_failures.inc)");
         }
     }
     std::printf(
@@ -520,6 +617,8 @@ TEST(TomlConformance, TomlTest100) {
         valid_ok, valid, encode_ok, valid, invalid_ok, invalid, known);
     EXPECT_EQ(valid, 210);
     EXPECT_EQ(invalid, 499);
+    // Every listed case exists in the list (a renamed case cannot hide).
+    EXPECT_EQ(static_cast<std::size_t>(known), known_toml_test_failures.size());
     for (const auto& u : unexpected) {
         ADD_FAILURE() << u;
     }

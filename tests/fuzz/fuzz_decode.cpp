@@ -102,6 +102,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (fuzzed == format_id::csv) {
         opt.strict = (pick & 1) == 0;
     }
+    if (fuzzed == format_id::xml) {
+        // XML: the xmltodict mapping or the ordered (JsonML-style) form, each read back by
+        // the encoder of the same mapping.
+        opt.xml.ordered = (pick & 1) != 0;
+    }
     if (!decode(fuzzed, in, doc, opt)) {
         return 0;
     }
@@ -114,6 +119,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // plist: written back in the form it came in (an XML plist cannot hold what only the
     // binary form has: fractions of a second, control characters).
     eo.plist_binary = fuzzed == format_id::plist && in.substr(0, 6) == "bplist";
+    eo.xml = opt.xml;
     auto w = encode(fuzzed, doc, out, eo);
     if (!w && fuzzed == format_id::plist && has_null(doc.root())) {
         return 0;  // the binary null marker 0x00 reads (as plistlib's None) but is not written

@@ -157,10 +157,12 @@ class PkgConfigConsumer(Consumer, unittest.TestCase):
             self.assertFalse([f for f in flags if f.startswith("-W") or "sanitize" in f], flags)
             self.assertFalse([f for f in flags if SOURCE in f or BUILD in f], flags)
             if not shared:
-                for lib in ("-lsimdjson", "-ltomlplusplus"):
+                for lib in ("-lsimdjson",):
                     self.assertIn(lib, flags)
-                # YAML decodes with our own parser: libyaml is no dependency of the package.
+                # YAML and TOML decode with our own parsers: libyaml and toml++ are no
+                # dependencies of the package.
                 self.assertNotIn("-lyaml", flags)
+                self.assertNotIn("-ltomlplusplus", flags)
             exe = os.path.join(tmp, "consumer")
             extra = ["-Wl,-rpath," + os.path.join(prefix, "lib")] if shared else []
             run([CXX, "-O1", os.path.join(CONSUMER, "main.cpp"), "-o", exe]
@@ -295,7 +297,7 @@ class InstalledTree(unittest.TestCase):
     def test_installed_binary_runs(self):
         p = run([self.path("bin", "polycodec"), "formats"])
         names = [l.split()[0] for l in p.stdout.decode().splitlines() if l.strip()]
-        for fmt in ("json", "msgpack", "cbor", "yaml", "toml", "dotenv", "plist"):
+        for fmt in ("json", "msgpack", "cbor", "yaml", "toml", "dotenv", "plist", "xml"):
             self.assertIn(fmt, p.stdout.decode())
         self.assertGreaterEqual(len(names), 21)
         p = subprocess.run([self.path("bin", "polycodec"), "convert", "--from", "json", "--to",

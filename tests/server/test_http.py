@@ -247,6 +247,21 @@ class HttpTest(unittest.TestCase):
         if tried == 0:
             self.skipTest("no implemented format can produce a 422 yet")
 
+    def test_422_container_map_key_and_lossy(self):
+        # {"a": 1, [1, 2]: "x"} in CBOR, written by hand (RFC 8949 allows any key).
+        body = bytes.fromhex("a2 61 61 01 82 01 02 61 78")
+        r = self.post("/transcode?from=cbor&to=json", body, content_type=None)
+        problem = self.assertProblem(r, 422, "unrepresentable")
+        self.assertEqual(problem["path"], "/[1,2]")
+        ok = self.post("/transcode?from=cbor&to=json&lossy=allow", body, content_type=None)
+        self.assertEqual(ok.status, 200, ok)
+        self.assertEqual(json.loads(ok.body), {"a": 1, "[1,2]": "x"})
+        self.assertIn('path="/[1,2]"', ok.headers.get("polycodec-lossy", ""))
+        # CBOR and MessagePack hold it as it is.
+        r = self.post("/transcode?from=cbor&to=msgpack", body, content_type=None)
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.body, bytes.fromhex("82a16101920102a178"))
+
     # ---- headers, negotiation ----
 
     def test_properties_both_ways_with_options_and_errors(self):
@@ -375,6 +390,7 @@ class HttpTest(unittest.TestCase):
         self.assertEqual(names[:21], ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv"])
         self.assertIn("plist", names)
         self.assertIn("properties", names)
+        self.assertIn("xml", names)
         for fid, name, mt, caps in self.formats:
             r = curl(self.server.base + "/formats", headers=["Accept: " + mt])
             self.assertIn(r.status, (200, 422) + ((406,) if caps["needs_schema"] else ()),

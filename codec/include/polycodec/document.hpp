@@ -83,7 +83,8 @@ struct child_range;
 struct entry_range;
 
 namespace detail {
-struct tape_access;  // codec/src/detail/tape_access.hpp: the library's own tape surgery
+struct tape_access;  // codec/src/detail/tape_access.hpp: the library's own tape surgery and
+                     // detail::tape_writer (one-pass decoders); no raw tape access here
 /// An open container or tag while a document is built (builder's stack, stored in the document
 /// so that a reused document makes decoding allocation-free).
 struct build_frame {
@@ -347,13 +348,6 @@ public:
     std::string current_path() const;
 
     document& doc() noexcept { return *doc_; }
-
-    /// The tape and payload buffers themselves, for a decoder that writes a whole document in
-    /// one pass without the per-element bookkeeping (MessagePack's fast path). Only on an
-    /// empty document at depth 0; the decoder must leave a complete tape in the layout above
-    /// (container headers holding their end index and count) or call reset().
-    std::vector<std::uint64_t>& raw_tape() noexcept { return doc_->tape_; }
-    std::string& raw_bytes() noexcept { return doc_->bytes_; }
 
 private:
     using frame = detail::build_frame;

@@ -33,6 +33,7 @@ enum class format_id : std::uint8_t {
     ubjson = 19,
     smile = 20,
     dotenv = 21,
+    xml = 24,
     plist = 25,
     properties = 26,
 };

@@ -32,6 +32,17 @@ enum class extjson_mode : std::uint8_t {
     canonical = 1,  ///< every int32, int64, double and date as its type-preserving object
 };
 
+/// XML's mapping (docs/formats/xml.md): the xmltodict convention by default, or the ordered
+/// JsonML-style form. Decoder and encoder read the same values.
+struct xml_options {
+    std::string attr_prefix = "@";   ///< attr_prefix=: prepended to attribute names
+    std::string text_key = "#text";  ///< text_key=: the key of text beside attributes/children
+    std::vector<std::string> force_list;  ///< force_list=a,b: these elements always as arrays
+    bool expand_namespaces = false;  ///< namespaces=expand: names as {uri}local
+    bool ordered = false;            ///< ordered=true: ["tag", {"@a": ..}, child, "text", ...]
+    std::string root;                ///< root=NAME: the root element wrapping the document
+};
+
 /// Shared by decode and encode.
 struct common_options {
     bool canonical = false;  ///< canonical=true: deterministic encodings, strict decoding
@@ -58,6 +69,7 @@ struct common_options {
     /// (int_width hint) and their encoders write an integer at its hinted width when it fits
     /// (docs/formats/cbor.md, msgpack.md). The default (shortest) ignores widths.
     bool keep_int_width = false;
+    xml_options xml;  ///< xml: the mapping options
 };
 
 struct decode_options : common_options {
@@ -68,6 +80,10 @@ struct decode_options : common_options {
     /// field (`1,x"y`) and text after a closing quote (`"a"b`); strict=false reads both as
     /// Python's csv reader does (`x"y`, `ab`).
     bool strict = true;
+    /// lossy=allow for decoders whose mapping can drop input (xml: comments, processing
+    /// instructions, mixed content order); the fallbacks go to `report` when it is set.
+    bool lossy = false;
+    lossy_report* report = nullptr;
 };
 
 struct encode_options : common_options {

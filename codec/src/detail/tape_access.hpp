@@ -1,14 +1,20 @@
 #pragma once
-// Tape surgery inside the library (stream mode): not part of the public API.
+// Tape surgery inside the library (stream mode, detail::tape_writer): not part of the public API.
 
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "polycodec/document.hpp"
 
 namespace polycodec::detail {
 
 struct tape_access {
+    /// The buffers themselves, for detail::tape_writer (one-pass decoders).
+    static std::vector<std::uint64_t>& tape(document& d) noexcept { return d.tape_; }
+    static std::string& bytes(document& d) noexcept { return d.bytes_; }
+
     /// Makes the element at tape index `at` (a child of the root) the whole document: its words
     /// move to the front and container end indices shift with them. Payload bytes stay where
     /// they are (offsets into bytes() do not change). O(size of the element).

@@ -10,6 +10,7 @@
 
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -415,13 +416,13 @@ private:
                     break;
                 }
                 default: {
-                    std::string text = to_debug_string(k);
-                    if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+                    auto fallback = key_fallback(opt_, k, "bencode");
+                    if (!fallback) {
                         keys_.resize(base);
                         arena_.resize(arena_base);
-                        return fail(unrepresentable(
-                            k, "map key " + text + " is not representable in bencode"));
+                        return fail(std::move(fallback.error()));
                     }
+                    const std::string& text = *fallback;
                     ref.in_arena = true;
                     ref.off = arena_.size();
                     ref.len = text.size();

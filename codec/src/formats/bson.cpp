@@ -15,6 +15,8 @@
 
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -557,18 +559,15 @@ private:
 
 // ---- fast path ----
 //
-// One iterative loop that writes the tape and the payload bytes directly (builder::raw_tape /
-// raw_bytes), as MessagePack's fast path does. It takes the common element types (double,
+// One iterative loop that writes the tape and the payload bytes directly (detail::tape_writer),
+// as MessagePack's fast path does. It takes the common element types (double,
 // string, document, array, binary subtype 0, bool, UTC datetime in years 0000-9999, null,
 // int32, int64) of valid input within the limits; on anything else, any error, any limit or
 // a duplicate key it returns false, and decode_bson resets the builder and runs bson_reader
 // above, which decides (and words) every error exactly as before. On success the tape is the
 // one bson_reader would have built.
 
-constexpr std::uint64_t tape_header(kind k, std::uint64_t aux, std::uint64_t payload) noexcept {
-    return (static_cast<std::uint64_t>(k) << document::kind_shift) |
-           (aux << document::aux_shift) | payload;
-}
+using detail::tape_word;
 
 struct fast_frame {
     std::size_t start;    // tape index of the header
@@ -579,19 +578,7 @@ struct fast_frame {
 };
 
 constexpr std::size_t fast_max_frames = 64;     // deeper input takes bson_reader
-constexpr std::size_t fast_tape_step = 256;     // words
-constexpr std::size_t fast_bytes_step = 2048;   // bytes
-
-[[gnu::noinline]] std::uint64_t* grow_tape(std::vector<std::uint64_t>& tape, std::size_t used,
-                                           std::size_t need) {
-    tape.resize(used + std::max(need, fast_tape_step));
-    return tape.data();
-}
-
-[[gnu::noinline]] char* grow_bytes(std::string& bytes, std::size_t used, std::size_t need) {
-    bytes.resize(used + std::max(need, fast_bytes_step));
-    return bytes.data();
-}
+using fast_writer = detail::tape_writer<256, 2048, false>;  // steps: 256 words, 2 KiB
 
 // A key seen in an open document: a cheap fingerprint (length and first 8 bytes) to compare
 // first, and the text.
@@ -654,18 +641,11 @@ bool decode_bson_fast(std::string_view in, builder& b) {
     const std::size_t size = in.size();
     const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
     const std::size_t max_bytes = b.limits().max_bytes;
-    std::vector<std::uint64_t>& tape = b.raw_tape();
-    std::string& bytes = b.raw_bytes();
     thread_local fast_scratch scratch;
     std::vector<fast_key>& keys = scratch.keys;
     keys.clear();
 
-    char* b0 = grow_bytes(bytes, 0, 0);
-    std::size_t bn = 0;
-    std::size_t bcap = bytes.size();
-    std::uint64_t* t0 = grow_tape(tape, 0, 0);
-    std::size_t tn = 0;
-    std::size_t tcap = tape.size();
+    fast_writer tw(b);
 
     // frames[1] is the root document; frames[0] is never used (top == frames: none open yet).
     fast_frame frames[fast_max_frames + 1];
@@ -688,17 +668,13 @@ open_document: {
         return false;
     }
     const std::size_t depth = static_cast<std::size_t>(top - frames);  // open documents
-    if (depth >= max_depth || tn * 8 + bn > max_bytes) {
+    if (depth >= max_depth || tw.over_budget(max_bytes)) {
         return false;
     }
-    if (tcap - tn < 2) {
-        t0 = grow_tape(tape, tn, 2);
-        tcap = tape.size();
-    }
-    t0[tn] = tape_header(array ? kind::array : kind::map, 0, 0);
+    std::uint64_t* const w = tw.words(2);
     ++top;
-    *top = {tn, term, 0, keys.size(), array};
-    tn += 2;
+    *top = {tw.size(), term, 0, keys.size(), array};
+    tw.open(w, array ? kind::array : kind::map, 0);  // the count is set when it closes
     pos += 4;
 }
 
@@ -717,8 +693,7 @@ open_document: {
                 }
                 keys.resize(top->key_base);
             }
-            t0[top->start] |= tn;
-            t0[top->start + 1] = top->count;
+            tw.close(top->start, top->count);
             pos = term + 1;
             if (top == frames + 1) {
                 break;
@@ -729,11 +704,7 @@ open_document: {
         }
         ++pos;
         // e_name: a cstring ending before the terminator.
-        if (tcap - tn < 4) {
-            t0 = grow_tape(tape, tn, 4);
-            tcap = tape.size();
-        }
-        std::uint64_t* w = t0 + tn;
+        std::uint64_t* w = tw.words(4);
         std::size_t key_len;
         bool short_key = false;
 #if defined(__SSE2__)
@@ -752,11 +723,8 @@ open_document: {
                     return false;
                 }
                 if (!top->array) {
-                    if (bcap - bn < 16) {
-                        b0 = grow_bytes(bytes, bn, 16);
-                        bcap = bytes.size();
-                    }
-                    _mm_storeu_si128(reinterpret_cast<__m128i*>(b0 + bn), v);
+                    char* const dst = tw.bytes(16);
+                    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), v);
                 }
                 short_key = true;
             }
@@ -772,22 +740,16 @@ open_document: {
                 return false;
             }
             if (!top->array) {
-                if (bcap - bn < key_len) {
-                    b0 = grow_bytes(bytes, bn, key_len);
-                    bcap = bytes.size();
-                }
-                std::memcpy(b0 + bn, p + pos, key_len);
+                char* const dst = tw.bytes(key_len);
+                std::memcpy(dst, p + pos, key_len);
             }
         }
         if (top->array) {
             // Array elements are read by position whatever their names (as bson_reader).
         } else {
             keys.push_back({key_fingerprint(p + pos, key_len), p + pos, key_len});
-            w[0] = tape_header(kind::string, 0, bn);
-            w[1] = key_len;
+            tw.payload(w, kind::string, 0, key_len);
             w += 2;
-            tn += 2;
-            bn += key_len;
         }
         pos += key_len + 1;
         // The value, which must end before term.
@@ -798,22 +760,22 @@ open_document: {
                     return false;
                 }
                 w[0] = type == ej::t_double
-                           ? tape_header(kind::float64, 0, 0)
-                           : tape_header(kind::int64,
-                                         static_cast<std::uint64_t>(int_width::bits64), 0);
+                           ? tape_word(kind::float64, 0, 0)
+                           : tape_word(kind::int64,
+                                       static_cast<std::uint64_t>(int_width::bits64), 0);
                 w[1] = load_le64(p + pos);
                 pos += 8;
-                tn += 2;
+                tw.advance(2);
                 break;
             case ej::t_int32:
                 if (term - pos < 4) {
                     return false;
                 }
-                w[0] = tape_header(kind::int64, static_cast<std::uint64_t>(int_width::bits32), 0);
+                w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(int_width::bits32), 0);
                 w[1] = static_cast<std::uint64_t>(
                     static_cast<std::int64_t>(static_cast<std::int32_t>(load_le32(p + pos))));
                 pos += 4;
-                tn += 2;
+                tw.advance(2);
                 break;
             case ej::t_string: {
                 if (term - pos < 4) {
@@ -833,14 +795,11 @@ open_document: {
                 if (n <= 32 && size - pos >= 32) {
                     // Copy 32 bytes (the bytes past n are overwritten by the next payload or
                     // cut at the end) and check the first n for ASCII at once.
-                    if (bcap - bn < 32) {
-                        b0 = grow_bytes(bytes, bn, 32);
-                        bcap = bytes.size();
-                    }
+                    char* const dst = tw.bytes(32);
                     const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
                     const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
-                    _mm_storeu_si128(reinterpret_cast<__m128i*>(b0 + bn), lo);
-                    _mm_storeu_si128(reinterpret_cast<__m128i*>(b0 + bn + 16), hi);
+                    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), lo);
+                    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 16), hi);
                     const std::uint64_t high =
                         static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
                         static_cast<std::uint64_t>(
@@ -856,16 +815,10 @@ open_document: {
                     if (utf8_valid_prefix({s, n}) != n) {
                         return false;
                     }
-                    if (bcap - bn < n) {
-                        b0 = grow_bytes(bytes, bn, n);
-                        bcap = bytes.size();
-                    }
-                    std::memcpy(b0 + bn, s, n);
+                    char* const dst = tw.bytes(n);
+                    std::memcpy(dst, s, n);
                 }
-                w[0] = tape_header(kind::string, 0, bn);
-                w[1] = n;
-                tn += 2;
-                bn += n;
+                tw.payload(w, kind::string, 0, n);
                 pos += n + 1;
                 break;
             }
@@ -885,15 +838,9 @@ open_document: {
                 }
                 pos += 5;
                 const std::size_t n = static_cast<std::size_t>(len);
-                if (bcap - bn < n) {
-                    b0 = grow_bytes(bytes, bn, n);
-                    bcap = bytes.size();
-                }
-                std::memcpy(b0 + bn, p + pos, n);
-                w[0] = tape_header(kind::bytes, 0, bn);
-                w[1] = n;
-                tn += 2;
-                bn += n;
+                char* const dst = tw.bytes(n);
+                std::memcpy(dst, p + pos, n);
+                tw.payload(w, kind::bytes, 0, n);
                 pos += n;
                 break;
             }
@@ -905,14 +852,14 @@ open_document: {
                 if (c > 1) {
                     return false;
                 }
-                w[0] = tape_header(c == 1 ? kind::boolean_true : kind::boolean_false, 0, 0);
+                w[0] = tape_word(c == 1 ? kind::boolean_true : kind::boolean_false, 0, 0);
                 ++pos;
-                tn += 1;
+                tw.advance(1);
                 break;
             }
             case ej::t_null:
-                w[0] = tape_header(kind::null, 0, 0);
-                tn += 1;
+                w[0] = tape_word(kind::null, 0, 0);
+                tw.advance(1);
                 break;
             case ej::t_datetime: {
                 if (term - pos < 8) {
@@ -924,17 +871,10 @@ open_document: {
                     return false;
                 }
                 const std::size_t n = scratch.text.size();
-                if (bcap - bn < n) {
-                    b0 = grow_bytes(bytes, bn, n);
-                    bcap = bytes.size();
-                }
-                std::memcpy(b0 + bn, scratch.text.data(), n);
-                w[0] = tape_header(kind::timestamp,
-                                   static_cast<std::uint64_t>(timestamp_kind::offset_date_time),
-                                   bn);
-                w[1] = n;
-                tn += 2;
-                bn += n;
+                char* const dst = tw.bytes(n);
+                std::memcpy(dst, scratch.text.data(), n);
+                tw.payload(w, kind::timestamp,
+                           static_cast<std::uint64_t>(timestamp_kind::offset_date_time), n);
                 pos += 8;
                 break;
             }
@@ -944,11 +884,10 @@ open_document: {
         ++top->count;
     }
 
-    if (pos != size || tn * 8 + bn > max_bytes) {
+    if (pos != size || tw.over_budget(max_bytes)) {
         return false;
     }
-    tape.resize(tn);
-    bytes.resize(bn);
+    tw.finish();
     return true;
 }
 
@@ -1050,12 +989,14 @@ private:
                 text = scratch;
                 break;
             default:
-                scratch = to_debug_string(k);
-                text = scratch;
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return set_error(
-                        unrepresentable(k, "map key " + scratch + " is not representable in bson"));
+                {
+                    auto t = key_fallback(opt_, k, "bson");
+                    if (!t) {
+                        return set_error(std::move(t.error()));
+                    }
+                    scratch = std::move(*t);
                 }
+                text = scratch;
         }
         if (text.find('\0') != std::string_view::npos) {
             if (!allow_lossy(opt_, k, "key_nul_removed", "NUL bytes removed from key")) {

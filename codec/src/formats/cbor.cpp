@@ -356,11 +356,7 @@ private:
             }
             case 4:
             case 5:
-                if (key) {
-                    return set_error(make_error(
-                        errc::unrepresentable, h.start,
-                        std::string("a map key must be a scalar, saw ") + major_name(h.major)));
-                }
+                // Any value may be a map key (RFC 8949 section 5.6, DESIGN section 2).
                 return h.major == 4 ? read_array(h) : read_map(h);
             case 6:
                 return read_tag(h, key);

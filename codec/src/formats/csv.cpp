@@ -21,6 +21,8 @@
 
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -620,6 +622,9 @@ struct writer_scratch {
     std::uint64_t width = 0;
 };
 
+// A null cell is empty, except below an array (write_cell).
+constexpr scalar_spelling csv_spelling{{}, "false", "true", "NaN", "Infinity", "-Infinity"};
+
 class csv_writer {
     static writer_scratch& thread_scratch() {
         thread_local writer_scratch s;
@@ -757,11 +762,7 @@ private:
                 into.append(std::to_string(k.get_uint()));
                 return {};
             default: {
-                std::string t = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + t + " is not representable in csv"));
-                }
+                POLYCODEC_TRY_ASSIGN(t, key_fallback(opt_, k, "csv"));
                 into.append(t);
                 return {};
             }
@@ -1253,6 +1254,9 @@ private:
 
     // `in_array`: the cell lies below an array, where the empty field means absent.
     result<void> write_cell(value v, bool in_array = false) {
+        if (write_scalar(out_, v, csv_spelling)) {
+            return {};
+        }
         switch (v.kind()) {
             case kind::null:
                 if (in_array) {
@@ -1260,29 +1264,12 @@ private:
                 }
                 return {};
             case kind::boolean_false:
-                out_.append("false");
-                return {};
             case kind::boolean_true:
-                out_.append("true");
-                return {};
             case kind::int64:
-                write_int(out_, v.get_int());
-                return {};
             case kind::uint64:
-                write_uint(out_, v.get_uint());
-                return {};
             case kind::bignum:
-                out_.append(v.get_string());
-                return {};
-            case kind::float64: {
-                double d = v.get_double();
-                if (std::isfinite(d)) {
-                    write_double(out_, d);
-                } else {
-                    out_.append(std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
-                }
-                return {};
-            }
+            case kind::float64:
+                return {};  // write_scalar wrote it
             case kind::string:
             case kind::timestamp:
                 write_text(v.get_string(), true);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
@@ -324,11 +325,8 @@ public:
         for (auto [k, v] : m.entries()) {
             if (!textinfer::scalar_text(k, key_text_) || k.kind() == kind::bytes ||
                 k.kind() == kind::float64 || k.is_bool()) {
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(
-                        k, "map key " + to_debug_string(k) + " is not representable in dotenv"));
-                }
-                key_text_ = to_debug_string(k);
+                POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "dotenv"));
+                key_text_ = std::move(text);
             }
             prefix_.resize(prefix_len);
             if (prefix_len != 0) {

@@ -12,6 +12,7 @@
 #include "detail/epoch_time.hpp"
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -981,43 +982,26 @@ bool edn_decimal_text(std::string_view t) {
     return p == t.size();
 }
 
+// Integers above INT64_MAX take EDN's N suffix; doubles are 1.0, 1e21, 1e-7 (EDN's grammar).
+constexpr scalar_spelling edn_spelling{"nil", "false", "true", "##NaN", "##Inf", "##-Inf", "N"};
+
 class edn_writer {
 public:
     edn_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
     result<void> write(value v, int depth, bool key = false) {
+        if (write_scalar(out_, v, edn_spelling)) {
+            return {};
+        }
         switch (v.kind()) {
             case kind::null:
-                out_.append("nil");
-                return {};
             case kind::boolean_false:
-                out_.append("false");
-                return {};
             case kind::boolean_true:
-                out_.append("true");
-                return {};
             case kind::int64:
-                write_int(out_, v.get_int());
-                return {};
             case kind::uint64:
-                write_uint(out_, v.get_uint());
-                out_.push_back('N');
-                return {};
             case kind::bignum:
-                out_.append(v.get_string());
-                out_.push_back('N');
-                return {};
-            case kind::float64: {
-                double d = v.get_double();
-                if (std::isnan(d)) {
-                    out_.append("##NaN");
-                } else if (std::isinf(d)) {
-                    out_.append(d > 0 ? "##Inf" : "##-Inf");
-                } else {
-                    write_double(out_, d);  // 1.0, 1e21, 1e-7: EDN's float grammar
-                }
-                return {};
-            }
+            case kind::float64:
+                return {};  // write_scalar wrote it
             case kind::string: {
                 std::string_view s = v.get_string();
                 if (key && keyword_safe(s)) {

@@ -12,6 +12,8 @@
 
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -706,36 +708,27 @@ string_form choose_form(std::string_view s, bool is_root) {
     return ml_ok ? string_form::multiline : string_form::escaped;
 }
 
+// Hjson has no NaN or Infinity: those are refused, or null under lossy=allow (the writer).
+constexpr scalar_spelling hjson_spelling{"null", "false", "true", {}, {}, {}};
+
 class hjson_writer {
 public:
     hjson_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
     result<void> write(value v, bool no_indent, bool is_root) {
+        if (write_scalar(out_, v, hjson_spelling)) {
+            return {};
+        }
         switch (v.kind()) {
             case kind::null:
-                out_.append("null");
-                return {};
             case kind::boolean_false:
-                out_.append("false");
-                return {};
             case kind::boolean_true:
-                out_.append("true");
-                return {};
             case kind::int64:
-                write_int(out_, v.get_int());
-                return {};
             case kind::uint64:
-                write_uint(out_, v.get_uint());
-                return {};
             case kind::bignum:
-                out_.append(v.get_string());
-                return {};
-            case kind::float64: {
-                double d = v.get_double();
-                if (std::isfinite(d)) {
-                    write_double(out_, d);
-                    return {};
-                }
+                return {};  // write_scalar wrote it
+            case kind::float64: {  // not finite: write_scalar left it
+                const double d = v.get_double();
                 const char* what = std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
                 if (!allow_lossy(opt_, v, "nonfinite_to_null",
                                  std::string(what) + " written as null")) {
@@ -940,11 +933,8 @@ private:
                 break;
             }
             default: {
-                num = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + num + " is not representable in hjson"));
-                }
+                POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "hjson"));
+                num = std::move(text);
                 s = num;
             }
         }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
@@ -401,11 +402,8 @@ private:
     result<void> key_text(value k, bool section) {
         if (!textinfer::scalar_text(k, key_) || k.is_bool() || k.kind() == kind::float64 ||
             k.kind() == kind::bytes) {
-            if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                return fail(unrepresentable(
-                    k, "map key " + to_debug_string(k) + " is not representable in ini"));
-            }
-            key_ = to_debug_string(k);
+            POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "ini"));
+            key_ = std::move(text);
         }
         bool ok = !key_.empty() && !space(key_.front()) && !space(key_.back());
         for (char c : key_) {

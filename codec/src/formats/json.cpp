@@ -17,6 +17,8 @@
 #include "detail/base64.hpp"
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -717,7 +719,7 @@ bool decode_with_simdjson(std::string_view in, builder& b) {
 // count, saturated at 0xFFFFFF, in bits 32..55; strings are an offset into string_buf, where a
 // 32-bit little-endian length precedes the bytes; 'l', 'u', 'd' are followed by their value
 // word) is copied into the Document's tape in one loop without recursion, writing the tape
-// words and payload bytes directly (builder::raw_tape / raw_bytes, as msgpack.cpp's fast
+// words and payload bytes directly (detail::tape_writer, as msgpack.cpp's fast
 // path). It takes valid input within the limits only: a parse error, a scalar document, depth
 // over the limit, the size budget or a saturated count return false, and decode_json resets
 // the builder and runs the decoder of POLYCODEC_JSON_DECODER 2 unchanged (on-demand, then
@@ -727,90 +729,60 @@ bool decode_with_simdjson(std::string_view in, builder& b) {
 // kernel: JsonTapeFastPath tests).
 
 constexpr std::uint64_t tape_header(kind k, std::uint64_t payload) noexcept {
-    return (static_cast<std::uint64_t>(k) << document::kind_shift) | payload;
+    return detail::tape_word(k, 0, payload);
 }
 
-// The buffers grow by resize(), which zero-fills: in steps, so that the zeroing stays short
-// and never runs far past the end (as msgpack.cpp's fast path).
 // The smallest steps: resize() zero-fills what it adds, so a small document (a stream
 // record) must not pay for 4 KiB it does not use; large ones grow by a quarter at a time.
 constexpr std::size_t dom_tape_step = 32;    // words
 constexpr std::size_t dom_bytes_step = 256;  // bytes
+using dom_writer = detail::tape_writer<dom_tape_step, dom_bytes_step, true>;
 // simdjson's DOM parser refuses deeper input (DEPTH_ERROR) before the loop sees it.
 constexpr std::size_t dom_max_frames = simdjson::DEFAULT_MAX_DEPTH;
 
-[[gnu::noinline]] std::uint64_t* dom_grow_tape(std::vector<std::uint64_t>& tape, std::size_t used,
-                                               std::size_t need) {
-    tape.resize(used + std::max({need, dom_tape_step, used / 4}));
-    return tape.data();
-}
-
-[[gnu::noinline]] char* dom_grow_bytes(std::string& bytes, std::size_t used, std::size_t need) {
-    bytes.resize(used + std::max({need, dom_bytes_step, used / 4}));
-    return bytes.data();
-}
-
 // The translation loop of the whole-document path and of the chunks of the large-input path
 // below: copies simdjson tape words [i, end) (whole elements, or a container's opening word
-// through its closing word) into the Document's tape after word `tn_io` and its payload bytes
-// after byte `bn_io`, with `depth_io` containers already open (the tape indexes of their
-// headers in `stack`). Works on local copies of the counters (the tape's words could alias
-// them), written back at the end. False when it does not take the words: a saturated count,
-// the depth limit, the size budget, a word it does not know.
+// through its closing word) into the Document's tape through `tw`, with `depth_io` containers
+// already open (the tape indexes of their headers in `stack`). Works on a local copy of the
+// depth, written back at the end (the writer's counters stay in registers: it is inlined).
+// False when it does not take the words: a saturated count, the depth limit, the size budget,
+// a word it does not know.
 [[gnu::always_inline]] inline bool copy_dom_words(const std::uint64_t* const st,
                                                   const std::uint8_t* const sb, std::size_t i,
-                                                  const std::size_t end,
-                                                  std::vector<std::uint64_t>& tape,
-                                                  std::string& bytes, std::size_t& tn_io,
-                                                  std::size_t& bn_io, std::size_t* const stack,
+                                                  const std::size_t end, dom_writer& tw,
+                                                  std::size_t* const stack,
                                                   std::size_t& depth_io,
                                                   const std::size_t max_depth,
                                                   const std::size_t max_bytes) {
     constexpr std::uint64_t mask = simdjson::internal::JSON_VALUE_MASK;
-    std::uint64_t* t0 = tape.data();
-    std::size_t tn = tn_io;
-    std::size_t tcap = tape.size();
-    char* b0 = bytes.data();
-    std::size_t bn = bn_io;
-    std::size_t bcap = bytes.size();
     std::size_t depth = depth_io;
 
     for (; i < end;) {
         const std::uint64_t word = st[i];
-        if (tcap - tn < 2) {
-            t0 = dom_grow_tape(tape, tn, 2);
-            tcap = tape.size();
-        }
-        std::uint64_t* w = t0 + tn;
+        std::uint64_t* w = tw.words(2);
         switch (static_cast<char>(word >> 56)) {
             case '"': {
                 const std::uint8_t* src = sb + (word & mask);
                 std::uint32_t len;
                 std::memcpy(&len, src, 4);
                 src += 4;
-                if (bcap - bn < std::size_t{len} + 32) {
-                    b0 = dom_grow_bytes(bytes, bn, std::size_t{len} + 32);
-                    bcap = bytes.size();
-                }
+                char* const dst = tw.bytes(std::size_t{len} + 32);
                 // Short strings: copy 32 bytes at once (string_buf keeps SIMDJSON_PADDING
                 // spare bytes past its last string; the bytes past len are overwritten by the
                 // next payload or cut at the end).
                 if (len <= 32) {
-                    std::memcpy(b0 + bn, src, 32);
+                    std::memcpy(dst, src, 32);
                 } else {
-                    std::memcpy(b0 + bn, src, len);
+                    std::memcpy(dst, src, len);
                 }
-                w[0] = tape_header(kind::string, bn);
-                w[1] = len;
-                tn += 2;
-                bn += len;
+                tw.payload(w, kind::string, 0, len);
                 ++i;
                 break;
             }
             case 'l':
                 w[0] = tape_header(kind::int64, 0);
                 w[1] = st[i + 1];
-                tn += 2;
+                tw.advance(2);
                 i += 2;
                 break;
             case 'u': {
@@ -819,41 +791,41 @@ constexpr std::size_t dom_max_frames = simdjson::DEFAULT_MAX_DEPTH;
                                                                             : kind::uint64,
                                    0);
                 w[1] = v;
-                tn += 2;
+                tw.advance(2);
                 i += 2;
                 break;
             }
             case 'd':
                 w[0] = tape_header(kind::float64, 0);
                 w[1] = st[i + 1];
-                tn += 2;
+                tw.advance(2);
                 i += 2;
                 break;
             case 'n':
                 w[0] = tape_header(kind::null, 0);
-                tn += 1;
+                tw.advance(1);
                 ++i;
                 break;
             case 't':
                 w[0] = tape_header(kind::boolean_true, 0);
-                tn += 1;
+                tw.advance(1);
                 ++i;
                 break;
             case 'f':
                 w[0] = tape_header(kind::boolean_false, 0);
-                tn += 1;
+                tw.advance(1);
                 ++i;
                 break;
             case '{':
             case '[': {
                 const std::uint64_t count = (word >> 32) & 0xFFFFFF;
-                if (count == 0xFFFFFF || depth >= max_depth || tn * 8 + bn > max_bytes) {
+                if (count == 0xFFFFFF || depth >= max_depth || tw.over_budget(max_bytes)) {
                     return false;  // saturated count, depth limit, size budget
                 }
-                stack[depth++] = tn;
+                stack[depth++] = tw.size();
                 w[0] = tape_header((word >> 56) == '{' ? kind::map : kind::array, 0);
                 w[1] = count;
-                tn += 2;
+                tw.advance(2);
                 ++i;
                 break;
             }
@@ -862,15 +834,13 @@ constexpr std::size_t dom_max_frames = simdjson::DEFAULT_MAX_DEPTH;
                 if (depth == 0) {
                     return false;
                 }
-                t0[stack[--depth]] |= tn;  // the header's payload: the index just past it
+                tw.close(stack[--depth]);  // the header's payload: the index just past it
                 ++i;
                 break;
             default:
                 return false;
         }
     }
-    tn_io = tn;
-    bn_io = bn;
     depth_io = depth;
     return true;
 }
@@ -885,24 +855,18 @@ bool translate_dom_tape(const simdjson::dom::document& d, builder& b) {
         return false;  // a scalar document: the own reader reads it, as before
     }
     const std::size_t max_bytes = b.limits().max_bytes;
-    std::vector<std::uint64_t>& tape = b.raw_tape();
-    std::string& bytes = b.raw_bytes();
-    dom_grow_tape(tape, 0, 0);
-    dom_grow_bytes(bytes, 0, 0);
-    std::size_t tn = 0;
-    std::size_t bn = 0;
+    dom_writer tw(b);
     std::size_t stack[dom_max_frames];  // tape index of each open container's header
     std::size_t depth = 0;
-    if (!copy_dom_words(st, d.string_buf.get(), 1, end, tape, bytes, tn, bn, stack, depth,
+    if (!copy_dom_words(st, d.string_buf.get(), 1, end, tw, stack, depth,
                         std::min<std::size_t>(b.limits().max_depth, dom_max_frames),
                         max_bytes)) {
         return false;
     }
-    if (depth != 0 || tn * 8 + bn > max_bytes) {
+    if (depth != 0 || tw.over_budget(max_bytes)) {
         return false;
     }
-    tape.resize(tn);
-    bytes.resize(bn);
+    tw.finish();
     return true;
 }
 
@@ -1096,19 +1060,20 @@ struct chunk_buffer {
 // Reserves room for `need` elements in `v`, aiming at the whole input: `used` elements came
 // from `consumed` of its `total` bytes, so the rest is estimated at the same rate, with 1/16
 // to spare, never above `upper` (an upper bound for any input of that size) unless `need` is.
-template <class Buffer>
-void reserve_for_input(Buffer& v, std::size_t need, std::size_t used, std::size_t consumed,
-                       std::size_t total, std::size_t upper) {
-    if (v.capacity() >= need) {
-        return;
+// Returns the capacity to reserve for a buffer of capacity `cap` (`cap` itself when it holds
+// `need` already).
+std::size_t reserve_for_input(std::size_t cap, std::size_t need, std::size_t used,
+                              std::size_t consumed, std::size_t total, std::size_t upper) {
+    if (cap >= need) {
+        return cap;
     }
     std::size_t target = need;
     if (consumed > 0) {
         const double rate = static_cast<double>(used) / static_cast<double>(consumed);
         const auto estimate = static_cast<std::size_t>(rate * static_cast<double>(total) * 1.0625);
-        target = std::max({need, std::min(estimate, upper), v.capacity() + v.capacity() / 8});
+        target = std::max({need, std::min(estimate, upper), cap + cap / 8});
     }
-    v.reserve(target);
+    return target;
 }
 
 enum class large_outcome {
@@ -1142,12 +1107,9 @@ large_outcome decode_large_array(std::string_view in, builder& b) {
     constexpr std::uint64_t mask = simdjson::internal::JSON_VALUE_MASK;
     simdjson::dom::parser& parser = thread_dom_parser();
     thread_local chunk_buffer buf;
-    std::vector<std::uint64_t>& tape = b.raw_tape();
-    std::string& bytes = b.raw_bytes();
-    dom_grow_tape(tape, 0, 0);
-    dom_grow_bytes(bytes, 0, 0);
-    std::size_t tn = 2;  // words 0 and 1: the root array's header, written at the end
-    std::size_t bn = 0;
+    dom_writer tw(b);
+    tw.words(2);
+    tw.advance(2);  // words 0 and 1: the root array's header, written at the end
     std::uint64_t count = 0;
     std::size_t stack[dom_max_frames];
     stack[0] = 0;
@@ -1208,21 +1170,25 @@ large_outcome decode_large_array(std::string_view in, builder& b) {
         // length in payload bytes; the steps are those of dom_grow_tape / dom_grow_bytes. The
         // estimates stop at what any input of this size could need, and at the size budget
         // (past it the decode stops anyway).
-        reserve_for_input(tape, tn + 2 * st_words + dom_tape_step, tn, consumed, n,
-                          std::min(n, max_bytes / 8) + 16 + dom_tape_step);
-        reserve_for_input(bytes, bn + (cut == std::string_view::npos ? n : cut) - s + 32 +
-                                     dom_bytes_step,
-                          bn, consumed, n, std::min(n, max_bytes) + 32 + dom_bytes_step);
+        const std::size_t tn = tw.size();
+        const std::size_t bn = tw.bytes_used();
+        tw.reserve(
+            reserve_for_input(tw.tape_capacity(), tn + 2 * st_words + dom_tape_step, tn, consumed,
+                              n, std::min(n, max_bytes / 8) + 16 + dom_tape_step),
+            reserve_for_input(tw.bytes_capacity(),
+                              bn + (cut == std::string_view::npos ? n : cut) - s + 32 +
+                                  dom_bytes_step,
+                              bn, consumed, n, std::min(n, max_bytes) + 32 + dom_bytes_step));
         std::size_t depth = 1;  // the root array, open
-        if (!copy_dom_words(st, parser.doc.string_buf.get(), 2, st_words - 2, tape, bytes, tn,
-                            bn, stack, depth, max_depth, max_bytes) ||
+        if (!copy_dom_words(st, parser.doc.string_buf.get(), 2, st_words - 2, tw, stack, depth,
+                            max_depth, max_bytes) ||
             depth != 1) {
             ok = false;
             break;
         }
         count += (st[1] >> 32) & 0xFFFFFF;
         ++large_counters.chunks;
-        if (tn * 8 + bn > max_bytes) {
+        if (tw.over_budget(max_bytes)) {
             ok = false;  // over the size budget: the own reader says where
             break;
         }
@@ -1238,14 +1204,13 @@ large_outcome decode_large_array(std::string_view in, builder& b) {
         buf.data.reset();
         buf.cap = 0;
     }
-    if (!ok || tn * 8 + bn > max_bytes) {
+    if (!ok || tw.over_budget(max_bytes)) {
         ++large_counters.fallbacks;
         return large_outcome::refused;
     }
-    tape[0] = tape_header(kind::array, tn);
-    tape[1] = count;
-    tape.resize(tn);
-    bytes.resize(bn);
+    tw.at(0) = tape_header(kind::array, 0);
+    tw.close(0, count);
+    tw.finish();
     ++large_counters.decodes;
     return large_outcome::decoded;
 }
@@ -1799,12 +1764,11 @@ private:
                 return true;
             }
             default: {
-                std::string text = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return set_error(
-                        unrepresentable(k, "map key " + text + " is not representable in json"));
+                auto text = key_fallback(opt_, k, "json");
+                if (!text) {
+                    return set_error(std::move(text.error()));
                 }
-                write_string(out_, text);
+                write_string(out_, *text);
                 return true;
             }
         }

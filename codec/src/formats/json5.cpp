@@ -8,6 +8,8 @@
 
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -719,41 +721,25 @@ void write_string(output_buffer& out, std::string_view s) {
     out.push_back(q);
 }
 
+constexpr scalar_spelling json5_spelling{"null", "false", "true", "NaN", "Infinity", "-Infinity"};
+
 class json5_writer {
 public:
     json5_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
     result<void> write(value v, int depth) {
+        if (write_scalar(out_, v, json5_spelling)) {
+            return {};
+        }
         switch (v.kind()) {
             case kind::null:
-                out_.append("null");
-                return {};
             case kind::boolean_false:
-                out_.append("false");
-                return {};
             case kind::boolean_true:
-                out_.append("true");
-                return {};
             case kind::int64:
-                write_int(out_, v.get_int());
-                return {};
             case kind::uint64:
-                write_uint(out_, v.get_uint());
-                return {};
             case kind::bignum:
-                out_.append(v.get_string());
-                return {};
-            case kind::float64: {
-                double d = v.get_double();
-                if (std::isfinite(d)) {
-                    write_double(out_, d);
-                } else if (std::isnan(d)) {
-                    out_.append("NaN");
-                } else {
-                    out_.append(d > 0 ? "Infinity" : "-Infinity");
-                }
-                return {};
-            }
+            case kind::float64:
+                return {};  // write_scalar wrote it
             case kind::string:
             case kind::timestamp:
                 write_string(out_, v.get_string());
@@ -843,11 +829,7 @@ private:
                 out_.push_back('"');
                 return {};
             default: {
-                std::string text = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + text + " is not representable in json5"));
-                }
+                POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "json5"));
                 write_string(out_, text);
                 return {};
             }

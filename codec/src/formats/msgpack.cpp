@@ -12,6 +12,7 @@
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
 #include "detail/lossy.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "formats.hpp"
@@ -28,7 +29,7 @@ public:
         : in_(in), b_(b), keep_width_(keep_width) {}
 
     result<void> run() {
-        if (!read_value(false)) {
+        if (!read_value()) {
             return fail(std::move(err_));
         }
         if (pos_ != in_.size()) {
@@ -169,7 +170,7 @@ private:
             return container_limit(start);
         }
         for (std::uint64_t i = 0; i < n; ++i) {
-            if (!read_value(false)) {
+            if (!read_value()) {
                 return false;
             }
         }
@@ -185,10 +186,10 @@ private:
             return container_limit(start);
         }
         for (std::uint64_t i = 0; i < n; ++i) {
-            if (!read_value(true)) {
+            if (!read_value()) {
                 return false;
             }
-            if (!read_value(false)) {
+            if (!read_value()) {
                 return false;
             }
         }
@@ -200,7 +201,7 @@ private:
         return keep_width_ ? width : int_width::unknown;
     }
 
-    bool read_value(bool key) {
+    bool read_value() {
         if (pos_ >= in_.size()) {
             return set_error(
                 make_error(errc::unexpected_eof, pos_, "expected a value, saw end of input"));
@@ -220,11 +221,7 @@ private:
             return read_str(start, m & 0x1f);
         }
         if (m <= 0x9f) {
-            if (key) {
-                return set_error(make_error(errc::unrepresentable, start,
-                                            std::string("a map key must be a scalar, saw ") +
-                                                (m <= 0x8f ? "a map" : "an array")));
-            }
+            // Any value may be a map key (DESIGN section 2), containers included.
             return m <= 0x8f ? read_map(start, m & 0x0f) : read_array(start, m & 0x0f);
         }
         // 0xc0 .. 0xdf: the markers with an argument.
@@ -295,11 +292,6 @@ private:
             case 0xd9: case 0xda: case 0xdb:
                 return read_str(start, n);
             default:
-                if (key) {
-                    return set_error(make_error(errc::unrepresentable, start,
-                                                std::string("a map key must be a scalar, saw ") +
-                                                    (m >= 0xde ? "a map" : "an array")));
-                }
                 return m >= 0xde ? read_map(start, n) : read_array(start, n);
         }
     }
@@ -313,17 +305,14 @@ private:
 
 // ---- fast path ----
 //
-// One iterative loop that writes the tape and the payload bytes directly (builder::raw_tape /
-// raw_bytes) instead of going through the builder per element: msgpack gives every
+// One iterative loop that writes the tape and the payload bytes directly (detail::tape_writer)
+// instead of going through the builder per element: msgpack gives every
 // container's count up front, so no per-element bookkeeping is needed. It handles valid input
 // within the limits only: on any error, limit or doubt it returns false, and decode_msgpack
 // resets the builder and runs msgpack_reader above, which decides (and words) every error
 // exactly as before. On success the tape is the one msgpack_reader would have built.
 
-constexpr std::uint64_t tape_header(kind k, std::uint64_t aux, std::uint64_t payload) noexcept {
-    return (static_cast<std::uint64_t>(k) << document::kind_shift) |
-           (aux << document::aux_shift) | payload;
-}
+using detail::tape_word;
 
 inline std::uint64_t load_be(const unsigned char* p, int n) noexcept {
     switch (n) {
@@ -394,26 +383,12 @@ alignas(16) constexpr unsigned char first_n_mask[64] = {
 struct fast_frame {
     std::size_t start;   // tape index of the container's header
     std::uint64_t left;  // children still to read (keys and values for a map)
-    bool map;
 };
 
 constexpr std::size_t fast_max_frames = 64;  // deeper input takes msgpack_reader
 
-// The buffers grow by resize(), which zero-fills: in steps of 2 KiB (or what one element
-// needs), so that the zeroing stays a short vector loop and never runs far past the end.
-constexpr std::size_t fast_tape_step = 256;    // words
-constexpr std::size_t fast_bytes_step = 2048;  // bytes
-
-[[gnu::noinline]] std::uint64_t* grow_tape(std::vector<std::uint64_t>& tape, std::size_t used,
-                                           std::size_t need) {
-    tape.resize(used + std::max(need, fast_tape_step));
-    return tape.data();
-}
-
-[[gnu::noinline]] char* grow_bytes(std::string& bytes, std::size_t used, std::size_t need) {
-    bytes.resize(used + std::max(need, fast_bytes_step));
-    return bytes.data();
-}
+// The buffers grow in steps of 256 words / 2 KiB (or what one element needs).
+using fast_writer = detail::tape_writer<256, 2048, false>;
 
 bool decode_msgpack_fast(std::string_view in, builder& b) {
     const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
@@ -421,21 +396,13 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
     const std::size_t max_depth =
         std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
     const std::size_t max_bytes = b.limits().max_bytes;
-    std::vector<std::uint64_t>& tape = b.raw_tape();
-    std::string& bytes = b.raw_bytes();
-
     // Both buffers are resized ahead of the writes (tape: at least 4 words free before each
     // element; payload: checked per str, bin and ext) and cut to size at the end.
-    char* b0 = grow_bytes(bytes, 0, 0);
-    std::size_t bn = 0;  // payload bytes used
-    std::size_t bcap = bytes.size();
-    std::uint64_t* t0 = grow_tape(tape, 0, 0);
-    std::size_t tn = 0;  // tape words used
-    std::size_t tcap = tape.size();
+    fast_writer tw(b);
 
     // frames[0] stands for the top level: a container of one value that is never closed.
     fast_frame frames[fast_max_frames + 1];
-    frames[0] = {0, 1, false};
+    frames[0] = {0, 1};
     fast_frame* top = frames;
     std::size_t pos = 0;
     std::uint64_t n = 0;
@@ -444,11 +411,7 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         if (pos >= size) {
             return false;
         }
-        if (tcap - tn < 4) {
-            t0 = grow_tape(tape, tn, 4);
-            tcap = tape.size();
-        }
-        std::uint64_t* w = t0 + tn;
+        std::uint64_t* w = tw.words(4);
         const unsigned m = p[pos++];
         bool is_map = false;
         if (m >= 0xa0 && m <= 0xbf) {
@@ -456,9 +419,9 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
             goto str;
         }
         if (m <= 0x7f) {
-            w[0] = tape_header(kind::int64, 0, 0);
+            w[0] = tape_word(kind::int64, 0, 0);
             w[1] = m;
-            tn += 2;
+            tw.advance(2);
             goto done;
         }
         if (m <= 0x9f) {
@@ -467,24 +430,24 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
             goto container;
         }
         if (m >= 0xe0) {
-            w[0] = tape_header(kind::int64, 0, 0);
+            w[0] = tape_word(kind::int64, 0, 0);
             w[1] = static_cast<std::uint64_t>(
                 static_cast<std::int64_t>(static_cast<std::int8_t>(m)));
-            tn += 2;
+            tw.advance(2);
             goto done;
         }
         switch (m) {  // 0xc0 .. 0xdf
             case 0xc0:
-                w[0] = tape_header(kind::null, 0, 0);
-                tn += 1;
+                w[0] = tape_word(kind::null, 0, 0);
+                tw.advance(1);
                 break;
             case 0xc2:
-                w[0] = tape_header(kind::boolean_false, 0, 0);
-                tn += 1;
+                w[0] = tape_word(kind::boolean_false, 0, 0);
+                tw.advance(1);
                 break;
             case 0xc3:
-                w[0] = tape_header(kind::boolean_true, 0, 0);
-                tn += 1;
+                w[0] = tape_word(kind::boolean_true, 0, 0);
+                tw.advance(1);
                 break;
             case 0xca: {
                 if (size - pos < 4) {
@@ -493,19 +456,19 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
                 auto bits = static_cast<std::uint32_t>(load_be(p + pos, 4));
                 pos += 4;
                 const double d = widen_float32(bits);  // exact, a NaN's bits kept
-                w[0] = tape_header(kind::float64, 0, 0);
+                w[0] = tape_word(kind::float64, 0, 0);
                 std::memcpy(&w[1], &d, 8);
-                tn += 2;
+                tw.advance(2);
                 break;
             }
             case 0xcb:
                 if (size - pos < 8) {
                     return false;
                 }
-                w[0] = tape_header(kind::float64, 0, 0);
+                w[0] = tape_word(kind::float64, 0, 0);
                 w[1] = load_be(p + pos, 8);
                 pos += 8;
-                tn += 2;
+                tw.advance(2);
                 break;
             // One case per width, so that each big-endian load is a constant-width one.
             case 0xcc:
@@ -527,10 +490,10 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
                 if (!take_be<8>(p, size, pos, n)) {
                     return false;
                 }
-                w[0] = n <= static_cast<std::uint64_t>(INT64_MAX) ? tape_header(kind::int64, 0, 0)
-                                                                : tape_header(kind::uint64, 0, 0);
+                w[0] = n <= static_cast<std::uint64_t>(INT64_MAX) ? tape_word(kind::int64, 0, 0)
+                                                                : tape_word(kind::uint64, 0, 0);
                 w[1] = n;
-                tn += 2;
+                tw.advance(2);
                 break;
             case 0xd0:
                 if (!take_be<1>(p, size, pos, n)) {
@@ -574,15 +537,8 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
                 if (n > size - pos) {
                     return false;
                 }
-                if (bcap - bn < n) {
-                    b0 = grow_bytes(bytes, bn, n);
-                    bcap = bytes.size();
-                }
-                std::memcpy(b0 + bn, p + pos, n);
-                w[0] = tape_header(kind::bytes, 0, bn);
-                w[1] = n;
-                tn += 2;
-                bn += n;
+                std::memcpy(tw.bytes(n), p + pos, n);
+                tw.payload(w, kind::bytes, 0, n);
                 pos += n;
                 break;
             }
@@ -623,9 +579,9 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         goto done;
 
     uint_value:  // n: an int64 value (uint 8/16/32 are below 2^63, int 8..64 sign-extended)
-        w[0] = tape_header(kind::int64, 0, 0);
+        w[0] = tape_word(kind::int64, 0, 0);
         w[1] = n;
-        tn += 2;
+        tw.advance(2);
         goto done;
 
     str: {
@@ -633,11 +589,7 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         if (size - pos >= 32 && n <= 32) {
             // Short: copy 32 bytes (the bytes past n are overwritten by the next payload or cut
             // at the end) and check them for ASCII at once; only non-ASCII text is decoded.
-            if (bcap - bn < 32) {
-                b0 = grow_bytes(bytes, bn, 32);
-                bcap = bytes.size();
-            }
-            char* dst = b0 + bn;
+            char* dst = tw.bytes(32);
 #if defined(__SSE2__)
             const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
             const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
@@ -659,44 +611,30 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
             if (n > size - pos) {
                 return false;
             }
-            if (bcap - bn < n) {
-                b0 = grow_bytes(bytes, bn, n);
-                bcap = bytes.size();
-            }
             if (utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
                 return false;
             }
-            std::memcpy(b0 + bn, s, n);
+            std::memcpy(tw.bytes(n), s, n);
         }
-        w[0] = tape_header(kind::string, 0, bn);
-        w[1] = n;
-        tn += 2;
-        bn += n;
+        tw.payload(w, kind::string, 0, n);
         pos += n;
         goto done;
     }
 
     container: {
-        if (top->map && top->left % 2 == 0) {
-            return false;  // a container as a map key
-        }
         if (is_map ? n > (size - pos) / 2 : n > size - pos) {
             return false;
         }
-        if (static_cast<std::size_t>(top - frames) >= max_depth || tn * 8 + bn > max_bytes) {
+        if (static_cast<std::size_t>(top - frames) >= max_depth || tw.over_budget(max_bytes)) {
             return false;
         }
         const kind k = is_map ? kind::map : kind::array;
         if (n == 0) {
-            w[0] = tape_header(k, 0, tn + 2);
-            w[1] = 0;
-            tn += 2;
+            tw.open_empty(w, k);
             goto done;
         }
-        w[0] = tape_header(k, 0, 0);
-        w[1] = n;
-        *++top = {tn, is_map ? 2 * n : n, is_map};
-        tn += 2;
+        *++top = {tw.size(), is_map ? 2 * n : n};
+        tw.open(w, k, n);
         continue;
     }
 
@@ -729,16 +667,9 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
             std::size_t len = format_epoch(sec, static_cast<std::uint32_t>(nsec), text);
             pos += n;
             if (len != 0) {
-                if (bcap - bn < len) {
-                    b0 = grow_bytes(bytes, bn, len);
-                    bcap = bytes.size();
-                }
-                std::memcpy(b0 + bn, text, len);
-                w[0] = tape_header(kind::timestamp,
-                                   static_cast<std::uint64_t>(timestamp_kind::offset_date_time), bn);
-                w[1] = len;
-                tn += 2;
-                bn += len;
+                std::memcpy(tw.bytes(len), text, len);
+                tw.payload(w, kind::timestamp,
+                           static_cast<std::uint64_t>(timestamp_kind::offset_date_time), len);
                 goto done;
             }
         } else {
@@ -748,17 +679,11 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         if (static_cast<std::size_t>(top - frames) >= max_depth) {
             return false;
         }
-        w[0] = tape_header(kind::tagged, static_cast<std::uint64_t>(tag_space::msgpack_ext), 0);
+        w[0] = tape_word(kind::tagged, static_cast<std::uint64_t>(tag_space::msgpack_ext), 0);
         w[1] = static_cast<std::uint64_t>(static_cast<std::int64_t>(type));
-        w[2] = tape_header(kind::bytes, 0, bn);
-        w[3] = n;
-        tn += 4;
-        if (bcap - bn < n) {
-            b0 = grow_bytes(bytes, bn, n);
-            bcap = bytes.size();
-        }
-        std::memcpy(b0 + bn, data, n);
-        bn += n;
+        tw.advance(2);
+        std::memcpy(tw.bytes(n), data, n);
+        tw.payload(w + 2, kind::bytes, 0, n);
         goto done;
     }
 
@@ -771,7 +696,7 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
             if (top == frames) {
                 goto finished;
             }
-            t0[top->start] |= tn;  // the header's payload: the index just past the container
+            tw.close(top->start);  // the header's payload: the index just past the container
             --top;
             if (--top->left != 0) {
                 break;
@@ -780,11 +705,10 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
     }
 
 finished:
-    if (pos != size || tn * 8 + bn > max_bytes) {
+    if (pos != size || tw.over_budget(max_bytes)) {
         return false;
     }
-    tape.resize(tn);
-    bytes.resize(bn);
+    tw.finish();
     return true;
 }
 

@@ -19,6 +19,7 @@
 
 #include "detail/big_integer.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -1350,14 +1351,11 @@ private:
             out_.push_back(static_cast<char>(op::tuple));
             return {};
         }
-        if (k.is_container()) {
-            // A Python dict key must be hashable: a list or dict is not.
-            if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                return fail(unrepresentable(k,
-                                            "a container map key is not representable in "
-                                            "pickle"));
-            }
-            write_payload(to_debug_string(k), true);
+        if (is_container_key(k)) {
+            // A Python dict key must be hashable: a list or dict is not (TypeError: unhashable
+            // type), nor a tag over one.
+            POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "pickle (unhashable)"));
+            write_payload(text, true);
             return {};
         }
         return write(k);

@@ -10,6 +10,7 @@
 
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/big_integer.hpp"
@@ -1157,12 +1158,7 @@ private:
                 return {};
             }
             default: {
-                std::string text = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(k, "map key " + text +
-                                                       " is not representable in postcard "
-                                                       "without a schema"));
-                }
+                POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "postcard without a schema"));
                 put_bytes(out_, text);
                 return {};
             }

@@ -11,6 +11,7 @@
 
 #include "detail/lossy.hpp"
 #include "detail/text.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -1370,43 +1371,26 @@ void write_quoted(output_buffer& out, std::string_view s, bool bytes) {
     out.push_back('"');
 }
 
+// DESIGN section 2: None is null (ron-rs writes a unit as "()", which reads back as null too).
+constexpr scalar_spelling ron_spelling{"None", "false", "true", "NaN", "inf", "-inf"};
+
 class ron_writer {
 public:
     ron_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
     result<void> write(value v, int depth) {
+        if (write_scalar(out_, v, ron_spelling)) {
+            return {};
+        }
         switch (v.kind()) {
             case kind::null:
-                // DESIGN section 2: None is null (ron-rs writes a unit as "()", which reads
-                // back as null too).
-                out_.append("None");
-                return {};
             case kind::boolean_false:
-                out_.append("false");
-                return {};
             case kind::boolean_true:
-                out_.append("true");
-                return {};
             case kind::int64:
-                write_int(out_, v.get_int());
-                return {};
             case kind::uint64:
-                write_uint(out_, v.get_uint());
-                return {};
             case kind::bignum:
-                out_.append(v.get_string());
-                return {};
-            case kind::float64: {
-                double d = v.get_double();
-                if (std::isnan(d)) {
-                    out_.append("NaN");
-                } else if (std::isinf(d)) {
-                    out_.append(d > 0 ? "inf" : "-inf");
-                } else {
-                    write_double(out_, d);
-                }
-                return {};
-            }
+            case kind::float64:
+                return {};  // write_scalar wrote it
             case kind::string:
             case kind::timestamp:
                 write_quoted(out_, v.get_string(), false);

@@ -9,6 +9,7 @@
 
 #include "detail/lossy.hpp"
 #include "detail/text.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -1048,41 +1049,25 @@ bool plain_identifier(std::string_view s) {
     return true;
 }
 
+constexpr scalar_spelling sexpr_spelling{"#nil", "#f", "#t", "+nan.0", "+inf.0", "-inf.0"};
+
 class sexpr_writer {
 public:
     sexpr_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
     result<void> write(value v, int depth) {
+        if (write_scalar(out_, v, sexpr_spelling)) {
+            return {};
+        }
         switch (v.kind()) {
             case kind::null:
-                out_.append("#nil");
-                return {};
             case kind::boolean_false:
-                out_.append("#f");
-                return {};
             case kind::boolean_true:
-                out_.append("#t");
-                return {};
             case kind::int64:
-                write_int(out_, v.get_int());
-                return {};
             case kind::uint64:
-                write_uint(out_, v.get_uint());
-                return {};
             case kind::bignum:
-                out_.append(v.get_string());
-                return {};
-            case kind::float64: {
-                double d = v.get_double();
-                if (std::isnan(d)) {
-                    out_.append("+nan.0");
-                } else if (std::isinf(d)) {
-                    out_.append(d > 0 ? "+inf.0" : "-inf.0");
-                } else {
-                    write_double(out_, d);
-                }
-                return {};
-            }
+            case kind::float64:
+                return {};  // write_scalar wrote it
             case kind::string:
             case kind::timestamp:
                 write_string(out_, v.get_string());

@@ -9,6 +9,7 @@
 
 #include "detail/bigint_text.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/decimal.hpp"
@@ -836,11 +837,7 @@ private:
                 return {};
             }
             default: {
-                std::string text = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + text + " is not representable in smile"));
-                }
+                POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "smile"));
                 key_text_.emplace_front(std::move(text));
                 write_name(key_text_.front());
                 return {};

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/decimal.hpp"
@@ -509,11 +510,7 @@ private:
                 write_text(0, integer_text(k));
                 return {};
             default: {
-                std::string text = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + text + " is not representable in ubjson"));
-                }
+                POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "ubjson"));
                 write_text(0, text);
                 return {};
             }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/infer.hpp"
@@ -625,11 +626,8 @@ public:
         for (auto [k, v] : m.entries()) {
             if (!textinfer::scalar_text(k, key_) || k.is_bool() || k.kind() == kind::float64 ||
                 k.kind() == kind::bytes) {
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(unrepresentable(
-                        k, "map key " + to_debug_string(k) + " is not representable in urlform"));
-                }
-                key_ = to_debug_string(k);
+                POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "urlform"));
+                key_ = std::move(text);
             }
             // A top-level name with brackets that do not form name[key] nesting reads back as
             // that literal name ("a]", "[a]", as qs does), so it is written percent-encoded when

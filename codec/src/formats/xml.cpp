@@ -1,0 +1,1401 @@
+// xml: XML 1.0 read with expat into a scratch tree, then written to the tape in one of two
+// mappings (docs/formats/xml.md):
+//   default   the xmltodict convention: an element is null (empty), its text (text only), or
+//             a map of "@attr" entries, its children by name (repeated names as one array, at
+//             the first one's place; force_list= names always arrays) and "#text" (the
+//             element's text, trimmed). Comments, processing instructions and text beside
+//             child elements (mixed content) have no place there: refused unless lossy=allow.
+//   ordered   JsonML-style, lossless: ["tag", {"@attr": "v"}?, child...], a child being a
+//             string (text), an element array, ["#comment", "text"] or ["?target", "data"];
+//             a document with comments or PIs outside the root element is ["#document", ...].
+// Security: no DTD or external entity is ever loaded (a reference to one is refused), internal
+// entity expansion is bounded twice (expat's amplification limit and our budget of the text
+// that reaches us: 10 x input + 1 MiB, as YAML aliases), and nesting by the depth limit.
+// The writer is our own: names validated, text and attributes escaped, root= for a document
+// that is not a map with one key, pretty=true indents.
+#define XML_DTD 1  // the Debian library is built with it; declares the billion-laughs settings
+#include <expat.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <new>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "detail/infer.hpp"
+#include "detail/lossy.hpp"
+#include "detail/try.hpp"
+#include "detail/utf8.hpp"
+#include "formats.hpp"
+
+namespace polycodec::detail {
+namespace {
+
+constexpr std::uint32_t npos = 0xffffffffu;
+// Namespace mode: expat joins uri and local name with this; we write {uri}local.
+constexpr char ns_sep = '\x01';
+
+enum class node_type : std::uint8_t { document, element, text, comment, pi };
+
+struct xnode {
+    node_type type;
+    bool group_first = false;       // default mapping: the first sibling of its name
+    std::uint32_t name_off = 0;     // element name, PI target (arena)
+    std::uint32_t name_len = 0;
+    std::uint32_t data_off = 0;     // text, comment, PI data (arena)
+    std::uint32_t data_len = 0;
+    std::uint32_t attr_first = 0;   // element: its attributes in attrs
+    std::uint32_t attr_count = 0;
+    std::uint32_t first_child = npos;
+    std::uint32_t last_child = npos;
+    std::uint32_t next = npos;
+    std::uint32_t next_same = npos;  // default mapping: the next sibling of the same name
+    std::uint32_t group_count = 0;
+};
+
+struct xattr {
+    std::uint32_t name_off, name_len, val_off, val_len;
+};
+
+// Per-thread scratch: the tree of one document and the two reusable expat parsers.
+struct xml_scratch {
+    std::vector<xnode> nodes;
+    std::vector<xattr> attrs;
+    std::string arena;
+    std::vector<std::uint32_t> stack;
+    std::vector<std::uint32_t> group;
+    std::string text;
+    XML_Parser plain = nullptr;
+    XML_Parser ns = nullptr;
+    ~xml_scratch() {
+        if (plain != nullptr) {
+            XML_ParserFree(plain);
+        }
+        if (ns != nullptr) {
+            XML_ParserFree(ns);
+        }
+    }
+};
+
+xml_scratch& scratch() {
+    thread_local xml_scratch s;
+    return s;
+}
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string_view strip(std::string_view s) {
+    while (!s.empty() && is_ws(s.front())) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && is_ws(s.back())) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+// ---- reader ----
+
+class xml_reader {
+public:
+    xml_reader(std::string_view in, builder& b, const decode_options& opt)
+        : in_(in), b_(b), opt_(opt), s_(scratch()) {
+        text_budget_ = in.size() * 10 + (std::size_t{1} << 20);
+    }
+
+    result<void> run() {
+        s_.nodes.clear();
+        s_.attrs.clear();
+        s_.arena.clear();
+        s_.stack.clear();
+        s_.nodes.push_back(xnode{node_type::document});
+        s_.stack.push_back(0);
+        XML_Parser& slot = opt_.xml.expand_namespaces ? s_.ns : s_.plain;
+        if (slot == nullptr) {
+            slot = opt_.xml.expand_namespaces ? XML_ParserCreateNS(nullptr, ns_sep)
+                                              : XML_ParserCreate(nullptr);
+            if (slot == nullptr) {
+                throw std::bad_alloc();
+            }
+        } else {
+            XML_ParserReset(slot, nullptr);
+        }
+        p_ = slot;
+        XML_SetUserData(p_, this);
+        XML_SetElementHandler(p_, on_start, on_end);
+        XML_SetCharacterDataHandler(p_, on_text);
+        XML_SetCommentHandler(p_, on_comment);
+        XML_SetProcessingInstructionHandler(p_, on_pi);
+        XML_SetExternalEntityRefHandler(p_, on_external);
+        XML_SetSkippedEntityHandler(p_, on_skipped);
+        XML_SetEntityDeclHandler(p_, on_entity_decl);
+        // Parameter entities are processed so that internal ones work; the external DTD
+        // subset is never read (on_external skips it), an external parameter entity is refused.
+        XML_SetParamEntityParsing(p_, XML_PARAM_ENTITY_PARSING_ALWAYS);
+        XML_SetStartDoctypeDeclHandler(p_, on_doctype);
+        XML_SetBillionLaughsAttackProtectionMaximumAmplification(p_, 10.0f);
+        XML_SetBillionLaughsAttackProtectionActivationThreshold(p_, std::size_t{1} << 20);
+        if (in_.size() > static_cast<std::size_t>(INT32_MAX)) {
+            return fail(make_error(errc::size_exceeded, 0, "input larger than 2 GiB"));
+        }
+        XML_Status st = XML_Parse(p_, in_.data(), static_cast<int>(in_.size()), XML_TRUE);
+        if (err_.code != errc::ok) {
+            return fail(std::move(err_));
+        }
+        if (st != XML_STATUS_OK) {
+            return fail(expat_error());
+        }
+        if (lossy_.code != errc::ok) {
+            return fail(std::move(lossy_));
+        }
+        return emit();
+    }
+
+private:
+    // ---- expat callbacks ----
+    static xml_reader& self(void* ud) { return *static_cast<xml_reader*>(ud); }
+
+    error here(errc code, std::string msg) {
+        error e = make_error(code, static_cast<std::uint64_t>(std::max<XML_Index>(
+                                       0, XML_GetCurrentByteIndex(p_))),
+                             std::move(msg));
+        e.line = static_cast<std::uint32_t>(XML_GetCurrentLineNumber(p_));
+        e.column = static_cast<std::uint32_t>(XML_GetCurrentColumnNumber(p_)) + 1;
+        e.path = path();
+        e.has_path = true;
+        return e;
+    }
+
+    void stop(error e) {
+        if (err_.code == errc::ok) {
+            err_ = std::move(e);
+        }
+        XML_StopParser(p_, XML_FALSE);
+    }
+
+    // The names of the open elements, for error paths: "/catalog/book".
+    std::string path() const {
+        std::string r;
+        for (std::size_t i = 1; i < s_.stack.size(); ++i) {
+            const xnode& n = s_.nodes[s_.stack[i]];
+            r += '/';
+            for (char c : std::string_view(s_.arena).substr(n.name_off, n.name_len)) {
+                if (c == '~') {
+                    r += "~0";
+                } else if (c == '/') {
+                    r += "~1";
+                } else {
+                    r += c;
+                }
+            }
+        }
+        return r;
+    }
+
+    // A lossy construct under the default mapping: remembered (the first one) unless allowed.
+    void lossy(std::string_view kind, const char* what) {
+        if (opt_.lossy) {
+            if (opt_.report != nullptr && reported_ < 16) {
+                ++reported_;
+                opt_.report->push_back({path(), kind, what});
+            }
+            return;
+        }
+        if (lossy_.code == errc::ok) {
+            lossy_ = here(errc::unrepresentable,
+                          std::string(what) +
+                              " has no place in the default XML mapping; use ordered=true "
+                              "(lossless) or lossy=allow");
+        }
+    }
+
+    bool over_budget() {
+        if (s_.nodes.size() * sizeof(xnode) + s_.attrs.size() * sizeof(xattr) + s_.arena.size() >
+            b_.limits().max_bytes) {
+            stop(here(errc::size_exceeded, "document larger than its budget of " +
+                                               std::to_string(b_.limits().max_bytes) + " bytes"));
+            return true;
+        }
+        return false;
+    }
+
+    bool count_text(std::size_t n) {
+        text_bytes_ += n;
+        if (text_bytes_ > text_budget_) {
+            stop(here(errc::size_exceeded,
+                      "entity expansion beyond the budget of " + std::to_string(text_budget_) +
+                          " bytes of text (10 x input + 1 MiB)"));
+            return false;
+        }
+        return true;
+    }
+
+    std::uint32_t store(std::string_view s) {
+        auto off = static_cast<std::uint32_t>(s_.arena.size());
+        s_.arena.append(s);
+        return off;
+    }
+
+    // Appends a name, as {uri}local in namespace mode.
+    void store_name(const char* name, std::uint32_t& off, std::uint32_t& len) {
+        std::string_view n(name);
+        off = static_cast<std::uint32_t>(s_.arena.size());
+        auto sep = opt_.xml.expand_namespaces ? n.find(ns_sep) : std::string_view::npos;
+        if (sep == std::string_view::npos) {
+            s_.arena.append(n);
+        } else {
+            s_.arena += '{';
+            s_.arena.append(n.substr(0, sep));
+            s_.arena += '}';
+            s_.arena.append(n.substr(sep + 1));
+        }
+        len = static_cast<std::uint32_t>(s_.arena.size() - off);
+    }
+
+    std::uint32_t add_child(xnode n) {
+        auto idx = static_cast<std::uint32_t>(s_.nodes.size());
+        std::uint32_t parent = s_.stack.back();
+        s_.nodes.push_back(n);
+        xnode& p = s_.nodes[parent];
+        if (p.last_child == npos) {
+            p.first_child = idx;
+        } else {
+            s_.nodes[p.last_child].next = idx;
+        }
+        p.last_child = idx;
+        return idx;
+    }
+
+    static void XMLCALL on_start(void* ud, const XML_Char* name, const XML_Char** atts) {
+        xml_reader& r = self(ud);
+        if (r.s_.stack.size() > r.opt_.limits.max_depth) {
+            r.stop(r.here(errc::depth_exceeded,
+                          "nesting deeper than " + std::to_string(r.opt_.limits.max_depth)));
+            return;
+        }
+        xnode n{node_type::element};
+        r.store_name(name, n.name_off, n.name_len);
+        n.attr_first = static_cast<std::uint32_t>(r.s_.attrs.size());
+        for (const XML_Char** a = atts; *a != nullptr; a += 2) {
+            xattr at{};
+            r.store_name(a[0], at.name_off, at.name_len);
+            std::string_view v(a[1]);
+            if (!r.count_text(v.size())) {
+                return;
+            }
+            at.val_off = r.store(v);
+            at.val_len = static_cast<std::uint32_t>(v.size());
+            r.s_.attrs.push_back(at);
+        }
+        n.attr_count = static_cast<std::uint32_t>(r.s_.attrs.size()) - n.attr_first;
+        std::uint32_t idx = r.add_child(n);
+        r.s_.stack.push_back(idx);
+        r.over_budget();
+    }
+
+    static void XMLCALL on_end(void* ud, const XML_Char*) {
+        xml_reader& r = self(ud);
+        if (!r.opt_.xml.ordered) {
+            // Mixed content: text that is not white space beside child elements.
+            const xnode& e = r.s_.nodes[r.s_.stack.back()];
+            bool elems = false;
+            bool text = false;
+            for (std::uint32_t c = e.first_child; c != npos; c = r.s_.nodes[c].next) {
+                const xnode& k = r.s_.nodes[c];
+                if (k.type == node_type::element) {
+                    elems = true;
+                } else if (k.type == node_type::text &&
+                           !strip(std::string_view(r.s_.arena).substr(k.data_off, k.data_len))
+                                .empty()) {
+                    text = true;
+                }
+            }
+            if (elems && text) {
+                r.lossy("mixed_content", "text beside child elements (mixed content)");
+            }
+        }
+        r.s_.stack.pop_back();
+    }
+
+    static void XMLCALL on_text(void* ud, const XML_Char* s, int len) {
+        xml_reader& r = self(ud);
+        auto n = static_cast<std::size_t>(len);
+        if (!r.count_text(n)) {
+            return;
+        }
+        xnode& parent = r.s_.nodes[r.s_.stack.back()];
+        if (parent.last_child != npos) {
+            xnode& last = r.s_.nodes[parent.last_child];
+            if (last.type == node_type::text && last.data_off + last.data_len == r.s_.arena.size()) {
+                r.s_.arena.append(s, n);
+                last.data_len += static_cast<std::uint32_t>(n);
+                if (n > 4096) {
+                    r.over_budget();
+                }
+                return;
+            }
+        }
+        xnode t{node_type::text};
+        t.data_off = r.store(std::string_view(s, n));
+        t.data_len = static_cast<std::uint32_t>(n);
+        r.add_child(t);
+        r.over_budget();
+    }
+
+    static void XMLCALL on_comment(void* ud, const XML_Char* data) {
+        xml_reader& r = self(ud);
+        if (!r.opt_.xml.ordered) {
+            r.lossy("xml_comment", "a comment");
+            return;
+        }
+        std::string_view d(data);
+        if (!r.count_text(d.size())) {
+            return;
+        }
+        xnode c{node_type::comment};
+        c.data_off = r.store(d);
+        c.data_len = static_cast<std::uint32_t>(d.size());
+        r.add_child(c);
+        r.over_budget();
+    }
+
+    static void XMLCALL on_pi(void* ud, const XML_Char* target, const XML_Char* data) {
+        xml_reader& r = self(ud);
+        if (!r.opt_.xml.ordered) {
+            r.lossy("xml_processing_instruction", "a processing instruction");
+            return;
+        }
+        std::string_view t(target);
+        std::string_view d(data);
+        if (!r.count_text(t.size() + d.size())) {
+            return;
+        }
+        xnode n{node_type::pi};
+        n.name_off = r.store(t);
+        n.name_len = static_cast<std::uint32_t>(t.size());
+        n.data_off = r.store(d);
+        n.data_len = static_cast<std::uint32_t>(d.size());
+        r.add_child(n);
+        r.over_budget();
+    }
+
+    static void XMLCALL on_doctype(void* ud, const XML_Char*, const XML_Char* sysid,
+                                   const XML_Char*, int) {
+        xml_reader& r = self(ud);
+        r.subset_ = sysid != nullptr;
+        r.subset_id_ = sysid != nullptr ? sysid : "";
+    }
+
+    static int XMLCALL on_external(XML_Parser p, const XML_Char* context, const XML_Char*,
+                                   const XML_Char* system_id, const XML_Char*) {
+        xml_reader& r = self(XML_GetUserData(p));
+        if (context == nullptr && r.subset_ && system_id != nullptr && r.subset_id_ == system_id) {
+            // The external DTD subset (<!DOCTYPE d SYSTEM "x.dtd">): not read, as if empty;
+            // an entity it would have declared is refused where it is used (on_skipped).
+            r.subset_ = false;
+            return XML_STATUS_OK;
+        }
+        std::string what = context != nullptr ? "external entity" : "external parameter entity";
+        if (context != nullptr) {
+            std::string_view c(context);
+            what += " &" + std::string(c.substr(0, std::min<std::size_t>(c.size(), 64))) + ";";
+        }
+        if (system_id != nullptr) {
+            std::string_view s(system_id);
+            what += " (SYSTEM \"" + std::string(s.substr(0, std::min<std::size_t>(s.size(), 128))) +
+                    "\")";
+        }
+        r.stop(r.here(errc::forbidden, what + " refused: external entities are never loaded"));
+        return XML_STATUS_ERROR;
+    }
+
+    static void XMLCALL on_skipped(void* ud, const XML_Char* name, int is_parameter) {
+        xml_reader& r = self(ud);
+        std::string_view n(name);
+        r.stop(r.here(errc::forbidden,
+                      std::string(is_parameter ? "parameter entity %" : "entity &") +
+                          std::string(n.substr(0, std::min<std::size_t>(n.size(), 64))) +
+                          "; is not declared in the internal subset (external DTDs and "
+                          "parameter entities are never loaded)"));
+    }
+
+    static void XMLCALL on_entity_decl(void* ud, const XML_Char*, int, const XML_Char*, int,
+                                       const XML_Char*, const XML_Char*, const XML_Char*,
+                                       const XML_Char*) {
+        xml_reader& r = self(ud);
+        // A document declaring entities by the million costs expat memory: bounded here.
+        if (++r.entity_decls_ > 10000) {
+            r.stop(r.here(errc::size_exceeded, "more than 10000 entity declarations"));
+        }
+    }
+
+    error expat_error() {
+        XML_Error code = XML_GetErrorCode(p_);
+        errc c = errc::unexpected_char;
+        switch (code) {
+            case XML_ERROR_NO_ELEMENTS:
+            case XML_ERROR_UNCLOSED_TOKEN:
+            case XML_ERROR_PARTIAL_CHAR:
+            case XML_ERROR_UNCLOSED_CDATA_SECTION:
+                c = errc::unexpected_eof;
+                break;
+            case XML_ERROR_JUNK_AFTER_DOC_ELEMENT:
+                c = errc::trailing_content;
+                break;
+            case XML_ERROR_DUPLICATE_ATTRIBUTE:
+                c = errc::duplicate_key;
+                break;
+            case XML_ERROR_NO_MEMORY:
+                throw std::bad_alloc();
+#if XML_MAJOR_VERSION > 2 || (XML_MAJOR_VERSION == 2 && XML_MINOR_VERSION >= 4)
+            case XML_ERROR_AMPLIFICATION_LIMIT_BREACH:
+                c = errc::size_exceeded;
+                break;
+#endif
+            default:
+                break;
+        }
+        std::string msg = XML_ErrorString(code);
+        if (code == XML_ERROR_EXTERNAL_ENTITY_HANDLING || code == XML_ERROR_NOT_STANDALONE) {
+            msg += ": external entities are never loaded";
+        }
+#if XML_MAJOR_VERSION > 2 || (XML_MAJOR_VERSION == 2 && XML_MINOR_VERSION >= 4)
+        if (code == XML_ERROR_AMPLIFICATION_LIMIT_BREACH) {
+            msg += " (entity expansion over 10 x the input past 1 MiB)";
+        }
+#endif
+        return here(c, msg);
+    }
+
+    // ---- tape ----
+
+    std::string_view str(std::uint32_t off, std::uint32_t len) const {
+        return std::string_view(s_.arena).substr(off, len);
+    }
+
+    void add_key(std::string_view prefix, std::string_view name) {
+        char* p = b_.begin_string(prefix.size() + name.size());
+        std::memcpy(p, prefix.data(), prefix.size());
+        std::memcpy(p + prefix.size(), name.data(), name.size());
+        b_.end_string(p + prefix.size() + name.size());
+    }
+
+    void add_text(std::string_view t) {
+        if (opt_.infer) {
+            textinfer::add(b_, t);
+        } else {
+            b_.add_string(t);
+        }
+    }
+
+    bool forced(std::string_view name) const {
+        for (const std::string& f : opt_.xml.force_list) {
+            if (f == name) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    error emit_error() {
+        errc c = b_.status() == errc::ok ? errc::size_exceeded : b_.status();
+        return make_error(c, in_.size(),
+                          c == errc::depth_exceeded
+                              ? "nesting deeper than " + std::to_string(b_.limits().max_depth)
+                              : "document larger than its budget of " +
+                                    std::to_string(b_.limits().max_bytes) + " bytes");
+    }
+
+    result<void> emit() {
+        const xnode& d = s_.nodes[0];
+        std::uint32_t root = npos;
+        bool misc = false;
+        for (std::uint32_t c = d.first_child; c != npos; c = s_.nodes[c].next) {
+            if (s_.nodes[c].type == node_type::element) {
+                root = c;
+            } else {
+                misc = true;
+            }
+        }
+        if (root == npos) {
+            return fail(make_error(errc::unexpected_eof, in_.size(), "no root element"));
+        }
+        if (opt_.xml.ordered) {
+            if (misc) {
+                if (!b_.begin_array()) {
+                    return fail(emit_error());
+                }
+                b_.add_string("#document");
+                for (std::uint32_t c = d.first_child; c != npos; c = s_.nodes[c].next) {
+                    if (!ordered(c)) {
+                        return fail(emit_error());
+                    }
+                }
+                b_.end_array();
+            } else if (!ordered(root)) {
+                return fail(emit_error());
+            }
+            return {};
+        }
+        const xnode& r = s_.nodes[root];
+        std::string_view name = str(r.name_off, r.name_len);
+        if (!opt_.xml.root.empty()) {
+            if (name != opt_.xml.root) {
+                return fail(make_error(errc::malformed, 0,
+                                       "the root element is <" + std::string(name) +
+                                           ">, root=" + opt_.xml.root + " expects <" +
+                                           opt_.xml.root + ">"));
+            }
+            if (!element(root)) {
+                return fail(emit_error());
+            }
+            return {};
+        }
+        if (!b_.begin_map()) {
+            return fail(emit_error());
+        }
+        b_.add_string(name);
+        bool ok = forced(name) ? b_.begin_array() && element(root) : element(root);
+        if (!ok) {
+            return fail(emit_error());
+        }
+        if (forced(name)) {
+            b_.end_array();
+        }
+        b_.end_map();
+        return {};
+    }
+
+    // Links the element children of `e` into groups of one name (next_same, group_first,
+    // group_count on the first).
+    void group_children(const xnode& e) {
+        std::vector<std::uint32_t>& g = s_.group;
+        g.clear();
+        for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
+            if (s_.nodes[c].type == node_type::element) {
+                g.push_back(c);
+            }
+        }
+        auto name_of = [this](std::uint32_t i) {
+            return str(s_.nodes[i].name_off, s_.nodes[i].name_len);
+        };
+        if (g.size() > 8) {
+            // By name, then by index (document order); std::sort needs no buffer, where
+            // stable_sort allocates one per element.
+            std::sort(g.begin(), g.end(), [&](std::uint32_t a, std::uint32_t b) {
+                int c = name_of(a).compare(name_of(b));
+                return c < 0 || (c == 0 && a < b);
+            });
+            for (std::size_t i = 0; i < g.size();) {
+                std::size_t j = i + 1;
+                while (j < g.size() && name_of(g[j]) == name_of(g[i])) {
+                    s_.nodes[g[j - 1]].next_same = g[j];
+                    s_.nodes[g[j]].group_first = false;
+                    ++j;
+                }
+                s_.nodes[g[j - 1]].next_same = npos;
+                s_.nodes[g[i]].group_first = true;
+                s_.nodes[g[i]].group_count = static_cast<std::uint32_t>(j - i);
+                i = j;
+            }
+            return;
+        }
+        for (std::size_t i = 0; i < g.size(); ++i) {
+            xnode& n = s_.nodes[g[i]];
+            n.next_same = npos;
+            n.group_first = true;
+            n.group_count = 1;
+            for (std::size_t j = 0; j < i; ++j) {
+                xnode& m = s_.nodes[g[j]];
+                if (m.group_first && name_of(g[j]) == name_of(g[i])) {
+                    n.group_first = false;
+                    std::uint32_t last = g[j];
+                    while (s_.nodes[last].next_same != npos) {
+                        last = s_.nodes[last].next_same;
+                    }
+                    s_.nodes[last].next_same = g[i];
+                    ++m.group_count;
+                    break;
+                }
+            }
+        }
+    }
+
+    // The xmltodict value of element `idx`.
+    bool element(std::uint32_t idx) {
+        const xnode& e = s_.nodes[idx];
+        bool elems = false;
+        bool text = false;
+        std::uint32_t pieces = 0;
+        for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
+            const xnode& k = s_.nodes[c];
+            if (k.type == node_type::element) {
+                elems = true;
+            } else if (k.type == node_type::text) {
+                ++pieces;
+                if (!text && !strip(str(k.data_off, k.data_len)).empty()) {
+                    text = true;
+                }
+            }
+        }
+        if (e.attr_count == 0 && !elems) {
+            if (!text) {
+                b_.add_null();
+            } else {
+                add_text(joined_text(e, pieces));
+            }
+            return true;
+        }
+        if (!b_.begin_map()) {
+            return false;
+        }
+        for (std::uint32_t a = e.attr_first; a < e.attr_first + e.attr_count; ++a) {
+            const xattr& at = s_.attrs[a];
+            add_key(opt_.xml.attr_prefix, str(at.name_off, at.name_len));
+            add_text(str(at.val_off, at.val_len));
+        }
+        if (elems) {
+            group_children(e);
+            for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
+                const xnode& k = s_.nodes[c];
+                if (k.type != node_type::element || !k.group_first) {
+                    continue;
+                }
+                std::string_view name = str(k.name_off, k.name_len);
+                b_.add_string(name);
+                if (k.group_count > 1 || forced(name)) {
+                    if (!b_.begin_array()) {
+                        return false;
+                    }
+                    for (std::uint32_t m = c; m != npos; m = s_.nodes[m].next_same) {
+                        if (!element(m)) {
+                            return false;
+                        }
+                    }
+                    b_.end_array();
+                } else if (!element(c)) {
+                    return false;
+                }
+            }
+        }
+        if (text) {
+            b_.add_string(opt_.xml.text_key);
+            add_text(joined_text(s_.nodes[idx], pieces));
+        }
+        b_.end_map();
+        return b_.ok();
+    }
+
+    // The element's text pieces joined, trimmed as xmltodict does.
+    std::string_view joined_text(const xnode& e, std::uint32_t pieces) {
+        if (pieces == 1) {
+            for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
+                if (s_.nodes[c].type == node_type::text) {
+                    return strip(str(s_.nodes[c].data_off, s_.nodes[c].data_len));
+                }
+            }
+        }
+        s_.text.clear();
+        for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
+            if (s_.nodes[c].type == node_type::text) {
+                s_.text.append(str(s_.nodes[c].data_off, s_.nodes[c].data_len));
+            }
+        }
+        return strip(s_.text);
+    }
+
+    // The JsonML-style form of node `idx`.
+    bool ordered(std::uint32_t idx) {
+        const xnode& n = s_.nodes[idx];
+        switch (n.type) {
+            case node_type::text:
+                b_.add_string(str(n.data_off, n.data_len));
+                return true;
+            case node_type::comment:
+                if (!b_.begin_array()) {
+                    return false;
+                }
+                b_.add_string("#comment");
+                b_.add_string(str(n.data_off, n.data_len));
+                b_.end_array();
+                return true;
+            case node_type::pi:
+                if (!b_.begin_array()) {
+                    return false;
+                }
+                add_key("?", str(n.name_off, n.name_len));
+                b_.add_string(str(n.data_off, n.data_len));
+                b_.end_array();
+                return true;
+            default:
+                break;
+        }
+        if (!b_.begin_array()) {
+            return false;
+        }
+        b_.add_string(str(n.name_off, n.name_len));
+        if (n.attr_count != 0) {
+            if (!b_.begin_map()) {
+                return false;
+            }
+            for (std::uint32_t a = n.attr_first; a < n.attr_first + n.attr_count; ++a) {
+                const xattr& at = s_.attrs[a];
+                add_key(opt_.xml.attr_prefix, str(at.name_off, at.name_len));
+                b_.add_string(str(at.val_off, at.val_len));
+            }
+            b_.end_map();
+        }
+        for (std::uint32_t c = n.first_child; c != npos; c = s_.nodes[c].next) {
+            if (!ordered(c)) {
+                return false;
+            }
+        }
+        b_.end_array();
+        return b_.ok();
+    }
+
+    std::string_view in_;
+    builder& b_;
+    const decode_options& opt_;
+    xml_scratch& s_;
+    XML_Parser p_ = nullptr;
+    error err_;
+    error lossy_;
+    std::size_t text_bytes_ = 0;
+    std::size_t text_budget_ = 0;
+    std::size_t entity_decls_ = 0;
+    int reported_ = 0;
+    bool subset_ = false;     // a DOCTYPE with an external subset, not yet skipped
+    std::string subset_id_;  // its system id
+};
+
+result<void> decode_xml(std::string_view in, builder& b, const decode_options& opt) {
+    xml_reader r(in, b, opt);
+    result<void> res = r.run();
+    // The scratch tree of a large document is given back, so that one big request does not
+    // pin its peak per thread; a steady stream of small ones keeps its buffers.
+    constexpr std::size_t keep = std::size_t{4} << 20;
+    xml_scratch& s = scratch();
+    if (s.arena.capacity() > keep) {
+        std::string().swap(s.arena);
+    }
+    if (s.nodes.capacity() * sizeof(xnode) > keep) {
+        std::vector<xnode>().swap(s.nodes);
+    }
+    if (s.attrs.capacity() * sizeof(xattr) > keep) {
+        std::vector<xattr>().swap(s.attrs);
+    }
+    return res;
+}
+
+// ---- writer ----
+
+// The code point at s[i] (valid UTF-8, as every document string is); advances i.
+std::uint32_t next_cp(std::string_view s, std::size_t& i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+        ++i;
+        return c;
+    }
+    int n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+    std::uint32_t cp = c & (0x3f >> n);
+    for (int k = 1; k <= n && i + k < s.size(); ++k) {
+        cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+    }
+    i += n + 1;
+    return cp;
+}
+
+bool name_start(std::uint32_t c) {
+    return c == ':' || (c >= 'A' && c <= 'Z') || c == '_' || (c >= 'a' && c <= 'z') ||
+           (c >= 0xC0 && c <= 0xD6) || (c >= 0xD8 && c <= 0xF6) || (c >= 0xF8 && c <= 0x2FF) ||
+           (c >= 0x370 && c <= 0x37D) || (c >= 0x37F && c <= 0x1FFF) ||
+           (c >= 0x200C && c <= 0x200D) || (c >= 0x2070 && c <= 0x218F) ||
+           (c >= 0x2C00 && c <= 0x2FEF) || (c >= 0x3001 && c <= 0xD7FF) ||
+           (c >= 0xF900 && c <= 0xFDCF) || (c >= 0xFDF0 && c <= 0xFFFD) ||
+           (c >= 0x10000 && c <= 0xEFFFF);
+}
+
+bool name_char(std::uint32_t c) {
+    return name_start(c) || c == '-' || c == '.' || (c >= '0' && c <= '9') || c == 0xB7 ||
+           (c >= 0x300 && c <= 0x36F) || (c >= 0x203F && c <= 0x2040);
+}
+
+/// XML 1.0 (fifth edition) production [5] Name.
+bool valid_name(std::string_view s) {
+    if (s.empty()) {
+        return false;
+    }
+    std::size_t i = 0;
+    if (!name_start(next_cp(s, i))) {
+        return false;
+    }
+    while (i < s.size()) {
+        if (!name_char(next_cp(s, i))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Bytes that need a look in text (1) and in attribute values (2).
+constexpr auto special = [] {
+    std::array<std::uint8_t, 256> t{};
+    for (int c = 0; c < 0x20; ++c) {
+        t[c] = 3;
+    }
+    t['&'] = t['<'] = t['>'] = 3;
+    t['"'] = 2;
+    t[0xEF] = 3;  // U+FFFE, U+FFFF start with EF BF
+    return t;
+}();
+
+class xml_writer {
+public:
+    xml_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> run(value root) {
+        out_.append("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n");
+        if (opt_.xml.ordered) {
+            if (root.kind() == kind::array && root.size() > 0 &&
+                (*root.items().begin()).kind() == kind::string &&
+                (*root.items().begin()).get_string() == "#document") {
+                bool first = true;
+                bool elem = false;
+                for (value v : root.items()) {
+                    if (first) {
+                        first = false;
+                        continue;
+                    }
+                    bool is_elem = v.kind() == kind::array && v.size() > 0 &&
+                                   (*v.items().begin()).kind() == kind::string &&
+                                   valid_name((*v.items().begin()).get_string());
+                    if (is_elem && elem) {
+                        return fail(unrepresentable(v, "a second root element"));
+                    }
+                    if (!is_elem && v.kind() == kind::string) {
+                        return fail(unrepresentable(v, "text outside the root element"));
+                    }
+                    elem = elem || is_elem;
+                    POLYCODEC_TRY(node(v, 0));
+                    if (opt_.pretty) {
+                        out_.push_back('\n');
+                    }
+                }
+                if (!elem) {
+                    return fail(unrepresentable(root, "a #document without a root element"));
+                }
+                return {};
+            }
+            POLYCODEC_TRY(node(root, 0));
+        } else if (!opt_.xml.root.empty()) {
+            POLYCODEC_TRY(element(opt_.xml.root, root, 0));
+        } else if (root.kind() == kind::map && root.size() == 1 &&
+                   (*root.entries().begin()).val.kind() != kind::array) {
+            entry e = *root.entries().begin();
+            POLYCODEC_TRY(member(e.key, e.val, 0));
+        } else if (allow_lossy(opt_, root, "xml_root_wrapped",
+                               "wrapped in a <root> element (no root= given)")) {
+            POLYCODEC_TRY(element("root", root, 0));
+        } else {
+            return fail(unrepresentable(
+                root, "an XML document has one root element: a map with one key whose value is "
+                      "not an array, or root=NAME to wrap anything else"));
+        }
+        if (opt_.pretty) {
+            out_.push_back('\n');
+        }
+        return {};
+    }
+
+private:
+    result<void> check_name(value at, std::string_view name) {
+        if (!valid_name(name)) {
+            return fail(unrepresentable(at, "\"" + std::string(name.substr(0, 64)) +
+                                                "\" is not an XML name"));
+        }
+        return {};
+    }
+
+    // `name` as written: "{uri}local" under namespaces=expand becomes "nsN:local", with
+    // xmlns:nsN declared (in pending_) on the element being opened unless a parent did.
+    result<void> qualify(value at, std::string_view name, std::string& qn) {
+        if (!opt_.xml.expand_namespaces || name.empty() || name[0] != '{') {
+            POLYCODEC_TRY(check_name(at, name));
+            qn.assign(name);
+            return {};
+        }
+        auto close = name.find('}');
+        if (close == std::string_view::npos) {
+            return fail(unrepresentable(at, "\"" + std::string(name.substr(0, 64)) +
+                                                "\" is not {uri}local"));
+        }
+        std::string_view uri = name.substr(1, close - 1);
+        std::string_view local = name.substr(close + 1);
+        POLYCODEC_TRY(check_name(at, local));
+        if (local.find(':') != std::string_view::npos) {
+            return fail(unrepresentable(at, "the local name of \"" +
+                                                std::string(name.substr(0, 64)) +
+                                                "\" has a ':'"));
+        }
+        if (uri.empty()) {
+            qn.assign(local);
+            return {};
+        }
+        const std::string* prefix = nullptr;
+        for (auto it = ns_.rbegin(); it != ns_.rend(); ++it) {
+            if (it->first == uri) {
+                prefix = &it->second;
+                break;
+            }
+        }
+        if (prefix == nullptr) {
+            ns_.emplace_back(std::string(uri), "ns" + std::to_string(ns_counter_++));
+            prefix = &ns_.back().second;
+            output_buffer& o = out_;
+            o.append(" xmlns:");
+            o.append(*prefix);
+            o.append("=\"");
+            POLYCODEC_TRY(escaped(at, uri, true));
+            o.push_back('"');
+        }
+        qn.assign(*prefix);
+        qn += ':';
+        qn.append(local);
+        return {};
+    }
+
+    // Writes "<qname" and the declarations it needs; the scope ends with the element.
+    result<void> open_tag(value at, std::string_view name, std::string& qn) {
+        out_.push_back('<');
+        std::size_t mark = out_.size();
+        POLYCODEC_TRY(qualify(at, name, qn));
+        if (out_.size() == mark) {
+            out_.append(qn);
+            return {};
+        }
+        // Declarations were written first: move the name in front of them.
+        std::string decls(out_.view().substr(mark));
+        out_.truncate(mark);
+        out_.append(qn);
+        out_.append(decls);
+        return {};
+    }
+
+    struct ns_scope {
+        std::vector<std::pair<std::string, std::string>>& ns;
+        std::size_t mark;
+        ~ns_scope() { ns.resize(mark); }
+    };
+
+    void indent(int depth) {
+        out_.push_back('\n');
+        for (int i = 0; i < depth; ++i) {
+            out_.append("  ");
+        }
+    }
+
+    // Escaped text or attribute value; refuses characters XML 1.0 cannot hold at all.
+    result<void> escaped(value at, std::string_view s, bool attr) {
+        const std::uint8_t mask = attr ? 2 : 1;
+        std::size_t run = 0;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            auto c = static_cast<unsigned char>(s[i]);
+            if ((special[c] & mask) == 0) {
+                continue;
+            }
+            const char* rep = nullptr;
+            char buf[8];
+            switch (c) {
+                case '&': rep = "&amp;"; break;
+                case '<': rep = "&lt;"; break;
+                case '>': rep = "&gt;"; break;
+                case '"': rep = "&quot;"; break;
+                case '\t': rep = attr ? "&#9;" : nullptr; break;
+                case '\n': rep = attr ? "&#10;" : nullptr; break;
+                case '\r': rep = "&#13;"; break;
+                case 0xEF:
+                    if (i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+                        (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xBE) {
+                        rep = "\xEF\xBF\xBD";  // U+FFFE/U+FFFF -> U+FFFD
+                        if (!allow_lossy(opt_, at, "xml_invalid_char",
+                                         "U+FFFE/U+FFFF written as U+FFFD")) {
+                            return fail(unrepresentable(
+                                at, "U+FFFE and U+FFFF are not XML characters"));
+                        }
+                        out_.append(s.substr(run, i - run));
+                        out_.append(rep);
+                        i += 2;
+                        run = i + 1;
+                    }
+                    continue;
+                default:
+                    if (!allow_lossy(opt_, at, "xml_invalid_char",
+                                     "a control character written as U+FFFD")) {
+                        std::snprintf(buf, sizeof buf, "%02X", c);
+                        return fail(unrepresentable(at, std::string("the control character U+00") +
+                                                            buf + " is not an XML character"));
+                    }
+                    rep = "\xEF\xBF\xBD";
+                    break;
+            }
+            if (rep == nullptr) {
+                continue;
+            }
+            out_.append(s.substr(run, i - run));
+            out_.append(rep);
+            run = i + 1;
+        }
+        out_.append(s.substr(run));
+        return {};
+    }
+
+    // The text of a scalar; false for null, containers and tags.
+    result<bool> scalar(value v, bool attr) {
+        if (v.kind() == kind::tagged) {
+            if (!allow_lossy(opt_, v, "tag_dropped", "the tag dropped, its value kept")) {
+                return fail(unrepresentable(v, "a tagged value has no XML form"));
+            }
+            return scalar(v.tagged_value(), attr);
+        }
+        if (v.kind() == kind::string) {
+            POLYCODEC_TRY(escaped(v, v.get_string(), attr));
+            return true;
+        }
+        if (!textinfer::scalar_text(v, tmp_)) {
+            return false;
+        }
+        POLYCODEC_TRY(escaped(v, tmp_, attr));
+        return true;
+    }
+
+    std::string_view key_text(value k) {
+        if (k.kind() == kind::string) {
+            return k.get_string();
+        }
+        if (k.kind() != kind::map && k.kind() != kind::array && textinfer::scalar_text(k, key_)) {
+            return key_;
+        }
+        return {};
+    }
+
+    // Key `k` with value `v`: an array is one element per item.
+    result<void> member(value k, value v, int depth) {
+        std::string name(key_text(k));
+        if (name.empty()) {
+            return fail(unrepresentable(k, "this map key is not an XML name"));
+        }
+        if (v.kind() != kind::array) {
+            return element(name, v, depth);
+        }
+        if (v.size() == 0) {
+            if (!allow_lossy(opt_, v, "xml_empty_array", "an empty array written as nothing")) {
+                return fail(unrepresentable(v, "an empty array has no XML form (it would read "
+                                               "back as no element)"));
+            }
+            return {};
+        }
+        if (v.size() == 1 && !forced(name) &&
+            !allow_lossy(opt_, v, "xml_single_item_array",
+                         "an array of one element written as one element")) {
+            return fail(unrepresentable(v, "an array of one element reads back as a single "
+                                           "value; name it in force_list=" +
+                                               name + " or use lossy=allow"));
+        }
+        bool first = true;
+        for (value item : v.items()) {
+            if (item.kind() == kind::array) {
+                if (!allow_lossy(opt_, item, "xml_nested_array", "a nested array dropped")) {
+                    return fail(unrepresentable(item, "an array inside an array has no XML form"));
+                }
+                continue;
+            }
+            if (!first && opt_.pretty) {
+                indent(depth);
+            }
+            first = false;
+            POLYCODEC_TRY(element(name, item, depth));
+        }
+        return {};
+    }
+
+    bool forced(std::string_view name) const {
+        for (const std::string& f : opt_.xml.force_list) {
+            if (f == name) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    bool is_attr_key(value k) const {
+        const std::string& p = opt_.xml.attr_prefix;
+        if (k.kind() != kind::string || p.empty()) {
+            return false;
+        }
+        std::string_view s = k.get_string();
+        return s.size() > p.size() && s.compare(0, p.size(), p) == 0;
+    }
+
+    result<void> element(std::string_view raw_name, value v, int depth) {
+        ns_scope scope{ns_, ns_.size()};
+        std::string qn;
+        POLYCODEC_TRY(open_tag(v, raw_name, qn));
+        std::string_view name = qn;
+        if (v.kind() != kind::map) {
+            if (v.kind() == kind::null) {
+                out_.append("/>");
+                return {};
+            }
+            if (v.kind() == kind::array) {
+                // root=NAME around an array: one <item> per element.
+                out_.push_back('>');
+                for (value item : v.items()) {
+                    if (opt_.pretty) {
+                        indent(depth + 1);
+                    }
+                    POLYCODEC_TRY(member_item(item, depth + 1));
+                }
+                if (opt_.pretty && v.size() > 0) {
+                    indent(depth);
+                }
+            } else {
+                out_.push_back('>');
+                POLYCODEC_TRY(scalar(v, false));
+            }
+            out_.append("</");
+            out_.append(name);
+            out_.push_back('>');
+            return {};
+        }
+        // Attributes first, then text and children in their order.
+        bool children = false;
+        bool text = false;
+        std::vector<std::string_view>& seen = attr_names_;
+        std::size_t seen_base = seen.size();
+        for (auto [k, val] : v.entries()) {
+            if (is_attr_key(k)) {
+                std::string_view an = k.get_string().substr(opt_.xml.attr_prefix.size());
+                std::size_t mark = out_.size();
+                std::size_t ns_mark = ns_.size();
+                POLYCODEC_TRY(qualify(k, an, aqn_));
+                for (std::size_t i = seen_base; i < seen.size() && seen.size() - seen_base < 64;
+                     ++i) {
+                    if (seen[i] == an) {
+                        return fail(unrepresentable(k, "attribute " + std::string(an) +
+                                                           " appears twice"));
+                    }
+                }
+                seen.push_back(an);
+                out_.push_back(' ');
+                out_.append(aqn_);
+                out_.append("=\"");
+                auto r = scalar(val, true);
+                if (!r) {
+                    return fail(std::move(r.error()));
+                }
+                if (!*r) {
+                    out_.truncate(mark);  // with any declaration made for it
+                    ns_.resize(ns_mark);
+                    if (!allow_lossy(opt_, val, "xml_attribute_dropped",
+                                     "an attribute that is null or a container dropped")) {
+                        return fail(unrepresentable(val, "an attribute's value must be a scalar"));
+                    }
+                    continue;
+                }
+                out_.push_back('"');
+            } else if (k.kind() == kind::string && k.get_string() == opt_.xml.text_key) {
+                text = true;
+            } else {
+                children = true;
+            }
+        }
+        if (seen.size() - seen_base >= 64) {
+            // Many attributes: the pairwise check above stopped; sort to find duplicates.
+            std::vector<std::string_view> all(seen.begin() + static_cast<std::ptrdiff_t>(seen_base),
+                                              seen.end());
+            std::sort(all.begin(), all.end());
+            if (std::adjacent_find(all.begin(), all.end()) != all.end()) {
+                return fail(unrepresentable(v, "an attribute appears twice"));
+            }
+        }
+        seen.resize(seen_base);
+        if (!children && !text) {
+            out_.append("/>");
+            return {};
+        }
+        out_.push_back('>');
+        bool layout = opt_.pretty && children && !text;
+        for (auto [k, val] : v.entries()) {
+            if (is_attr_key(k)) {
+                continue;
+            }
+            if (k.kind() == kind::string && k.get_string() == opt_.xml.text_key) {
+                auto r = scalar(val, false);
+                if (!r) {
+                    return fail(std::move(r.error()));
+                }
+                if (!*r && val.kind() != kind::null) {
+                    return fail(unrepresentable(val, "an element's text must be a scalar"));
+                }
+                continue;
+            }
+            if (layout) {
+                indent(depth + 1);
+            }
+            POLYCODEC_TRY(member(k, val, depth + 1));
+        }
+        if (layout) {
+            indent(depth);
+        }
+        out_.append("</");
+        out_.append(name);
+        out_.push_back('>');
+        return {};
+    }
+
+    result<void> member_item(value item, int depth) {
+        if (item.kind() == kind::array) {
+            if (!allow_lossy(opt_, item, "xml_nested_array", "a nested array dropped")) {
+                return fail(unrepresentable(item, "an array inside an array has no XML form"));
+            }
+            return {};
+        }
+        return element("item", item, depth);
+    }
+
+    // ---- ordered (JsonML-style) ----
+
+    static bool is_string(value v, std::string_view s) {
+        return v.kind() == kind::string && v.get_string() == s;
+    }
+
+    result<void> node(value v, int depth) {
+        if (v.kind() != kind::array) {
+            if (v.kind() == kind::string) {
+                return escaped(v, v.get_string(), false);
+            }
+            auto r = scalar(v, false);
+            if (!r) {
+                return fail(std::move(r.error()));
+            }
+            if (!*r) {
+                return fail(unrepresentable(v, "ordered=true: a node is a string (text) or an "
+                                               "array [\"tag\", {attributes}, children...]"));
+            }
+            return {};
+        }
+        auto it = v.items().begin();
+        auto end = v.items().end();
+        if (it == end || (*it).kind() != kind::string) {
+            return fail(unrepresentable(v, "ordered=true: an element array starts with its name"));
+        }
+        std::string_view head = (*it).get_string();
+        ++it;
+        if (head == "#comment") {
+            if (it == end || (*it).kind() != kind::string) {
+                return fail(unrepresentable(v, "[\"#comment\", text] needs its text"));
+            }
+            std::string_view c = (*it).get_string();
+            if (c.find("--") != std::string_view::npos || (!c.empty() && c.back() == '-')) {
+                return fail(unrepresentable(*it, "a comment cannot contain \"--\" or end in '-'"));
+            }
+            out_.append("<!--");
+            out_.append(c);
+            out_.append("-->");
+            return {};
+        }
+        if (!head.empty() && head[0] == '?') {
+            std::string_view target = head.substr(1);
+            POLYCODEC_TRY(check_name(v, target));
+            if (target.size() == 3 && (target[0] | 0x20) == 'x' && (target[1] | 0x20) == 'm' &&
+                (target[2] | 0x20) == 'l') {
+                return fail(unrepresentable(v, "a processing instruction cannot be named xml"));
+            }
+            out_.append("<?");
+            out_.append(target);
+            if (it != end && (*it).kind() == kind::string && !(*it).get_string().empty()) {
+                std::string_view d = (*it).get_string();
+                if (d.find("?>") != std::string_view::npos) {
+                    return fail(unrepresentable(*it, "a processing instruction cannot contain ?>"));
+                }
+                out_.push_back(' ');
+                out_.append(d);
+            }
+            out_.append("?>");
+            return {};
+        }
+        ns_scope scope{ns_, ns_.size()};
+        std::string qn;
+        POLYCODEC_TRY(open_tag(v, head, qn));
+        if (it != end && (*it).kind() == kind::map) {
+            for (auto [k, val] : (*it).entries()) {
+                std::string_view an = key_text(k);
+                const std::string& p = opt_.xml.attr_prefix;
+                if (!p.empty() && an.substr(0, p.size()) == p) {
+                    an.remove_prefix(p.size());
+                }
+                POLYCODEC_TRY(qualify(k, an, aqn_));
+                out_.push_back(' ');
+                out_.append(aqn_);
+                out_.append("=\"");
+                auto r = scalar(val, true);
+                if (!r) {
+                    return fail(std::move(r.error()));
+                }
+                if (!*r) {
+                    return fail(unrepresentable(val, "an attribute's value must be a scalar"));
+                }
+                out_.push_back('"');
+            }
+            ++it;
+        }
+        if (it == end) {
+            out_.append("/>");
+            return {};
+        }
+        out_.push_back('>');
+        bool layout = opt_.pretty;
+        for (auto j = it; j != end; ++j) {
+            if ((*j).kind() != kind::array) {
+                layout = false;  // text children: white space would change them
+            }
+        }
+        for (; it != end; ++it) {
+            if (layout) {
+                indent(depth + 1);
+            }
+            POLYCODEC_TRY(node(*it, depth + 1));
+        }
+        if (layout) {
+            indent(depth);
+        }
+        out_.append("</");
+        out_.append(qn);
+        out_.push_back('>');
+        return {};
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+    std::string tmp_;
+    std::string key_;
+    std::vector<std::string_view> attr_names_;
+    std::string aqn_;
+    std::vector<std::pair<std::string, std::string>> ns_;  // uri, prefix in scope
+    int ns_counter_ = 0;
+};
+
+result<void> encode_xml(const document& doc, output_buffer& out, const encode_options& opt) {
+    xml_writer w(out, opt);
+    return w.run(doc.root());
+}
+
+}  // namespace
+
+const codec_functions xml_codec{decode_xml, encode_xml};
+
+}  // namespace polycodec::detail

@@ -1,0 +1,175 @@
+// Fast path vs ordinary reader (issue 15 item 1): the codecs with two readers — MessagePack and
+// BSON (a one-pass loop writing the tape through detail::tape_writer, then the ordinary reader
+// for whatever it refuses) — must give equal documents, or the same error code and offset, on
+// every input. JSON's simdjson paths vs its own reader: json_test.cpp
+// (JsonConformance.FastPathAgreesWithOwnReader, JsonTapeFastPath.*). ndjson has one reader.
+//
+// The ordinary reader alone: the codec's decode function called with a builder that already
+// has an array open (the fast paths only take an empty builder at depth 0), the result being
+// that array's one element. decode() tries the fast path first.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "formats/formats.hpp"
+#include "support/support.hpp"
+
+namespace polycodec {
+namespace {
+
+using test::dbg;
+using test::hex;
+
+struct outcome {
+    bool ok = false;
+    errc code = errc::ok;
+    std::size_t offset = 0;
+};
+
+// The ordinary reader only; `out` holds [the value] on success.
+outcome reader_only(const detail::codec_functions& codec, std::string_view in, document& out) {
+    builder b(out);
+    b.reset();
+    b.begin_array();
+    auto r = codec.decode(in, b, decode_options{});
+    if (!r) {
+        return {false, r.error().code, r.error().offset};
+    }
+    b.end_array();
+    return {true, errc::ok, 0};
+}
+
+struct agreement {
+    int inputs = 0;
+    int fast_ok = 0;  // decoded (the fast path takes almost all of these)
+    int errors = 0;
+};
+
+void check_agreement(format_id f, const detail::codec_functions& codec, std::string_view in,
+                     agreement& tally) {
+    ++tally.inputs;
+    document fast, own;
+    auto rf = decode(f, in, fast);
+    outcome ro = reader_only(codec, in, own);
+    ASSERT_EQ(static_cast<bool>(rf), ro.ok) << test::to_hex(in.substr(0, 64));
+    if (rf) {
+        ++tally.fast_ok;
+        ASSERT_EQ(own.root().size(), 1u);
+        EXPECT_TRUE(equal(fast.root(), *own.root().items().begin()))
+            << test::to_hex(in.substr(0, 64)) << "\n"
+            << dbg(fast).substr(0, 200);
+    } else {
+        ++tally.errors;
+        EXPECT_EQ(rf.error().code, ro.code) << test::to_hex(in.substr(0, 64));
+        EXPECT_EQ(rf.error().offset, ro.offset) << test::to_hex(in.substr(0, 64));
+    }
+}
+
+// Mutations of a valid input: byte changes, truncations, inserted bytes (xorshift, fixed seed).
+std::vector<std::string> mutations(const std::string& base, int n, std::uint64_t seed) {
+    std::vector<std::string> out;
+    std::uint64_t x = seed;
+    auto next = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    for (int i = 0; i < n; ++i) {
+        std::string m = base;
+        switch (next() % 4) {
+            case 0:
+                m[next() % m.size()] = static_cast<char>(next());
+                break;
+            case 1:
+                m.resize(next() % m.size());
+                break;
+            case 2:
+                m.insert(next() % m.size(), 1, static_cast<char>(next()));
+                break;
+            default:  // a few bytes changed near each other
+                for (std::size_t at = next() % m.size(), k = 0; k < 3 && at + k < m.size(); ++k) {
+                    m[at + k] = static_cast<char>(next());
+                }
+        }
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+// Small documents of every kind the fast paths take, nested, encoded by our encoder.
+std::vector<std::string> generated(format_id f) {
+    const char* docs[] = {
+        R"({"a":1})",
+        R"({"a":[1,2.5,"x",true,false,null],"b":{"c":{}},"d":[]})",
+        R"({"s":"h\u00e9llo \u65e5\u672c","long":"0123456789abcdef0123456789abcdef0123","n":-9223372036854775808,"u":9223372036854775807})",
+        R"({"k":[[[[[[[[[[1]]]]]]]]]]})",
+        R"({"x":1e300,"y":-0.0,"z":5e-324,"w":[{"a":{"b":[null]}}]})",
+    };
+    std::vector<std::string> out;
+    for (const char* json : docs) {
+        document d = test::must_decode(format_id::json, json);
+        out.push_back(test::must_encode(f, d));
+    }
+    return out;
+}
+
+void run_agreement(format_id f, const detail::codec_functions& codec,
+                   const std::vector<std::string>& valid) {
+    agreement tally;
+    for (const std::string& in : valid) {
+        check_agreement(f, codec, in, tally);
+        const int n = in.size() < 64 ? 20 : in.size() > 4096 ? 100 : 200;
+        for (const std::string& m : mutations(in, n, in.size() + 1)) {
+            check_agreement(f, codec, m, tally);
+        }
+    }
+    // Neither side is vacuous: both outcomes occur many times.
+    EXPECT_GE(tally.fast_ok, 100) << tally.inputs;
+    EXPECT_GE(tally.errors, 100) << tally.inputs;
+    std::printf("%s: %d inputs, %d decoded, %d errors\n", to_string(f).data(), tally.inputs,
+                tally.fast_ok, tally.errors);
+}
+
+TEST(FastPathAgreement, Msgpack) {
+    std::vector<std::string> valid = generated(format_id::msgpack);
+    for (const char* name : {"bench.msgpack", "records.msgpack"}) {
+        valid.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    // Container keys, timestamps, ext, bin, str8/16, the widths (hand-written).
+    for (const char* h : {"81 92 01 02 03", "81 81 a1 62 01 a1 78", "d6 ff 00 00 00 01",
+                          "d7 ff 00 00 00 04 00 00 00 01", "c7 03 05 61 62 63",
+                          "c4 03 00 01 02", "d9 03 61 62 63", "da 00 01 61",
+                          "93 cc ff cd ff ff ce ff ff ff ff",
+                          "92 cf ff ff ff ff ff ff ff ff d3 80 00 00 00 00 00 00 00",
+                          "92 ca 3f c0 00 00 cb 3f f8 00 00 00 00 00 00"}) {
+        valid.push_back(hex(h));
+    }
+    std::filesystem::path corpus = test::corpus_dir();
+    const char* suite_file = "msgpack/dist/msgpack-test-suite.json";
+    if (!corpus.empty() && std::filesystem::exists(corpus / suite_file)) {
+        document suite = test::must_decode(
+            format_id::json, test::read_file(corpus / suite_file));
+        for (auto [group, list] : suite.root().entries()) {
+            for (value c : list.items()) {
+                for (value form : c.find("msgpack").items()) {
+                    valid.push_back(hex(form.get_string()));
+                }
+            }
+        }
+    }
+    run_agreement(format_id::msgpack, detail::msgpack_codec, valid);
+}
+
+TEST(FastPathAgreement, Bson) {
+    std::vector<std::string> valid = generated(format_id::bson);
+    for (const char* name : {"bench.bson", "records.bson"}) {
+        valid.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    run_agreement(format_id::bson, detail::bson_codec, valid);
+}
+
+}  // namespace
+}  // namespace polycodec
