@@ -55,6 +55,13 @@ class ExternalPeersSmoke(unittest.TestCase):
                 if r["format"] == fmt and r["library"].startswith(lib):
                     seen.add((fmt, lib, r["op"]))
         self.assertEqual(seen, {(f, l, op) for f, l in want for op in ("encode", "decode")})
+        # xmltodict_peer.py (decode only) when python3-xmltodict is installed
+        try:
+            import xmltodict  # noqa: F401
+        except ImportError:
+            return
+        self.assertTrue([r for r in rows if r["format"] == "xml" and r["op"] == "decode"
+                         and r["library"].startswith("xmltodict.parse")], p.stdout)
 
 
 if __name__ == "__main__":
