@@ -37,7 +37,7 @@ install(FILES ${PROJECT_BINARY_DIR}/polycodec-config.cmake
 if(POLYCODEC_SHARED)
     set(POLYCODEC_PC_REQUIRES_PRIVATE "")
 else()
-    set(POLYCODEC_PC_REQUIRES_PRIVATE "simdjson expat")
+    set(POLYCODEC_PC_REQUIRES_PRIVATE "simdjson expat zlib libzstd snappy")
 endif()
 file(RELATIVE_PATH POLYCODEC_PC_PREFIX_FROM_PCDIR
      /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)

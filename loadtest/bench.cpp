@@ -17,6 +17,7 @@
 #include "alloc_counter.hpp"
 #include "dataset.hpp"
 #include "measure.hpp"
+#include "polycodec/formats/avro.hpp"
 #include "polycodec/formats/postcard.hpp"
 #include "polycodec/polycodec.hpp"
 #include "polycodec/stream.hpp"
@@ -340,14 +341,21 @@ int bench_file(const std::string& path, const options& opt) {
             eo.xml.root = dopt.xml.root = "bench";
         }
         if (f.caps.needs_schema) {
-            // postcard: the data file's schema, fixtures/schemas/<stem>.json, when it exists.
+            // postcard: the data file's schema, fixtures/schemas/<stem>.json, when it exists;
+            // avro: <stem>.avsc (the records of an Object Container File).
             auto stem = path.substr(path.find_last_of('/') + 1);
             stem = stem.substr(0, stem.find('.'));
             bool schema_ok = false;
+            bool is_avro = f.id == format_id::avro;
             std::string text =
-                read_file(fixtures_dir() + "/schemas/" + stem + ".json",
+                read_file(fixtures_dir() + "/schemas/" + stem + (is_avro ? ".avsc" : ".json"),
                           schema_ok);
-            if (schema_ok) {
+            if (schema_ok && is_avro) {
+                auto parsed = avro::parse_schema(text);
+                if (parsed) {
+                    eo.avro_schema = dopt.avro_schema = *parsed;
+                }
+            } else if (schema_ok) {
                 auto parsed = postcard::parse_schema(text);
                 if (parsed) {
                     eo.schema = dopt.schema = *parsed;

@@ -14,12 +14,13 @@ build_pkgs=(
     libexpected-dev libsimdjson-dev libyaml-dev libtomlplusplus-dev libexpat1-dev
     libboost-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libssl-dev
     libgtest-dev libgmock-dev
-    libisal-dev libbrotli-dev libzstd-dev
+    libisal-dev libbrotli-dev libzstd-dev zlib1g-dev libsnappy-dev
     rapidjson-dev nlohmann-json3-dev libmsgpack-cxx-dev libcbor-dev libbson-dev libyaml-cpp-dev
     libfyaml-dev  # the YAML decoder's test oracle (tests/codec/yaml_oracle_test.cpp, fuzz_diff_yaml)
 )
 test_pkgs=(
-    python3 python3-yaml python3-msgpack python3-cbor2 python3-xmltodict curl prometheus openssl
+    python3 python3-yaml python3-msgpack python3-cbor2 python3-xmltodict python3-avro
+    python3-zstandard python3-snappy curl prometheus openssl
     libfyaml-utils  # fy-tool, libfyaml's command line (YAML oracle by hand)
     zstd brotli
     guile-3.0

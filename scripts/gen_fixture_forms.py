@@ -2,7 +2,8 @@
 """Writes each JSON fixture in every format that carries it without loss:
 fixtures/records.<ext> and fixtures/bench.<ext>, using the polycodec binary (argument or
 build/dev/server/polycodec). TOML, BSON and XML carry {"records": [...]} (DESIGN section 8; XML inside <bench>);
-postcard uses fixtures/schemas/<name>.json. tests/codec/fixtures_test.cpp checks that the
+postcard uses fixtures/schemas/<name>.json, avro (a container of the records)
+fixtures/schemas/<name>.avsc. tests/codec/fixtures_test.cpp checks that the
 committed forms still decode to the JSON fixture's values.
 
     python3 scripts/gen_fixture_forms.py [path/to/polycodec]
@@ -19,9 +20,9 @@ FIX = os.path.join(ROOT, "fixtures")
 # bools: not bencode; nested values: not CSV).
 FORMS = {
     "records": ["json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "bson",
-                "postcard", "ndjson", "edn", "ubjson", "smile"],
+                "postcard", "ndjson", "edn", "ubjson", "smile", "avro"],
     "bench": ["json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "bson",
-              "toml", "postcard", "ndjson", "edn", "ubjson", "smile", "xml"],
+              "toml", "postcard", "ndjson", "edn", "ubjson", "smile", "xml", "avro"],
 }
 WRAPPED = {"bson", "toml", "xml"}
 
@@ -55,6 +56,8 @@ def main():
                 # {"records": [...]} in a root element named after the fixture; it reads back
                 # with xml;root=NAME;infer=true (docs/formats/xml.md).
                 args[-1] = "xml;root=%s;pretty=true" % name
+            elif fmt == "avro":
+                args += ["--schema", os.path.join(FIX, "schemas", name + ".avsc")]
             out = os.path.join(FIX, name + ext[fmt])
             p = subprocess.run(args, input=wrapped if fmt in WRAPPED else data,
                                capture_output=True)

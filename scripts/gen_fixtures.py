@@ -125,6 +125,46 @@ def write_properties(name, value):
         f.write(text)
 
 
+# Avro schemas of the record fixtures (fixtures/schemas/NAME.avsc, beside the postcard
+# schemas NAME.json): the record of one element; a container's records are the array's.
+RECORDS_AVSC = {
+    "type": "record", "name": "Record", "namespace": "polycodec.fixtures",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "big", "type": "long"},
+        {"name": "score", "type": "double"},
+        {"name": "ratio", "type": "double"},
+        {"name": "active", "type": "boolean"},
+        {"name": "name", "type": "string"},
+        {"name": "city", "type": "string"},
+        {"name": "nested", "type": {"type": "record", "name": "Nested", "fields": [
+            {"name": "x", "type": "long"}, {"name": "y", "type": "double"},
+            {"name": "label", "type": "string"}]}},
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "created", "type": "string"},
+        {"name": "note", "type": ["null", "string"]},
+    ],
+}
+BENCH_AVSC = {
+    "type": "record", "name": "BenchRecord", "namespace": "polycodec.fixtures",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "active", "type": "boolean"},
+        {"name": "score", "type": "double"},
+        {"name": "name", "type": "string"},
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "samples", "type": {"type": "array", "items": "long"}},
+    ],
+}
+
+
+def write_schema(name, value):
+    text = json.dumps(value, indent=2) + "\n"
+    os.makedirs(os.path.join(OUT, "schemas"), exist_ok=True)
+    with open(os.path.join(OUT, "schemas", name), "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
 def write(name, value):
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     with open(os.path.join(OUT, name), "w", encoding="utf-8", newline="\n") as f:
@@ -143,6 +183,8 @@ def main():
     for name, fmt in (("bench.plist", plistlib.FMT_XML), ("bench-binary.plist", plistlib.FMT_BINARY)):
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(plistlib.dumps(bench(), fmt=fmt, sort_keys=False))
+    write_schema("records.avsc", RECORDS_AVSC)
+    write_schema("bench.avsc", BENCH_AVSC)
     return 0
 
 

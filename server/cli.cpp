@@ -297,6 +297,7 @@ int run_convert(int argc, char** argv) {
     std::string from_spec;
     std::string to_spec;
     std::string schema_file;
+    std::string reader_schema_file;
     std::vector<std::string> positional;
     std::size_t max_record = default_max_record;
     // Flags: --max-record here, every other one a row of the option table.
@@ -365,6 +366,8 @@ int run_convert(int argc, char** argv) {
                 to_spec = value;
             } else if (o->name == "schema") {
                 schema_file = value;
+            } else if (o->name == "reader_schema") {
+                reader_schema_file = value;
             } else if (auto r = apply_option(table_name, is_switch && !has_value ? "true" : value,
                                              opt);
                        !r) {
@@ -411,6 +414,12 @@ int run_convert(int argc, char** argv) {
     }
     if (!schema_file.empty()) {
         auto s = load_schema_file(schema_file, opt);
+        if (!s) {
+            return usage_error(s.error().message);
+        }
+    }
+    if (!reader_schema_file.empty()) {
+        auto s = load_reader_schema_file(reader_schema_file, opt);
         if (!s) {
             return usage_error(s.error().message);
         }

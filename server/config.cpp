@@ -249,7 +249,7 @@ const char* serve_usage() {
            "                          stream mode the longest wait for more body bytes\n"
            "  --idle-timeout D        keep-alive idle time before closing (60s)\n"
            "  --grace D               drain period on SIGTERM/SIGINT (10s)\n"
-           "  --schema-dir DIR        postcard schemas, NAME.json each\n"
+           "  --schema-dir DIR        schemas: NAME.json postcard, NAME.avsc avro\n"
            "  --log-level LEVEL       trace|debug|info|warn|error|off (info)\n"
            "  --log-format FMT        text|json (text)\n"
            "  --tls-cert FILE         PEM certificate chain: HTTPS on the HTTP port and TLS on\n"

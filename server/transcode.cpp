@@ -44,13 +44,23 @@ std::size_t document_budget(std::size_t input_size) noexcept {
 
 result<void> prepare_options(const service& svc, transcode_options& opt, std::size_t input_size) {
     opt.decode.limits.max_bytes = document_budget(input_size);
-    if (!opt.decode.schema_name.empty() && !opt.decode.schema) {
+    if (!opt.decode.schema_name.empty() && !opt.decode.schema && !opt.decode.avro_schema) {
         auto it = svc.schemas.find(opt.decode.schema_name);
         if (it == svc.schemas.end()) {
             return fail(make_error(errc::invalid_option,
                                    "unknown schema \"" + opt.decode.schema_name + "\""));
         }
-        opt.decode.schema = opt.encode.schema = it->second;
+        opt.decode.schema = opt.encode.schema = it->second.postcard;
+        opt.decode.avro_schema = opt.encode.avro_schema = it->second.avro;
+    }
+    if (!opt.decode.reader_schema_name.empty() && !opt.decode.avro_reader_schema) {
+        auto it = svc.schemas.find(opt.decode.reader_schema_name);
+        if (it == svc.schemas.end() || !it->second.avro) {
+            return fail(make_error(errc::invalid_option, "unknown avro schema \"" +
+                                                             opt.decode.reader_schema_name +
+                                                             "\" for reader_schema="));
+        }
+        opt.decode.avro_reader_schema = it->second.avro;
     }
     return {};
 }

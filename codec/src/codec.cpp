@@ -19,13 +19,13 @@ const detail::codec_functions* const codecs[format_count] = {
     &detail::postcard_codec, &detail::csv_codec,    &detail::ndjson_codec,
     &detail::urlform_codec, &detail::ini_codec,     &detail::edn_codec,
     &detail::ubjson_codec,  &detail::smile_codec,   &detail::dotenv_codec,
-    nullptr /* 22 protobuf */, nullptr /* 23 avro */, &detail::xml_codec,
+    nullptr /* 22 protobuf */, &detail::avro_codec, &detail::xml_codec,
     &detail::plist_codec,   &detail::properties_codec,
 };
 
 const detail::codec_functions* codec_of(format_id f) noexcept {
     auto n = static_cast<std::size_t>(f);
-    if (n == 0 || n > format_count) {
+    if (n == 0 || n > format_count || codecs[n - 1] == nullptr) {
         return nullptr;
     }
     return codecs[n - 1];

@@ -56,6 +56,8 @@ constexpr sv smile_types[] = {"application/x-jackson-smile"};
 constexpr sv smile_ext[] = {".sml"};
 constexpr sv dotenv_types[] = {"text/x-dotenv", "application/x-env"};
 constexpr sv dotenv_ext[] = {".env"};
+constexpr sv avro_types[] = {"application/avro", "avro/binary", "application/vnd.apache.avro+binary"};
+constexpr sv avro_ext[] = {".avro"};
 constexpr sv xml_types[] = {"application/xml", "text/xml"};
 constexpr sv xml_ext[] = {".xml"};
 constexpr sv plist_types[] = {"application/x-plist", "application/x-bplist"};
@@ -101,6 +103,8 @@ constexpr format_info table[] = {
      {false, true, true, true, true, false, false, false, false}},
     {format_id::dotenv, "dotenv", dotenv_types, dotenv_ext,
      {true, false, false, false, false, false, true, false, false}},
+    {format_id::avro, "avro", avro_types, avro_ext,
+     {false, true, true, true, true, false, false, false, true}},
     {format_id::xml, "xml", xml_types, xml_ext,
      {true, true, false, false, false, false, false, false, false}},
     // XML or binary (bplist00): not a text format as a whole, the XML reader adds line and

@@ -167,6 +167,10 @@ constexpr format_id csv_only[] = {format_id::csv};
 constexpr format_id csv_properties[] = {format_id::csv, format_id::properties};
 constexpr format_id yaml_only[] = {format_id::yaml};
 constexpr format_id postcard_only[] = {format_id::postcard};
+constexpr format_id schema_formats[] = {format_id::postcard, format_id::avro};
+constexpr format_id avro_only[] = {format_id::avro};
+constexpr std::string_view framing_values[] = {"none", "single_object", "confluent"};
+constexpr std::string_view avro_codec_values[] = {"null", "deflate", "zstandard", "snappy"};
 constexpr format_id seq_formats[] = {format_id::json, format_id::cbor, format_id::msgpack};
 constexpr format_id extjson_formats[] = {format_id::json, format_id::json5, format_id::hjson,
                                          format_id::yaml, format_id::ndjson};
@@ -332,8 +336,8 @@ constexpr option_info option_rows[] = {
      [](std::string_view v, transcode_options& o) {
          return set_flag("binary", v, o.encode.plist_binary);
      }},
-    {"schema", option_kind::name, {}, "", postcard_only,
-     "the postcard schema to read or write with, by name (a file of --schema-dir)",
+    {"schema", option_kind::name, {}, "", schema_formats,
+     "the postcard or avro schema to read or write with, by name (a file of --schema-dir)",
      [](std::string_view v, transcode_options& o) -> result<void> {
          o.decode.schema_name = o.encode.schema_name = std::string(v);
          return {};
@@ -393,6 +397,73 @@ constexpr option_info option_rows[] = {
      [](std::string_view v, transcode_options& o) -> result<void> {
          o.decode.xml.root = o.encode.xml.root = std::string(v);
          return {};
+     }},
+    {"type", option_kind::name, {}, "", avro_only,
+     "the named type of the schema to use (avro: a record's full or short name)",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         o.decode.type_name = o.encode.type_name = std::string(v);
+         return {};
+     }},
+    {"reader_schema", option_kind::name, {}, "", avro_only,
+     "avro: resolve the writer's schema to this reader's schema (a file of --schema-dir)",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         o.decode.reader_schema_name = std::string(v);
+         return {};
+     }},
+    {"container", option_kind::boolean, bool_values, "true", avro_only,
+     "avro: an Object Container File (true) or a bare datum that needs schema= (false)",
+     [](std::string_view v, transcode_options& o) {
+         return set_flags("container", v, o.decode.avro_container, o.encode.avro_container);
+     }},
+    {"framing", option_kind::choice, framing_values, "none", avro_only,
+     "avro: a bare datum framed by single-object encoding (C3 01 + fingerprint) or Confluent's "
+     "wire format (00 + schema id)",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         avro_framing f;
+         if (iequals(v, "none")) {
+             f = avro_framing::none;
+         } else if (iequals(v, "single_object") || iequals(v, "single-object")) {
+             f = avro_framing::single_object;
+         } else if (iequals(v, "confluent")) {
+             f = avro_framing::confluent;
+         } else {
+             return fail(make_error(errc::invalid_option,
+                                    "framing=" + std::string(v) +
+                                        ": expected none, single_object or confluent"));
+         }
+         o.decode.framing = o.encode.framing = f;
+         return {};
+     }},
+    {"schema_id", option_kind::name, {}, "0", avro_only,
+     "avro framing=confluent: the schema id to write (and to expect on input when not 0)",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         std::uint32_t id = 0;
+         auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), id);
+         if (ec != std::errc() || end != v.data() + v.size()) {
+             return fail(make_error(errc::invalid_option,
+                                    "schema_id=" + std::string(v) +
+                                        ": expected an unsigned 32-bit integer"));
+         }
+         o.decode.avro_schema_id = o.encode.avro_schema_id = id;
+         return {};
+     }},
+    {"avro_json", option_kind::boolean, bool_values, "false", avro_only,
+     "avro: the Avro JSON encoding (unions as {\"type\": value}) instead of binary",
+     [](std::string_view v, transcode_options& o) {
+         return set_flags("avro_json", v, o.decode.avro_json, o.encode.avro_json);
+     }},
+    {"codec", option_kind::choice, avro_codec_values, "null", avro_only,
+     "avro: the compression of container blocks on output",
+     [](std::string_view v, transcode_options& o) -> result<void> {
+         for (std::string_view c : avro_codec_values) {
+             if (iequals(v, c)) {
+                 o.encode.avro_codec = std::string(c);
+                 return {};
+             }
+         }
+         return fail(make_error(errc::invalid_option,
+                                "codec=" + std::string(v) +
+                                    ": expected null, deflate, zstandard or snappy"));
      }},
     {"charset", option_kind::choice, charset_values, "utf-8", {},
      "the character set of a text format; only UTF-8 is supported",
@@ -486,6 +557,10 @@ result<const format_info*> resolve_format_spec(std::string_view spec, transcode_
         }
         if (f != nullptr && m->essence() == "application/x-bplist") {
             opt.encode.plist_binary = true;  // the binary plist's own media type
+        }
+        if (f != nullptr && (m->essence() == "avro/binary" ||
+                             m->essence() == "application/vnd.apache.avro+binary")) {
+            opt.decode.avro_container = opt.encode.avro_container = false;
         }
     } else {
         f = find_format_by_name(head);
@@ -618,6 +693,10 @@ negotiation negotiate(std::string_view accept, const format_info& fallback,
                         // The plist form follows the media type asked for.
                         f_params.emplace_back("binary",
                                               mt == "application/x-bplist" ? "true" : "false");
+                    }
+                    // avro/binary names avro's bare datum (DESIGN section 14).
+                    if (spec >= 2 && f.id == format_id::avro && mt != f.media_types.front()) {
+                        f_params.emplace_back("container", "false");
                     }
                 }
             }

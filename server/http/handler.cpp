@@ -61,6 +61,10 @@ std::string content_type_of(const format_info& f, const transcode_options& opt) 
     if (f.id == format_id::plist && opt.encode.plist_binary) {
         t = "application/x-bplist";
     }
+    if (f.id == format_id::avro && (!opt.encode.avro_container || opt.encode.avro_json ||
+                                    opt.encode.framing != avro_framing::none)) {
+        t = opt.encode.avro_json ? "application/json" : "avro/binary";
+    }
     if (f.caps.text) {
         t += "; charset=utf-8";
     }
@@ -260,6 +264,35 @@ void add_strings(builder& b, std::span<const std::string_view> items) {
     b.end_array();
 }
 
+// GET /schemas: [{"name": ..., "kind": "avro", "types": [...]}] as JSON.
+void handle_schemas(service& svc, response& res) {
+    worker_state& w = this_worker();
+    builder b(w.doc);
+    b.reset();
+    b.begin_array();
+    for (const schema_listing& s : list_schemas(svc.schemas)) {
+        b.begin_map();
+        b.add_string("name");
+        b.add_string(s.name);
+        b.add_string("kind");
+        b.add_string(s.kind);
+        b.add_string("types");
+        b.begin_array();
+        for (const std::string& t : s.types) {
+            b.add_string(t);
+        }
+        b.end_array();
+        b.end_map();
+    }
+    b.end_array();
+    w.out.clear();
+    encode_options eo;
+    (void)encode(format_id::json, w.doc, w.out, eo);
+    res.status = 200;
+    res.content_type = "application/json";
+    res.body.assign(w.out.data(), w.out.size());
+}
+
 void handle_formats(service& svc, const request& req, response& res) {
     (void)svc;
     res.headers.emplace_back("Vary", "Accept");
@@ -348,6 +381,7 @@ constexpr route_info route_rows[] = {
     {route::healthz, "/healthz", "GET", "liveness"},
     {route::readyz, "/readyz", "GET", "readiness: 503 while draining"},
     {route::openapi, "/openapi.json", "GET", "this OpenAPI 3.1 document"},
+    {route::schemas, "/schemas", "GET", "the schemas of --schema-dir: name, kind, types"},
 };
 
 }  // namespace
@@ -503,6 +537,9 @@ void handle(service& svc, const request& req, response& res) {
                 break;
             case route::formats:
                 handle_formats(svc, req, res);
+                break;
+            case route::schemas:
+                handle_schemas(svc, res);
                 break;
             case route::metrics:
                 svc.stats.set_memory_reserved(svc.budget.reserved());

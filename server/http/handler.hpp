@@ -50,6 +50,7 @@ enum class route : std::uint8_t {
     healthz,
     readyz,
     openapi,
+    schemas,
 };
 
 /// One row of the route table: the router, the Allow header, the 404 hint and /openapi.json

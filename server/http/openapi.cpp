@@ -502,6 +502,24 @@ void simple_operation(writer& w, route id) {
                                    "draining after SIGTERM (draining), or over "
                                    "--max-connections (over_capacity)"}});
             break;
+        case route::schemas:
+            w.key("200");
+            w.begin();
+            w.kv("description", "the schemas of --schema-dir: name, kind (postcard, avro) and "
+                                "the named types each defines");
+            w.key("content");
+            w.begin();
+            w.key("application/json");
+            w.begin();
+            w.key("schema");
+            w.begin();
+            w.kv("type", "array");
+            w.end();
+            w.end();
+            w.end();
+            w.end();
+            problem_responses(w, {});
+            break;
         case route::openapi:
             w.key("200");
             w.begin();

@@ -27,6 +27,7 @@ class FormatsCommand(unittest.TestCase):
         self.assertIn("plist", names)
         self.assertIn("properties", names)
         self.assertIn("xml", names)
+        self.assertIn("avro", names)
         self.assertIn("application/vnd.msgpack", out.decode())
 
     def test_version(self):

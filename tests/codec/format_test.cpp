@@ -34,6 +34,7 @@ TEST(Format, TableIsInIdOrderWithTheDesignNames) {
         EXPECT_NE(find_format_by_number(static_cast<std::uint8_t>(id)), nullptr) << id;
     }
     EXPECT_EQ(static_cast<std::size_t>(all.back().id), format_count);
+    EXPECT_EQ(find_format(format_id::avro)->name, "avro");
 }
 
 TEST(Format, MediaTypesAndExtensionsAreUnique) {

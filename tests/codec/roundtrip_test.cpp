@@ -109,8 +109,9 @@ TEST(RoundTrip, EveryImplementedFormatKeepsValues) {
             s.fn(b);
             output_buffer out;
             auto w = encode(f.id, in, out);
-            if (!w && w.error().code == errc::unrepresentable) {
-                continue;
+            if (!w && (w.error().code == errc::unrepresentable ||
+                       w.error().code == errc::schema_required)) {
+                continue;  // (avro writes only with a schema: avro_test.cpp)
             }
             ASSERT_TRUE(w) << f.name << "/" << s.name << ": " << describe(w.error());
             document back;

@@ -41,7 +41,9 @@ def formats():
 
 
 # Formats that write a container key as one (their own syntax holds any value as a key).
-HOLDS = {"cbor", "msgpack", "pickle", "ron", "sexpr", "edn"}
+HOLDS = {"cbor", "msgpack", "pickle", "ron", "sexpr", "edn", "yaml"}
+# XML: an element name cannot be "[1,2]" (nor its text), lossy or not; root=r names the root.
+NAME_ONLY = {"xml"}
 # Formats whose root must be a list of records.
 LIST_ROOT = {"csv", "ndjson"}
 
@@ -59,6 +61,12 @@ class ContainerKeyTable(unittest.TestCase):
                 rc, out, err = convert(fmt, data)
                 if fmt in HOLDS:
                     self.assertEqual(rc, 0, err)
+                    continue
+                if fmt in NAME_ONLY:
+                    for extra in ([], ["--lossy"]):
+                        rc, out, err = convert(fmt, data, "--root", "r", *extra)
+                        self.assertNotEqual(rc, 0, "%s wrote %r" % (fmt, out))
+                        self.assertIn("at %s: this map key is not an XML name" % path, err)
                     continue
                 self.assertNotEqual(rc, 0, "%s wrote %r" % (fmt, out))
                 self.assertIn("at %s:" % path, err)
@@ -106,6 +114,16 @@ class ContainerKeyTable(unittest.TestCase):
         rc, out, err = convert("json", MAP_KEY, "--lossy")
         self.assertEqual(rc, 0, err)
         self.assertEqual(json.loads(out), {'{"b":1}': "x"})
+
+
+class Yaml(unittest.TestCase):
+    def test_array_key_round_trips_as_an_explicit_key(self):
+        rc, out, err = convert("yaml", ARRAY_KEY)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, b"a: 1\n? - 1\n  - 2\n: x\n")  # YAML 1.2 section 6.9.1's "? "
+        rc, back, err = common.convert(["--from", "yaml", "--to", "cbor"], out, check=False)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(back, ARRAY_KEY)
 
 
 class Pickle(unittest.TestCase):

@@ -7,11 +7,13 @@ import sys
 import math
 import socket
 import struct
+import subprocess
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server_common import (Server, all_formats, curl, fixture, implemented_formats,
-                           schema_dir)
+                           polycodec_bin, schema_dir)
 
 
 def strict_equal(a, b, path=""):
@@ -375,6 +377,45 @@ class HttpTest(unittest.TestCase):
         self.assertEqual(r.body, b"")
         self.assertProblem(self.post("/validate", b"[1,2"), 400, "unexpected_eof")
 
+    def test_schemas_lists_the_schema_dir(self):
+        r = curl(self.server.base + "/schemas")
+        self.assertEqual(r.status, 200, r)
+        rows = {(x["name"], x["kind"]): x["types"] for x in r.json()}
+        self.assertEqual(rows[("records", "avro")],
+                         ["polycodec.fixtures.Record", "polycodec.fixtures.Nested"])
+        self.assertEqual(rows[("records", "postcard")], [])
+        self.assertIn(("bench", "avro"), rows)
+
+    def test_avro_through_http(self):
+        # The SERVICE.md example: JSON records -> an Object Container File -> YAML.
+        ocf = self.post("/transcode?schema=records&codec=deflate", self.records_bytes,
+                        accept="application/avro")
+        self.assertEqual(ocf.status, 200, ocf)
+        self.assertEqual(ocf.body[:4], b"Obj\x01")
+        back = self.post("/transcode", ocf.body, content_type="application/avro",
+                         accept="application/json")
+        self.assertEqual(json.loads(back.body), self.records)
+        one = self.post("/transcode?schema=records", json.dumps(self.records[0]).encode(),
+                        accept="avro/binary")
+        self.assertEqual(one.status, 200, one)
+        bad = self.post("/transcode?schema=records", one.body[:-3], content_type="avro/binary")
+        self.assertProblem(bad, 400, "size_exceeded")  # a string length beyond the input
+        self.assertIn("offset", bad.json())
+        self.assertProblem(self.post("/transcode", one.body, content_type="avro/binary"), 415)
+
+    def test_bad_avro_schema_stops_startup_naming_file_and_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "bad.avsc"), "w") as f:
+                f.write('{"type": "record", "name": "R",\n "fields": [\n'
+                        '  {"name": "a", "type": "Nope"}]}')
+            p = subprocess.run([polycodec_bin(), "serve", "--host", "127.0.0.1", "--http-port", "0",
+                                "--tcp-port", "0", "--schema-dir", d],
+                               capture_output=True, timeout=30)
+            self.assertNotEqual(p.returncode, 0)
+            err = p.stderr.decode()
+            self.assertIn("bad.avsc:3", err)
+            self.assertIn("unknown type", err)
+
     def test_formats_metrics_health(self):
         r = curl(self.server.base + "/formats")
         self.assertEqual(r.status, 200)
@@ -391,6 +432,7 @@ class HttpTest(unittest.TestCase):
         self.assertIn("plist", names)
         self.assertIn("properties", names)
         self.assertIn("xml", names)
+        self.assertIn("avro", names)
         for fid, name, mt, caps in self.formats:
             r = curl(self.server.base + "/formats", headers=["Accept: " + mt])
             self.assertIn(r.status, (200, 422) + ((406,) if caps["needs_schema"] else ()),

@@ -33,6 +33,7 @@ enum class format_id : std::uint8_t {
     ubjson = 19,
     smile = 20,
     dotenv = 21,
+    avro = 23,
     xml = 24,
     plist = 25,
     properties = 26,
@@ -52,7 +53,7 @@ struct format_caps {
     bool any_keys = false;        ///< map keys may be non-strings
     bool map_root_only = false;   ///< the document root must be a map (TOML, BSON)
     bool tabular = false;         ///< only tables of rows (CSV)
-    bool needs_schema = false;    ///< decoding needs a schema (postcard)
+    bool needs_schema = false;    ///< decoding needs a schema (postcard, avro)
 };
 
 /// One row of the format table.

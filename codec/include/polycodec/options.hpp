@@ -15,6 +15,16 @@ namespace polycodec {
 namespace postcard {
 struct schema;  // formats/postcard.hpp
 }
+namespace avro {
+struct schema;  // formats/avro.hpp
+}
+
+/// avro framing= of a bare datum (docs/formats/avro.md).
+enum class avro_framing : std::uint8_t {
+    none = 0,           ///< the datum alone
+    single_object = 1,  ///< C3 01, the schema's CRC-64-AVRO fingerprint (8 bytes LE), datum
+    confluent = 2,      ///< 00, the schema id (4 bytes BE), datum
+};
 
 /// One fallback an encoder took under lossy=allow, e.g. {"/a/0", "nan_to_null"}.
 struct lossy_event {
@@ -53,6 +63,24 @@ struct common_options {
     /// postcard: the schema chosen by schema=NAME, resolved by the caller.
     std::shared_ptr<const postcard::schema> schema;
     std::string schema_name;  ///< as given, for messages
+    /// avro: the schema chosen by schema=NAME (a NAME.avsc of --schema-dir), resolved by the
+    /// caller; the writer's schema of a bare datum, the schema to embed in a container.
+    std::shared_ptr<const avro::schema> avro_schema;
+    /// type=: the record (avro) or message (protobuf) of the schema to use.
+    std::string type_name;
+    /// avro reader_schema=NAME: decode resolves the writer's schema to this one.
+    std::shared_ptr<const avro::schema> avro_reader_schema;
+    std::string reader_schema_name;  ///< as given, for messages
+    /// avro container=false (or avro/binary): a bare datum instead of an Object Container File.
+    bool avro_container = true;
+    /// avro framing= of a bare datum; any framing implies container=false.
+    avro_framing framing = avro_framing::none;
+    /// avro schema_id=N: the id written after the Confluent magic byte.
+    std::uint32_t avro_schema_id = 0;
+    /// avro_json=true: the Avro JSON encoding instead of the binary one.
+    bool avro_json = false;
+    /// avro codec=null|deflate|zstandard|snappy: how container blocks are compressed on output.
+    std::string avro_codec;
     /// Stream mode's record framing (DESIGN section 12): json as RFC 7464 json-seq, cbor as an
     /// RFC 8742 CBOR sequence, msgpack as concatenated values, instead of a top-level array.
     /// Set by seq=true or the media types application/json-seq and application/cbor-seq.

@@ -59,6 +59,7 @@ extern const codec_functions edn_codec;
 extern const codec_functions ubjson_codec;
 extern const codec_functions smile_codec;
 extern const codec_functions dotenv_codec;
+extern const codec_functions avro_codec;
 extern const codec_functions xml_codec;
 extern const codec_functions properties_codec;
 extern const codec_functions plist_codec;
