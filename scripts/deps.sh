@@ -3,6 +3,8 @@
 # npm reference implementations of the differential tests. Says what it installs.
 #   scripts/deps.sh           build + test dependencies
 #   scripts/deps.sh --build   build dependencies only
+#   scripts/deps.sh --external  also the peers of loadtest/external/run (Jackson's CBOR
+#                               module and databind, Debian's Rust serde crates; not tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,10 +29,20 @@ test_pkgs=(
     openjdk-17-jdk-headless libjackson2-dataformat-smile
     python3-protobuf protobuf-compiler  # test_protobuf.py: libprotobuf as the reference
 )
+# loadtest/external/run only (not the test command).
+external_pkgs=(
+    openjdk-17-jdk-headless libjackson2-dataformat-smile libjackson2-dataformat-cbor
+    libjackson2-databind-java
+    cargo librust-serde-json-dev librust-rmp-serde-dev librust-serde-cbor-dev librust-csv-dev
+    librust-ron-dev librust-toml-dev librust-serde-yaml-dev
+)
 
 want=("${build_pkgs[@]}")
 if [[ "${1:-}" != "--build" ]]; then
     want+=("${test_pkgs[@]}")
+fi
+if [[ "${1:-}" == "--external" ]]; then
+    want+=("${external_pkgs[@]}")
 fi
 
 # Node.js may come from Debian (nodejs + npm) or another build that bundles npm.
