@@ -7,8 +7,34 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "support/yaml_oracle.hpp"
+
+namespace {
+
+// libfyaml's third documented bug (docs/formats/yaml.md): in a folded scalar it drops the line
+// break before a more-indented line that follows an empty line. A disagreement on an input
+// that holds both a '>' and an empty line followed by an indented one is not reported; every
+// other input is still compared.
+bool may_hit_folded_break_bug(std::string_view text) {
+    if (text.find('>') == std::string_view::npos) {
+        return false;
+    }
+    for (std::size_t at = text.find("\n\n"); at != std::string_view::npos;
+         at = text.find("\n\n", at + 1)) {
+        std::size_t next = at + 2;
+        while (next < text.size() && text[next] == '\n') {
+            ++next;
+        }
+        if (next < text.size() && (text[next] == ' ' || text[next] == '\t')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size > 4096) {
@@ -36,6 +62,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         polycodec::test::yaml_oracle::oracle o;
         o.tolerate_split_pairs = true;  // libfyaml's documented bug (docs/formats/yaml.md)
         if (!o.match(doc, fy_document_root(fy.docs[i]), "doc" + std::to_string(i))) {
+            if (may_hit_folded_break_bug(text)) {
+                return 0;
+            }
             std::fprintf(stderr, "value disagreement: %s\nours: %s\n", o.why.c_str(),
                          polycodec::to_debug_string(d.root()).c_str());
             std::abort();
