@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "polycodec/polycodec.hpp"
@@ -29,7 +30,10 @@ struct fy_stream {
     fy_parser* parser = nullptr;
     std::vector<fy_document*> docs;
     bool ok = true;
-    explicit fy_stream(const std::string& text) {
+    // libfyaml's nodes point into the input: the stream keeps its own copy (a temporary
+    // argument would dangle: stack-use-after-scope under ASan).
+    std::string text;
+    explicit fy_stream(std::string input) : text(std::move(input)) {
         // Diagnostics go nowhere: a rejected error case is expected here.
         fy_diag_cfg dcfg;
         fy_diag_cfg_default(&dcfg);
