@@ -939,6 +939,34 @@ constexpr auto special = [] {
     return t;
 }();
 
+// Copies n bytes with fixed-size moves for short n (names, short texts): no memcpy call, and
+// no byte read or written outside [src, src + n) and [dst, dst + n).
+inline void copy_small(char* dst, const char* src, std::size_t n) {
+    if (n >= 8) {
+        if (n > 16) {
+            std::memcpy(dst, src, n);
+            return;
+        }
+        std::uint64_t a;
+        std::uint64_t b;
+        std::memcpy(&a, src, 8);
+        std::memcpy(&b, src + n - 8, 8);
+        std::memcpy(dst, &a, 8);
+        std::memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        std::uint32_t a;
+        std::uint32_t b;
+        std::memcpy(&a, src, 4);
+        std::memcpy(&b, src + n - 4, 4);
+        std::memcpy(dst, &a, 4);
+        std::memcpy(dst + n - 4, &b, 4);
+    } else if (n > 0) {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+    }
+}
+
 class xml_writer {
 public:
     xml_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
@@ -1172,7 +1200,9 @@ private:
             }
             i += skip;
         }
-        out_.append(s.substr(run));
+        const std::size_t rest = n - run;
+        copy_small(out_.prepare(rest), s.data() + run, rest);
+        out_.commit(rest);
         return {};
     }
 
@@ -1302,7 +1332,52 @@ private:
         return s.size() > p.size() && s.compare(0, p.size(), p) == 0;
     }
 
+    // A scalar or null element without namespaces (most elements): "<name>text</name>" or
+    // "<name/>", the tags written in one piece each.
+    result<void> leaf(std::string_view name, value v, bool checked) {
+        if (!checked) {
+            POLYCODEC_TRY(check_name(v, name));
+        }
+        const std::size_t n = name.size();
+        if (v.kind() == kind::null) {
+            char* p = out_.prepare(n + 3);
+            p[0] = '<';
+            copy_small(p + 1, name.data(), n);
+            p[n + 1] = '/';
+            p[n + 2] = '>';
+            out_.commit(n + 3);
+            return {};
+        }
+        char* p = out_.prepare(n + 2);
+        p[0] = '<';
+        copy_small(p + 1, name.data(), n);
+        p[n + 1] = '>';
+        out_.commit(n + 2);
+        POLYCODEC_TRY(scalar(v, false));  // true: a scalar kind
+        p = out_.prepare(n + 3);
+        p[0] = '<';
+        p[1] = '/';
+        copy_small(p + 2, name.data(), n);
+        p[n + 2] = '>';
+        out_.commit(n + 3);
+        return {};
+    }
+
     result<void> element(std::string_view raw_name, value v, int depth, bool checked = false) {
+        if (!opt_.xml.expand_namespaces) {
+            switch (v.kind()) {
+                case kind::null:
+                case kind::boolean_false:
+                case kind::boolean_true:
+                case kind::int64:
+                case kind::uint64:
+                case kind::float64:
+                case kind::string:
+                    return leaf(raw_name, v, checked);
+                default:
+                    break;
+            }
+        }
         ns_scope scope{ns_, ns_.size()};
         std::string qstore;  // only a prefixed name (namespaces=expand) is built here
         std::string_view name;
