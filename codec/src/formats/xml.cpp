@@ -51,10 +51,11 @@ struct xnode {
     bool has_elems = false;         // element: has a child element
     bool has_text = false;          // element: has text that is not all white space
     std::uint32_t pieces = 0;       // element: its text children
-    std::uint32_t first_text = npos;  // element: its first text child
+    std::uint32_t first_text = npos;  // element: its first text child node
     std::uint32_t name_off = 0;     // element name, PI target (arena)
     std::uint32_t name_len = 0;
-    std::uint32_t data_off = 0;     // text, comment, PI data (arena)
+    std::uint32_t data_off = 0;     // text, comment, PI data (arena); default mapping: an
+                                    // element's first text piece (no node for it)
     std::uint32_t data_len = 0;
     std::uint32_t attr_first = 0;   // element: its attributes in attrs
     std::uint32_t attr_count = 0;
@@ -344,6 +345,26 @@ private:
                 }
             }
         }
+        if (!r.opt_.xml.ordered && parent.type == node_type::element) {
+            // The default mapping joins an element's text pieces: the first one (and what
+            // follows it directly) is kept on the element, without a text node.
+            if (parent.pieces == 0) {
+                parent.data_off = r.store(std::string_view(s, n));
+                parent.data_len = static_cast<std::uint32_t>(n);
+                parent.pieces = 1;
+                r.over_budget();
+                return;
+            }
+            if (parent.first_text == npos &&
+                parent.data_off + parent.data_len == r.s_.arena.size()) {
+                r.s_.arena.append(s, n);
+                parent.data_len += static_cast<std::uint32_t>(n);
+                if (n > 4096) {
+                    r.over_budget();
+                }
+                return;
+            }
+        }
         if (parent.last_child != npos) {
             xnode& last = r.s_.nodes[parent.last_child];
             if (last.type == node_type::text && last.data_off + last.data_len == r.s_.arena.size()) {
@@ -361,9 +382,10 @@ private:
         std::uint32_t parent_idx = r.s_.stack.back();
         std::uint32_t idx = r.add_child(t);
         xnode& p = r.s_.nodes[parent_idx];
-        if (p.pieces++ == 0) {
+        if (p.first_text == npos) {
             p.first_text = idx;
         }
+        ++p.pieces;
         r.over_budget();
     }
 
@@ -747,10 +769,14 @@ private:
     // The element's text pieces joined, trimmed as xmltodict does.
     std::string_view joined_text(const xnode& e, std::uint32_t pieces) {
         if (pieces == 1) {
+            if (e.first_text == npos) {
+                return strip(str(e.data_off, e.data_len));  // kept on the element
+            }
             const xnode& t = s_.nodes[e.first_text];
             return strip(str(t.data_off, t.data_len));
         }
         s_.text.clear();
+        s_.text.append(str(e.data_off, e.data_len));  // the first piece (none: empty)
         for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
             if (s_.nodes[c].type == node_type::text) {
                 s_.text.append(str(s_.nodes[c].data_off, s_.nodes[c].data_len));
