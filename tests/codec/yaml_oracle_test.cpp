@@ -76,6 +76,15 @@ TEST(YamlOracle, LibfyamlDropsTheFinalLineFeedOfABlockScalarEndingTheInput) {
     }
 }
 
+// A '?' right before a flow indicator has no YAML 1.2 reading (docs/formats/yaml.md); we read
+// it as npm yaml and PyYAML do, an empty key with an empty value. libfyaml reads "?".
+TEST(YamlOracle, BareQuestionMarkInFlowIsAnEmptyPair) {
+    EXPECT_EQ(to_debug_string(test::must_decode(format_id::yaml, "[?]\n").root()),
+              "[{null:null}]");
+    EXPECT_EQ(to_debug_string(test::must_decode(format_id::yaml, "[?, a]\n").root()),
+              "[{null:null},\"a\"]");
+}
+
 TEST(YamlConformance, LibfyamlAgreesOnTheSuite) {
     POLYCODEC_REQUIRE_CORPUS("yaml/data", dir);
     std::vector<std::filesystem::path> folders;
