@@ -15,21 +15,28 @@ namespace {
 
 // libfyaml's third documented bug (docs/formats/yaml.md): in a folded scalar it drops the line
 // break before a more-indented line that follows an empty line. A disagreement on an input
-// that holds both a '>' and an empty line followed by an indented one is not reported; every
+// that holds both a '>' and an empty line (or one of only white space) followed by an
+// indented one is not reported; every
 // other input is still compared.
 bool may_hit_folded_break_bug(std::string_view text) {
     if (text.find('>') == std::string_view::npos) {
         return false;
     }
-    for (std::size_t at = text.find("\n\n"); at != std::string_view::npos;
-         at = text.find("\n\n", at + 1)) {
-        std::size_t next = at + 2;
-        while (next < text.size() && text[next] == '\n') {
-            ++next;
-        }
-        if (next < text.size() && (text[next] == ' ' || text[next] == '\t')) {
+    // Lines of only spaces and tabs are empty lines of a block scalar too.
+    bool after_empty = false;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t eol = text.find('\n', at);
+        std::string_view line = text.substr(at, eol == std::string_view::npos ? eol : eol - at);
+        bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
+        if (!blank && after_empty && (line[0] == ' ' || line[0] == '\t')) {
             return true;
         }
+        after_empty = blank;
+        if (eol == std::string_view::npos) {
+            break;
+        }
+        at = eol + 1;
     }
     return false;
 }
