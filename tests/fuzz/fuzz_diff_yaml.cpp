@@ -51,6 +51,27 @@ bool may_hit_final_break_bug(std::string_view text) {
            text.find_first_of("|>") != std::string_view::npos;
 }
 
+// libfyaml's fifth (docs/formats/yaml.md): in a double-quoted scalar, an escaped space or tab
+// at the end of a line ("a\ " / " b") is lost with the line folding after it (libfyaml "ab";
+// we, npm yaml and PyYAML "a  b"). A disagreement on an input holding a '\' and a space or
+// tab with only white space up to a line break after it is not reported.
+bool may_hit_escaped_space_bug(std::string_view text) {
+    for (std::size_t at = text.find('\\'); at != std::string_view::npos;
+         at = text.find('\\', at + 1)) {
+        std::size_t k = at + 1;
+        if (k >= text.size() || (text[k] != ' ' && text[k] != '\t')) {
+            continue;
+        }
+        while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) {
+            ++k;
+        }
+        if (k < text.size() && (text[k] == '\n' || text[k] == '\r')) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // A `?` right before a flow indicator (`[?]`, `{?, a}`): YAML 1.2 has no reading of it (the
 // explicit key indicator wants white space after it, a plain scalar may not start with `?`
 // followed by an indicator). We read it as npm yaml and PyYAML do, an empty key with an empty
@@ -95,7 +116,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         polycodec::test::yaml_oracle::oracle o;
         o.tolerate_split_pairs = true;  // libfyaml's documented bug (docs/formats/yaml.md)
         if (!o.match(doc, fy_document_root(fy.docs[i]), "doc" + std::to_string(i))) {
-            if (may_hit_folded_break_bug(text) || has_bare_flow_question_mark(text)) {
+            if (may_hit_folded_break_bug(text) || has_bare_flow_question_mark(text) ||
+                may_hit_escaped_space_bug(text)) {
                 return 0;
             }
             std::fprintf(stderr, "value disagreement: %s\nours: %s\n", o.why.c_str(),
