@@ -72,6 +72,25 @@ bool may_hit_escaped_space_bug(std::string_view text) {
     return false;
 }
 
+// libfyaml's sixth (docs/formats/yaml.md): a tag right before a ',' (`[!s,b]`). YAML 1.2's
+// tag characters exclude the flow indicators, so the tag is `!s` on an empty node and `b` is
+// the next entry (npm yaml agrees); libfyaml takes `!s,b` as the tag. Not reported.
+bool has_tag_before_flow_indicator(std::string_view text) {
+    for (std::size_t at = text.find('!'); at != std::string_view::npos;
+         at = text.find('!', at + 1)) {
+        std::size_t k = at + 1;
+        while (k < text.size() && text[k] != ' ' && text[k] != '\t' && text[k] != '\n' &&
+               text[k] != '\r' && text[k] != ',' && text[k] != '[' && text[k] != ']' &&
+               text[k] != '{' && text[k] != '}') {
+            ++k;
+        }
+        if (k < text.size() && text[k] == ',') {
+            return true;
+        }
+    }
+    return false;
+}
+
 // A `?` right before a flow indicator (`[?]`, `{?, a}`): YAML 1.2 has no reading of it (the
 // explicit key indicator wants white space after it, a plain scalar may not start with `?`
 // followed by an indicator). We read it as npm yaml and PyYAML do, an empty key with an empty
@@ -117,7 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         o.tolerate_split_pairs = true;  // libfyaml's documented bug (docs/formats/yaml.md)
         if (!o.match(doc, fy_document_root(fy.docs[i]), "doc" + std::to_string(i))) {
             if (may_hit_folded_break_bug(text) || has_bare_flow_question_mark(text) ||
-                may_hit_escaped_space_bug(text)) {
+                may_hit_escaped_space_bug(text) || has_tag_before_flow_indicator(text)) {
                 return 0;
             }
             std::fprintf(stderr, "value disagreement: %s\nours: %s\n", o.why.c_str(),
