@@ -1,5 +1,5 @@
 // Fast path vs ordinary reader (issue 15 item 1): the codecs with two readers — MessagePack,
-// CBOR and BSON (a one-pass loop writing the tape through detail::tape_writer, then the ordinary reader
+// CBOR, UBJSON and BSON (a one-pass loop writing the tape through detail::tape_writer, then the ordinary reader
 // for whatever it refuses) — must give equal documents, or the same error code and offset, on
 // every input. JSON's simdjson paths vs its own reader: json_test.cpp
 // (JsonConformance.FastPathAgreesWithOwnReader, JsonTapeFastPath.*). ndjson has one reader.
@@ -190,6 +190,24 @@ TEST(FastPathAgreement, Cbor) {
         }
     }
     run_agreement(format_id::cbor, detail::cbor_codec, valid);
+}
+
+TEST(FastPathAgreement, Ubjson) {
+    std::vector<std::string> valid = generated(format_id::ubjson);
+    for (const char* name : {"bench.ubj", "records.ubj"}) {
+        valid.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    // What the fast path hands to the reader (no-ops, '$' types, uncounted containers, C, H,
+    // negative lengths) next to what it takes, every integer marker (hand-written, Draft 12).
+    using namespace std::string_literals;
+    for (const std::string& s : {"[#i\x03N" "i\x01" "C" "a" "Z"s, "{#i\x01i\x01" "a[$i#i\x02\x01\x02"s,
+                          "[[i\x01" "T]{i\x01" "bF}]"s, "[#i\x02" "H" "i\x03" "1.5" "S" "i\xff"s,
+                          "[#i\x05U\xffI\x01\x00l\x00\x01\x00\x00L\x80\x00\x00\x00\x00\x00\x00\x00" "d\x3f\xc0\x00\x00"s,
+                          "{#U\x02i\x01" "aD\x3f\xf8\x00\x00\x00\x00\x00\x00" "i\x02" "\xc3\xa9" "S" "i\x01" "x"s,
+                          "[#i\x01[$U#i\x02\x00\x01"s, "N[#i\x00"s}) {
+        valid.push_back(s);
+    }
+    run_agreement(format_id::ubjson, detail::ubjson_codec, valid);
 }
 
 TEST(FastPathAgreement, Bson) {
