@@ -1,14 +1,21 @@
 #pragma once
-// Pieces the binary codecs' fast paths share (msgpack, cbor): big-endian loads and stores of
-// 1/2/4/8 bytes, and the short-string copy that checks 32 bytes for ASCII at once. Formats
-// share code only through detail/ (docs/ARCHITECTURE.md).
+// Pieces the binary codecs' fast paths share (msgpack, cbor, ubjson): big-endian loads and
+// stores of 1/2/4/8 bytes, the short-string copy that checks 32 bytes for ASCII at once, the
+// container frames of the one-pass decoders that write the tape (detail::tape_writer), and the
+// output cursor of the encoders that walk it. Formats share code only through detail/
+// (docs/ARCHITECTURE.md).
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+
+#include "detail/utf8.hpp"
+#include "polycodec/buffer.hpp"
+#include "polycodec/document.hpp"
 
 namespace polycodec::detail {
 
@@ -112,5 +119,79 @@ inline bool copy32_ascii(char* dst, const unsigned char* s, std::size_t n) noexc
     return n == 0 || (std::endian::native == std::endian::little && ascii_upto32(s, n));
 #endif
 }
+
+/// A string's n bytes at s (`avail` bytes of input there), checked as UTF-8 and copied to the
+/// tape writer's payload, its two words at w; short ones are copied 32 bytes at a time when 32
+/// can be read. False when n runs past the input or on invalid UTF-8.
+template <class TapeWriter>
+[[gnu::always_inline]] inline bool fast_text(TapeWriter& tw, std::uint64_t* w,
+                                             const unsigned char* s, std::size_t avail,
+                                             std::uint64_t n) {
+    if (avail >= 32 && n <= 32) {
+        if (!copy32_ascii(tw.bytes(32), s, n) &&
+            utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
+            return false;
+        }
+    } else {
+        if (n > avail || utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
+            return false;
+        }
+        std::memcpy(tw.bytes(n), s, n);
+    }
+    tw.payload(w, kind::string, 0, n);
+    return true;
+}
+
+/// An open container of a one-pass decoder; frames[0] stands for the top level, a container
+/// of one value that is never closed.
+struct fast_frame {
+    std::size_t start;   // tape index of the container's header
+    std::uint64_t left;  // children still to read (keys and values for a map)
+    bool map = false;    // (ubjson) a map: the child is a key when `left` is even
+};
+
+/// A value is complete: counts it in its container, closing (tw.close) the containers it
+/// ends. True when it was the top-level value.
+template <class TapeWriter>
+[[gnu::always_inline]] inline bool fast_value_done(fast_frame*& top, const fast_frame* frames,
+                                                   TapeWriter& tw) noexcept {
+    if (--top->left != 0) {
+        return false;
+    }
+    for (;;) {
+        if (top == frames) {
+            return true;
+        }
+        tw.close(top->start);
+        --top;
+        if (--top->left != 0) {
+            return false;
+        }
+    }
+}
+
+/// The encoders' output cursor: a pointer into the buffer's free space (o .. end), with at
+/// least `Slack` bytes before each element (room()), committed by release(). Kept on the
+/// encoder's stack so that the compiler keeps o in a register.
+template <std::size_t Slack>
+struct out_cursor {
+    explicit out_cursor(output_buffer& b) : out(b) { acquire(); }
+    void acquire() {
+        o = out.prepare(Slack);
+        end = out.data_mut() + out.capacity();
+    }
+    void release() noexcept {
+        out.commit(static_cast<std::size_t>(o - (out.data_mut() + out.size())));
+    }
+    void room() {
+        if (static_cast<std::size_t>(end - o) < Slack) {
+            release();
+            acquire();
+        }
+    }
+    output_buffer& out;
+    char* o = nullptr;
+    char* end = nullptr;
+};
 
 }  // namespace polycodec::detail

@@ -707,11 +707,6 @@ private:
 // decides (and words) every error exactly as before. On success the tape is the one
 // cbor_reader would have built (FastPathAgreement.Cbor).
 
-struct fast_frame {
-    std::size_t start;   // tape index of the container's header
-    std::uint64_t left;  // children still to read (keys and values for a map)
-};
-
 constexpr std::size_t fast_max_frames = 64;  // deeper input takes cbor_reader
 
 using fast_writer = tape_writer<256, 2048, false>;
@@ -789,24 +784,12 @@ bool decode_cbor_fast(std::string_view in, builder& b) {
                 tw.payload(w, kind::bytes, 0, n);
                 pos += n;
                 break;
-            case 3: {
-                const unsigned char* s = p + pos;
-                if (size - pos >= 32 && n <= 32) {
-                    if (!copy32_ascii(tw.bytes(32), s, n) &&
-                        utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
-                        return false;
-                    }
-                } else {
-                    if (n > size - pos ||
-                        utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
-                        return false;
-                    }
-                    std::memcpy(tw.bytes(n), s, n);
+            case 3:
+                if (!fast_text(tw, w, p + pos, size - pos, n)) {
+                    return false;
                 }
-                tw.payload(w, kind::string, 0, n);
                 pos += n;
                 break;
-            }
             case 4:
             case 5: {
                 const bool is_map = major == 5;
@@ -857,18 +840,8 @@ bool decode_cbor_fast(std::string_view in, builder& b) {
                 break;
         }
         // A value is complete: count it in its container, closing the containers it ends.
-        if (--top->left != 0) {
-            continue;
-        }
-        for (;;) {
-            if (top == frames) {
-                goto finished;
-            }
-            tw.close(top->start);
-            --top;
-            if (--top->left != 0) {
-                break;
-            }
+        if (fast_value_done(top, frames, tw)) {
+            goto finished;
         }
     }
 
@@ -910,22 +883,10 @@ public:
         const std::size_t payload_size = doc.bytes().size();
         std::size_t i = root.index();
         const std::size_t end = root.end_index();
-        constexpr std::size_t slack = 64;
-        char* o = nullptr;
-        char* oend = nullptr;
-        auto acquire = [&] {
-            o = out_.prepare(slack);
-            oend = out_.data_mut() + out_.capacity();
-        };
-        auto release = [&] {
-            out_.commit(static_cast<std::size_t>(o - (out_.data_mut() + out_.size())));
-        };
-        acquire();
+        out_cursor<64> c(out_);  // at least 64 bytes free before each element
+        char*& o = c.o;
         while (i < end) {
-            if (static_cast<std::size_t>(oend - o) < slack) {
-                release();
-                acquire();
-            }
+            c.room();
             const std::uint64_t w = t[i];
             switch (static_cast<kind>(w >> document::kind_shift)) {
                 case kind::null:
@@ -989,15 +950,15 @@ public:
                 default:
                     break;
             }
-            release();
+            c.release();
             const value v(&doc, i);
             if (!write(v)) {
                 return false;
             }
             i = v.end_index();
-            acquire();
+            c.acquire();
         }
-        release();
+        c.release();
         return true;
     }
 

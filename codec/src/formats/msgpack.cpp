@@ -312,11 +312,6 @@ private:
 
 using detail::tape_word;
 
-struct fast_frame {
-    std::size_t start;   // tape index of the container's header
-    std::uint64_t left;  // children still to read (keys and values for a map)
-};
-
 constexpr std::size_t fast_max_frames = 64;  // deeper input takes msgpack_reader
 
 // The buffers grow in steps of 256 words / 2 KiB (or what one element needs).
@@ -516,28 +511,12 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         tw.advance(2);
         goto done;
 
-    str: {
-        const unsigned char* s = p + pos;
-        if (size - pos >= 32 && n <= 32) {
-            // Short: copy 32 bytes (the bytes past n are overwritten by the next payload or cut
-            // at the end) and check them for ASCII at once; only non-ASCII text is decoded.
-            const bool ascii = copy32_ascii(tw.bytes(32), s, n);
-            if (!ascii && utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
-                return false;
-            }
-        } else {
-            if (n > size - pos) {
-                return false;
-            }
-            if (utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
-                return false;
-            }
-            std::memcpy(tw.bytes(n), s, n);
+    str:
+        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+            return false;
         }
-        tw.payload(w, kind::string, 0, n);
         pos += n;
         goto done;
-    }
 
     container: {
         if (is_map ? n > (size - pos) / 2 : n > size - pos) {
@@ -607,18 +586,8 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
 
     done:
         // A value is complete: count it in its container, closing the containers it ends.
-        if (--top->left != 0) {
-            continue;
-        }
-        for (;;) {
-            if (top == frames) {
-                goto finished;
-            }
-            tw.close(top->start);  // the header's payload: the index just past the container
-            --top;
-            if (--top->left != 0) {
-                break;
-            }
+        if (fast_value_done(top, frames, tw)) {
+            goto finished;
         }
     }
 
@@ -660,20 +629,10 @@ public:
         const std::size_t payload_size = doc.bytes().size();
         std::size_t i = root.index();
         const std::size_t end = root.end_index();
-        constexpr std::size_t slack = 64;
-        char* o = nullptr;
-        char* oend = nullptr;
-        auto acquire = [&] {
-            o = out_.prepare(slack);
-            oend = out_.data_mut() + out_.capacity();
-        };
-        auto release = [&] { out_.commit(static_cast<std::size_t>(o - (out_.data_mut() + out_.size()))); };
-        acquire();
+        out_cursor<64> c(out_);  // at least 64 bytes free before each element
+        char*& o = c.o;
         while (i < end) {
-            if (static_cast<std::size_t>(oend - o) < slack) {
-                release();
-                acquire();
-            }
+            c.room();
             const std::uint64_t w = t[i];
             switch (static_cast<kind>(w >> document::kind_shift)) {
                 case kind::null:
@@ -748,13 +707,13 @@ public:
                     break;
             }
             // The rare elements, through out_.
-            release();
+            c.release();
             if (!write_rare(doc, i, payload)) {
                 return false;
             }
-            acquire();
+            c.acquire();
         }
-        release();
+        c.release();
         return true;
     }
 

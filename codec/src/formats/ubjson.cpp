@@ -392,12 +392,6 @@ private:
 // and runs ubjson_reader above, which decides (and words) every error exactly as before. On
 // success the tape is the one ubjson_reader would have built (FastPathAgreement.Ubjson).
 
-struct fast_frame {
-    std::size_t start;   // tape index of the container's header
-    std::uint64_t left;  // children still to read (keys and values for a map)
-    bool map;            // a map: the child is a key when `left` is even
-};
-
 constexpr std::size_t fast_max_frames = 64;  // deeper input takes ubjson_reader
 
 using fast_writer = tape_writer<256, 2048, false>;
@@ -575,38 +569,16 @@ bool decode_ubjson_fast(std::string_view in, builder& b) {
         }
         goto done;
 
-    text: {
-        const unsigned char* s = p + pos;
-        if (size - pos >= 32 && n <= 32) {
-            if (!copy32_ascii(tw.bytes(32), s, n) &&
-                utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
-                return false;
-            }
-        } else {
-            if (n > size - pos ||
-                utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
-                return false;
-            }
-            std::memcpy(tw.bytes(n), s, n);
+    text:
+        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+            return false;
         }
-        tw.payload(w, kind::string, 0, n);
         pos += n;
-    }
 
     done:
         // A value is complete: count it in its container, closing the containers it ends.
-        if (--top->left != 0) {
-            continue;
-        }
-        for (;;) {
-            if (top == frames) {
-                goto finished;
-            }
-            tw.close(top->start);
-            --top;
-            if (--top->left != 0) {
-                break;
-            }
+        if (fast_value_done(top, frames, tw)) {
+            goto finished;
         }
     }
 
@@ -648,7 +620,6 @@ public:
         const std::size_t payload_size = doc.bytes().size();
         std::size_t i = root.index();
         const std::size_t end = root.end_index();
-        constexpr std::size_t slack = 64;
         struct frame {
             std::size_t end;  // tape index just past the container
             bool map;
@@ -658,24 +629,13 @@ public:
         frame frames[max_frames + 1];
         frame* top = frames;
         *top = {end, false, false};
-        char* o = nullptr;
-        char* oend = nullptr;
-        auto acquire = [&] {
-            o = out_.prepare(slack);
-            oend = out_.data_mut() + out_.capacity();
-        };
-        auto release = [&] {
-            out_.commit(static_cast<std::size_t>(o - (out_.data_mut() + out_.size())));
-        };
-        acquire();
+        out_cursor<64> c(out_);  // at least 64 bytes free before each element
+        char*& o = c.o;
         while (i < end) {
             while (i == top->end) {
                 --top;
             }
-            if (static_cast<std::size_t>(oend - o) < slack) {
-                release();
-                acquire();
-            }
+            c.room();
             const std::uint64_t w = t[i];
             const bool is_key = top->key_next;
             if (top->map) {
@@ -692,11 +652,11 @@ public:
                     i += 2;
                     continue;
                 }
-                release();
+                c.release();
                 const value v(&doc, i);
                 POLYCODEC_TRY(write_key(v));
                 i = v.end_index();
-                acquire();
+                c.acquire();
                 continue;
             }
             switch (k) {
@@ -750,13 +710,13 @@ public:
                 default:
                     break;
             }
-            release();
+            c.release();
             const value v(&doc, i);
             POLYCODEC_TRY(write(v));
             i = v.end_index();
-            acquire();
+            c.acquire();
         }
-        release();
+        c.release();
         return {};
     }
 
