@@ -69,10 +69,14 @@ struct fy_stream {
     fy_stream& operator=(const fy_stream&) = delete;
 };
 
-// The padded base64 alphabet decoded, whitespace skipped; false on a bad character.
+// Base64 decoded, whitespace and padding skipped; false on a bad character. Both alphabets,
+// standard and URL-safe ('-' and '_' for '+' and '/'), as our decoder reads !!binary
+// (docs/formats/yaml.md) and as Node's Buffer does for npm yaml.
 inline bool base64_text(std::string_view in, std::string& out) {
     static const std::string abc =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static const std::string url_abc =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     unsigned acc = 0;
     int bits = 0;
     for (char c : in) {
@@ -80,6 +84,9 @@ inline bool base64_text(std::string_view in, std::string& out) {
             continue;
         }
         auto k = abc.find(c);
+        if (k == std::string::npos) {
+            k = url_abc.find(c);
+        }
         if (k == std::string::npos) {
             return false;
         }
