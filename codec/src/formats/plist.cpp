@@ -5,6 +5,9 @@
 // writes XML, or binary with binary=true.
 #include <algorithm>
 #include <charconv>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <type_traits>
 #include <cmath>
 #include <cstring>
@@ -520,12 +523,22 @@ struct bplist_frame {
 constexpr std::size_t bplist_fast_frames = 128;  // deeper input takes bplist_reader
 using bplist_tape = tape_writer<256, 2048, false>;
 
-inline std::uint64_t load_be_n(const unsigned char* p, unsigned n) noexcept {
+[[gnu::always_inline]] inline std::uint64_t load_be_n(const unsigned char* p, unsigned n) noexcept {
     switch (n) {
         case 1:
             return p[0];
         case 2:
             return (std::uint64_t{p[0]} << 8) | p[1];
+        case 4: {
+            std::uint32_t v;
+            std::memcpy(&v, p, 4);
+            return __builtin_bswap32(v);
+        }
+        case 8: {
+            std::uint64_t v;
+            std::memcpy(&v, p, 8);
+            return __builtin_bswap64(v);
+        }
         default: {
             std::uint64_t v = 0;
             for (unsigned i = 0; i < n; ++i) {
@@ -537,33 +550,45 @@ inline std::uint64_t load_be_n(const unsigned char* p, unsigned n) noexcept {
 }
 
 // Whether the first n (at most 32) of the 32 readable bytes at s are ASCII.
-inline bool ascii_upto32(const char* s, std::size_t n) noexcept {
-    std::uint64_t acc = 0;
-    for (std::size_t i = 0; i < 32; i += 8) {
-        std::uint64_t v;
-        std::memcpy(&v, s + i, 8);
-        const std::size_t take = n > i ? std::min<std::size_t>(n - i, 8) : 0;
-        const std::uint64_t mask = take == 8 ? ~std::uint64_t{0}
-                                             : (std::uint64_t{1} << (8 * take)) - 1;
-        acc |= v & mask;  // little-endian: the first bytes are the low ones
-    }
-    return (acc & 0x8080808080808080ull) == 0;
-}
-
-inline bool ascii_only(const char* s, std::size_t n) noexcept {
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        std::uint64_t v;
-        std::memcpy(&v, s + i, 8);
-        if ((v & 0x8080808080808080ull) != 0) {
-            return false;
-        }
-    }
+[[gnu::always_inline]] inline bool ascii_upto32(const char* s, std::size_t n) noexcept {
+#if defined(__SSE2__)
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+    const auto high_bits = static_cast<std::uint64_t>(static_cast<std::uint32_t>(
+        _mm_movemask_epi8(lo) | (_mm_movemask_epi8(hi) << 16)));
+    return (high_bits & ((std::uint64_t{1} << n) - 1)) == 0;
+#else
     unsigned char acc = 0;
-    for (; i < n; ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
         acc |= static_cast<unsigned char>(s[i]);
     }
     return acc < 0x80;
+#endif
+}
+
+inline bool ascii_only(const char* s, std::size_t n) noexcept {
+    std::uint64_t acc = 0;
+    if (n >= 8) {
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t v;
+            std::memcpy(&v, s + i, 8);
+            acc |= v;
+        }
+        std::uint64_t last;  // the last 8 bytes, overlapping the loop's
+        std::memcpy(&last, s + n - 8, 8);
+        acc |= last;
+    } else if (n >= 4) {
+        std::uint32_t a, b;
+        std::memcpy(&a, s, 4);
+        std::memcpy(&b, s + n - 4, 4);
+        acc = a | b;
+    } else {
+        for (std::size_t i = 0; i < n; ++i) {
+            acc |= static_cast<unsigned char>(s[i]);
+        }
+    }
+    return (acc & 0x8080808080808080ull) == 0;
 }
 
 // `units` UTF-16BE code units at s as UTF-8 at out (room for 3 bytes a unit): the length, or
@@ -647,8 +672,6 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
     std::uint64_t emitted = 0;
 
     bplist_tape tw(b);
-    // Most objects take two tape words: one resize (zero-filled) instead of one per step.
-    (void)tw.words(static_cast<std::size_t>(num) * 2 + 8);
     bplist_frame frames[bplist_fast_frames + 1];
     bplist_frame* top = frames;  // frames[0]: the top level, never closed
     std::uint64_t ref = top_ref;
@@ -688,7 +711,12 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                     return false;
                 }
                 if (lg < 4) {
-                    tw.scalar(w, kind::int64, load_be_n(p + at + 1, n));
+                    const unsigned char* d = p + at + 1;
+                    tw.scalar(w, kind::int64,
+                              lg == 0   ? load_be_n(d, 1)
+                              : lg == 1 ? load_be_n(d, 2)
+                              : lg == 2 ? load_be_n(d, 4)
+                                        : load_be_n(d, 8));
                     tw.advance(2);
                     break;
                 }
@@ -1723,7 +1751,14 @@ public:
         // object references before anything is written.
         const auto& tape = doc.tape();
         std::uint64_t objects = 0;
-        for (std::size_t i = 0; i < tape.size();) {
+        // Without lossy=allow an object takes 1 to 4 tape words (a tagged UID and its integer
+        // are one; any other tag is an error); when both bounds give the same reference size,
+        // the count is not needed. (Under lossy=allow dropped tags may nest deeper.)
+        const std::uint64_t words = tape.size();
+        if (!pol_.opt.lossy && size_for(words / 4) == size_for(words)) {
+            objects = words;
+        }
+        for (std::size_t i = objects != 0 ? tape.size() : 0; i < tape.size();) {
             auto k = static_cast<kind>(tape[i] >> document::kind_shift);
             if (k != kind::tagged) {
                 ++objects;
@@ -1731,7 +1766,7 @@ public:
             i += (k == kind::null || k == kind::boolean_false || k == kind::boolean_true) ? 1 : 2;
         }
         ref_size_ = size_for(objects);
-        thread_local std::vector<std::uint64_t> offsets;
+        thread_local std::vector<std::uint64_t> offsets;  // by object number; `objects` bounds it
         offsets.resize(static_cast<std::size_t>(objects) + 1);
         offsets_ = &offsets;
         base_ = out_.size();
@@ -1922,11 +1957,45 @@ private:
         };
         const std::uint64_t* const t = doc.tape().data();
         const std::size_t size = doc.tape().size();
+        const char* const payload = doc.bytes().data();
         std::uint64_t* const offsets = offsets_->data();
+        const unsigned rs = ref_size_;
         thread_local std::vector<frame> stack;
         stack.clear();
         stack.push_back({1, 0, 0, false});
         frame* top = &stack.back();
+        // The output is written through a local window [o, oend) of the buffer's free space;
+        // room() commits what was written and makes room for `n` more bytes.
+        out_.prepare(64);
+        char* begin = out_.data_mut();
+        char* o = begin + out_.size();
+        char* oend = begin + out_.capacity();
+        auto room = [&](std::size_t n) {
+            if (static_cast<std::size_t>(oend - o) < n) {
+                out_.commit(static_cast<std::size_t>(o - begin) - out_.size());
+                out_.prepare(n);
+                begin = out_.data_mut();
+                o = begin + out_.size();
+                oend = begin + out_.capacity();
+            }
+        };
+        auto flush = [&] { out_.commit(static_cast<std::size_t>(o - begin) - out_.size()); };
+        auto put_head = [&](unsigned token, std::uint64_t n) {
+            if (n < 15) {
+                *o++ = static_cast<char>(token | n);
+                return;
+            }
+            *o++ = static_cast<char>(token | 0x0F);
+            const unsigned w = size_for(n);
+            *o++ = static_cast<char>(0x10 | (w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3));
+            put_be(o, n, w);
+            o += w;
+        };
+        auto put_marker = [&](unsigned marker, std::uint64_t v, unsigned w) {
+            *o++ = static_cast<char>(marker);
+            put_be(o, v, w);
+            o += w;
+        };
         std::size_t i = 0;
         while (i < size) {
             std::uint64_t id;
@@ -1938,78 +2007,115 @@ private:
                 id = top->id++;
             }
             --top->left;
-            offsets[id] = out_.size() - base_;
+            offsets[id] = static_cast<std::uint64_t>(o - begin) - base_;
             const std::uint64_t head_word = t[i];
             const auto k = static_cast<kind>(head_word >> document::kind_shift);
             if (is_key && k != kind::string) {
+                flush();
                 return false;
             }
-            value v(&doc, i);
+            room(32);
             switch (k) {
                 case kind::boolean_false:
                 case kind::boolean_true:
-                    out_.push_back(k == kind::boolean_true ? 0x09 : 0x08);
+                    *o++ = k == kind::boolean_true ? 0x09 : 0x08;
                     i += 1;
                     break;
-                case kind::int64:
-                    integer(static_cast<std::int64_t>(t[i + 1]));
-                    i += 2;
-                    break;
-                case kind::uint64:
-                    wide(static_cast<int128>(t[i + 1]));
-                    i += 2;
-                    break;
-                case kind::float64: {
-                    real(v.get_double());
+                case kind::int64: {
+                    const auto v = static_cast<std::int64_t>(t[i + 1]);
+                    const auto u = static_cast<std::uint64_t>(v);
+                    if (v < 0) {
+                        put_marker(0x13, u, 8);
+                    } else if (v < (1 << 8)) {
+                        put_marker(0x10, u, 1);
+                    } else if (v < (1 << 16)) {
+                        put_marker(0x11, u, 2);
+                    } else if (v < (std::int64_t{1} << 32)) {
+                        put_marker(0x12, u, 4);
+                    } else {
+                        put_marker(0x13, u, 8);
+                    }
                     i += 2;
                     break;
                 }
+                case kind::uint64:
+                    *o++ = 0x14;
+                    put_be(o, 0, 8);
+                    put_be(o + 8, t[i + 1], 8);
+                    o += 16;
+                    i += 2;
+                    break;
+                case kind::float64:
+                    put_marker(0x23, t[i + 1], 8);
+                    i += 2;
+                    break;
                 case kind::string:
-                    string(v.get_string());
+                case kind::bytes: {
+                    const std::uint64_t n = t[i + 1];
+                    const char* sp = payload + (head_word & document::payload_mask);
+                    if (k == kind::string && !ascii_only(sp, n)) {
+                        flush();
+                        string(std::string_view(sp, n));  // UTF-16
+                        begin = out_.data_mut();
+                        o = begin + out_.size();
+                        oend = begin + out_.capacity();
+                    } else {
+                        room(n + 10);
+                        put_head(k == kind::string ? 0x50 : 0x40, n);
+                        std::memcpy(o, sp, n);
+                        o += n;
+                    }
                     i += 2;
                     break;
-                case kind::bytes:
-                    head(0x40, t[i + 1]);
-                    out_.append(v.get_string());
-                    i += 2;
-                    break;
+                }
                 case kind::bignum: {
                     int128 x;
-                    if (!parse_int128(v.get_string(), x)) {
+                    if (!parse_int128(value(&doc, i).get_string(), x)) {
+                        flush();
                         return false;
                     }
-                    wide(x);
+                    const auto u = static_cast<uint128>(x);
+                    *o++ = 0x14;
+                    put_be(o, static_cast<std::uint64_t>(u >> 64), 8);
+                    put_be(o + 8, static_cast<std::uint64_t>(u), 8);
+                    o += 16;
                     i += 2;
                     break;
                 }
                 case kind::timestamp: {
+                    value v(&doc, i);
                     epoch_instant e;
                     if (v.get_timestamp_kind() != timestamp_kind::offset_date_time ||
                         !parse_rfc3339(v.get_string(), e)) {
+                        flush();
                         return false;
                     }
-                    real(static_cast<double>(e.seconds - apple_epoch) +
-                         static_cast<double>(e.nanos) / 1e9);
-                    out_.data_mut()[out_.size() - 9] = 0x33;
+                    const double d = static_cast<double>(e.seconds - apple_epoch) +
+                                     static_cast<double>(e.nanos) / 1e9;
+                    std::uint64_t bits;
+                    std::memcpy(&bits, &d, 8);
+                    put_marker(0x33, bits, 8);
                     i += 2;
                     break;
                 }
                 case kind::tagged: {
+                    value v(&doc, i);
                     value inner = v.tagged_value();
                     if (v.get_tag_space() != tag_space::other || v.tag() != uid_tag ||
                         !(inner.kind() == kind::uint64 ||
                           (inner.kind() == kind::int64 && inner.get_int() >= 0))) {
+                        flush();
                         return false;
                     }
                     const std::uint64_t u = inner.get_uint();
                     if (u < (1u << 8)) {
-                        marker_int(0x80, u, 1);
+                        put_marker(0x80, u, 1);
                     } else if (u < (1u << 16)) {
-                        marker_int(0x81, u, 2);
+                        put_marker(0x81, u, 2);
                     } else if (u < (std::uint64_t{1} << 32)) {
-                        marker_int(0x83, u, 4);
+                        put_marker(0x83, u, 4);
                     } else {
-                        marker_int(0x87, u, 8);
+                        put_marker(0x87, u, 8);
                     }
                     i += 4;  // the tag's two words and its integer's two
                     break;
@@ -2019,10 +2125,23 @@ private:
                     const bool dict = k == kind::map;
                     const std::uint64_t n = t[i + 1];
                     const std::uint64_t nrefs = dict ? 2 * n : n;
-                    head(dict ? 0xD0 : 0xA0, n);
+                    room(static_cast<std::size_t>(nrefs) * rs + 10);
+                    put_head(dict ? 0xD0 : 0xA0, n);
                     const std::uint64_t first = next_id_;
                     next_id_ += nrefs;
-                    refs(first, nrefs);
+                    if (rs == 1) {
+                        for (std::uint64_t r = 0; r < nrefs; ++r) {
+                            *o++ = static_cast<char>(first + r);
+                        }
+                    } else if (rs == 2) {
+                        for (std::uint64_t r = 0; r < nrefs; ++r, o += 2) {
+                            put_be(o, first + r, 2);
+                        }
+                    } else {
+                        for (std::uint64_t r = 0; r < nrefs; ++r, o += rs) {
+                            put_be(o, first + r, rs);
+                        }
+                    }
                     i += 2;
                     if (n != 0) {
                         stack.push_back({nrefs, first, first + n, dict});
@@ -2032,16 +2151,19 @@ private:
                     break;
                 }
                 default:  // null: an error, or dropped under lossy=allow
+                    flush();
                     return false;
             }
             while (top->left == 0) {
                 stack.pop_back();
                 if (stack.empty()) {
+                    flush();
                     return i == size;
                 }
                 top = &stack.back();
             }
         }
+        flush();
         return false;
     }
 
