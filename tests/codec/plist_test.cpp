@@ -44,6 +44,34 @@ TEST(PlistBinary, EncodesTheHandCheckedBytes) {
               to_hex(dict));
 }
 
+TEST(PlistBinary, TapeWalkWritesWhatTheRecursiveWriterWrites) {
+    // The binary encoder walks the tape unless lossy=allow (or a key that is not a string, or
+    // an error) sends it to the recursive writer; without nulls both must give the same bytes,
+    // and those bytes decode back to the document. 300 strings need 2-byte references, the
+    // long string a counted length, the non-ASCII one UTF-16, the UID and date their markers.
+    std::string json = "{\"a\":[";
+    for (int i = 0; i < 300; ++i) {
+        json += (i != 0 ? ",\"s" : "\"s") + std::to_string(i) + "\"";
+    }
+    json += "],\"n\":[0,255,256,65535,65536,4294967296,-1,9223372036854775807,"
+            "18446744073709551615,1.5,-0.0,true,false],\"u\":\"\\u00e9\\u263a\\ud83d\\ude00\","
+            "\"long\":\"abcdefghijklmnopqrstuvwxyz\",\"e\":{},\"z\":[[]]}";
+    document doc = must_decode(format_id::json, json);
+    std::string walked = must_encode(format_id::plist, doc, binary());
+    encode_options lossy = binary();
+    lossy.lossy = true;
+    EXPECT_EQ(to_hex(walked), to_hex(must_encode(format_id::plist, doc, lossy)));
+    EXPECT_TRUE(equal(must_decode(format_id::plist, walked), doc));
+    // The UID and date markers, both ways (hand-checked bytes above cover the layout).
+    // [UID 256, date 1.5 s after 2001]: array at 8, UID at 11, date at 14, table at 23.
+    document tagged = must_decode(
+        format_id::plist, "bplist00" + hex("a2 01 02 81 01 00 33 3f f8 00 00 00 00 00 00") +
+                              hex("08 0b 0e") + trailer(1, 1, 3, 0, 23));
+    std::string t1 = must_encode(format_id::plist, tagged, binary());
+    EXPECT_EQ(to_hex(t1), to_hex(must_encode(format_id::plist, tagged, lossy)));
+    EXPECT_TRUE(equal(must_decode(format_id::plist, t1), tagged));
+}
+
 TEST(PlistBinary, DecodesEveryScalar) {
     // An array of 9 objects: int 1 (1 byte), int 2^16 (4 bytes), -2 (8 bytes), 2^64 - 1 as
     // the 16-byte form, float32 1.5, double 0.25, a date 1.5 s after 2001, data 00 ff, UTF-16

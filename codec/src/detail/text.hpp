@@ -180,4 +180,25 @@ inline std::string_view js_trim(std::string_view s) noexcept {
     return s.substr(b, e - b);
 }
 
+/// A set of bytes for scan_to, as a 256-entry table built at compile time.
+struct byte_set {
+    bool has[256] = {};
+    constexpr explicit byte_set(std::string_view bytes) {
+        for (char c : bytes) {
+            has[static_cast<unsigned char>(c)] = true;
+        }
+    }
+};
+
+/// The first position at or after `p` whose byte is in `set`, or s.size(): a scanner's skip over
+/// the bytes that need no attention (one table load and compare a byte).
+inline std::size_t scan_to(std::string_view s, std::size_t p, const byte_set& set) noexcept {
+    const auto* d = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t n = s.size();
+    while (p < n && !set.has[d[p]]) {
+        ++p;
+    }
+    return p;
+}
+
 }  // namespace polycodec::detail::text

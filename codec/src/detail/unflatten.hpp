@@ -111,7 +111,9 @@ public:
             }
             std::uint32_t cur = 0;
             for (;;) {
-                std::size_t sep = split ? key.find(o_.separator) : std::string_view::npos;
+                std::size_t sep = !split ? std::string_view::npos
+                                  : o_.separator.size() == 1 ? key.find(o_.separator[0])
+                                                             : key.find(o_.separator);
                 std::string_view part = key.substr(0, sep);
                 if (nodes_[cur].value != no_value) {
                     return fail(conflict(full, entry));
@@ -137,7 +139,7 @@ private:
         std::string_view sep = o_.separator;
         std::size_t start = 0;
         for (;;) {
-            std::size_t p = key.find(sep, start);
+            std::size_t p = sep.size() == 1 ? key.find(sep[0], start) : key.find(sep, start);
             std::size_t end = p == std::string_view::npos ? key.size() : p;
             if (end == start) {
                 return true;

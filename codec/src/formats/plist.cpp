@@ -3,7 +3,12 @@
 // entity declared) and the binary form `bplist00` (CoreFoundation's CFBinaryPList.c layout, as
 // Python's plistlib reads and writes it). Decoding detects the form by its magic; encoding
 // writes XML, or binary with binary=true.
+#include <algorithm>
 #include <charconv>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <type_traits>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -14,6 +19,7 @@
 #include "detail/epoch_time.hpp"
 #include "detail/locate.hpp"
 #include "detail/lossy.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -495,6 +501,421 @@ private:
     std::uint64_t budget_ = 0;
     std::vector<std::uint8_t>* state_ = nullptr;
 };
+
+// ===================================================================== binary reader, fast path
+
+// One pass over the objects into the tape (detail/tape_writer.hpp), iterative with an explicit
+// stack, the offset table read once into a validated array, every object resolved by index.
+// It accepts a subset of what bplist_reader accepts and builds the same tape: any input it
+// does not take (an error, a limit, an unusual layout) is left to bplist_reader, which reports
+// the error, so the protections (cycles, depth, the shared-object budget, sizes) hold for both.
+
+struct bplist_frame {
+    const unsigned char* refs;  // the container's object references
+    std::uint64_t count;        // elements of an array, entries of a dict
+    std::uint64_t next;         // references read (a dict's: key, value, key, value ...)
+    std::uint64_t total;        // references to read (count, or twice it for a dict)
+    std::size_t start;          // tape index of the header
+    std::uint32_t self;         // the container's object number (cycle check)
+    bool dict;
+};
+
+constexpr std::size_t bplist_fast_frames = 128;  // deeper input takes bplist_reader
+using bplist_tape = tape_writer<256, 2048, false>;
+
+[[gnu::always_inline]] inline std::uint64_t load_be_n(const unsigned char* p, unsigned n) noexcept {
+    switch (n) {
+        case 1:
+            return p[0];
+        case 2:
+            return (std::uint64_t{p[0]} << 8) | p[1];
+        case 4: {
+            std::uint32_t v;
+            std::memcpy(&v, p, 4);
+            return __builtin_bswap32(v);
+        }
+        case 8: {
+            std::uint64_t v;
+            std::memcpy(&v, p, 8);
+            return __builtin_bswap64(v);
+        }
+        default: {
+            std::uint64_t v = 0;
+            for (unsigned i = 0; i < n; ++i) {
+                v = (v << 8) | p[i];
+            }
+            return v;
+        }
+    }
+}
+
+// Whether the first n (at most 32) of the 32 readable bytes at s are ASCII.
+[[gnu::always_inline]] inline bool ascii_upto32(const char* s, std::size_t n) noexcept {
+#if defined(__SSE2__)
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
+    const auto high_bits = static_cast<std::uint64_t>(static_cast<std::uint32_t>(
+        _mm_movemask_epi8(lo) | (_mm_movemask_epi8(hi) << 16)));
+    return (high_bits & ((std::uint64_t{1} << n) - 1)) == 0;
+#else
+    unsigned char acc = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        acc |= static_cast<unsigned char>(s[i]);
+    }
+    return acc < 0x80;
+#endif
+}
+
+inline bool ascii_only(const char* s, std::size_t n) noexcept {
+    std::uint64_t acc = 0;
+    if (n >= 8) {
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t v;
+            std::memcpy(&v, s + i, 8);
+            acc |= v;
+        }
+        std::uint64_t last;  // the last 8 bytes, overlapping the loop's
+        std::memcpy(&last, s + n - 8, 8);
+        acc |= last;
+    } else if (n >= 4) {
+        std::uint32_t a, b;
+        std::memcpy(&a, s, 4);
+        std::memcpy(&b, s + n - 4, 4);
+        acc = a | b;
+    } else {
+        for (std::size_t i = 0; i < n; ++i) {
+            acc |= static_cast<unsigned char>(s[i]);
+        }
+    }
+    return (acc & 0x8080808080808080ull) == 0;
+}
+
+// `units` UTF-16BE code units at s as UTF-8 at out (room for 3 bytes a unit): the length, or
+// SIZE_MAX for an unpaired surrogate.
+inline std::size_t utf16_to_utf8(const unsigned char* s, std::size_t units, char* out) noexcept {
+    char* o = out;
+    for (std::size_t i = 0; i < units; ++i) {
+        std::uint32_t u = (std::uint32_t{s[2 * i]} << 8) | s[2 * i + 1];
+        if (u < 0x80) {
+            *o++ = static_cast<char>(u);
+            continue;
+        }
+        if (u >= 0xD800 && u <= 0xDFFF) {
+            if (u > 0xDBFF || i + 1 >= units) {
+                return SIZE_MAX;
+            }
+            const std::uint32_t lo = (std::uint32_t{s[2 * i + 2]} << 8) | s[2 * i + 3];
+            if (lo < 0xDC00 || lo > 0xDFFF) {
+                return SIZE_MAX;
+            }
+            u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+            ++i;
+        }
+        o += utf8_encode(u, o);
+    }
+    return static_cast<std::size_t>(o - out);
+}
+
+// RS: the object reference size when it is 1 or 2 (loads of a constant width), 0 any other.
+template <unsigned RS>
+bool decode_bplist_fast(std::string_view in, builder& b) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t size = in.size();
+    if (size < 8 + 32 + 1 || size > UINT32_MAX || std::memcmp(p, "bplist00", 8) != 0) {
+        return false;
+    }
+    const std::size_t t = size - 32;
+    const unsigned osize = p[t + 6];
+    const unsigned rsize = RS != 0 ? RS : p[t + 7];
+    const std::uint64_t num = load_be_n(p + t + 8, 8);
+    const std::uint64_t top_ref = load_be_n(p + t + 16, 8);
+    const std::uint64_t table = load_be_n(p + t + 24, 8);
+    if (osize < 1 || osize > 8 || rsize < 1 || rsize > 8 || table < 9 || table > t ||
+        num == 0 || num > (t - table) / osize || top_ref >= num) {
+        return false;
+    }
+    // The offset table, read once: every offset must lie in the objects' area.
+    thread_local std::vector<std::uint32_t> offsets;
+    thread_local std::vector<std::uint8_t> state;  // 1 while a container is open (cycles)
+    offsets.resize(static_cast<std::size_t>(num));
+    state.assign(static_cast<std::size_t>(num), 0);
+    {
+        const unsigned char* o = p + table;
+        std::uint64_t low = UINT64_MAX, high = 0;
+        auto read = [&](auto width) {
+            for (std::size_t i = 0; i < num; ++i, o += width) {
+                const std::uint64_t off = load_be_n(o, width);
+                low = std::min(low, off);
+                high = std::max(high, off);
+                offsets[i] = static_cast<std::uint32_t>(off);
+            }
+        };
+        if (osize == 1) {
+            read(std::integral_constant<unsigned, 1>{});
+        } else if (osize == 2) {
+            read(std::integral_constant<unsigned, 2>{});
+        } else {
+            read(osize);
+        }
+        if (low < 8 || high >= table) {
+            return false;
+        }
+    }
+    const std::uint32_t* const offs = offsets.data();
+    std::uint8_t* const open = state.data();
+    const std::size_t end = t;  // objects never run into the trailer
+    const std::size_t max_depth =
+        std::min<std::size_t>(b.limits().max_depth, bplist_fast_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    const std::uint64_t budget = static_cast<std::uint64_t>(size) * 16 + 4096;
+    std::uint64_t emitted = 0;
+
+    bplist_tape tw(b);
+    bplist_frame frames[bplist_fast_frames + 1];
+    bplist_frame* top = frames;  // frames[0]: the top level, never closed
+    std::uint64_t ref = top_ref;
+    bool want_key = false;
+
+    for (;;) {
+        if (++emitted > budget || ref >= num) {
+            return false;
+        }
+        std::size_t at = offs[ref];
+        const unsigned m = p[at];
+        if (want_key && (m >> 4) != 0x5 && (m >> 4) != 0x6) {
+            return false;
+        }
+        std::uint64_t* w = tw.words(4);
+        switch (m >> 4) {
+            case 0x0:
+                if (m == 0x00) {
+                    w[0] = tape_word(kind::null, 0, 0);
+                    tw.advance(1);
+                } else if (m == 0x08 || m == 0x09) {
+                    w[0] = tape_word(m == 0x09 ? kind::boolean_true : kind::boolean_false, 0, 0);
+                    tw.advance(1);
+                } else if (m == 0x0F) {
+                    tw.payload(w, kind::bytes, 0, 0);
+                } else {
+                    return false;
+                }
+                break;
+            case 0x1: {
+                const unsigned lg = m & 0x0F;
+                if (lg > 4) {
+                    return false;
+                }
+                const unsigned n = 1u << lg;
+                if (at + 1 > end || n > end - at - 1) {
+                    return false;
+                }
+                if (lg < 4) {
+                    const unsigned char* d = p + at + 1;
+                    tw.scalar(w, kind::int64,
+                              lg == 0   ? load_be_n(d, 1)
+                              : lg == 1 ? load_be_n(d, 2)
+                              : lg == 2 ? load_be_n(d, 4)
+                                        : load_be_n(d, 8));
+                    tw.advance(2);
+                    break;
+                }
+                const uint128 u = (static_cast<uint128>(load_be_n(p + at + 1, 8)) << 64) |
+                                  load_be_n(p + at + 9, 8);
+                const auto v = static_cast<int128>(u);
+                if (v >= INT64_MIN && v <= INT64_MAX) {
+                    tw.scalar(w, kind::int64, static_cast<std::uint64_t>(v));
+                    tw.advance(2);
+                } else if (v > 0 && v <= static_cast<int128>(UINT64_MAX)) {
+                    tw.scalar(w, kind::uint64, static_cast<std::uint64_t>(v));
+                    tw.advance(2);
+                } else {
+                    char buf[48];
+                    char* e = buf + sizeof buf;
+                    char* s = e;
+                    uint128 a = v < 0 ? static_cast<uint128>(0) - u : u;
+                    do {
+                        *--s = static_cast<char>('0' + static_cast<int>(a % 10));
+                        a /= 10;
+                    } while (a != 0);
+                    if (v < 0) {
+                        *--s = '-';
+                    }
+                    const auto len = static_cast<std::size_t>(e - s);
+                    std::memcpy(tw.bytes(len), s, len);
+                    tw.payload(w, kind::bignum, 0, len);
+                }
+                break;
+            }
+            case 0x2: {
+                if (m != 0x22 && m != 0x23) {
+                    return false;
+                }
+                const unsigned n = m == 0x22 ? 4 : 8;
+                if (at + 1 > end || n > end - at - 1) {
+                    return false;
+                }
+                double d;
+                if (n == 4) {
+                    auto bits = static_cast<std::uint32_t>(load_be_n(p + at + 1, 4));
+                    float f;
+                    std::memcpy(&f, &bits, 4);
+                    d = static_cast<double>(f);
+                } else {
+                    std::uint64_t bits = load_be_n(p + at + 1, 8);
+                    std::memcpy(&d, &bits, 8);
+                }
+                w[0] = tape_word(kind::float64, 0, 0);
+                std::memcpy(&w[1], &d, 8);
+                tw.advance(2);
+                break;
+            }
+            case 0x3: {
+                if (m != 0x33 || at + 1 > end || 8 > end - at - 1) {
+                    return false;
+                }
+                std::uint64_t bits = load_be_n(p + at + 1, 8);
+                double d;
+                std::memcpy(&d, &bits, 8);
+                char text[32];
+                const std::size_t len = date_text(d, text);
+                if (len == 0) {
+                    return false;
+                }
+                std::memcpy(tw.bytes(len), text, len);
+                tw.payload(w, kind::timestamp,
+                           static_cast<std::uint64_t>(timestamp_kind::offset_date_time), len);
+                break;
+            }
+            case 0x4:
+            case 0x5:
+            case 0x6:
+            case 0xA:
+            case 0xD: {
+                // The count: the low nibble, or 0xF and an integer object after the marker.
+                std::uint64_t n = m & 0x0F;
+                std::size_t q = at + 1;
+                if (n == 0x0F) {
+                    if (q >= end) {
+                        return false;
+                    }
+                    const unsigned im = p[q];
+                    if ((im & 0xF0) != 0x10 || (im & 0x0F) > 3) {
+                        return false;
+                    }
+                    const unsigned k = 1u << (im & 3);
+                    if (end - q - 1 < k) {
+                        return false;
+                    }
+                    n = load_be_n(p + q + 1, k);
+                    q += 1 + k;
+                }
+                const unsigned hi = m >> 4;
+                if (hi == 0x4 || hi == 0x5) {
+                    if (n > end - q) {
+                        return false;
+                    }
+                    const char* s = reinterpret_cast<const char*>(p + q);
+                    if (n <= 32) {
+                        // Short: the 32-byte trailer follows the objects, so 32 bytes can be
+                        // read and copied at once (the bytes past n are overwritten by the
+                        // next payload or cut at the end).
+                        char* d = tw.bytes(32);
+                        std::memcpy(d, s, 32);
+                        if (hi == 0x5 && !ascii_upto32(s, static_cast<std::size_t>(n))) {
+                            return false;
+                        }
+                    } else {
+                        if ((hi == 0x5 && !ascii_only(s, n)) || n > max_bytes ||
+                            tw.over_budget(max_bytes - n)) {
+                            return false;
+                        }
+                        std::memcpy(tw.bytes(n), s, n);
+                    }
+                    tw.payload(w, hi == 0x4 ? kind::bytes : kind::string, 0, n);
+                    break;
+                }
+                if (hi == 0x6) {
+                    if (n > (end - q) / 2) {
+                        return false;
+                    }
+                    if (3 * n > max_bytes || tw.over_budget(max_bytes - 3 * n)) {
+                        return false;
+                    }
+                    const std::size_t len = utf16_to_utf8(p + q, n, tw.bytes(3 * n));
+                    if (len == SIZE_MAX) {
+                        return false;
+                    }
+                    tw.payload(w, kind::string, 0, len);
+                    break;
+                }
+                // An array or a dict.
+                const bool dict = hi == 0xD;
+                const std::uint64_t per = rsize * (dict ? 2u : 1u);
+                if (n > (end - q) / per) {
+                    return false;
+                }
+                const auto self = static_cast<std::size_t>(ref);
+                if (open[self] != 0 || static_cast<std::size_t>(top - frames) >= max_depth ||
+                    tw.over_budget(max_bytes)) {
+                    return false;
+                }
+                const kind k = dict ? kind::map : kind::array;
+                if (n == 0) {
+                    tw.open_empty(w, k);
+                    break;
+                }
+                open[self] = 1;
+                *++top = {p + q, n, 0, dict ? 2 * n : n, tw.size(), static_cast<std::uint32_t>(self),
+                          dict};
+                tw.open(w, k, n);
+                goto next;
+            }
+            case 0x8: {
+                const unsigned n = (m & 0x0F) + 1;
+                if (n > 8 || at + 1 > end || n > end - at - 1 ||
+                    static_cast<std::size_t>(top - frames) >= max_depth) {
+                    return false;
+                }
+                const std::uint64_t u = load_be_n(p + at + 1, n);
+                w[0] = tape_word(kind::tagged, static_cast<std::uint64_t>(tag_space::other), 0);
+                w[1] = uid_tag;
+                tw.scalar(w + 2, u <= static_cast<std::uint64_t>(INT64_MAX) ? kind::int64
+                                                                            : kind::uint64,
+                          u);
+                tw.advance(4);
+                break;
+            }
+            default:
+                return false;
+        }
+        // A value is complete: close the containers it ends.
+        while (top != frames && top->next == top->total) {
+            tw.close(top->start);
+            open[top->self] = 0;
+            --top;
+        }
+        if (top == frames) {
+            break;
+        }
+    next: {
+        bplist_frame& f = *top;
+        const std::uint64_t j = f.next++;
+        std::uint64_t slot = j;
+        want_key = false;
+        if (f.dict) {
+            want_key = (j & 1) == 0;
+            slot = want_key ? j / 2 : f.count + j / 2;
+        }
+        ref = load_be_n(f.refs + slot * rsize, rsize);
+    }
+    }
+    if (tw.over_budget(max_bytes)) {
+        return false;
+    }
+    tw.finish();
+    return true;
+}
 
 // ===================================================================== XML reader
 
@@ -1243,6 +1664,15 @@ private:
 
 result<void> decode_plist(std::string_view in, builder& b, const decode_options&) {
     if (in.substr(0, 6) == "bplist") {
+        if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+            const unsigned rs = in.size() >= 32 ? static_cast<unsigned char>(in[in.size() - 25]) : 0;
+            if (rs == 1   ? decode_bplist_fast<1>(in, b)
+                : rs == 2 ? decode_bplist_fast<2>(in, b)
+                          : decode_bplist_fast<0>(in, b)) {
+                return {};
+            }
+            b.reset();  // the reader below finds the error (or the limit) and reports it
+        }
         bplist_reader r(in, b);
         return r.run();
     }
@@ -1321,7 +1751,14 @@ public:
         // object references before anything is written.
         const auto& tape = doc.tape();
         std::uint64_t objects = 0;
-        for (std::size_t i = 0; i < tape.size();) {
+        // Without lossy=allow an object takes 1 to 4 tape words (a tagged UID and its integer
+        // are one; any other tag is an error); when both bounds give the same reference size,
+        // the count is not needed. (Under lossy=allow dropped tags may nest deeper.)
+        const std::uint64_t words = tape.size();
+        if (!pol_.opt.lossy && size_for(words / 4) == size_for(words)) {
+            objects = words;
+        }
+        for (std::size_t i = objects != 0 ? tape.size() : 0; i < tape.size();) {
             auto k = static_cast<kind>(tape[i] >> document::kind_shift);
             if (k != kind::tagged) {
                 ++objects;
@@ -1329,7 +1766,7 @@ public:
             i += (k == kind::null || k == kind::boolean_false || k == kind::boolean_true) ? 1 : 2;
         }
         ref_size_ = size_for(objects);
-        thread_local std::vector<std::uint64_t> offsets;
+        thread_local std::vector<std::uint64_t> offsets;  // by object number; `objects` bounds it
         offsets.resize(static_cast<std::size_t>(objects) + 1);
         offsets_ = &offsets;
         base_ = out_.size();
@@ -1339,7 +1776,13 @@ public:
             POLYCODEC_TRY(pol_.null(doc.root()));
             return fail(unrepresentable(doc.root(), "a null root is not representable in plist"));
         }
-        POLYCODEC_TRY(object(doc.root(), 0));
+        if (pol_.opt.lossy || !walk(doc)) {
+            // What the tape walk does not take (nulls, lossy fallbacks, keys that are not
+            // strings, errors) goes through the recursive writer, which reports the errors.
+            out_.truncate(base_ + 8);
+            next_id_ = 1;
+            POLYCODEC_TRY(object(doc.root(), 0));
+        }
         const std::uint64_t table = out_.size() - base_;
         const unsigned osize = size_for(table);
         char* p = out_.prepare(static_cast<std::size_t>(next_id_) * osize + 32);
@@ -1361,9 +1804,27 @@ private:
     static unsigned size_for(std::uint64_t n) {
         return n < (1u << 8) ? 1 : n < (1u << 16) ? 2 : n < (std::uint64_t{1} << 32) ? 4 : 8;
     }
+    // n is 1, 2, 4 or 8: one byte-swapped store each.
     static void put_be(char* p, std::uint64_t v, unsigned n) {
-        for (unsigned i = 0; i < n; ++i) {
-            p[i] = static_cast<char>(v >> (8 * (n - 1 - i)));
+        switch (n) {
+            case 1:
+                p[0] = static_cast<char>(v);
+                return;
+            case 2: {
+                auto x = __builtin_bswap16(static_cast<std::uint16_t>(v));
+                std::memcpy(p, &x, 2);
+                return;
+            }
+            case 4: {
+                auto x = __builtin_bswap32(static_cast<std::uint32_t>(v));
+                std::memcpy(p, &x, 4);
+                return;
+            }
+            default: {
+                auto x = __builtin_bswap64(v);
+                std::memcpy(p, &x, 8);
+                return;
+            }
         }
     }
     void marker_int(unsigned marker, std::uint64_t v, unsigned n) {
@@ -1408,14 +1869,14 @@ private:
         marker_int(0x23, bits, 8);
     }
     void string(std::string_view s) {
-        bool ascii = true;
-        for (char c : s) {
-            if (static_cast<unsigned char>(c) >= 0x80) {
-                ascii = false;
-                break;
+        if (ascii_only(s.data(), s.size())) {
+            if (s.size() < 15) {
+                char* p = out_.prepare(s.size() + 1);
+                p[0] = static_cast<char>(0x50 | s.size());
+                std::memcpy(p + 1, s.data(), s.size());
+                out_.commit(s.size() + 1);
+                return;
             }
-        }
-        if (ascii) {
             head(0x50, s.size());
             out_.append(s);
             return;
@@ -1466,11 +1927,244 @@ private:
     }
     void refs(std::uint64_t first, std::uint64_t n) {
         char* p = out_.prepare(static_cast<std::size_t>(n) * ref_size_);
-        for (std::uint64_t i = 0; i < n; ++i) {
-            put_be(p, first + i, ref_size_);
-            p += ref_size_;
+        auto put = [&](auto width) {
+            for (std::uint64_t i = 0; i < n; ++i) {
+                put_be(p, first + i, width);
+                p += width;
+            }
+        };
+        if (ref_size_ == 1) {
+            put(std::integral_constant<unsigned, 1>{});
+        } else if (ref_size_ == 2) {
+            put(std::integral_constant<unsigned, 2>{});
+        } else {
+            put(ref_size_);
         }
         out_.commit(static_cast<std::size_t>(n) * ref_size_);
+    }
+
+    // The document in one walk of its tape (which lists the elements in the order the objects
+    // are written: a container, then its children): each element's object number is its
+    // parent's next free reference, assigned when the parent's references were written; a
+    // dict's keys take the first half of its references, its values the second. False, with
+    // part of the output written, for what only object() handles.
+    bool walk(const document& doc) {
+        struct frame {
+            std::uint64_t left;  // children still to write (keys and values of a dict)
+            std::uint64_t id;    // the next child's object number (arrays; dict keys)
+            std::uint64_t vid;   // the next value's object number (dicts)
+            bool dict;
+        };
+        const std::uint64_t* const t = doc.tape().data();
+        const std::size_t size = doc.tape().size();
+        const char* const payload = doc.bytes().data();
+        std::uint64_t* const offsets = offsets_->data();
+        const unsigned rs = ref_size_;
+        thread_local std::vector<frame> stack;
+        stack.clear();
+        stack.push_back({1, 0, 0, false});
+        frame* top = &stack.back();
+        // The output is written through a local window [o, oend) of the buffer's free space;
+        // room() commits what was written and makes room for `n` more bytes.
+        out_.prepare(64);
+        char* begin = out_.data_mut();
+        char* o = begin + out_.size();
+        char* oend = begin + out_.capacity();
+        auto room = [&](std::size_t n) {
+            if (static_cast<std::size_t>(oend - o) < n) {
+                out_.commit(static_cast<std::size_t>(o - begin) - out_.size());
+                out_.prepare(n);
+                begin = out_.data_mut();
+                o = begin + out_.size();
+                oend = begin + out_.capacity();
+            }
+        };
+        auto flush = [&] { out_.commit(static_cast<std::size_t>(o - begin) - out_.size()); };
+        auto put_head = [&](unsigned token, std::uint64_t n) {
+            if (n < 15) {
+                *o++ = static_cast<char>(token | n);
+                return;
+            }
+            *o++ = static_cast<char>(token | 0x0F);
+            const unsigned w = size_for(n);
+            *o++ = static_cast<char>(0x10 | (w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3));
+            put_be(o, n, w);
+            o += w;
+        };
+        auto put_marker = [&](unsigned marker, std::uint64_t v, unsigned w) {
+            *o++ = static_cast<char>(marker);
+            put_be(o, v, w);
+            o += w;
+        };
+        std::size_t i = 0;
+        while (i < size) {
+            std::uint64_t id;
+            bool is_key = false;
+            if (top->dict) {
+                is_key = (top->left & 1) == 0;
+                id = is_key ? top->id++ : top->vid++;
+            } else {
+                id = top->id++;
+            }
+            --top->left;
+            offsets[id] = static_cast<std::uint64_t>(o - begin) - base_;
+            const std::uint64_t head_word = t[i];
+            const auto k = static_cast<kind>(head_word >> document::kind_shift);
+            if (is_key && k != kind::string) {
+                flush();
+                return false;
+            }
+            room(32);
+            switch (k) {
+                case kind::boolean_false:
+                case kind::boolean_true:
+                    *o++ = k == kind::boolean_true ? 0x09 : 0x08;
+                    i += 1;
+                    break;
+                case kind::int64: {
+                    const auto v = static_cast<std::int64_t>(t[i + 1]);
+                    const auto u = static_cast<std::uint64_t>(v);
+                    if (v < 0) {
+                        put_marker(0x13, u, 8);
+                    } else if (v < (1 << 8)) {
+                        put_marker(0x10, u, 1);
+                    } else if (v < (1 << 16)) {
+                        put_marker(0x11, u, 2);
+                    } else if (v < (std::int64_t{1} << 32)) {
+                        put_marker(0x12, u, 4);
+                    } else {
+                        put_marker(0x13, u, 8);
+                    }
+                    i += 2;
+                    break;
+                }
+                case kind::uint64:
+                    *o++ = 0x14;
+                    put_be(o, 0, 8);
+                    put_be(o + 8, t[i + 1], 8);
+                    o += 16;
+                    i += 2;
+                    break;
+                case kind::float64:
+                    put_marker(0x23, t[i + 1], 8);
+                    i += 2;
+                    break;
+                case kind::string:
+                case kind::bytes: {
+                    const std::uint64_t n = t[i + 1];
+                    const char* sp = payload + (head_word & document::payload_mask);
+                    if (k == kind::string && !ascii_only(sp, n)) {
+                        flush();
+                        string(std::string_view(sp, n));  // UTF-16
+                        begin = out_.data_mut();
+                        o = begin + out_.size();
+                        oend = begin + out_.capacity();
+                    } else {
+                        room(n + 10);
+                        put_head(k == kind::string ? 0x50 : 0x40, n);
+                        std::memcpy(o, sp, n);
+                        o += n;
+                    }
+                    i += 2;
+                    break;
+                }
+                case kind::bignum: {
+                    int128 x;
+                    if (!parse_int128(value(&doc, i).get_string(), x)) {
+                        flush();
+                        return false;
+                    }
+                    const auto u = static_cast<uint128>(x);
+                    *o++ = 0x14;
+                    put_be(o, static_cast<std::uint64_t>(u >> 64), 8);
+                    put_be(o + 8, static_cast<std::uint64_t>(u), 8);
+                    o += 16;
+                    i += 2;
+                    break;
+                }
+                case kind::timestamp: {
+                    value v(&doc, i);
+                    epoch_instant e;
+                    if (v.get_timestamp_kind() != timestamp_kind::offset_date_time ||
+                        !parse_rfc3339(v.get_string(), e)) {
+                        flush();
+                        return false;
+                    }
+                    const double d = static_cast<double>(e.seconds - apple_epoch) +
+                                     static_cast<double>(e.nanos) / 1e9;
+                    std::uint64_t bits;
+                    std::memcpy(&bits, &d, 8);
+                    put_marker(0x33, bits, 8);
+                    i += 2;
+                    break;
+                }
+                case kind::tagged: {
+                    value v(&doc, i);
+                    value inner = v.tagged_value();
+                    if (v.get_tag_space() != tag_space::other || v.tag() != uid_tag ||
+                        !(inner.kind() == kind::uint64 ||
+                          (inner.kind() == kind::int64 && inner.get_int() >= 0))) {
+                        flush();
+                        return false;
+                    }
+                    const std::uint64_t u = inner.get_uint();
+                    if (u < (1u << 8)) {
+                        put_marker(0x80, u, 1);
+                    } else if (u < (1u << 16)) {
+                        put_marker(0x81, u, 2);
+                    } else if (u < (std::uint64_t{1} << 32)) {
+                        put_marker(0x83, u, 4);
+                    } else {
+                        put_marker(0x87, u, 8);
+                    }
+                    i += 4;  // the tag's two words and its integer's two
+                    break;
+                }
+                case kind::array:
+                case kind::map: {
+                    const bool dict = k == kind::map;
+                    const std::uint64_t n = t[i + 1];
+                    const std::uint64_t nrefs = dict ? 2 * n : n;
+                    room(static_cast<std::size_t>(nrefs) * rs + 10);
+                    put_head(dict ? 0xD0 : 0xA0, n);
+                    const std::uint64_t first = next_id_;
+                    next_id_ += nrefs;
+                    if (rs == 1) {
+                        for (std::uint64_t r = 0; r < nrefs; ++r) {
+                            *o++ = static_cast<char>(first + r);
+                        }
+                    } else if (rs == 2) {
+                        for (std::uint64_t r = 0; r < nrefs; ++r, o += 2) {
+                            put_be(o, first + r, 2);
+                        }
+                    } else {
+                        for (std::uint64_t r = 0; r < nrefs; ++r, o += rs) {
+                            put_be(o, first + r, rs);
+                        }
+                    }
+                    i += 2;
+                    if (n != 0) {
+                        stack.push_back({nrefs, first, first + n, dict});
+                        top = &stack.back();
+                        continue;
+                    }
+                    break;
+                }
+                default:  // null: an error, or dropped under lossy=allow
+                    flush();
+                    return false;
+            }
+            while (top->left == 0) {
+                stack.pop_back();
+                if (stack.empty()) {
+                    flush();
+                    return i == size;
+                }
+                top = &stack.back();
+            }
+        }
+        flush();
+        return false;
     }
 
     result<void> object(value v, std::uint64_t id) {

@@ -20,6 +20,7 @@
 
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
+#include "detail/text.hpp"
 #include "detail/try.hpp"
 #include "detail/unflatten.hpp"
 #include "detail/utf8.hpp"
@@ -31,6 +32,8 @@ namespace {
 constexpr std::size_t scratch_keep_bytes = std::size_t{16} << 20;
 
 inline bool ws(char c) { return c == ' ' || c == '\t' || c == '\f'; }
+// The bytes that end a key or escape the next one (Properties.load0).
+constexpr text::byte_set key_stops{std::string_view("=: \t\f\\", 6)};
 inline bool eol(char c) { return c == '\n' || c == '\r'; }
 
 int hex_value(char c) {
@@ -253,20 +256,20 @@ private:
         std::size_t key_len = 0;
         std::size_t value_start = len;
         bool has_sep = false;
-        bool escaped = false;
-        while (key_len < len) {
-            char c = s[key_len];
-            if ((c == '=' || c == ':') && !escaped) {
-                value_start = key_len + 1;
-                has_sep = true;
+        // Runs of ordinary bytes are skipped at once; a backslash escapes the byte after it.
+        for (;;) {
+            key_len = text::scan_to(line, key_len, key_stops);
+            if (key_len >= len) {
                 break;
             }
-            if (ws(c) && !escaped) {
-                value_start = key_len + 1;
-                break;
+            const char c = s[key_len];
+            if (c == '\\') {
+                key_len = std::min(key_len + 2, len);
+                continue;
             }
-            escaped = c == '\\' ? !escaped : false;
-            ++key_len;
+            value_start = key_len + 1;
+            has_sep = c == '=' || c == ':';
+            break;
         }
         while (value_start < len) {
             char c = s[value_start];
