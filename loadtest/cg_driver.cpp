@@ -13,6 +13,7 @@
 #include <string>
 
 #include "dataset.hpp"
+#include "polycodec/formats/avro.hpp"
 #include "polycodec/polycodec.hpp"
 
 #ifdef POLYCODEC_CGDRIVER_RAPIDJSON
@@ -116,8 +117,25 @@ int main(int argc, char** argv) {
     wrap_records(src, wrapped);
     const format_id f = info->id;
     const document& in = info->caps.map_root_only ? wrapped : src;
+    encode_options eo;
+    decode_options dopt;
+    if (f == format_id::avro) {
+        // avro: the records of an Object Container File with schemas/<stem>.avsc beside the
+        // data file (fixtures/schemas/bench.avsc), as `bench` times them.
+        std::string path = argv[3];
+        std::size_t slash = path.find_last_of('/');
+        std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+        std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
+        stem = stem.substr(0, stem.find('.'));
+        auto parsed = avro::parse_schema(read_file(dir + "/schemas/" + stem + ".avsc"));
+        if (!parsed) {
+            std::fprintf(stderr, "cannot read the schema of %s\n", argv[3]);
+            return 1;
+        }
+        eo.avro_schema = dopt.avro_schema = *parsed;
+    }
     output_buffer out;
-    if (!encode(f, in, out)) {
+    if (!encode(f, in, out, eo)) {
         std::fprintf(stderr, "cannot encode\n");
         return 1;
     }
@@ -127,9 +145,9 @@ int main(int argc, char** argv) {
     for (long i = 0; i < n; ++i) {
         if (op == "encode") {
             out.clear();
-            sink += static_cast<bool>(encode(f, in, out)) + out.size();
+            sink += static_cast<bool>(encode(f, in, out, eo)) + out.size();
         } else {
-            sink += static_cast<bool>(decode(f, bytes, back));
+            sink += static_cast<bool>(decode(f, bytes, back, dopt));
         }
     }
     std::printf("%zu\n", sink);
