@@ -26,6 +26,7 @@
 #include "detail/epoch_time.hpp"
 #include "detail/lossy.hpp"
 #include "detail/tape_writer.hpp"
+#include "detail/text.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -70,22 +71,11 @@ std::size_t format_time(std::int64_t secs_of_day, std::uint64_t frac, int digits
     return n;
 }
 
-// Days since the epoch as "YYYY-MM-DD"; false outside years 0000-9999.
+// Days since the epoch as "YYYY-MM-DD" (the date of format_epoch's text; `out` needs 30
+// chars); false outside years 0000-9999.
 bool format_date(std::int64_t days, char* out) {
-    if (days < -719528 || days > 2932896) {
-        return false;
-    }
-    civil_date c = civil_from_days(days);
-    auto y = static_cast<unsigned>(c.year);
-    out[0] = static_cast<char>('0' + y / 1000);
-    out[1] = static_cast<char>('0' + y / 100 % 10);
-    out[2] = static_cast<char>('0' + y / 10 % 10);
-    out[3] = static_cast<char>('0' + y % 10);
-    out[4] = '-';
-    two(out + 5, c.month);
-    out[7] = '-';
-    two(out + 8, c.day);
-    return true;
+    return days >= epoch_min_seconds / 86400 && days <= epoch_max_seconds / 86400 &&
+           format_epoch(days * 86400, 0, out) != 0;
 }
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
@@ -267,20 +257,8 @@ bool parse_uuid(std::string_view t, std::string& out) {
             ++i;
             continue;
         }
-        auto nib = [](char c) -> int {
-            if (c >= '0' && c <= '9') {
-                return c - '0';
-            }
-            if (c >= 'a' && c <= 'f') {
-                return c - 'a' + 10;
-            }
-            if (c >= 'A' && c <= 'F') {
-                return c - 'A' + 10;
-            }
-            return -1;
-        };
-        int h = nib(t[i]);
-        int l = nib(t[i + 1]);
+        int h = text::hex_value(t[i]);
+        int l = text::hex_value(t[i + 1]);
         if (h < 0 || l < 0) {
             return false;
         }
@@ -489,6 +467,44 @@ private:
                                        " beyond the input"));
         }
         return count;
+    }
+
+    // The blocks of an array or map whose writer's items are `items`: each item (after its
+    // key, for a map) by item().
+    template <class Item>
+    result<void> read_blocks(bool is_map, std::uint32_t items, Item&& item) {
+        if (!(is_map ? b_.begin_map() : b_.begin_array())) {
+            return limit();
+        }
+        std::uint64_t item_min = w_.nodes[items].min_size + (is_map ? 1 : 0);
+        while (true) {
+            auto n = block_count(item_min, is_map ? "a map" : "an array");
+            if (!n) {
+                return fail(n.error());
+            }
+            if (*n == 0) {
+                break;
+            }
+            for (std::uint64_t i = 0; i < *n; ++i) {
+                if (is_map) {
+                    auto k = read_string();
+                    if (!k) {
+                        return fail(k.error());
+                    }
+                    b_.add_string(*k);
+                }
+                POLYCODEC_TRY(item());
+            }
+            if (!b_.ok()) {
+                return limit();
+            }
+        }
+        if (is_map) {
+            b_.end_map();
+        } else {
+            b_.end_array();
+        }
+        return {};
     }
 
     result<std::uint32_t> union_index(const node& t) {
@@ -718,41 +734,9 @@ private:
                 return {};
             }
             case type_kind::array:
-            case type_kind::map: {
-                bool is_map = t.kind == type_kind::map;
-                if (!(is_map ? b_.begin_map() : b_.begin_array())) {
-                    return limit();
-                }
-                std::uint64_t item_min = w_.nodes[t.items].min_size + (is_map ? 1 : 0);
-                while (true) {
-                    auto n = block_count(item_min, is_map ? "a map" : "an array");
-                    if (!n) {
-                        return fail(n.error());
-                    }
-                    if (*n == 0) {
-                        break;
-                    }
-                    for (std::uint64_t i = 0; i < *n; ++i) {
-                        if (is_map) {
-                            auto k = read_string();
-                            if (!k) {
-                                return fail(k.error());
-                            }
-                            b_.add_string(*k);
-                        }
-                        POLYCODEC_TRY(read(t.items));
-                    }
-                    if (!b_.ok()) {
-                        return limit();
-                    }
-                }
-                if (is_map) {
-                    b_.end_map();
-                } else {
-                    b_.end_array();
-                }
-                return {};
-            }
+            case type_kind::map:
+                return read_blocks(t.kind == type_kind::map, t.items,
+                                   [&] { return read(t.items); });
         }
         return {};
     }
@@ -998,41 +982,9 @@ private:
             case type_kind::record:
                 return resolve_record(w, r);
             case type_kind::array:
-            case type_kind::map: {
-                bool is_map = r.kind == type_kind::map;
-                if (!(is_map ? b_.begin_map() : b_.begin_array())) {
-                    return limit();
-                }
-                std::uint64_t item_min = w_.nodes[w.items].min_size + (is_map ? 1 : 0);
-                while (true) {
-                    auto n = block_count(item_min, is_map ? "a map" : "an array");
-                    if (!n) {
-                        return fail(n.error());
-                    }
-                    if (*n == 0) {
-                        break;
-                    }
-                    for (std::uint64_t i = 0; i < *n; ++i) {
-                        if (is_map) {
-                            auto k = read_string();
-                            if (!k) {
-                                return fail(k.error());
-                            }
-                            b_.add_string(*k);
-                        }
-                        POLYCODEC_TRY(resolve(w.items, r.items));
-                    }
-                    if (!b_.ok()) {
-                        return limit();
-                    }
-                }
-                if (is_map) {
-                    b_.end_map();
-                } else {
-                    b_.end_array();
-                }
-                return {};
-            }
+            case type_kind::map:
+                return read_blocks(r.kind == type_kind::map, w.items,
+                                   [&] { return resolve(w.items, r.items); });
             default:
                 break;
         }
@@ -1587,35 +1539,6 @@ void put_bytes(output_buffer& out, std::string_view s) {
     out.append(s.data(), s.size());
 }
 
-const char* kind_desc(kind k) {
-    switch (k) {
-        case kind::null:
-            return "null";
-        case kind::boolean_false:
-        case kind::boolean_true:
-            return "a bool";
-        case kind::int64:
-        case kind::uint64:
-        case kind::bignum:
-            return "an integer";
-        case kind::float64:
-            return "a float";
-        case kind::string:
-            return "a string";
-        case kind::bytes:
-            return "bytes";
-        case kind::timestamp:
-            return "a timestamp";
-        case kind::tagged:
-            return "a tagged value";
-        case kind::array:
-            return "an array";
-        case kind::map:
-            return "a map";
-    }
-    return "a value";
-}
-
 std::string type_desc(const node& n) {
     std::string s(kind_names[static_cast<std::size_t>(n.kind)]);
     if (!n.name.empty()) {
@@ -1827,7 +1750,7 @@ public:
                         } else {
                             return fail(unrepresentable(
                                 k, std::string("an Avro map key must be a string, saw ") +
-                                       kind_desc(k.kind())));
+                                       kind_phrase(k.kind())));
                         }
                         POLYCODEC_TRY(write(t.items, item));
                     }
@@ -1845,7 +1768,7 @@ public:
 
 private:
     tl::unexpected<error> wrong(const node& t, value v) const {
-        return fail(unrepresentable(v, std::string(kind_desc(v.kind())) +
+        return fail(unrepresentable(v, std::string(kind_phrase(v.kind())) +
                                            " is not representable as Avro " + type_desc(t)));
     }
 
@@ -2092,7 +2015,7 @@ private:
         if (k.kind() == kind::string) {
             return "\"" + std::string(k.get_string()) + "\"";
         }
-        return kind_desc(k.kind());
+        return kind_phrase(k.kind());
     }
 
     result<void> write_union(const node& t, value v) {
@@ -2132,7 +2055,7 @@ private:
             for (std::uint32_t b : t.branches) {
                 names += (names.empty() ? "" : ", ") + type_desc(s_.nodes[b]);
             }
-            return fail(unrepresentable(v, std::string(kind_desc(v.kind())) +
+            return fail(unrepresentable(v, std::string(kind_phrase(v.kind())) +
                                                " matches no branch of the union [" + names +
                                                "]"));
         }
