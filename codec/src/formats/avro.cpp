@@ -1448,6 +1448,9 @@ private:
         std::uint64_t v;
         if (p_ != end_ && *p_ < 0x80) {
             v = *p_++;
+        } else if (end_ - p_ >= 2 && p_[1] < 0x80) {
+            v = (p_[0] & 0x7fu) | std::uint64_t{p_[1]} << 7;
+            p_ += 2;
         } else if (!read_varint(v)) {
             return false;
         }
@@ -1499,6 +1502,25 @@ private:
             return false;
         }
         auto n = static_cast<std::size_t>(len);
+        if (n <= 16 && end_ - p_ >= 16) {
+            // Short: one fixed 16-byte copy (the bytes past n are overwritten next or cut at
+            // the end), checked for ASCII at once; only other text is validated as UTF-8.
+            std::memcpy(tw_.bytes(16), p_, 16);
+            std::uint64_t a, c;
+            std::memcpy(&a, p_, 8);
+            std::memcpy(&c, p_ + 8, 8);
+            std::uint64_t ma = n >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+            std::uint64_t mc = n <= 8    ? 0
+                               : n == 16 ? ~std::uint64_t{0}
+                                         : (std::uint64_t{1} << (8 * (n - 8))) - 1;
+            if ((((a & ma) | (c & mc)) & 0x8080808080808080ULL) != 0 &&
+                utf8_valid_prefix({reinterpret_cast<const char*>(p_), n}) != n) {
+                return false;
+            }
+            p_ += n;
+            tw_.payload(w, kind::string, 0, n);
+            return true;
+        }
         std::string_view s(reinterpret_cast<const char*>(p_), n);
         if (utf8_valid_prefix(s) != n) {
             return false;
