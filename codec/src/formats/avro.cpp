@@ -2156,6 +2156,12 @@ private:
             *o_++ = static_cast<char>(z);
             return;
         }
+        if (z < 0x4000) {
+            o_[0] = static_cast<char>(z | 0x80);
+            o_[1] = static_cast<char>(z >> 7);
+            o_ += 2;
+            return;
+        }
         while (z >= 0x80) {
             *o_++ = static_cast<char>((z & 0x7f) | 0x80);
             z >>= 7;
