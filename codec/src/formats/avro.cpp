@@ -2285,6 +2285,20 @@ private:
                     *o_++ = 0;
                     return true;
                 }
+                if (count != 0 && items.kind == type_kind::string) {
+                    // The common array of strings: no per-item dispatch.
+                    put_varint(static_cast<std::int64_t>(count));
+                    for (std::size_t j = i + 2, end = end_of(i); j < end; j += 2) {
+                        const kind ik = kind_at(j);
+                        if (ik != kind::string && ik != kind::timestamp && ik != kind::bignum) {
+                            return false;
+                        }
+                        put_text(text_at(j));
+                    }
+                    room(1);
+                    *o_++ = 0;
+                    return true;
+                }
                 if (count != 0) {
                     put_varint(static_cast<std::int64_t>(count));
                     for (std::size_t j = i + 2, end = end_of(i); j < end; j = end_of(j)) {
@@ -2342,6 +2356,24 @@ private:
         return false;
     }
 
+    // Whether a key is a field's name: names of up to 8 bytes as one masked 8-byte compare
+    // (a std::string holds at least capacity() + 1 bytes; the key's 8 bytes must lie in the
+    // payload).
+    bool same_name(std::string_view key, const std::string& name) const {
+        const std::size_t n = key.size();
+        if (n != name.size()) {
+            return false;
+        }
+        if (n <= 8 && name.capacity() >= 7 && payload_end_ - key.data() >= 8) {
+            std::uint64_t a, b;
+            std::memcpy(&a, key.data(), 8);
+            std::memcpy(&b, name.data(), 8);
+            const std::uint64_t mask = n == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+            return ((a ^ b) & mask) == 0;
+        }
+        return key == name;
+    }
+
     // avro_writer::write_record's matching: the next entry when its key is the field's name,
     // else the first entry of that key.
     bool write_record(const node& t, std::size_t i) {
@@ -2350,7 +2382,7 @@ private:
         std::uint64_t matched = 0;
         for (const field& f : t.fields) {
             std::size_t at = 0;
-            if (next < end && kind_at(next) == kind::string && text_at(next) == f.name) {
+            if (next < end && kind_at(next) == kind::string && same_name(text_at(next), f.name)) {
                 at = next + 2;
                 next = end_of(at);
             } else {
@@ -2927,8 +2959,16 @@ result<void> encode_container(const document& doc, output_buffer& out, const sch
     put_bytes(out, codec_name(codec));
     out.push_back(0);
     // A sync marker derived from the schema, so that equal inputs give equal files.
-    std::uint64_t a = avro::crc64_avro(text);
-    std::uint64_t bb = avro::crc64_avro(s.canonical) ^ ((a << 29) | (a >> 35));
+    // (s.fingerprint is CRC-64-AVRO of s.canonical; the text's CRC is kept per thread for a
+    // stream of files of one schema.)
+    thread_local std::string crc_text;
+    thread_local std::uint64_t crc_of_text = 0;
+    if (crc_text != text) {
+        crc_text = text;
+        crc_of_text = avro::crc64_avro(text);
+    }
+    std::uint64_t a = crc_of_text;
+    std::uint64_t bb = s.fingerprint ^ ((a << 29) | (a >> 35));
     char sync[16];
     std::memcpy(sync, &a, 8);
     std::memcpy(sync + 8, &bb, 8);
