@@ -13,6 +13,7 @@
 #include <string>
 
 #include "dataset.hpp"
+#include "polycodec/formats/avro.hpp"
 #include "polycodec/polycodec.hpp"
 
 #ifdef POLYCODEC_CGDRIVER_RAPIDJSON
@@ -129,6 +130,21 @@ int main(int argc, char** argv) {
     decode_options dopt;
     if (xml) {
         eo.xml.root = dopt.xml.root = "bench";
+    }
+    if (f == format_id::avro) {
+        // avro: the records of an Object Container File with schemas/<stem>.avsc beside the
+        // data file (fixtures/schemas/bench.avsc), as `bench` times them.
+        std::string path = argv[3];
+        std::size_t slash = path.find_last_of('/');
+        std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+        std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
+        stem = stem.substr(0, stem.find('.'));
+        auto parsed = avro::parse_schema(read_file(dir + "/schemas/" + stem + ".avsc"));
+        if (!parsed) {
+            std::fprintf(stderr, "cannot read the schema of %s\n", argv[3]);
+            return 1;
+        }
+        eo.avro_schema = dopt.avro_schema = *parsed;
     }
     output_buffer out;
     if (!encode(f, in, out, eo)) {

@@ -226,6 +226,56 @@ TEST(AvroDecode, HostileDatumsFailWithOffsets) {
     }
 }
 
+// The fast reader and writer (straight from and to the tape) at the edges of their shortcuts:
+// one- and two-byte varints and the first three-byte one, strings around the 16-byte copy,
+// non-ASCII text in it, fields out of order (the lookup), and errors that fall back to the
+// full reader (values worked out by hand from the specification's zig-zag varints).
+TEST(AvroFastPath, EdgesOfTheShortcuts) {
+    // 63 -> 7e, 64 -> 80 01, 8191 -> fe 7f, -8192 -> ff 7f, 8192 -> 80 80 01.
+    both_ways(R"({"type":"array","items":"long"})", hex("0a 7e 80 01 fe 7f ff 7f 80 80 01 00"),
+              "[63, 64, 8191, -8192, 8192]");
+    both_ways(R"({"type":"array","items":"int"})", hex("04 fe 7f 80 80 01 00"), "[8191, 8192]");
+    both_ways(R"("string")", hex("00"), R"("")");
+    both_ways(R"("string")", hex("20") + "abcdefghijklmnop", R"("abcdefghijklmnop")");
+    both_ways(R"("string")", hex("22") + "abcdefghijklmnopq", R"("abcdefghijklmnopq")");
+    // "\u00e9" (c3 a9) as bytes 15-16 of 16, then of 17: beyond the ASCII mask.
+    both_ways(R"("string")", hex("20") + "abcdefghijklmn" + hex("c3 a9"),
+              R"("abcdefghijklmn\u00e9")");
+    both_ways(R"("string")", hex("22") + "abcdefghijklmno" + hex("c3 a9"),
+              R"("abcdefghijklmno\u00e9")");
+    const std::string rec =
+        R"({"type":"record","name":"R","fields":[{"name":"a","type":"long"},)"
+        R"({"name":"b","type":"string"},{"name":"m","type":{"type":"map","values":"long"}}]})";
+    both_ways(rec, hex("02 02 78 02 02 6b 80 01 00"), R"({"a": 1, "b": "x", "m": {"k": 64}})");
+    // Keys in another order than the schema's: the same bytes.
+    auto s = schema_of(rec);
+    ASSERT_TRUE(s);
+    document shuffled =
+        test::must_decode(format_id::json, R"({"m": {"k": 64}, "b": "x", "a": 1})");
+    EXPECT_EQ(to_hex(test::must_encode(format_id::avro, shuffled, bare_out(s))),
+              to_hex(hex("02 02 78 02 02 6b 80 01 00")));
+    // An ASCII string with more input after it, then invalid UTF-8 at its third byte: the
+    // error has the offset the full reader gives.
+    const std::string two =
+        R"({"type":"record","name":"T","fields":[{"name":"a","type":"string"},)"
+        R"({"name":"b","type":"string"}]})";
+    auto t = schema_of(two);
+    ASSERT_TRUE(t);
+    std::string bad = hex("06 61 62 ff 20") + std::string(16, 'x');
+    error e = test::decode_error(format_id::avro, bad, bare(t));
+    EXPECT_EQ(e.code, errc::invalid_utf8) << describe(e);
+    EXPECT_EQ(e.offset, 3u) << describe(e);
+    // A field missing from the map with a default: written by the full writer.
+    auto d = schema_of(
+        R"({"type":"record","name":"D","fields":[{"name":"a","type":"long"},)"
+        R"({"name":"z","type":"long","default":-2}]})");
+    ASSERT_TRUE(d);
+    EXPECT_EQ(to_hex(test::must_encode(format_id::avro, test::must_decode(format_id::json,
+                                                                           R"({"a": 1})"),
+                                       bare_out(d))),
+              to_hex(hex("02 03")));
+}
+
 TEST(AvroDecode, RecursionIsBoundedByDepth) {
     // A record that contains itself through a union: every level costs one byte.
     auto s = schema_of(R"({"type":"record","name":"L","fields":[

@@ -39,4 +39,34 @@ inline error limit_error(const builder& b, std::size_t at) {
                           : std::string("document larger than its size budget"));
 }
 
+/// "a bool", "an integer", "a map" ...: a value's kind in an error message.
+inline const char* kind_phrase(kind k) noexcept {
+    switch (k) {
+        case kind::null:
+            return "null";
+        case kind::boolean_false:
+        case kind::boolean_true:
+            return "a bool";
+        case kind::int64:
+        case kind::uint64:
+        case kind::bignum:
+            return "an integer";
+        case kind::float64:
+            return "a float";
+        case kind::string:
+            return "a string";
+        case kind::bytes:
+            return "bytes";
+        case kind::timestamp:
+            return "a timestamp";
+        case kind::tagged:
+            return "a tagged value";
+        case kind::array:
+            return "an array";
+        case kind::map:
+            return "a map";
+    }
+    return "a value";
+}
+
 }  // namespace polycodec::detail

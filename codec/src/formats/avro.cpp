@@ -25,6 +25,8 @@
 #include "detail/describe.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/lossy.hpp"
+#include "detail/tape_writer.hpp"
+#include "detail/text.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -69,22 +71,11 @@ std::size_t format_time(std::int64_t secs_of_day, std::uint64_t frac, int digits
     return n;
 }
 
-// Days since the epoch as "YYYY-MM-DD"; false outside years 0000-9999.
+// Days since the epoch as "YYYY-MM-DD" (the date of format_epoch's text; `out` needs 30
+// chars); false outside years 0000-9999.
 bool format_date(std::int64_t days, char* out) {
-    if (days < -719528 || days > 2932896) {
-        return false;
-    }
-    civil_date c = civil_from_days(days);
-    auto y = static_cast<unsigned>(c.year);
-    out[0] = static_cast<char>('0' + y / 1000);
-    out[1] = static_cast<char>('0' + y / 100 % 10);
-    out[2] = static_cast<char>('0' + y / 10 % 10);
-    out[3] = static_cast<char>('0' + y % 10);
-    out[4] = '-';
-    two(out + 5, c.month);
-    out[7] = '-';
-    two(out + 8, c.day);
-    return true;
+    return days >= epoch_min_seconds / 86400 && days <= epoch_max_seconds / 86400 &&
+           format_epoch(days * 86400, 0, out) != 0;
 }
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
@@ -266,20 +257,8 @@ bool parse_uuid(std::string_view t, std::string& out) {
             ++i;
             continue;
         }
-        auto nib = [](char c) -> int {
-            if (c >= '0' && c <= '9') {
-                return c - '0';
-            }
-            if (c >= 'a' && c <= 'f') {
-                return c - 'a' + 10;
-            }
-            if (c >= 'A' && c <= 'F') {
-                return c - 'A' + 10;
-            }
-            return -1;
-        };
-        int h = nib(t[i]);
-        int l = nib(t[i + 1]);
+        int h = text::hex_value(t[i]);
+        int l = text::hex_value(t[i + 1]);
         if (h < 0 || l < 0) {
             return false;
         }
@@ -292,6 +271,54 @@ bool parse_uuid(std::string_view t, std::string& out) {
 constexpr std::string_view kind_names[] = {"null",  "boolean", "int",    "long",  "float",
                                            "double", "bytes",  "string", "record", "enum",
                                            "array",  "map",    "union",  "fixed"};
+
+// The data model's text of an int or long of a date, time or timestamp logical type at `buf`
+// (64 bytes) and its timestamp kind; 0 when `v` has no such form (it stays an integer).
+std::size_t logical_int_text(const node& t, std::int64_t v, char* buf, timestamp_kind& k) {
+    switch (t.lt) {
+        case logical::date:
+            if (format_date(v, buf)) {
+                k = timestamp_kind::local_date;
+                return 10;
+            }
+            return 0;
+        case logical::time_millis:
+        case logical::time_micros: {
+            ts_unit u = unit_of(t.lt);
+            if (v >= 0 && v < 86400 * u.per_second) {
+                k = timestamp_kind::local_time;
+                return format_time(v / u.per_second, static_cast<std::uint64_t>(v % u.per_second),
+                                   u.digits, buf);
+            }
+            return 0;
+        }
+        case logical::timestamp_millis:
+        case logical::timestamp_micros:
+        case logical::timestamp_nanos:
+        case logical::local_timestamp_millis:
+        case logical::local_timestamp_micros:
+        case logical::local_timestamp_nanos: {
+            ts_unit u = unit_of(t.lt);
+            std::int64_t secs = floor_div(v, u.per_second);
+            std::int64_t frac = v - secs * u.per_second;
+            std::int64_t days = floor_div(secs, 86400);
+            if (!format_date(days, buf)) {
+                return 0;
+            }
+            buf[10] = 'T';
+            std::size_t n = 11 + format_time(secs - days * 86400, static_cast<std::uint64_t>(frac),
+                                             u.digits, buf + 11);
+            bool local = is_local(t.lt);
+            if (!local) {
+                buf[n++] = 'Z';
+            }
+            k = local ? timestamp_kind::local_date_time : timestamp_kind::offset_date_time;
+            return n;
+        }
+        default:
+            return 0;
+    }
+}
 
 // The name of a union branch in the JSON encoding: a named type's full name, else its type.
 std::string_view branch_name(const node& n) {
@@ -442,6 +469,44 @@ private:
         return count;
     }
 
+    // The blocks of an array or map whose writer's items are `items`: each item (after its
+    // key, for a map) by item().
+    template <class Item>
+    result<void> read_blocks(bool is_map, std::uint32_t items, Item&& item) {
+        if (!(is_map ? b_.begin_map() : b_.begin_array())) {
+            return limit();
+        }
+        std::uint64_t item_min = w_.nodes[items].min_size + (is_map ? 1 : 0);
+        while (true) {
+            auto n = block_count(item_min, is_map ? "a map" : "an array");
+            if (!n) {
+                return fail(n.error());
+            }
+            if (*n == 0) {
+                break;
+            }
+            for (std::uint64_t i = 0; i < *n; ++i) {
+                if (is_map) {
+                    auto k = read_string();
+                    if (!k) {
+                        return fail(k.error());
+                    }
+                    b_.add_string(*k);
+                }
+                POLYCODEC_TRY(item());
+            }
+            if (!b_.ok()) {
+                return limit();
+            }
+        }
+        if (is_map) {
+            b_.end_map();
+        } else {
+            b_.end_array();
+        }
+        return {};
+    }
+
     result<std::uint32_t> union_index(const node& t) {
         const unsigned char* start = p_;
         auto i = read_long("a union branch index");
@@ -501,53 +566,10 @@ private:
             return;
         }
         char buf[64];
-        switch (t.lt) {
-            case logical::date:
-                if (format_date(v, buf)) {
-                    b_.add_timestamp(std::string_view(buf, 10), timestamp_kind::local_date);
-                    return;
-                }
-                break;
-            case logical::time_millis:
-            case logical::time_micros: {
-                ts_unit u = unit_of(t.lt);
-                if (v >= 0 && v < 86400 * u.per_second) {
-                    std::size_t n = format_time(v / u.per_second,
-                                                static_cast<std::uint64_t>(v % u.per_second),
-                                                u.digits, buf);
-                    b_.add_timestamp(std::string_view(buf, n), timestamp_kind::local_time);
-                    return;
-                }
-                break;
-            }
-            case logical::timestamp_millis:
-            case logical::timestamp_micros:
-            case logical::timestamp_nanos:
-            case logical::local_timestamp_millis:
-            case logical::local_timestamp_micros:
-            case logical::local_timestamp_nanos: {
-                ts_unit u = unit_of(t.lt);
-                std::int64_t secs = floor_div(v, u.per_second);
-                std::int64_t frac = v - secs * u.per_second;
-                std::int64_t days = floor_div(secs, 86400);
-                if (format_date(days, buf)) {
-                    buf[10] = 'T';
-                    std::size_t n = 11 + format_time(secs - days * 86400,
-                                                     static_cast<std::uint64_t>(frac), u.digits,
-                                                     buf + 11);
-                    bool local = is_local(t.lt);
-                    if (!local) {
-                        buf[n++] = 'Z';
-                    }
-                    b_.add_timestamp(std::string_view(buf, n),
-                                     local ? timestamp_kind::local_date_time
-                                           : timestamp_kind::offset_date_time);
-                    return;
-                }
-                break;
-            }
-            default:
-                break;
+        timestamp_kind k;
+        if (std::size_t n = logical_int_text(t, v, buf, k)) {
+            b_.add_timestamp(std::string_view(buf, n), k);
+            return;
         }
         b_.add_int(v, t.kind == type_kind::int_ ? int_width::bits32 : int_width::bits64);
     }
@@ -712,41 +734,9 @@ private:
                 return {};
             }
             case type_kind::array:
-            case type_kind::map: {
-                bool is_map = t.kind == type_kind::map;
-                if (!(is_map ? b_.begin_map() : b_.begin_array())) {
-                    return limit();
-                }
-                std::uint64_t item_min = w_.nodes[t.items].min_size + (is_map ? 1 : 0);
-                while (true) {
-                    auto n = block_count(item_min, is_map ? "a map" : "an array");
-                    if (!n) {
-                        return fail(n.error());
-                    }
-                    if (*n == 0) {
-                        break;
-                    }
-                    for (std::uint64_t i = 0; i < *n; ++i) {
-                        if (is_map) {
-                            auto k = read_string();
-                            if (!k) {
-                                return fail(k.error());
-                            }
-                            b_.add_string(*k);
-                        }
-                        POLYCODEC_TRY(read(t.items));
-                    }
-                    if (!b_.ok()) {
-                        return limit();
-                    }
-                }
-                if (is_map) {
-                    b_.end_map();
-                } else {
-                    b_.end_array();
-                }
-                return {};
-            }
+            case type_kind::map:
+                return read_blocks(t.kind == type_kind::map, t.items,
+                                   [&] { return read(t.items); });
         }
         return {};
     }
@@ -992,41 +982,9 @@ private:
             case type_kind::record:
                 return resolve_record(w, r);
             case type_kind::array:
-            case type_kind::map: {
-                bool is_map = r.kind == type_kind::map;
-                if (!(is_map ? b_.begin_map() : b_.begin_array())) {
-                    return limit();
-                }
-                std::uint64_t item_min = w_.nodes[w.items].min_size + (is_map ? 1 : 0);
-                while (true) {
-                    auto n = block_count(item_min, is_map ? "a map" : "an array");
-                    if (!n) {
-                        return fail(n.error());
-                    }
-                    if (*n == 0) {
-                        break;
-                    }
-                    for (std::uint64_t i = 0; i < *n; ++i) {
-                        if (is_map) {
-                            auto k = read_string();
-                            if (!k) {
-                                return fail(k.error());
-                            }
-                            b_.add_string(*k);
-                        }
-                        POLYCODEC_TRY(resolve(w.items, r.items));
-                    }
-                    if (!b_.ok()) {
-                        return limit();
-                    }
-                }
-                if (is_map) {
-                    b_.end_map();
-                } else {
-                    b_.end_array();
-                }
-                return {};
-            }
+            case type_kind::map:
+                return read_blocks(r.kind == type_kind::map, w.items,
+                                   [&] { return resolve(w.items, r.items); });
             default:
                 break;
         }
@@ -1281,6 +1239,310 @@ private:
     bool json_form_ = false;
 };
 
+// ---- fast reader ----
+//
+// The reader of valid input with no reader schema and no JSON form: it writes the tape and
+// the payload bytes directly (detail::tape_writer) instead of through the builder, with
+// one-byte varints read inline. It handles valid input within the limits only: on any error,
+// limit or doubt (also decimal, uuid and duration values) it returns false, and the caller
+// resets the builder and runs avro_reader, which decides (and words) every error exactly as
+// before. On success the tape is the one avro_reader would have built.
+
+using fast_tape = tape_writer<256, 2048, false>;
+
+class fast_reader {
+public:
+    fast_reader(const schema& w, fast_tape& tw, const build_limits& limits)
+        : w_(w), tw_(tw), max_depth_(limits.max_depth), max_bytes_(limits.max_bytes) {}
+
+    void set_input(std::string_view in) {
+        p_ = reinterpret_cast<const unsigned char*>(in.data());
+        end_ = p_ + in.size();
+    }
+    bool at_end() const { return p_ == end_; }
+
+    /// One datum of type `ti` at builder depth `depth`.
+    bool read(std::uint32_t ti, std::size_t depth) {
+        const node& t = w_.nodes[ti];
+        std::uint64_t* w = tw_.words(4);
+        switch (t.kind) {
+            case type_kind::null_:
+                w[0] = tape_word(kind::null, 0, 0);
+                tw_.advance(1);
+                return true;
+            case type_kind::boolean:
+                if (p_ == end_ || *p_ > 1) {
+                    return false;
+                }
+                w[0] = tape_word(*p_++ == 1 ? kind::boolean_true : kind::boolean_false, 0, 0);
+                tw_.advance(1);
+                return true;
+            case type_kind::int_:
+            case type_kind::long_: {
+                std::int64_t v;
+                if (!read_long(v)) {
+                    return false;
+                }
+                bool is_int = t.kind == type_kind::int_;
+                if (is_int && (v < INT32_MIN || v > INT32_MAX)) {
+                    return false;
+                }
+                if (t.lt != logical::none) {
+                    char buf[64];
+                    timestamp_kind k;
+                    if (std::size_t n = logical_int_text(t, v, buf, k)) {
+                        std::memcpy(tw_.bytes(n), buf, n);
+                        tw_.payload(w, kind::timestamp, static_cast<std::uint64_t>(k), n);
+                        return true;
+                    }
+                }
+                w[0] = tape_word(kind::int64,
+                                 static_cast<std::uint64_t>(is_int ? int_width::bits32
+                                                                   : int_width::bits64),
+                                 0);
+                w[1] = static_cast<std::uint64_t>(v);
+                tw_.advance(2);
+                return true;
+            }
+            case type_kind::float_: {
+                if (end_ - p_ < 4) {
+                    return false;
+                }
+                float f;
+                std::memcpy(&f, p_, 4);
+                p_ += 4;
+                auto d = static_cast<double>(f);
+                w[0] = tape_word(kind::float64, 0, 0);
+                std::memcpy(&w[1], &d, 8);
+                tw_.advance(2);
+                return true;
+            }
+            case type_kind::double_:
+                if (end_ - p_ < 8) {
+                    return false;
+                }
+                w[0] = tape_word(kind::float64, 0, 0);
+                std::memcpy(&w[1], p_, 8);
+                p_ += 8;
+                tw_.advance(2);
+                return true;
+            case type_kind::string:
+                return read_string(w);
+            case type_kind::bytes:
+            case type_kind::fixed: {
+                if (t.lt == logical::decimal || t.lt == logical::uuid ||
+                    t.lt == logical::duration) {
+                    return false;  // avro_reader::add_logical_bytes
+                }
+                std::uint64_t n = t.size;
+                if (t.kind == type_kind::bytes) {
+                    std::int64_t len;
+                    if (!read_long(len) || len < 0) {
+                        return false;
+                    }
+                    n = static_cast<std::uint64_t>(len);
+                }
+                if (n > static_cast<std::uint64_t>(end_ - p_)) {
+                    return false;
+                }
+                std::memcpy(tw_.bytes(n), p_, n);
+                p_ += n;
+                tw_.payload(w, kind::bytes, 0, n);
+                return n <= 4096 || !tw_.over_budget(max_bytes_);
+            }
+            case type_kind::enum_: {
+                std::int64_t i;
+                if (!read_long(i) || i < 0 || static_cast<std::uint64_t>(i) >= t.symbols.size()) {
+                    return false;
+                }
+                const std::string& sym = t.symbols[static_cast<std::size_t>(i)];
+                put_text(w, sym);
+                return true;
+            }
+            case type_kind::union_: {
+                std::int64_t i;
+                if (!read_long(i) || i < 0 || static_cast<std::uint64_t>(i) >= t.branches.size()) {
+                    return false;
+                }
+                return read(t.branches[static_cast<std::size_t>(i)], depth);
+            }
+            case type_kind::record: {
+                if (depth >= max_depth_ || tw_.over_budget(max_bytes_)) {
+                    return false;
+                }
+                std::size_t start = tw_.size();
+                tw_.open(w, kind::map, t.fields.size());
+                for (const field& f : t.fields) {
+                    put_text(tw_.words(4), f.name);
+                    if (!read(f.type, depth + 1)) {
+                        return false;
+                    }
+                }
+                tw_.close(start);
+                return true;
+            }
+            case type_kind::array:
+            case type_kind::map: {
+                if (depth >= max_depth_ || tw_.over_budget(max_bytes_)) {
+                    return false;
+                }
+                bool is_map = t.kind == type_kind::map;
+                std::size_t start = tw_.size();
+                tw_.open(w, is_map ? kind::map : kind::array, 0);
+                std::uint64_t item_min = w_.nodes[t.items].min_size + (is_map ? 1 : 0);
+                std::uint64_t total = 0;
+                for (;;) {
+                    std::uint64_t n;
+                    if (!block_count(item_min, n)) {
+                        return false;
+                    }
+                    if (n == 0) {
+                        break;
+                    }
+                    total += n;
+                    const node& items = w_.nodes[t.items];
+                    if (!is_map && items.kind == type_kind::long_ && items.lt == logical::none) {
+                        // The common array of longs: no per-item dispatch.
+                        if (n > max_bytes_ / 16) {
+                            return false;
+                        }
+                        std::uint64_t* iw = tw_.words(2 * n);
+                        for (std::uint64_t i = 0; i < n; ++i) {
+                            std::int64_t v;
+                            if (!read_long(v)) {
+                                return false;
+                            }
+                            iw[0] = tape_word(kind::int64,
+                                              static_cast<std::uint64_t>(int_width::bits64), 0);
+                            iw[1] = static_cast<std::uint64_t>(v);
+                            iw += 2;
+                        }
+                        tw_.advance(2 * n);
+                        if (tw_.over_budget(max_bytes_)) {
+                            return false;
+                        }
+                        continue;
+                    }
+                    for (std::uint64_t i = 0; i < n; ++i) {
+                        if (is_map && !read_string(tw_.words(4))) {
+                            return false;
+                        }
+                        if (!read(t.items, depth + 1)) {
+                            return false;
+                        }
+                    }
+                    if (tw_.over_budget(max_bytes_)) {
+                        return false;
+                    }
+                }
+                tw_.close(start, total);
+                return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    // A zig-zag varint; one-byte ones inline (avro_reader::read_long decides the others).
+    [[gnu::always_inline]] bool read_long(std::int64_t& out) {
+        std::uint64_t v;
+        if (p_ != end_ && *p_ < 0x80) {
+            v = *p_++;
+        } else if (end_ - p_ >= 2 && p_[1] < 0x80) {
+            v = (p_[0] & 0x7fu) | std::uint64_t{p_[1]} << 7;
+            p_ += 2;
+        } else if (!read_varint(v)) {
+            return false;
+        }
+        out = static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+        return true;
+    }
+    [[gnu::noinline]] bool read_varint(std::uint64_t& v) {
+        v = 0;
+        for (unsigned shift = 0;; shift += 7) {
+            if (p_ == end_) {
+                return false;
+            }
+            unsigned c = *p_++;
+            if (shift == 63 && (c & 0x7e) != 0) {
+                return false;
+            }
+            v |= std::uint64_t{c & 0x7fu} << shift;
+            if ((c & 0x80) == 0) {
+                return true;
+            }
+            if (shift == 63) {
+                return false;
+            }
+        }
+    }
+    // The count of a block (avro_reader::block_count), its size skipped.
+    bool block_count(std::uint64_t min_item, std::uint64_t& count) {
+        std::int64_t n;
+        if (!read_long(n)) {
+            return false;
+        }
+        if (n < 0) {
+            std::int64_t size;
+            if (n == INT64_MIN || !read_long(size) || size < 0 ||
+                static_cast<std::uint64_t>(size) > static_cast<std::uint64_t>(end_ - p_)) {
+                return false;
+            }
+            count = static_cast<std::uint64_t>(-n);
+        } else {
+            count = static_cast<std::uint64_t>(n);
+        }
+        return min_item == 0 ? count <= max_zero_size_items
+                             : count <= static_cast<std::uint64_t>(end_ - p_) / min_item;
+    }
+    bool read_string(std::uint64_t* w) {
+        std::int64_t len;
+        if (!read_long(len) || len < 0 ||
+            static_cast<std::uint64_t>(len) > static_cast<std::uint64_t>(end_ - p_)) {
+            return false;
+        }
+        auto n = static_cast<std::size_t>(len);
+        if (n <= 16 && end_ - p_ >= 16) {
+            // Short: one fixed 16-byte copy (the bytes past n are overwritten next or cut at
+            // the end), checked for ASCII at once; only other text is validated as UTF-8.
+            std::memcpy(tw_.bytes(16), p_, 16);
+            std::uint64_t a, c;
+            std::memcpy(&a, p_, 8);
+            std::memcpy(&c, p_ + 8, 8);
+            std::uint64_t ma = n >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+            std::uint64_t mc = n <= 8    ? 0
+                               : n == 16 ? ~std::uint64_t{0}
+                                         : (std::uint64_t{1} << (8 * (n - 8))) - 1;
+            if ((((a & ma) | (c & mc)) & 0x8080808080808080ULL) != 0 &&
+                utf8_valid_prefix({reinterpret_cast<const char*>(p_), n}) != n) {
+                return false;
+            }
+            p_ += n;
+            tw_.payload(w, kind::string, 0, n);
+            return true;
+        }
+        std::string_view s(reinterpret_cast<const char*>(p_), n);
+        if (utf8_valid_prefix(s) != n) {
+            return false;
+        }
+        std::memcpy(tw_.bytes(n), p_, n);
+        p_ += n;
+        tw_.payload(w, kind::string, 0, n);
+        return n <= 4096 || !tw_.over_budget(max_bytes_);
+    }
+    void put_text(std::uint64_t* w, const std::string& s) {
+        std::memcpy(tw_.bytes(s.size()), s.data(), s.size());
+        tw_.payload(w, kind::string, 0, s.size());
+    }
+
+    const schema& w_;
+    fast_tape& tw_;
+    const unsigned char* p_ = nullptr;
+    const unsigned char* end_ = nullptr;
+    std::size_t max_depth_;
+    std::size_t max_bytes_;
+};
+
 // ---- writer ----
 
 void put_long(output_buffer& out, std::int64_t v) {
@@ -1299,35 +1561,6 @@ void put_bytes(output_buffer& out, std::string_view s) {
     out.append(s.data(), s.size());
 }
 
-const char* kind_desc(kind k) {
-    switch (k) {
-        case kind::null:
-            return "null";
-        case kind::boolean_false:
-        case kind::boolean_true:
-            return "a bool";
-        case kind::int64:
-        case kind::uint64:
-        case kind::bignum:
-            return "an integer";
-        case kind::float64:
-            return "a float";
-        case kind::string:
-            return "a string";
-        case kind::bytes:
-            return "bytes";
-        case kind::timestamp:
-            return "a timestamp";
-        case kind::tagged:
-            return "a tagged value";
-        case kind::array:
-            return "an array";
-        case kind::map:
-            return "a map";
-    }
-    return "a value";
-}
-
 std::string type_desc(const node& n) {
     std::string s(kind_names[static_cast<std::size_t>(n.kind)]);
     if (!n.name.empty()) {
@@ -1337,6 +1570,89 @@ std::string type_desc(const node& n) {
         s += " (" + n.logical_name + ")";
     }
     return s;
+}
+
+// How well value `v` fits branch type `ti`: 2 its own kind, 1 by a standard mapping.
+int branch_score(const schema& sch, std::uint32_t ti, value v) {
+    const node& t = sch.nodes[ti];
+    kind k = v.kind();
+    switch (t.kind) {
+        case type_kind::null_:
+            return k == kind::null ? 2 : 0;
+        case type_kind::boolean:
+            return v.is_bool() ? 2 : 0;
+        case type_kind::int_:
+            if (k == kind::int64) {
+                return v.get_int() >= INT32_MIN && v.get_int() <= INT32_MAX ? 2 : 0;
+            }
+            if (k == kind::string && t.lt != logical::none) {
+                return 1;  // RFC 3339 text from a text format; a string branch wins
+            }
+            return k == kind::timestamp && t.lt != logical::none ? 2 : 0;
+        case type_kind::long_:
+            if (k == kind::string && t.lt != logical::none) {
+                return 1;
+            }
+            return k == kind::int64 || (k == kind::timestamp && t.lt != logical::none) ? 2
+                                                                                        : 0;
+        case type_kind::float_:
+            return k == kind::float64 || k == kind::int64 ? 1 : 0;
+        case type_kind::double_:
+            return k == kind::float64 ? 2 : k == kind::int64 ? 1 : 0;
+        case type_kind::string:
+            return k == kind::string ? 2 : k == kind::timestamp ? 1 : 0;
+        case type_kind::bytes:
+            if (t.lt == logical::decimal && (k == kind::string || k == kind::bignum)) {
+                return 2;
+            }
+            return k == kind::bytes ? 2 : k == kind::string ? 1 : 0;
+        case type_kind::fixed:
+            if (t.lt == logical::duration) {
+                return k == kind::map ? 2 : 0;
+            }
+            if (t.lt != logical::none && k == kind::string) {
+                return 2;
+            }
+            return k == kind::bytes && v.get_string().size() == t.size ? 2 : 0;
+        case type_kind::enum_:
+            if (k == kind::string) {
+                for (const std::string& s : t.symbols) {
+                    if (s == v.get_string()) {
+                        return 2;
+                    }
+                }
+            }
+            return 0;
+        case type_kind::array:
+            return k == kind::array ? 2 : 0;
+        case type_kind::map:
+            return k == kind::map ? 1 : 0;
+        case type_kind::record: {
+            if (k != kind::map) {
+                return 0;
+            }
+            for (auto [key, val] : v.entries()) {
+                bool known = false;
+                if (key.kind() == kind::string) {
+                    for (const field& f : t.fields) {
+                        known = known || f.name == key.get_string();
+                    }
+                }
+                if (!known) {
+                    return 0;
+                }
+            }
+            for (const field& f : t.fields) {
+                if (!f.has_default && v.find(f.name).doc() == nullptr) {
+                    return 0;
+                }
+            }
+            return 2;
+        }
+        case type_kind::union_:
+            return 0;
+    }
+    return 0;
 }
 
 class avro_writer {
@@ -1456,7 +1772,7 @@ public:
                         } else {
                             return fail(unrepresentable(
                                 k, std::string("an Avro map key must be a string, saw ") +
-                                       kind_desc(k.kind())));
+                                       kind_phrase(k.kind())));
                         }
                         POLYCODEC_TRY(write(t.items, item));
                     }
@@ -1474,7 +1790,7 @@ public:
 
 private:
     tl::unexpected<error> wrong(const node& t, value v) const {
-        return fail(unrepresentable(v, std::string(kind_desc(v.kind())) +
+        return fail(unrepresentable(v, std::string(kind_phrase(v.kind())) +
                                            " is not representable as Avro " + type_desc(t)));
     }
 
@@ -1721,90 +2037,7 @@ private:
         if (k.kind() == kind::string) {
             return "\"" + std::string(k.get_string()) + "\"";
         }
-        return kind_desc(k.kind());
-    }
-
-    // How well value `v` fits branch type `ti`: 2 its own kind, 1 by a standard mapping.
-    int score(std::uint32_t ti, value v) const {
-        const node& t = s_.nodes[ti];
-        kind k = v.kind();
-        switch (t.kind) {
-            case type_kind::null_:
-                return k == kind::null ? 2 : 0;
-            case type_kind::boolean:
-                return v.is_bool() ? 2 : 0;
-            case type_kind::int_:
-                if (k == kind::int64) {
-                    return v.get_int() >= INT32_MIN && v.get_int() <= INT32_MAX ? 2 : 0;
-                }
-                if (k == kind::string && t.lt != logical::none) {
-                    return 1;  // RFC 3339 text from a text format; a string branch wins
-                }
-                return k == kind::timestamp && t.lt != logical::none ? 2 : 0;
-            case type_kind::long_:
-                if (k == kind::string && t.lt != logical::none) {
-                    return 1;
-                }
-                return k == kind::int64 || (k == kind::timestamp && t.lt != logical::none) ? 2
-                                                                                            : 0;
-            case type_kind::float_:
-                return k == kind::float64 || k == kind::int64 ? 1 : 0;
-            case type_kind::double_:
-                return k == kind::float64 ? 2 : k == kind::int64 ? 1 : 0;
-            case type_kind::string:
-                return k == kind::string ? 2 : k == kind::timestamp ? 1 : 0;
-            case type_kind::bytes:
-                if (t.lt == logical::decimal && (k == kind::string || k == kind::bignum)) {
-                    return 2;
-                }
-                return k == kind::bytes ? 2 : k == kind::string ? 1 : 0;
-            case type_kind::fixed:
-                if (t.lt == logical::duration) {
-                    return k == kind::map ? 2 : 0;
-                }
-                if (t.lt != logical::none && k == kind::string) {
-                    return 2;
-                }
-                return k == kind::bytes && v.get_string().size() == t.size ? 2 : 0;
-            case type_kind::enum_:
-                if (k == kind::string) {
-                    for (const std::string& s : t.symbols) {
-                        if (s == v.get_string()) {
-                            return 2;
-                        }
-                    }
-                }
-                return 0;
-            case type_kind::array:
-                return k == kind::array ? 2 : 0;
-            case type_kind::map:
-                return k == kind::map ? 1 : 0;
-            case type_kind::record: {
-                if (k != kind::map) {
-                    return 0;
-                }
-                for (auto [key, val] : v.entries()) {
-                    bool known = false;
-                    if (key.kind() == kind::string) {
-                        for (const field& f : t.fields) {
-                            known = known || f.name == key.get_string();
-                        }
-                    }
-                    if (!known) {
-                        return 0;
-                    }
-                }
-                for (const field& f : t.fields) {
-                    if (!f.has_default && v.find(f.name).doc() == nullptr) {
-                        return 0;
-                    }
-                }
-                return 2;
-            }
-            case type_kind::union_:
-                return 0;
-        }
-        return 0;
+        return kind_phrase(k.kind());
     }
 
     result<void> write_union(const node& t, value v) {
@@ -1833,7 +2066,7 @@ private:
         std::size_t best = t.branches.size();
         int best_score = 0;
         for (std::size_t i = 0; i < t.branches.size(); ++i) {
-            int sc = score(t.branches[i], v);
+            int sc = branch_score(s_, t.branches[i], v);
             if (sc > best_score) {
                 best_score = sc;
                 best = i;
@@ -1844,7 +2077,7 @@ private:
             for (std::uint32_t b : t.branches) {
                 names += (names.empty() ? "" : ", ") + type_desc(s_.nodes[b]);
             }
-            return fail(unrepresentable(v, std::string(kind_desc(v.kind())) +
+            return fail(unrepresentable(v, std::string(kind_phrase(v.kind())) +
                                                " matches no branch of the union [" + names +
                                                "]"));
         }
@@ -1857,6 +2090,328 @@ private:
     const encode_options& opt_;
     std::string scratch_;
     bool json_form_ = false;
+};
+
+// ---- fast writer ----
+//
+// Writes the common cases straight from the document's tape through a cursor into the output
+// (at least `slack` bytes free before each scalar): values of the kind their schema type
+// takes, record fields matched to the map's keys in schema order with a lookup when they are
+// not. Anything else (a tag, a timestamp or string for a logical type, an integer for a float,
+// a missing field, a field not in the record, decimal/uuid/duration values, ...) returns
+// false: the caller cuts the output back to where the value began and runs avro_writer on
+// it, which decides (and words) every case exactly as before.
+
+class fast_writer {
+public:
+    fast_writer(const schema& s, const document& doc, output_buffer& out)
+        : s_(s), doc_(doc), t_(doc.tape().data()), payload_(doc.bytes().data()),
+          payload_end_(payload_ + doc.bytes().size()), out_(out) {}
+
+    /// Value at tape index `i` as schema type `ti`; false (output to be cut back) when it
+    /// needs avro_writer.
+    bool write_value(std::uint32_t ti, std::size_t i) {
+        o_ = out_.prepare(slack);
+        oend_ = out_.data_mut() + out_.capacity();
+        bool ok = write(ti, i);
+        out_.commit(static_cast<std::size_t>(o_ - (out_.data_mut() + out_.size())));
+        return ok;
+    }
+
+private:
+    static constexpr std::size_t slack = 32;
+
+    kind kind_at(std::size_t i) const { return static_cast<kind>(t_[i] >> document::kind_shift); }
+    std::string_view text_at(std::size_t i) const {
+        return {payload_ + (t_[i] & document::payload_mask), static_cast<std::size_t>(t_[i + 1])};
+    }
+    // Index just past the element at `i` (value::end_index).
+    std::size_t end_of(std::size_t i) const {
+        switch (kind_at(i)) {
+            case kind::null:
+            case kind::boolean_false:
+            case kind::boolean_true:
+                return i + 1;
+            case kind::array:
+            case kind::map:
+                return static_cast<std::size_t>(t_[i] & document::payload_mask);
+            case kind::tagged:
+                return end_of(i + 2);  // the inner element follows the tag
+            default:
+                return i + 2;
+        }
+    }
+    // At least `n` bytes free at o_.
+    void room(std::size_t n) {
+        if (static_cast<std::size_t>(oend_ - o_) < n) {
+            out_.commit(static_cast<std::size_t>(o_ - (out_.data_mut() + out_.size())));
+            o_ = out_.prepare(n < 4096 ? 4096 : n);
+            oend_ = out_.data_mut() + out_.capacity();
+        }
+    }
+    // A zig-zag varint at o_ (10 bytes free).
+    [[gnu::always_inline]] void put_varint(std::int64_t v) {
+        auto z = (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+        if (z < 0x80) {
+            *o_++ = static_cast<char>(z);
+            return;
+        }
+        if (z < 0x4000) {
+            o_[0] = static_cast<char>(z | 0x80);
+            o_[1] = static_cast<char>(z >> 7);
+            o_ += 2;
+            return;
+        }
+        while (z >= 0x80) {
+            *o_++ = static_cast<char>((z & 0x7f) | 0x80);
+            z >>= 7;
+        }
+        *o_++ = static_cast<char>(z);
+    }
+    [[gnu::always_inline]] void put_text(std::string_view s) {
+        if (s.size() <= 16 && static_cast<std::size_t>(payload_end_ - s.data()) >= 16) {
+            // Short: one fixed 16-byte copy (the bytes past the text are overwritten next).
+            room(slack);
+            *o_++ = static_cast<char>(s.size() << 1);
+            std::memcpy(o_, s.data(), 16);
+            o_ += s.size();
+            return;
+        }
+        room(s.size() + 10);
+        put_varint(static_cast<std::int64_t>(s.size()));
+        std::memcpy(o_, s.data(), s.size());
+        o_ += s.size();
+    }
+
+    bool write(std::uint32_t ti, std::size_t i) {
+        const node& t = s_.nodes[ti];
+        const kind k = kind_at(i);
+        room(slack);
+        switch (t.kind) {
+            case type_kind::null_:
+                return k == kind::null;
+            case type_kind::boolean:
+                if (k != kind::boolean_false && k != kind::boolean_true) {
+                    return false;
+                }
+                *o_++ = k == kind::boolean_true ? 1 : 0;
+                return true;
+            case type_kind::int_:
+            case type_kind::long_: {
+                if (k != kind::int64) {
+                    return false;
+                }
+                auto n = static_cast<std::int64_t>(t_[i + 1]);
+                if (t.kind == type_kind::int_ && (n < INT32_MIN || n > INT32_MAX)) {
+                    return false;
+                }
+                put_varint(n);
+                return true;
+            }
+            case type_kind::float_:
+            case type_kind::double_: {
+                if (k != kind::float64) {
+                    return false;
+                }
+                if (t.kind == type_kind::double_) {
+                    std::memcpy(o_, &t_[i + 1], 8);
+                    o_ += 8;
+                    return true;
+                }
+                double d;
+                std::memcpy(&d, &t_[i + 1], 8);
+                auto f = static_cast<float>(d);
+                if (static_cast<double>(f) != d && !std::isnan(d)) {
+                    return false;
+                }
+                std::memcpy(o_, &f, 4);
+                o_ += 4;
+                return true;
+            }
+            case type_kind::string:
+                if (k != kind::string && k != kind::timestamp && k != kind::bignum) {
+                    return false;
+                }
+                put_text(text_at(i));
+                return true;
+            case type_kind::bytes:
+            case type_kind::fixed: {
+                if (k != kind::bytes || t.lt == logical::decimal || t.lt == logical::uuid ||
+                    t.lt == logical::duration) {
+                    return false;
+                }
+                std::string_view raw = text_at(i);
+                if (t.kind == type_kind::bytes) {
+                    put_text(raw);
+                    return true;
+                }
+                if (raw.size() != t.size) {
+                    return false;
+                }
+                room(raw.size());
+                std::memcpy(o_, raw.data(), raw.size());
+                o_ += raw.size();
+                return true;
+            }
+            case type_kind::enum_: {
+                if (k != kind::string) {
+                    return false;
+                }
+                std::string_view s = text_at(i);
+                for (std::size_t n = 0; n < t.symbols.size(); ++n) {
+                    if (t.symbols[n] == s) {
+                        put_varint(static_cast<std::int64_t>(n));
+                        return true;
+                    }
+                }
+                return false;
+            }
+            case type_kind::array: {
+                if (k != kind::array) {
+                    return false;
+                }
+                const std::uint64_t count = t_[i + 1];
+                const node& items = s_.nodes[t.items];
+                if (count != 0 && items.kind == type_kind::long_ && items.lt == logical::none) {
+                    // The common array of longs: no per-item dispatch.
+                    room(11 * count + 11);
+                    put_varint(static_cast<std::int64_t>(count));
+                    for (std::size_t j = i + 2, end = end_of(i); j < end; j += 2) {
+                        if (kind_at(j) != kind::int64) {
+                            return false;
+                        }
+                        put_varint(static_cast<std::int64_t>(t_[j + 1]));
+                    }
+                    *o_++ = 0;
+                    return true;
+                }
+                if (count != 0 && items.kind == type_kind::string) {
+                    // The common array of strings: no per-item dispatch.
+                    put_varint(static_cast<std::int64_t>(count));
+                    for (std::size_t j = i + 2, end = end_of(i); j < end; j += 2) {
+                        const kind ik = kind_at(j);
+                        if (ik != kind::string && ik != kind::timestamp && ik != kind::bignum) {
+                            return false;
+                        }
+                        put_text(text_at(j));
+                    }
+                    room(1);
+                    *o_++ = 0;
+                    return true;
+                }
+                if (count != 0) {
+                    put_varint(static_cast<std::int64_t>(count));
+                    for (std::size_t j = i + 2, end = end_of(i); j < end; j = end_of(j)) {
+                        if (!write(t.items, j)) {
+                            return false;
+                        }
+                    }
+                    room(1);
+                }
+                *o_++ = 0;
+                return true;
+            }
+            case type_kind::map: {
+                if (k != kind::map) {
+                    return false;
+                }
+                const std::uint64_t count = t_[i + 1];
+                if (count != 0) {
+                    put_varint(static_cast<std::int64_t>(count));
+                    for (std::size_t j = i + 2, end = end_of(i); j < end;) {
+                        if (kind_at(j) != kind::string) {
+                            return false;
+                        }
+                        put_text(text_at(j));
+                        if (!write(t.items, j + 2)) {
+                            return false;
+                        }
+                        j = end_of(j + 2);
+                    }
+                    room(1);
+                }
+                *o_++ = 0;
+                return true;
+            }
+            case type_kind::record:
+                return k == kind::map && write_record(t, i);
+            case type_kind::union_: {
+                value v(&doc_, i);
+                std::size_t best = t.branches.size();
+                int best_score = 0;
+                for (std::size_t n = 0; n < t.branches.size(); ++n) {
+                    int sc = branch_score(s_, t.branches[n], v);
+                    if (sc > best_score) {
+                        best_score = sc;
+                        best = n;
+                    }
+                }
+                if (best == t.branches.size()) {
+                    return false;
+                }
+                put_varint(static_cast<std::int64_t>(best));
+                return write(t.branches[best], i);
+            }
+        }
+        return false;
+    }
+
+    // Whether a key is a field's name: names of up to 8 bytes as one masked 8-byte compare
+    // (a std::string holds at least capacity() + 1 bytes; the key's 8 bytes must lie in the
+    // payload).
+    bool same_name(std::string_view key, const std::string& name) const {
+        const std::size_t n = key.size();
+        if (n != name.size()) {
+            return false;
+        }
+        if (n <= 8 && name.capacity() >= 7 && payload_end_ - key.data() >= 8) {
+            std::uint64_t a, b;
+            std::memcpy(&a, key.data(), 8);
+            std::memcpy(&b, name.data(), 8);
+            const std::uint64_t mask = n == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+            return ((a ^ b) & mask) == 0;
+        }
+        return key == name;
+    }
+
+    // avro_writer::write_record's matching: the next entry when its key is the field's name,
+    // else the first entry of that key.
+    bool write_record(const node& t, std::size_t i) {
+        const std::size_t end = end_of(i);
+        std::size_t next = i + 2;  // the entry to try first
+        std::uint64_t matched = 0;
+        for (const field& f : t.fields) {
+            std::size_t at = 0;
+            if (next < end && kind_at(next) == kind::string && same_name(text_at(next), f.name)) {
+                at = next + 2;
+                next = end_of(at);
+            } else {
+                for (std::size_t j = i + 2; j < end; j = end_of(j + 2)) {
+                    if (kind_at(j) == kind::string && text_at(j) == f.name) {
+                        at = j + 2;
+                        break;
+                    }
+                }
+                if (at == 0) {
+                    return false;  // a default, or the error: avro_writer
+                }
+            }
+            ++matched;
+            if (!write(f.type, at)) {
+                return false;
+            }
+        }
+        return matched == t_[i + 1];
+    }
+
+    const schema& s_;
+    const document& doc_;
+    const std::uint64_t* t_;
+    const char* payload_;
+    const char* payload_end_;
+    output_buffer& out_;
+    char* o_ = nullptr;
+    char* oend_ = nullptr;
 };
 
 // ---- codecs of container blocks ----
@@ -2078,6 +2633,106 @@ result<std::uint32_t> root_of(const schema& s, const std::string& type_name) {
     return r;
 }
 
+// The blocks of a container from `pos` (past the header) to the end: each block's records,
+// inflated when compressed, go to records(data, data_at, block_at, count); then its sync
+// marker is checked.
+template <class Records>
+result<void> for_each_block(std::string_view in, std::size_t pos, std::string_view sync,
+                            block_codec codec, const schema& w, builder& b, Records&& records) {
+    thread_local std::string inflated;
+    std::uint64_t min_record = std::max<std::uint64_t>(w.nodes[w.root].min_size, 0);
+    while (pos < in.size()) {
+        std::size_t block_at = pos;
+        avro_reader hr(w, nullptr, b);
+        hr.set_input(in.substr(pos), pos);
+        auto count = hr.read_long("a block's record count");
+        if (!count) {
+            return fail(count.error());
+        }
+        auto size = hr.read_long("a block's size");
+        if (!size) {
+            return fail(size.error());
+        }
+        pos = hr.offset();
+        if (*count < 0 || *size < 0 ||
+            static_cast<std::uint64_t>(*size) > in.size() - pos) {
+            return fail(make_error(*size > 0 ? errc::size_exceeded : errc::malformed, block_at,
+                                   "block of " + std::to_string(*count) + " records and " +
+                                       std::to_string(*size) + " bytes beyond the input"));
+        }
+        std::string_view data = in.substr(pos, static_cast<std::size_t>(*size));
+        std::size_t data_at = pos;
+        pos += static_cast<std::size_t>(*size);
+        if (codec != block_codec::null) {
+            std::size_t used = b.doc().content_size();
+            std::size_t cap = b.limits().max_bytes > used ? b.limits().max_bytes - used : 0;
+            std::string err = decompress(codec, data, cap, inflated);
+            if (!err.empty()) {
+                return fail(make_error(err.find("budget") != std::string::npos
+                                           ? errc::size_exceeded
+                                           : errc::malformed,
+                                       data_at, err + " (block at offset " +
+                                                    std::to_string(block_at) + ")"));
+            }
+            data = inflated;
+        }
+        bool too_many = min_record == 0 ? static_cast<std::uint64_t>(*count) > max_zero_size_items
+                                        : static_cast<std::uint64_t>(*count) >
+                                              data.size() / min_record;
+        if (too_many) {
+            return fail(make_error(errc::size_exceeded, block_at,
+                                   std::to_string(*count) + " records do not fit a block of " +
+                                       std::to_string(data.size()) + " bytes"));
+        }
+        POLYCODEC_TRY(records(data, data_at, block_at, *count));
+        if (in.size() - pos < 16) {
+            return fail(make_error(errc::unexpected_eof, pos,
+                                   "expected the block's sync marker, saw end of input"));
+        }
+        if (in.substr(pos, 16) != sync) {
+            return fail(make_error(errc::malformed, pos,
+                                   "bad sync marker after the block at offset " +
+                                       std::to_string(block_at)));
+        }
+        pos += 16;
+    }
+    return {};
+}
+
+// The records of a container straight into the tape (fast_reader); false on any error or
+// limit, with the builder's document left to be reset.
+bool decode_container_fast(std::string_view in, std::size_t pos, std::string_view sync,
+                           block_codec codec, const schema& w, builder& b) {
+    fast_tape tw(b);
+    fast_reader fr(w, tw, b.limits());
+    if (b.limits().max_depth == 0) {
+        return false;
+    }
+    std::uint64_t total = 0;
+    tw.open(tw.words(4), kind::array, 0);
+    bool ok = true;
+    auto blocks = for_each_block(
+        in, pos, sync, codec, w, b,
+        [&](std::string_view data, std::size_t, std::size_t, std::int64_t count) -> result<void> {
+            fr.set_input(data);
+            for (std::int64_t i = 0; i < count && ok; ++i) {
+                ok = fr.read(w.root, 1);
+            }
+            ok = ok && fr.at_end() && !tw.over_budget(b.limits().max_bytes);
+            total += static_cast<std::uint64_t>(count);
+            if (!ok) {
+                return fail(make_error(errc::malformed, 0, "not for the fast reader"));
+            }
+            return {};
+        });
+    if (!blocks || !ok) {
+        return false;
+    }
+    tw.close(0, total);
+    tw.finish();
+    return true;
+}
+
 result<void> decode_container(std::string_view in, builder& b, const decode_options& opt) {
     if (in.size() < 4 || std::memcmp(in.data(), ocf_magic, 4) != 0) {
         return fail(make_error(errc::malformed, 0,
@@ -2130,79 +2785,39 @@ result<void> decode_container(std::string_view in, builder& b, const decode_opti
     std::string_view sync = in.substr(pos, 16);
     pos += 16;
     const schema& w = **ws;
+    if (!opt.avro_reader_schema && b.depth() == 0 && b.ok() && b.doc().empty() &&
+        b.doc().bytes().empty()) {
+        if (decode_container_fast(in, pos, sync, codec, w, b)) {
+            return {};
+        }
+        b.reset();  // avro_reader below finds the error (or the limit) and reports it
+    }
     avro_reader r(w, opt.avro_reader_schema.get(), b);
     std::uint32_t rroot = reader_root(opt);
     if (!b.begin_array()) {
         return fail(limit_error(b, pos));
     }
-    thread_local std::string inflated;
-    std::uint64_t min_record = std::max<std::uint64_t>(w.nodes[w.root].min_size, 0);
-    while (pos < in.size()) {
-        std::size_t block_at = pos;
-        avro_reader hr(w, nullptr, b);
-        hr.set_input(in.substr(pos), pos);
-        auto count = hr.read_long("a block's record count");
-        if (!count) {
-            return fail(count.error());
-        }
-        auto size = hr.read_long("a block's size");
-        if (!size) {
-            return fail(size.error());
-        }
-        pos = hr.offset();
-        if (*count < 0 || *size < 0 ||
-            static_cast<std::uint64_t>(*size) > in.size() - pos) {
-            return fail(make_error(*size > 0 ? errc::size_exceeded : errc::malformed, block_at,
-                                   "block of " + std::to_string(*count) + " records and " +
-                                       std::to_string(*size) + " bytes beyond the input"));
-        }
-        std::string_view data = in.substr(pos, static_cast<std::size_t>(*size));
-        std::size_t data_at = pos;
-        pos += static_cast<std::size_t>(*size);
-        if (codec != block_codec::null) {
-            std::size_t used = b.doc().content_size();
-            std::size_t cap = b.limits().max_bytes > used ? b.limits().max_bytes - used : 0;
-            std::string err = decompress(codec, data, cap, inflated);
-            if (!err.empty()) {
-                return fail(make_error(err.find("budget") != std::string::npos
-                                           ? errc::size_exceeded
-                                           : errc::malformed,
-                                       data_at, err + " (block at offset " +
-                                                    std::to_string(block_at) + ")"));
+    auto blocks = for_each_block(
+        in, pos, sync, codec, w, b,
+        [&](std::string_view data, std::size_t data_at, std::size_t block_at,
+            std::int64_t count) -> result<void> {
+            r.set_input(data, data_at);
+            for (std::int64_t i = 0; i < count; ++i) {
+                POLYCODEC_TRY(r.datum(w.root, rroot));
+                if (!b.ok()) {
+                    return fail(limit_error(b, r.offset()));
+                }
             }
-            data = inflated;
-        }
-        bool too_many = min_record == 0 ? static_cast<std::uint64_t>(*count) > max_zero_size_items
-                                        : static_cast<std::uint64_t>(*count) >
-                                              data.size() / min_record;
-        if (too_many) {
-            return fail(make_error(errc::size_exceeded, block_at,
-                                   std::to_string(*count) + " records do not fit a block of " +
-                                       std::to_string(data.size()) + " bytes"));
-        }
-        r.set_input(data, data_at);
-        for (std::int64_t i = 0; i < *count; ++i) {
-            POLYCODEC_TRY(r.datum(w.root, rroot));
-            if (!b.ok()) {
-                return fail(limit_error(b, r.offset()));
+            if (!r.at_end()) {
+                return fail(make_error(errc::malformed, r.offset(),
+                                       "block at offset " + std::to_string(block_at) +
+                                           " has bytes after its " + std::to_string(count) +
+                                           " records"));
             }
-        }
-        if (!r.at_end()) {
-            return fail(make_error(errc::malformed, r.offset(),
-                                   "block at offset " + std::to_string(block_at) +
-                                       " has bytes after its " + std::to_string(*count) +
-                                       " records"));
-        }
-        if (in.size() - pos < 16) {
-            return fail(make_error(errc::unexpected_eof, pos,
-                                   "expected the block's sync marker, saw end of input"));
-        }
-        if (in.substr(pos, 16) != sync) {
-            return fail(make_error(errc::malformed, pos,
-                                   "bad sync marker after the block at offset " +
-                                       std::to_string(block_at)));
-        }
-        pos += 16;
+            return {};
+        });
+    if (!blocks) {
+        return fail(blocks.error());
     }
     b.end_array();
     return {};
@@ -2254,6 +2869,17 @@ result<void> decode_datum(std::string_view in, builder& b, const decode_options&
                                        std::to_string(opt.avro_schema_id)));
         }
         at = 5;
+    }
+    if (!opt.avro_reader_schema && b.depth() == 0 && b.ok() && b.doc().empty() &&
+        b.doc().bytes().empty()) {
+        fast_tape tw(b);
+        fast_reader fr(w, tw, b.limits());
+        fr.set_input(in.substr(at));
+        if (fr.read(*root, 0) && fr.at_end() && !tw.over_budget(b.limits().max_bytes)) {
+            tw.finish();
+            return {};
+        }
+        b.reset();  // avro_reader below finds the error (or the limit) and reports it
     }
     avro_reader r(w, opt.avro_reader_schema.get(), b);
     r.set_input(in.substr(at), at);
@@ -2333,8 +2959,16 @@ result<void> encode_container(const document& doc, output_buffer& out, const sch
     put_bytes(out, codec_name(codec));
     out.push_back(0);
     // A sync marker derived from the schema, so that equal inputs give equal files.
-    std::uint64_t a = avro::crc64_avro(text);
-    std::uint64_t bb = avro::crc64_avro(s.canonical) ^ ((a << 29) | (a >> 35));
+    // (s.fingerprint is CRC-64-AVRO of s.canonical; the text's CRC is kept per thread for a
+    // stream of files of one schema.)
+    thread_local std::string crc_text;
+    thread_local std::uint64_t crc_of_text = 0;
+    if (crc_text != text) {
+        crc_text = text;
+        crc_of_text = avro::crc64_avro(text);
+    }
+    std::uint64_t a = crc_of_text;
+    std::uint64_t bb = s.fingerprint ^ ((a << 29) | (a >> 35));
     char sync[16];
     std::memcpy(sync, &a, 8);
     std::memcpy(sync + 8, &bb, 8);
@@ -2362,8 +2996,13 @@ result<void> encode_container(const document& doc, output_buffer& out, const sch
         block->clear();
         count = 0;
     };
+    fast_writer fw(s, doc, *block);
     for (value rec : v.items()) {
-        POLYCODEC_TRY(w.write(root, rec));
+        std::size_t at = block->size();
+        if (!fw.write_value(root, rec.index())) {
+            block->truncate(at);
+            POLYCODEC_TRY(w.write(root, rec));
+        }
         ++count;
         if (block->size() >= block_bytes) {
             flush();
@@ -2415,6 +3054,12 @@ result<void> encode_avro(const document& doc, output_buffer& out, const encode_o
                      static_cast<char>(opt.avro_schema_id)};
         out.append(h, 5);
     }
+    std::size_t at = out.size();
+    fast_writer fw(s, doc, out);
+    if (!doc.empty() && fw.write_value(*root, doc.root().index())) {
+        return {};
+    }
+    out.truncate(at);
     avro_writer w(s, out, opt);
     return w.write(*root, doc.root());
 }
