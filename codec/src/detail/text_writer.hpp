@@ -1,0 +1,86 @@
+#pragma once
+// The one encoder walk of the text writers (json5, ...; issue 15): walks the tape depth first,
+// writes what detail::write_scalar spells from the format's table, and hands the rest to the
+// format's hooks. Returns bool all the way down (no result<> per value); the first failure is
+// kept in the walk and returned once at the end.
+//
+// A format supplies a Hooks class with:
+//   const scalar_spelling& spelling() const;
+//   bool leaf(value v);                         // strings, bytes, timestamps and what the table
+//                                               // leaves empty; false after fail(...)
+//   bool tagged(value v);                       // true: write v.tagged_value() in its place
+//   void open_array(int depth);  void array_item(bool first, int depth);
+//   void close_array(bool empty, int depth);
+//   void open_map(int depth);    bool map_key(value k, bool first, int depth);
+//   void close_map(bool empty, int depth);
+// and an error slot: `result<void> status;` that leaf/tagged/map_key set on failure.
+
+#include <cstring>
+#include <string_view>
+
+#include "detail/scalar_writer.hpp"
+#include "polycodec/buffer.hpp"
+#include "polycodec/document.hpp"
+#include "polycodec/result.hpp"
+
+namespace polycodec::detail {
+
+template <class Hooks>
+bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
+    for (;;) {
+        switch (v.kind()) {
+            case kind::array: {
+                h.open_array(depth);
+                bool first = true;
+                for (value c : v.items()) {
+                    h.array_item(first, depth + 1);
+                    first = false;
+                    if (!walk_text(h, out, c, depth + 1)) {
+                        return false;
+                    }
+                }
+                h.close_array(first, depth);
+                return true;
+            }
+            case kind::map: {
+                h.open_map(depth);
+                bool first = true;
+                for (auto [k, val] : v.entries()) {
+                    if (!h.map_key(k, first, depth + 1)) {
+                        return false;
+                    }
+                    first = false;
+                    if (!walk_text(h, out, val, depth + 1)) {
+                        return false;
+                    }
+                }
+                h.close_map(first, depth);
+                return true;
+            }
+            case kind::tagged:
+                if (!h.tagged(v)) {
+                    return false;
+                }
+                v = v.tagged_value();
+                continue;
+            default:
+                if (write_scalar(out, v, h.spelling())) {
+                    return true;
+                }
+                return h.leaf(v);
+        }
+    }
+}
+
+/// Appends `a`, `s` and `b` through one capacity check.
+inline void append_wrapped(output_buffer& out, char a, std::string_view s, char b) {
+    char* d = out.prepare(s.size() + 2);
+    d[0] = a;
+    if (!s.empty()) {
+        std::memcpy(d + 1, s.data(), s.size());
+    }
+    d[s.size() + 1] = b;
+    out.commit(s.size() + 2);
+}
+
+}  // namespace polycodec::detail
