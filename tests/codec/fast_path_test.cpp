@@ -221,5 +221,16 @@ TEST(FastPathAgreement, Json5) {
     run_agreement(format_id::json5, detail::json5_codec, valid);
 }
 
+TEST(FastPathAgreement, Edn) {
+    std::vector<std::string> valid = text_inputs(format_id::edn, nullptr);
+    for (const char* t : {"{:a 1, :b/c \"x\\ny\", \"k\" [1 -2 +3 4N 5.5 6M 1e3 ##Inf]}",
+                          "(#inst \"2020-01-01T00:00:00Z\" #uuid \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\")",
+                          "#{1 2} #_ [ignored] ; c\n{nil true, false \\a}",
+                          "[#cbor/tag1 5 #bson/tag19 \"1.5\" #my/tag {:x 1} 12345678901234567890123]"}) {
+        valid.emplace_back(t);
+    }
+    run_agreement(format_id::edn, detail::edn_codec, valid);
+}
+
 }  // namespace
 }  // namespace polycodec

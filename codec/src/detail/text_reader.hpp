@@ -124,6 +124,25 @@ inline const char* scan_to_special4(const char* p, const char* end, char a, char
     return end;
 }
 
+/// scan_to_special4 whose last (under 16) bytes are looked up in `t`: the first byte with
+/// bit `bit` there (the same set of bytes: a, b, c, d and below 0x20).
+inline const char* scan_to_special4(const char* p, const char* end, char a, char b, char c,
+                                    char d, const byte_table& t, std::uint8_t bit) noexcept {
+#if defined(__SSE2__)
+    if (end - p >= 16) {
+        const char* q = scan_to_special4(p, p + ((end - p) & ~std::ptrdiff_t{15}), a, b, c, d);
+        if (q != p + ((end - p) & ~std::ptrdiff_t{15})) {
+            return q;
+        }
+        p = q;
+    }
+#endif
+    while (p < end && !t.has(static_cast<unsigned char>(*p), bit)) {
+        ++p;
+    }
+    return p;
+}
+
 /// The first position in [p, end) whose byte is not in class `bit` of `t`.
 inline const char* skip_class(const char* p, const char* end, const byte_table& t,
                               std::uint8_t bit) noexcept {
@@ -172,8 +191,11 @@ public:
         std::memcpy(&bits, &d, 8);
         word2(kind::float64, bits);
     }
-    void add_string(std::string_view s) { payload(kind::string, s); }
-    void add_bignum(std::string_view s) { payload(kind::bignum, s); }
+    void add_string(std::string_view s) { payload(kind::string, 0, s); }
+    void add_bignum(std::string_view s) { payload(kind::bignum, 0, s); }
+    void add_timestamp(std::string_view s, timestamp_kind k) {
+        payload(kind::timestamp, static_cast<std::uint64_t>(k), s);
+    }
     char* begin_string(std::size_t max_len) { return tw_.bytes(max_len); }
     void end_string(char* written_end, kind k = kind::string) {
         const auto n = static_cast<std::size_t>(written_end - tw_.bytes(0));
@@ -183,6 +205,22 @@ public:
         if (n > 4096) {
             check_budget();
         }
+        after();
+    }
+    /// A tagged value: the next element is its inner value (no end index, as the builder).
+    bool begin_tagged(std::uint64_t tag, tag_space space = tag_space::cbor) {
+        if (depth_ >= limits_.max_depth || depth_ >= tape_sink_max_depth) {
+            return false;
+        }
+        count();
+        const std::size_t start = tw_.size();
+        std::uint64_t* w = tw_.words(2);
+        w[0] = tape_word(kind::tagged, static_cast<std::uint64_t>(space), 0);
+        w[1] = tag;
+        tw_.advance(2);
+        stack_[depth_++] = {start, 0, true};
+        ++tags_;
+        return true;
     }
     bool begin_array() { return begin(kind::array); }
     bool begin_map() { return begin(kind::map); }
@@ -206,36 +244,51 @@ private:
     struct frame {
         std::size_t start;
         std::size_t count;
+        bool tag;  // a tagged value waiting for (or done with) its inner element
     };
 
-    void count() noexcept {
+    // After a complete element: the tags it completes are done.
+    [[gnu::always_inline]] void after() noexcept {
+        if (tags_ == 0) {
+            return;
+        }
+        while (depth_ != 0 && stack_[depth_ - 1].tag && stack_[depth_ - 1].count > 0) {
+            --depth_;
+            --tags_;
+        }
+    }
+
+    [[gnu::always_inline]] void count() noexcept {
         if (depth_ != 0) {
             ++stack_[depth_ - 1].count;
         }
     }
-    void word1(kind k) {
+    [[gnu::always_inline]] void word1(kind k) {
         count();
         std::uint64_t* w = tw_.words(1);
         w[0] = tape_word(k, 0, 0);
         tw_.advance(1);
+        after();
     }
-    void word2(kind k, std::uint64_t v) {
+    [[gnu::always_inline]] void word2(kind k, std::uint64_t v) {
         count();
         std::uint64_t* w = tw_.words(2);
         writer::scalar(w, k, v);
         tw_.advance(2);
+        after();
     }
-    void payload(kind k, std::string_view s) {
+    [[gnu::always_inline]] void payload(kind k, std::uint64_t aux, std::string_view s) {
         count();
         char* d = tw_.bytes(s.size());
         if (!s.empty()) {
             std::memcpy(d, s.data(), s.size());
         }
         std::uint64_t* w = tw_.words(2);
-        tw_.payload(w, k, 0, s.size());
+        tw_.payload(w, k, aux, s.size());
         if (s.size() > 4096) {
             check_budget();
         }
+        after();
     }
     void check_budget() noexcept {
         if (tw_.over_budget(limits_.max_bytes)) {
@@ -254,7 +307,7 @@ private:
         const std::size_t start = tw_.size();
         std::uint64_t* w = tw_.words(2);
         tw_.open(w, k, 0);
-        stack_[depth_++] = {start, 0};
+        stack_[depth_++] = {start, 0, false};
         return true;
     }
     void end() noexcept {
@@ -265,11 +318,13 @@ private:
         const bool is_map = (tw_.at(f.start) >> document::kind_shift) ==
                             static_cast<std::uint64_t>(kind::map);
         tw_.close(f.start, is_map ? f.count / 2 : f.count);
+        after();
     }
 
     writer tw_;
     build_limits limits_;
     std::size_t depth_ = 0;
+    std::size_t tags_ = 0;  // open tags on the stack
     bool ok_ = true;
     frame stack_[tape_sink_max_depth];
 };
@@ -322,13 +377,13 @@ inline bool tape_sink_applies(builder& b) {
 
 /// Runs `Reader<tape_sink>` and, when it does not finish, `Reader<builder>` on a reset
 /// builder. Reader<S>(in, sink).run() returns result<void>.
-template <template <class> class Reader>
-result<void> decode_text_fast(std::string_view in, builder& b) {
+template <template <class> class Reader, class... Extra>
+result<void> decode_text_fast(std::string_view in, builder& b, Extra&... extra) {
     if (tape_sink_applies(b)) {
         bool done = false;
         {
             tape_sink sink(b);
-            Reader<tape_sink> r(in, sink);
+            Reader<tape_sink> r(in, sink, extra...);
             done = r.run() && sink.finish();
         }
         if (done) {
@@ -336,7 +391,7 @@ result<void> decode_text_fast(std::string_view in, builder& b) {
         }
         b.reset();
     }
-    Reader<builder> r(in, b);
+    Reader<builder> r(in, b, extra...);
     return r.run();
 }
 

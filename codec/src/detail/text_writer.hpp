@@ -8,7 +8,9 @@
 //   const scalar_spelling& spelling() const;
 //   bool leaf(value v);                         // strings, bytes, timestamps and what the table
 //                                               // leaves empty; false after fail(...)
-//   bool tagged(value v);                       // true: write v.tagged_value() in its place
+//   int tagged(value& v, int depth);            // walk_error, walk_done (the hook wrote it) or
+//                                               // walk_next (write the value v now holds)
+//   int map_prefix(value& v, int depth);        // as tagged, or walk_map: an ordinary map
 //   void open_array(int depth);  void array_item(bool first, int depth);
 //   void close_array(bool empty, int depth);
 //   void open_map(int depth);    bool map_key(value k, bool first, int depth);
@@ -24,6 +26,8 @@
 #include "polycodec/result.hpp"
 
 namespace polycodec::detail {
+
+enum walk_step : int { walk_error = -1, walk_done = 0, walk_next = 1, walk_map = 2 };
 
 template <class Hooks>
 bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
@@ -43,6 +47,15 @@ bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
                 return true;
             }
             case kind::map: {
+                if constexpr (requires { h.map_prefix(v, depth); }) {
+                    const int step = h.map_prefix(v, depth);
+                    if (step == walk_next) {
+                        continue;
+                    }
+                    if (step != walk_map) {
+                        return step == walk_done;
+                    }
+                }
                 h.open_map(depth);
                 bool first = true;
                 for (auto [k, val] : v.entries()) {
@@ -57,12 +70,13 @@ bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
                 h.close_map(first, depth);
                 return true;
             }
-            case kind::tagged:
-                if (!h.tagged(v)) {
-                    return false;
+            case kind::tagged: {
+                const int step = h.tagged(v, depth);
+                if (step == walk_next) {
+                    continue;
                 }
-                v = v.tagged_value();
-                continue;
+                return step == walk_done;
+            }
             default:
                 if (write_scalar(out, v, h.spelling())) {
                     return true;

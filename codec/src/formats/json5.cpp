@@ -759,6 +759,7 @@ void write_string(output_buffer& out, std::string_view s) {
     const char* stop = s.size() >= 16 ? scan_to_special4(s.data(), e, '\'', '"', '\\',
                                                           static_cast<char>(0xE2))
                                       : skip_class(s.data(), e, json5_ascii, 4);
+    // (bit 4 is the complement of the set scan_to_special4 looks for)
     if (stop == e) {
         char* d = out.prepare(s.size() + 2);
         d[0] = '\'';
@@ -868,13 +869,14 @@ public:
         }
     }
 
-    bool tagged(value v) {
+    int tagged(value& v, int) {
         if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
             status = fail(
                 unrepresentable(v, "tag " + std::to_string(v.tag()) + " is not representable in json5"));
-            return false;
+            return walk_error;
         }
-        return true;
+        v = v.tagged_value();
+        return walk_next;
     }
 
     void open_array(int) { put('['); }
