@@ -77,6 +77,10 @@ bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
                 }
                 return step == walk_done;
             }
+            case kind::string:
+            case kind::timestamp:
+            case kind::bytes:
+                return h.leaf(v);  // never write_scalar's
             default:
                 if (write_scalar(out, v, h.spelling())) {
                     return true;
