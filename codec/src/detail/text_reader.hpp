@@ -165,6 +165,27 @@ inline bool small_decimal(const char* p, const char* end, std::uint64_t& v) noex
     return true;
 }
 
+/// A decimal integer at p: '-' (and '+' when `plus`), then 1 to 18 digits without a leading
+/// zero. Its end, with the value in `v`; nullptr when the text there is not one (more digits,
+/// no digit, a leading zero): the caller's full number reader decides.
+inline const char* small_integer(const char* p, const char* e, bool plus,
+                                 std::int64_t& v) noexcept {
+    const bool neg = p < e && *p == '-';
+    p += neg || (plus && p < e && *p == '+') ? 1 : 0;
+    const char* d = p;
+    std::uint64_t u = 0;
+    while (p < e && static_cast<unsigned>(*p - '0') < 10 && p - d < 19) {
+        u = u * 10 + static_cast<unsigned>(*p - '0');
+        ++p;
+    }
+    const std::ptrdiff_t n = p - d;
+    if (n < 1 || n > 18 || (*d == '0' && n > 1)) {
+        return nullptr;
+    }
+    v = neg ? -static_cast<std::int64_t>(u) : static_cast<std::int64_t>(u);
+    return p;
+}
+
 // ---- the tape sink ----
 
 /// The deepest nesting tape_sink takes; a builder with a deeper limit reads through the

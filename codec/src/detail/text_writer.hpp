@@ -23,6 +23,7 @@
 #include "detail/scalar_writer.hpp"
 #include "polycodec/buffer.hpp"
 #include "polycodec/document.hpp"
+#include "polycodec/options.hpp"
 #include "polycodec/result.hpp"
 
 namespace polycodec::detail {
@@ -99,6 +100,48 @@ inline void append_wrapped(output_buffer& out, char a, std::string_view s, char 
     }
     d[s.size() + 1] = b;
     out.commit(s.size() + 2);
+}
+
+/// What every format's hooks have: the output, the options, the error slot, one-byte writes
+/// and the pretty layout's line breaks (two spaces a level).
+class text_hooks {
+public:
+    text_hooks(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    result<void> status;
+
+protected:
+    // One byte through the inline capacity check.
+    void put(char c) {
+        *out_.prepare(1) = c;
+        out_.commit(1);
+    }
+    void newline(int depth) {
+        if (!opt_.pretty) {
+            return;
+        }
+        out_.push_back('\n');
+        for (int i = 0; i < depth; ++i) {
+            out_.append("  ");
+        }
+    }
+
+    output_buffer& out_;
+    const encode_options& opt_;
+};
+
+/// A whole document through Hooks (constructed from out and opt); a final line break when
+/// pretty.
+template <class Hooks>
+result<void> encode_text(const document& doc, output_buffer& out, const encode_options& opt) {
+    Hooks w(out, opt);
+    if (!walk_text(w, out, doc.root(), 0)) {
+        return std::move(w.status);
+    }
+    if (opt.pretty) {
+        out.push_back('\n');
+    }
+    return {};
 }
 
 }  // namespace polycodec::detail

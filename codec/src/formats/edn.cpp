@@ -667,25 +667,13 @@ private:
     result<void> parse_number() {
         {
             // Fast path: [+-]? up to 18 digits (no leading zero) ending the token.
-            const char* p = in_.data() + pos_;
             const char* e = in_.data() + in_.size();
-            const bool neg = *p == '-';
-            p += *p == '-' || *p == '+' ? 1 : 0;
-            const char* d = p;
-            std::uint64_t v = 0;
-            while (p < e && static_cast<unsigned>(*p - '0') < 10 && p - d < 19) {
-                v = v * 10 + static_cast<unsigned>(*p - '0');
-                ++p;
-            }
-            const std::ptrdiff_t n = p - d;
-            if (n >= 1 && n <= 18 && (*d != '0' || n == 1) && (p == e || is_delim(*p))) {
+            std::int64_t v = 0;
+            const char* p = small_integer(in_.data() + pos_, e, true, v);
+            if (p != nullptr && (p == e || is_delim(*p))) {
                 pos_ = static_cast<std::size_t>(p - in_.data());
                 if (!skipping()) {
-                    if (neg) {
-                        b_.add_int(-static_cast<std::int64_t>(v));
-                    } else {
-                        b_.add_uint(v);
-                    }
+                    b_.add_int(v);
                 }
                 return {};
             }
@@ -1049,11 +1037,9 @@ bool edn_decimal_text(std::string_view t) {
 constexpr scalar_spelling edn_spelling{"nil", "false", "true", "##NaN", "##Inf", "##-Inf", "N"};
 
 // The hooks of detail::walk_text (text_writer.hpp).
-class edn_writer {
+class edn_writer : public text_hooks {
 public:
-    edn_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
-
-    result<void> status;
+    using text_hooks::text_hooks;
 
     const scalar_spelling& spelling() const noexcept { return edn_spelling; }
 
@@ -1171,11 +1157,6 @@ public:
     }
 
 private:
-    // One byte through the inline capacity check.
-    void put(char c) {
-        *out_.prepare(1) = c;
-        out_.commit(1);
-    }
 
     void separator(bool first, int depth) {
         if (opt_.pretty) {
@@ -1185,29 +1166,10 @@ private:
         }
     }
 
-    void newline(int depth) {
-        if (!opt_.pretty) {
-            return;
-        }
-        out_.push_back('\n');
-        for (int i = 0; i < depth; ++i) {
-            out_.append("  ");
-        }
-    }
-
-    output_buffer& out_;
-    const encode_options& opt_;
 };
 
 result<void> encode_edn(const document& doc, output_buffer& out, const encode_options& opt) {
-    edn_writer w(out, opt);
-    if (!walk_text(w, out, doc.root(), 0)) {
-        return std::move(w.status);
-    }
-    if (opt.pretty) {
-        out.push_back('\n');
-    }
-    return {};
+    return encode_text<edn_writer>(doc, out, opt);
 }
 
 }  // namespace

@@ -526,27 +526,15 @@ private:
         {
             // Fast path: a decimal integer of up to 18 digits (no leading zero) followed by a
             // byte that ends it.
-            const char* p = in_.data() + pos_;
             const char* e = in_.data() + in_.size();
-            const bool neg = *p == '-';
-            p += neg ? 1 : 0;
-            const char* d = p;
-            std::uint64_t v = 0;
-            while (p < e && static_cast<unsigned>(*p - '0') < 10 && p - d < 19) {
-                v = v * 10 + static_cast<unsigned>(*p - '0');
-                ++p;
-            }
-            const std::ptrdiff_t n = p - d;
-            if (n >= 1 && n <= 18 && (*d != '0' || n == 1) &&
+            std::int64_t v = 0;
+            const char* p = small_integer(in_.data() + pos_, e, false, v);
+            if (p != nullptr &&
                 (p == e || (static_cast<unsigned char>(*p) < 0x80 && *p != '.' && *p != 'e' &&
                             *p != 'E' && *p != 'x' && *p != 'X' && *p != '\\' &&
                             !json5_ascii.has(static_cast<unsigned char>(*p), 1)))) {
                 pos_ = static_cast<std::size_t>(p - in_.data());
-                if (neg) {
-                    b_.add_int(-static_cast<std::int64_t>(v));
-                } else {
-                    b_.add_uint(v);
-                }
+                b_.add_int(v);
                 return {};
             }
         }
@@ -844,11 +832,9 @@ void write_string(output_buffer& out, std::string_view s) {
 constexpr scalar_spelling json5_spelling{"null", "false", "true", "NaN", "Infinity", "-Infinity"};
 
 // The hooks of detail::walk_text (text_writer.hpp).
-class json5_writer {
+class json5_writer : public text_hooks {
 public:
-    json5_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
-
-    result<void> status;
+    using text_hooks::text_hooks;
 
     const scalar_spelling& spelling() const noexcept { return json5_spelling; }
 
@@ -931,11 +917,6 @@ public:
         put('}');
     }
 
-    // One byte through the inline capacity check.
-    void put(char c) {
-        *out_.prepare(1) = c;
-        out_.commit(1);
-    }
 
 private:
     result<void> write_key(value k) {
@@ -980,29 +961,10 @@ private:
         }
     }
 
-    void newline(int depth) {
-        if (!opt_.pretty) {
-            return;
-        }
-        out_.push_back('\n');
-        for (int i = 0; i < depth; ++i) {
-            out_.append("  ");
-        }
-    }
-
-    output_buffer& out_;
-    const encode_options& opt_;
 };
 
 result<void> encode_json5(const document& doc, output_buffer& out, const encode_options& opt) {
-    json5_writer w(out, opt);
-    if (!walk_text(w, out, doc.root(), 0)) {
-        return std::move(w.status);
-    }
-    if (opt.pretty) {
-        out.push_back('\n');
-    }
-    return {};
+    return encode_text<json5_writer>(doc, out, opt);
 }
 
 }  // namespace
