@@ -7,6 +7,7 @@
 // The ordinary reader alone: the codec's decode function called with a builder that already
 // has an array open (the fast paths only take an empty builder at depth 0), the result being
 // that array's one element. decode() tries the fast path first.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -216,6 +217,66 @@ TEST(FastPathAgreement, Bson) {
         valid.push_back(test::read_file(test::fixtures_dir() / name));
     }
     run_agreement(format_id::bson, detail::bson_codec, valid);
+}
+
+// The text decoders on the shared skeleton (detail/text_reader.hpp): the tape_sink run vs the
+// same reader on the builder (reader_only's open array keeps the tape path out).
+std::vector<std::string> text_inputs(format_id f, const char* corpus_sub) {
+    std::vector<std::string> valid = generated(f);
+    for (const char* name : {"bench.json", "records.json", "ini_doc.json"}) {
+        std::filesystem::path p = test::fixtures_dir() / name;
+        if (!std::filesystem::exists(p)) {
+            continue;
+        }
+        document d = test::must_decode(format_id::json, test::read_file(p));
+        encode_options lossy;
+        lossy.lossy = true;
+        for (bool pretty : {false, true}) {
+            lossy.pretty = pretty;
+            output_buffer out;
+            if (encode(f, d, out, lossy)) {
+                valid.emplace_back(out.view());
+            }
+        }
+    }
+    std::filesystem::path corpus = test::corpus_dir();
+    if (corpus_sub != nullptr && !corpus.empty() && std::filesystem::exists(corpus / corpus_sub)) {
+        std::vector<std::filesystem::path> files;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(corpus / corpus_sub)) {
+            if (e.is_regular_file() && e.path().extension() != ".md") {
+                files.push_back(e.path());
+            }
+        }
+        std::sort(files.begin(), files.end());
+        for (const auto& p : files) {
+            std::string text = test::read_file(p);
+            if (!text.empty()) {  // mutations() needs a byte to change
+                valid.push_back(std::move(text));
+            }
+        }
+    }
+    return valid;
+}
+
+TEST(FastPathAgreement, Json5) {
+    std::vector<std::string> valid = text_inputs(format_id::json5, "json5");
+    for (const char* t : {"{a:1,'b':\"\\u00e9\\n\",c:[+1,-0x10,.5,5.,Infinity,-NaN,1e3],}",
+                          "[\"a\\\nb\", 'x\\x41', 12345678901234567890123, -9223372036854775808]",
+                          "// c\n/* d */ {\u0061b: null, $_: true, \u00e9t\u00e9: false}"}) {
+        valid.emplace_back(t);
+    }
+    run_agreement(format_id::json5, detail::json5_codec, valid);
+}
+
+TEST(FastPathAgreement, Edn) {
+    std::vector<std::string> valid = text_inputs(format_id::edn, nullptr);
+    for (const char* t : {"{:a 1, :b/c \"x\\ny\", \"k\" [1 -2 +3 4N 5.5 6M 1e3 ##Inf]}",
+                          "(#inst \"2020-01-01T00:00:00Z\" #uuid \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\")",
+                          "#{1 2} #_ [ignored] ; c\n{nil true, false \\a}",
+                          "[#cbor/tag1 5 #bson/tag19 \"1.5\" #my/tag {:x 1} 12345678901234567890123]"}) {
+        valid.emplace_back(t);
+    }
+    run_agreement(format_id::edn, detail::edn_codec, valid);
 }
 
 }  // namespace

@@ -17,6 +17,8 @@
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/try.hpp"
+#include "detail/text_reader.hpp"
+#include "detail/text_writer.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -25,51 +27,56 @@ namespace {
 // ---- character classes ----
 
 // EDN: whitespace includes the comma.
-bool is_ws(char c) {
+constexpr bool ws_byte(unsigned char c) {
     return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ',' || c == '\f';
 }
 
 // Characters that end a token (symbol, keyword, number, character name), as Clojure's reader.
-bool is_delim(char c) {
-    return is_ws(c) || c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' ||
+constexpr bool delim_byte(unsigned char c) {
+    return ws_byte(c) || c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' ||
            c == '"' || c == ';' || c == '\\';
 }
+
+// "Symbols begin with a non-numeric character and can contain alphanumeric characters and
+// . * + ! - _ ? $ % & = < >"; "# and : are allowed as constituent characters other than as
+// the first character"; Clojure also allows ' inside. Non-ASCII letters (UTF-8) are accepted.
+constexpr bool symbol_byte(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c >= 0x80 || std::string_view(".*+!-_?$%&=<>/#:'").find(static_cast<char>(c)) !=
+                            std::string_view::npos;
+}
+
+// One table for the three classes (detail/text_reader.hpp's byte_table).
+// The writer's classes: a byte its strings escape; keyword_safe's first and later bytes.
+constexpr bool escape_byte(unsigned char c) { return c < 0x20 || c == '"' || c == '\\' || c == 0x7f; }
+constexpr bool keyword_first_byte(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           std::string_view("_*?!$<>=&%").find(static_cast<char>(c)) != std::string_view::npos;
+}
+constexpr bool keyword_byte(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("-_.*+!?$%&=<>").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+constexpr std::uint8_t c_ws = 1, c_delim = 2, c_symbol = 4, c_escape = 8, c_kw_first = 16,
+                       c_kw = 32;
+constexpr byte_table edn_class = make_byte_table([](unsigned char c) -> std::uint8_t {
+    return static_cast<std::uint8_t>((ws_byte(c) ? c_ws : 0) | (delim_byte(c) ? c_delim : 0) |
+                                     (symbol_byte(c) ? c_symbol : 0) |
+                                     (escape_byte(c) ? c_escape : 0) |
+                                     (keyword_first_byte(c) ? c_kw_first : 0) |
+                                     (keyword_byte(c) ? c_kw : 0));
+});
+
+bool is_ws(char c) { return edn_class.has(static_cast<unsigned char>(c), c_ws); }
+bool is_delim(char c) { return edn_class.has(static_cast<unsigned char>(c), c_delim); }
 
 bool is_closer(char c) { return c == ')' || c == ']' || c == '}'; }
 
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// "Symbols begin with a non-numeric character and can contain alphanumeric characters and
-// . * + ! - _ ? $ % & = < >"; "# and : are allowed as constituent characters other than as
-// the first character"; Clojure also allows ' inside. Non-ASCII letters (UTF-8) are accepted.
-bool is_symbol_char(char c) {
-    if (is_alpha(c) || is_digit(c) || static_cast<unsigned char>(c) >= 0x80) {
-        return true;
-    }
-    switch (c) {
-        case '.':
-        case '*':
-        case '+':
-        case '!':
-        case '-':
-        case '_':
-        case '?':
-        case '$':
-        case '%':
-        case '&':
-        case '=':
-        case '<':
-        case '>':
-        case '/':
-        case '#':
-        case ':':
-        case '\'':
-            return true;
-        default:
-            return false;
-    }
-}
+bool is_symbol_char(char c) { return edn_class.has(static_cast<unsigned char>(c), c_symbol); }
 
 bool is_symbol_start(char c) {
     return is_symbol_char(c) && !is_digit(c) && c != '#' && c != ':' && c != '\'';
@@ -91,12 +98,14 @@ bool valid_symbol(std::string_view s) {
         if ((p[0] == '-' || p[0] == '+' || p[0] == '.') && p.size() > 1 && is_digit(p[1])) {
             return false;
         }
+        bool ascii = true;
         for (char c : p) {
             if (!is_symbol_char(c) || c == '/') {
                 return false;
             }
+            ascii = ascii && static_cast<unsigned char>(c) < 0x80;
         }
-        return utf8_valid(p);
+        return ascii || utf8_valid(p);
     };
     std::size_t slash = s.find('/');
     if (slash == std::string_view::npos) {
@@ -110,6 +119,16 @@ bool valid_symbol(std::string_view s) {
 bool keyword_safe(std::string_view s) {
     if (s.empty() || s.size() > 256) {
         return false;
+    }
+    // Without a '/': one pass over the table.
+    if (edn_class.has(static_cast<unsigned char>(s[0]), c_kw_first)) {
+        const char* e = skip_class(s.data() + 1, s.data() + s.size(), edn_class, c_kw);
+        if (e == s.data() + s.size()) {
+            return true;
+        }
+        if (*e != '/') {
+            return false;
+        }
     }
     std::size_t slash = s.find('/');
     auto part = [](std::string_view p) {
@@ -167,9 +186,10 @@ bool valid_tag(std::string_view name) {
 
 // ---- reader ----
 
+template <class Sink>
 class edn_reader {
 public:
-    edn_reader(std::string_view in, builder& b, std::string& scratch)
+    edn_reader(std::string_view in, Sink& b, std::string& scratch)
         : in_(in), b_(b), scratch_(scratch) {}
 
     result<void> run() {
@@ -404,8 +424,13 @@ private:
     result<void> read_string(std::string_view& out) {
         std::size_t start = ++pos_;
         std::size_t p = start;
-        while (p < in_.size() && in_[p] != '"' && in_[p] != '\\') {
-            ++p;
+        {
+            const char* e = in_.data() + in_.size();
+            const char* q = in_.data() + start;
+            while ((q = scan_to_special(q, e, '"', '\\')) != e && *q != '"' && *q != '\\') {
+                ++q;  // a control character: part of the string
+            }
+            p = static_cast<std::size_t>(q - in_.data());
         }
         if (p < in_.size() && in_[p] == '"') {
             std::string_view s = in_.substr(start, p - start);
@@ -640,6 +665,19 @@ private:
 
     // "[+-]?(0|[1-9][0-9]*)(N | (.[0-9]+)?([eE][+-]?[0-9]+)?M?)"
     result<void> parse_number() {
+        {
+            // Fast path: [+-]? up to 18 digits (no leading zero) ending the token.
+            const char* e = in_.data() + in_.size();
+            std::int64_t v = 0;
+            const char* p = small_integer(in_.data() + pos_, e, true, v);
+            if (p != nullptr && (p == e || is_delim(*p))) {
+                pos_ = static_cast<std::size_t>(p - in_.data());
+                if (!skipping()) {
+                    b_.add_int(v);
+                }
+                return {};
+            }
+        }
         std::size_t start = pos_;
         std::size_t end = token_end(pos_);
         std::size_t p = pos_;
@@ -741,6 +779,14 @@ private:
     void add_integer(bool neg, std::size_t digits_at, std::size_t int_end) {
         std::string_view digits = in_.substr(digits_at, int_end - digits_at);
         std::uint64_t u = 0;
+        if (digits.size() <= 18 && small_decimal(digits.data(), digits.data() + digits.size(), u)) {
+            if (neg) {
+                b_.add_int(-static_cast<std::int64_t>(u));
+            } else {
+                b_.add_uint(u);
+            }
+            return;
+        }
         auto r = std::from_chars(digits.data(), digits.data() + digits.size(), u);
         if (r.ec == std::errc()) {
             if (!neg) {
@@ -884,7 +930,7 @@ private:
     }
 
     std::string_view in_;
-    builder& b_;
+    Sink& b_;
     std::size_t pos_ = 0;
     int skipping_ = 0;
     bool in_key_ = false;  // parsing a map key
@@ -895,8 +941,7 @@ private:
 result<void> decode_edn(std::string_view in, builder& b, const decode_options&) {
     // Reused across decodes so that a steady stream allocates nothing; released when large.
     thread_local std::string scratch;
-    edn_reader r(in, b, scratch);
-    auto res = r.run();
+    auto res = decode_text_fast<edn_reader>(in, b, scratch);
     if (scratch.capacity() > (std::size_t{1} << 20)) {
         std::string().swap(scratch);
     }
@@ -909,6 +954,12 @@ constexpr char hex_digits[] = "0123456789abcdef";
 
 // EDN strings: \" \\ \n \r \t, other control characters as \uXXXX (Clojure reads both).
 void write_string(output_buffer& out, std::string_view s) {
+    // Most strings need no escape: one scan (16 bytes a step), one copy.
+    const char* e = s.data() + s.size();
+    if (scan_to_special4(s.data(), e, '"', '\\', '\x7f', '\x7f', edn_class, c_escape) == e) {
+        append_wrapped(out, '"', s, '"');
+        return;
+    }
     out.push_back('"');
     std::size_t run = 0;
     for (std::size_t i = 0; i < s.size(); ++i) {
@@ -985,33 +1036,18 @@ bool edn_decimal_text(std::string_view t) {
 // Integers above INT64_MAX take EDN's N suffix; doubles are 1.0, 1e21, 1e-7 (EDN's grammar).
 constexpr scalar_spelling edn_spelling{"nil", "false", "true", "##NaN", "##Inf", "##-Inf", "N"};
 
-class edn_writer {
+// The hooks of detail::walk_text (text_writer.hpp).
+class edn_writer : public text_hooks {
 public:
-    edn_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    using text_hooks::text_hooks;
 
-    result<void> write(value v, int depth, bool key = false) {
-        if (write_scalar(out_, v, edn_spelling)) {
-            return {};
-        }
+    const scalar_spelling& spelling() const noexcept { return edn_spelling; }
+
+    bool leaf(value v) {
         switch (v.kind()) {
-            case kind::null:
-            case kind::boolean_false:
-            case kind::boolean_true:
-            case kind::int64:
-            case kind::uint64:
-            case kind::bignum:
-            case kind::float64:
-                return {};  // write_scalar wrote it
-            case kind::string: {
-                std::string_view s = v.get_string();
-                if (key && keyword_safe(s)) {
-                    out_.push_back(':');
-                    out_.append(s);
-                } else {
-                    write_string(out_, s);
-                }
-                return {};
-            }
+            case kind::string:
+                write_string(out_, v.get_string());
+                return true;
             case kind::timestamp:
                 // Only an offset date-time is an instant; local dates and times stay text
                 // (DESIGN section 3: timestamps to RFC 3339 text are not lossy).
@@ -1019,39 +1055,30 @@ public:
                     out_.append("#inst ");
                 }
                 write_string(out_, v.get_string());
-                return {};
+                return true;
             case kind::bytes:
                 // RFC 8949 section 6.1 style, as JSON: base64url text.
                 out_.push_back('"');
                 base64_encode(out_, v.get_string(), true);
                 out_.push_back('"');
-                return {};
-            case kind::tagged:
-                return write_tagged(v, depth);
-            case kind::array: {
-                out_.push_back('[');
-                bool first = true;
-                for (value c : v.items()) {
-                    separator(first, depth + 1);
-                    first = false;
-                    POLYCODEC_TRY(write(c, depth + 1));
-                }
-                if (!first) {
-                    newline(depth);
-                }
-                out_.push_back(']');
-                return {};
-            }
-            case kind::map:
-                return write_map(v, depth);
+                return true;
+            default:
+                return true;  // every other scalar is write_scalar's
         }
-        return {};
     }
 
-private:
-    result<void> write_map(value v, int depth) {
-        // A one-entry map {"#tag": value} is the tagged element #tag value (the decoder's
-        // rule for tags it has no meaning for), unless the tag has a meaning of its own.
+    void open_array(int) { put('['); }
+    void array_item(bool first, int depth) { separator(first, depth); }
+    void close_array(bool empty, int depth) {
+        if (!empty) {
+            newline(depth);
+        }
+        put(']');
+    }
+
+    // A one-entry map {"#tag": value} is the tagged element #tag value (the decoder's
+    // rule for tags it has no meaning for), unless the tag has a meaning of its own.
+    int map_prefix(value& v, int) {
         if (v.size() == 1) {
             auto e = *v.entries().begin();
             if (e.key.kind() == kind::string) {
@@ -1062,27 +1089,39 @@ private:
                     !own_tag(k.substr(1), sp, n)) {
                     out_.append(k);
                     out_.push_back(' ');
-                    return write(e.val, depth);
+                    v = e.val;
+                    return walk_next;
                 }
             }
         }
-        out_.push_back('{');
-        bool first = true;
-        for (auto [k, val] : v.entries()) {
-            separator(first, depth + 1);
-            first = false;
-            POLYCODEC_TRY(write(k, depth + 1, true));
-            out_.push_back(' ');
-            POLYCODEC_TRY(write(val, depth + 1));
+        return walk_map;
+    }
+    void open_map(int) { put('{'); }
+    bool map_key(value k, bool first, int depth) {
+        separator(first, depth);
+        if (k.kind() == kind::string && keyword_safe(k.get_string())) {
+            std::string_view s = k.get_string();
+            char* d = out_.prepare(s.size() + 2);
+            d[0] = ':';
+            std::memcpy(d + 1, s.data(), s.size());
+            d[s.size() + 1] = ' ';
+            out_.commit(s.size() + 2);
+            return true;
         }
-        if (!first) {
+        if (!walk_text(*this, out_, k, depth)) {
+            return false;
+        }
+        put(' ');
+        return true;
+    }
+    void close_map(bool empty, int depth) {
+        if (!empty) {
             newline(depth);
         }
-        out_.push_back('}');
-        return {};
+        put('}');
     }
 
-    result<void> write_tagged(value v, int depth) {
+    int tagged(value& v, int depth) {
         tag_space sp = v.get_tag_space();
         value in = v.tagged_value();
         if (sp == tag_space::bson) {
@@ -1094,13 +1133,13 @@ private:
                 if (decimal128::from_string(in.get_string(), bid)) {
                     out_.append(in.get_string());
                     out_.push_back('M');
-                    return {};
+                    return walk_done;
                 }
             }
             thread_local document ext;
             builder eb(ext);
             if (extjson::write_relaxed(v, eb)) {
-                return write(ext.root(), depth);
+                return walk_text(*this, out_, ext.root(), depth) ? walk_done : walk_error;
             }
         }
         std::string_view prefix = "#other/tag";
@@ -1113,38 +1152,24 @@ private:
         out_.append(prefix);
         write_uint(out_, v.tag());
         out_.push_back(' ');
-        return write(in, depth);
+        v = in;
+        return walk_next;
     }
+
+private:
 
     void separator(bool first, int depth) {
         if (opt_.pretty) {
             newline(depth);
         } else if (!first) {
-            out_.push_back(' ');
+            put(' ');
         }
     }
 
-    void newline(int depth) {
-        if (!opt_.pretty) {
-            return;
-        }
-        out_.push_back('\n');
-        for (int i = 0; i < depth; ++i) {
-            out_.append("  ");
-        }
-    }
-
-    output_buffer& out_;
-    const encode_options& opt_;
 };
 
 result<void> encode_edn(const document& doc, output_buffer& out, const encode_options& opt) {
-    edn_writer w(out, opt);
-    auto r = w.write(doc.root(), 0);
-    if (r && opt.pretty) {
-        out.push_back('\n');
-    }
-    return r;
+    return encode_text<edn_writer>(doc, out, opt);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/text.hpp"
+#include "detail/text_reader.hpp"
+#include "detail/text_writer.hpp"
 #include "detail/try.hpp"
 #include "formats.hpp"
 #include "json5/unicode_id.hpp"
@@ -26,9 +28,20 @@ using text::describe_at;
 
 // ---- reader ----
 
+// Bit 1: ASCII IdentifierPart bytes (ES5: letters, digits, '$', '_'); bit 2: IdentifierStart
+// too; bit 4: bytes the writer copies into a string as they are (not a quote, the backslash,
+// a control character or 0xE2, the lead byte of U+2028/U+2029).
+constexpr byte_table json5_ascii = make_byte_table([](unsigned char c) -> std::uint8_t {
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '$' || c == '_';
+    const bool plain = c >= 0x20 && c != '\'' && c != '"' && c != '\\' && c != 0xE2;
+    return static_cast<std::uint8_t>((letter || (c >= '0' && c <= '9') ? 1 : 0) |
+                                     (letter ? 2 : 0) | (plain ? 4 : 0));
+});
+
+template <class Sink>
 class json5_reader {
 public:
-    json5_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+    json5_reader(std::string_view in, Sink& b) : in_(in), b_(b) {}
 
     result<void> run() {
         std::size_t valid = utf8_valid_prefix(in_);
@@ -100,7 +113,23 @@ private:
         return 0;
     }
 
-    result<void> skip_ws() {
+    // The common case inline: ASCII blanks, then a byte that starts none of the rest.
+    [[gnu::always_inline]] result<void> skip_ws() {
+        while (pos_ < in_.size()) {
+            const char c = in_[pos_];
+            if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+                ++pos_;
+                continue;
+            }
+            if (c != '/' && static_cast<unsigned char>(c) < 0x80 && c != '\v' && c != '\f') {
+                return {};
+            }
+            return skip_ws_slow();
+        }
+        return {};
+    }
+
+    [[gnu::noinline]] result<void> skip_ws_slow() {
         for (;;) {
             if (pos_ >= in_.size()) {
                 return {};
@@ -253,6 +282,17 @@ private:
     // ES5 IdentifierName: IdentifierStart IdentifierPart*, where either may be a \uXXXX escape.
     result<void> parse_identifier() {
         std::size_t start = pos_;
+        // ASCII names without escapes: one scan over the table.
+        if (pos_ < in_.size() && json5_ascii.has(static_cast<unsigned char>(in_[pos_]), 2)) {
+            const char* e = skip_class(in_.data() + pos_ + 1, in_.data() + in_.size(),
+                                       json5_ascii, 1);
+            if (e == in_.data() + in_.size() ||
+                (static_cast<unsigned char>(*e) < 0x80 && *e != '\\')) {
+                pos_ = static_cast<std::size_t>(e - in_.data());
+                b_.add_string(in_.substr(start, pos_ - start));
+                return {};
+            }
+        }
         bool escaped = false;
         scratch_.clear();
         for (;;) {
@@ -317,6 +357,25 @@ private:
     result<void> parse_string() {
         char q = in_[pos_];
         std::size_t start = pos_ + 1;
+        {
+            // Fast path: to the closing quote without an escape or a line break.
+            const char* e = in_.data() + in_.size();
+            const char* p = in_.data() + start;
+            for (;;) {
+                p = scan_to_special(p, e, q, '\\');
+                if (p != e && *p != q && *p != '\\' && *p != '\n' && *p != '\r') {
+                    ++p;  // another control character: part of the string
+                    continue;
+                }
+                break;
+            }
+            if (p != e && *p == q) {
+                const auto end = static_cast<std::size_t>(p - in_.data());
+                b_.add_string(in_.substr(start, end - start));
+                pos_ = end + 1;
+                return {};
+            }
+        }
         std::size_t end = string_end(q);
         std::size_t scan_end = end == std::string_view::npos ? in_.size() : end;
         // Fast path: no escapes and no line breaks.
@@ -464,6 +523,21 @@ private:
     }
 
     result<void> parse_number() {
+        {
+            // Fast path: a decimal integer of up to 18 digits (no leading zero) followed by a
+            // byte that ends it.
+            const char* e = in_.data() + in_.size();
+            std::int64_t v = 0;
+            const char* p = small_integer(in_.data() + pos_, e, false, v);
+            if (p != nullptr &&
+                (p == e || (static_cast<unsigned char>(*p) < 0x80 && *p != '.' && *p != 'e' &&
+                            *p != 'E' && *p != 'x' && *p != 'X' && *p != '\\' &&
+                            !json5_ascii.has(static_cast<unsigned char>(*p), 1)))) {
+                pos_ = static_cast<std::size_t>(p - in_.data());
+                b_.add_int(v);
+                return {};
+            }
+        }
         std::size_t start = pos_;
         std::size_t p = pos_;
         bool neg = false;
@@ -567,7 +641,13 @@ private:
         }
         pos_ = p;
         // ES5 7.8.3: the character after a numeric literal must not start an identifier.
-        if (p < in_.size()) {
+        if (p < in_.size() && static_cast<unsigned char>(in_[p]) < 0x80) {
+            if (json5_ascii.has(static_cast<unsigned char>(in_[p]), 2) || in_[p] == '\\') {
+                return fail(
+                    make_error(errc::invalid_number, p,
+                               "expected the end of the number, saw " + describe_at(in_, p)));
+            }
+        } else if (p < in_.size()) {
             std::size_t len;
             std::uint32_t cp = decode_cp(in_, p, len);
             if (unicode_id::is_id_start(cp) || cp == '\\') {
@@ -579,7 +659,7 @@ private:
         std::size_t from = in_[start] == '+' ? start + 1 : start;
         std::string_view t = in_.substr(from, p - from);
         if (!is_float) {
-            text::add_decimal_integer(b_, t);
+            add_decimal_integer(b_, t);
             return {};
         }
         double d = 0;
@@ -617,21 +697,33 @@ private:
     }
 
     std::string_view in_;
-    builder& b_;
+    Sink& b_;
     std::size_t pos_ = 0;
     std::string scratch_;
 };
 
 result<void> decode_json5(std::string_view in, builder& b, const decode_options&) {
-    json5_reader r(in, b);
-    return r.run();
+    return decode_text_fast<json5_reader>(in, b);
 }
 
 // ---- writer ----
 
 /// True when `s` is an ES5 IdentifierName that needs no escapes.
 bool is_identifier(std::string_view s) {
-    if (s.empty() || !utf8_valid(s)) {
+    if (s.empty()) {
+        return false;
+    }
+    // ASCII: one pass over the table; any other byte takes the code point path below.
+    if (json5_ascii.has(static_cast<unsigned char>(s[0]), 2)) {
+        const char* e = skip_class(s.data() + 1, s.data() + s.size(), json5_ascii, 1);
+        if (e == s.data() + s.size()) {
+            return true;
+        }
+        if (static_cast<unsigned char>(*e) < 0x80) {
+            return false;
+        }
+    }
+    if (!utf8_valid(s)) {
         return false;
     }
     std::size_t p = 0;
@@ -650,6 +742,22 @@ bool is_identifier(std::string_view s) {
 // for the backslash, that quote, \b \f \n \r \t \v, \0 (\x00 before a digit), other control
 // characters as \xHH, and U+2028/U+2029 as \u escapes.
 void write_string(output_buffer& out, std::string_view s) {
+    // Most strings have none of the bytes that need a look: quoted with ' as they are.
+    const char* e = s.data() + s.size();
+    const char* stop = s.size() >= 16 ? scan_to_special4(s.data(), e, '\'', '"', '\\',
+                                                          static_cast<char>(0xE2))
+                                      : skip_class(s.data(), e, json5_ascii, 4);
+    // (bit 4 is the complement of the set scan_to_special4 looks for)
+    if (stop == e) {
+        char* d = out.prepare(s.size() + 2);
+        d[0] = '\'';
+        if (!s.empty()) {
+            std::memcpy(d + 1, s.data(), s.size());
+        }
+        d[s.size() + 1] = '\'';
+        out.commit(s.size() + 2);
+        return;
+    }
     std::size_t dq = 0;
     std::size_t sq = 0;
     for (char c : s) {
@@ -723,83 +831,92 @@ void write_string(output_buffer& out, std::string_view s) {
 
 constexpr scalar_spelling json5_spelling{"null", "false", "true", "NaN", "Infinity", "-Infinity"};
 
-class json5_writer {
+// The hooks of detail::walk_text (text_writer.hpp).
+class json5_writer : public text_hooks {
 public:
-    json5_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    using text_hooks::text_hooks;
 
-    result<void> write(value v, int depth) {
-        if (write_scalar(out_, v, json5_spelling)) {
-            return {};
-        }
+    const scalar_spelling& spelling() const noexcept { return json5_spelling; }
+
+    bool leaf(value v) {
         switch (v.kind()) {
-            case kind::null:
-            case kind::boolean_false:
-            case kind::boolean_true:
-            case kind::int64:
-            case kind::uint64:
-            case kind::bignum:
-            case kind::float64:
-                return {};  // write_scalar wrote it
             case kind::string:
             case kind::timestamp:
                 write_string(out_, v.get_string());
-                return {};
+                return true;
             case kind::bytes:
                 // DESIGN section 3: bytes become base64url text, as in JSON.
                 out_.push_back('\'');
                 base64_encode(out_, v.get_string(), true);
                 out_.push_back('\'');
-                return {};
-            case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in json5"));
-                }
-                return write(v.tagged_value(), depth);
-            case kind::array: {
-                out_.push_back('[');
-                bool first = true;
-                for (value c : v.items()) {
-                    if (!first) {
-                        out_.push_back(',');
-                    }
-                    first = false;
-                    newline(depth + 1);
-                    POLYCODEC_TRY(write(c, depth + 1));
-                }
-                if (!first) {
-                    trailing_comma();
-                    newline(depth);
-                }
-                out_.push_back(']');
-                return {};
-            }
-            case kind::map: {
-                out_.push_back('{');
-                bool first = true;
-                for (auto [k, val] : v.entries()) {
-                    if (!first) {
-                        out_.push_back(',');
-                    }
-                    first = false;
-                    newline(depth + 1);
-                    POLYCODEC_TRY(write_key(k));
-                    out_.push_back(':');
-                    if (opt_.pretty) {
-                        out_.push_back(' ');
-                    }
-                    POLYCODEC_TRY(write(val, depth + 1));
-                }
-                if (!first) {
-                    trailing_comma();
-                    newline(depth);
-                }
-                out_.push_back('}');
-                return {};
+                return true;
+            default:
+                return true;  // every other scalar is write_scalar's
+        }
+    }
+
+    int tagged(value& v, int) {
+        if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+            status = fail(
+                unrepresentable(v, "tag " + std::to_string(v.tag()) + " is not representable in json5"));
+            return walk_error;
+        }
+        v = v.tagged_value();
+        return walk_next;
+    }
+
+    void open_array(int) { put('['); }
+    void array_item(bool first, int depth) {
+        if (!first) {
+            put(',');
+        }
+        newline(depth);
+    }
+    void close_array(bool empty, int depth) {
+        if (!empty) {
+            trailing_comma();
+            newline(depth);
+        }
+        put(']');
+    }
+    void open_map(int) { put('{'); }
+    bool map_key(value k, bool first, int depth) {
+        if (!opt_.pretty && k.kind() == kind::string) {
+            // The common case in one capacity check: [,]name:
+            std::string_view s = k.get_string();
+            if (is_identifier(s)) {
+                char* d = out_.prepare(s.size() + 2);
+                *d = ',';
+                d += first ? 0 : 1;
+                std::memcpy(d, s.data(), s.size());
+                d[s.size()] = ':';
+                out_.commit(s.size() + (first ? 1 : 2));
+                return true;
             }
         }
-        return {};
+        if (!first) {
+            put(',');
+        }
+        newline(depth);
+        if (auto r = write_key(k); !r) {
+            status = std::move(r);
+            return false;
+        }
+        if (opt_.pretty) {
+            out_.append(": ");
+        } else {
+            out_.push_back(':');
+        }
+        return true;
     }
+    void close_map(bool empty, int depth) {
+        if (!empty) {
+            trailing_comma();
+            newline(depth);
+        }
+        put('}');
+    }
+
 
 private:
     result<void> write_key(value k) {
@@ -808,7 +925,7 @@ private:
             case kind::timestamp: {
                 std::string_view s = k.get_string();
                 if (is_identifier(s)) {
-                    out_.append(s);
+                    out_.append(s.data(), s.size());
                 } else {
                     write_string(out_, s);
                 }
@@ -844,27 +961,10 @@ private:
         }
     }
 
-    void newline(int depth) {
-        if (!opt_.pretty) {
-            return;
-        }
-        out_.push_back('\n');
-        for (int i = 0; i < depth; ++i) {
-            out_.append("  ");
-        }
-    }
-
-    output_buffer& out_;
-    const encode_options& opt_;
 };
 
 result<void> encode_json5(const document& doc, output_buffer& out, const encode_options& opt) {
-    json5_writer w(out, opt);
-    auto r = w.write(doc.root(), 0);
-    if (r && opt.pretty) {
-        out.push_back('\n');
-    }
-    return r;
+    return encode_text<json5_writer>(doc, out, opt);
 }
 
 }  // namespace
