@@ -126,7 +126,6 @@ int main(int argc, char** argv) {
     // XML as bench times it: {"records": [...]} inside a <bench> root (root=bench both ways).
     const bool xml = f == format_id::xml;
     const document& in = info->caps.map_root_only || xml ? wrapped : src;
-    encode_options eo;
     decode_options dopt;
     if (xml) {
         eo.xml.root = dopt.xml.root = "bench";
@@ -155,7 +154,6 @@ int main(int argc, char** argv) {
     document back;
     // Text-only formats (properties, dotenv, ...) read back with unflatten and infer when the
     // plain read differs, as bench times them.
-    decode_options dopt;
     for (int mode = 1; mode <= 2 && !info->caps.boolean &&
                        !(decode(f, bytes, back, dopt) && equal(in, back));
          ++mode) {
