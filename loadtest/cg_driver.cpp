@@ -13,6 +13,7 @@
 #include <string>
 
 #include "dataset.hpp"
+#include "polycodec/formats/protobuf.hpp"
 #include "polycodec/polycodec.hpp"
 
 #ifdef POLYCODEC_CGDRIVER_RAPIDJSON
@@ -116,8 +117,25 @@ int main(int argc, char** argv) {
     wrap_records(src, wrapped);
     const format_id f = info->id;
     const document& in = info->caps.map_root_only ? wrapped : src;
+    encode_options eo;
+    decode_options dopt;
+    if (f == format_id::protobuf) {
+        // <dir>/schemas/<stem>.binpb beside FILE.json, as bench loads fixtures/schemas/bench.binpb.
+        std::string path = argv[3];
+        auto slash = path.find_last_of('/');
+        std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+        std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
+        stem = stem.substr(0, stem.find('.'));
+        bool ok = false;
+        std::string desc = read_file(dir + "/schemas/" + stem + ".binpb", ok);
+        if (ok) {
+            if (auto pb = protobuf::parse_descriptor_set(desc)) {
+                eo.protobuf_schema = dopt.protobuf_schema = *pb;
+            }
+        }
+    }
     output_buffer out;
-    if (!encode(f, in, out)) {
+    if (!encode(f, in, out, eo)) {
         std::fprintf(stderr, "cannot encode\n");
         return 1;
     }
@@ -127,9 +145,9 @@ int main(int argc, char** argv) {
     for (long i = 0; i < n; ++i) {
         if (op == "encode") {
             out.clear();
-            sink += static_cast<bool>(encode(f, in, out)) + out.size();
+            sink += static_cast<bool>(encode(f, in, out, eo)) + out.size();
         } else {
-            sink += static_cast<bool>(decode(f, bytes, back));
+            sink += static_cast<bool>(decode(f, bytes, back, dopt));
         }
     }
     std::printf("%zu\n", sink);
