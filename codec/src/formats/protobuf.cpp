@@ -2631,6 +2631,21 @@ private:
                 }
                 end_len(mark);
             }
+        } else if (f.type == field_type::string || f.type == field_type::bytes) {
+            // Repeated strings: the tag, the length and the text of each, without a call.
+            const kind want = f.type == field_type::string ? kind::string : kind::bytes;
+            const std::uint64_t t = (static_cast<std::uint64_t>(f.number) << 3) | wt_len;
+            for (; j < end; j += 2) {
+                std::uint64_t e = t_[j];
+                if (kind_of(e) != want) {
+                    return false;
+                }
+                auto n = static_cast<std::size_t>(t_[j + 1]);
+                char* p = out_.prepare(20 + n);
+                char* q = put_varint(put_varint(p, t), n);
+                std::memcpy(q, bytes_ + payload_of(e), n);
+                out_.commit(static_cast<std::size_t>(q - p) + n);
+            }
         } else {
             while (j < end) {
                 if (kind_of(t_[j]) == kind::null || !single(f, j, true, depth)) {
