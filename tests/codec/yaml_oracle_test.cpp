@@ -76,6 +76,24 @@ TEST(YamlOracle, LibfyamlDropsTheFinalLineFeedOfABlockScalarEndingTheInput) {
     }
 }
 
+// libfyaml's fifth (docs/formats/yaml.md): an escaped space at the end of a line of a
+// double-quoted scalar. "a\ " / " b" is "a" + the escaped space + the folded break's space +
+// "b" (npm yaml and PyYAML agree); libfyaml gives "ab" and two bytes of stale memory.
+TEST(YamlOracle, LibfyamlDropsAnEscapedSpaceBeforeALineBreak) {
+    for (const std::string text : {"\"a\\ \n b\"\n", "\"a\\\t \n b\"\n"}) {
+        document d = test::must_decode(format_id::yaml, text);
+        EXPECT_EQ(to_debug_string(d.root()), text[3] == ' ' ? R"("a  b")" : "\"a\\u0009 b\"")
+            << text;
+    }
+    fy_stream fy("\"a\\ \n b\"\n");
+    ASSERT_TRUE(fy.ok);
+    oracle strict;
+    document d = test::must_decode(format_id::yaml, "\"a\\ \n b\"\n");
+    EXPECT_FALSE(strict.match(d.root(), fy_document_root(fy.docs[0]), ""));
+    // Four bytes, "ab" and two of whatever memory held (the fuzz build showed "ab").
+    EXPECT_NE(strict.why.find("expected the string \"ab"), std::string::npos) << strict.why;
+}
+
 // A '?' right before a flow indicator has no YAML 1.2 reading (docs/formats/yaml.md); we read
 // it as npm yaml and PyYAML do, an empty key with an empty value. libfyaml reads "?".
 TEST(YamlOracle, BareQuestionMarkInFlowIsAnEmptyPair) {
