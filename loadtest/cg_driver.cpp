@@ -14,6 +14,7 @@
 
 #include "dataset.hpp"
 #include "polycodec/formats/avro.hpp"
+#include "polycodec/formats/protobuf.hpp"
 #include "polycodec/polycodec.hpp"
 
 #ifdef POLYCODEC_CGDRIVER_RAPIDJSON
@@ -130,20 +131,32 @@ int main(int argc, char** argv) {
     if (xml) {
         eo.xml.root = dopt.xml.root = "bench";
     }
-    if (f == format_id::avro) {
-        // avro: the records of an Object Container File with schemas/<stem>.avsc beside the
-        // data file (fixtures/schemas/bench.avsc), as `bench` times them.
+    // Schema-driven formats: <dir>/schemas/<stem>.avsc or .binpb beside FILE.json, as bench
+    // loads fixtures/schemas/bench.avsc and bench.binpb.
+    std::string schema_base;
+    {
         std::string path = argv[3];
         std::size_t slash = path.find_last_of('/');
         std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
         std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
-        stem = stem.substr(0, stem.find('.'));
-        auto parsed = avro::parse_schema(read_file(dir + "/schemas/" + stem + ".avsc"));
+        schema_base = dir + "/schemas/" + stem.substr(0, stem.find('.'));
+    }
+    if (f == format_id::avro) {
+        auto parsed = avro::parse_schema(read_file(schema_base + ".avsc"));
         if (!parsed) {
             std::fprintf(stderr, "cannot read the schema of %s\n", argv[3]);
             return 1;
         }
         eo.avro_schema = dopt.avro_schema = *parsed;
+    }
+    if (f == format_id::protobuf) {
+        bool ok = false;
+        std::string desc = read_file(schema_base + ".binpb", ok);
+        if (ok) {
+            if (auto pb = protobuf::parse_descriptor_set(desc)) {
+                eo.protobuf_schema = dopt.protobuf_schema = *pb;
+            }
+        }
     }
     output_buffer out;
     if (!encode(f, in, out, eo)) {

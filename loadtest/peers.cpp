@@ -28,11 +28,18 @@
 #include <toml++/toml.h>
 #include <vector>
 
+#ifdef POLYCODEC_PEERS_LIBPROTOBUF
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/descriptor.pb.h>
+#include <google/protobuf/dynamic_message.h>
+#endif
+
 #include "dataset.hpp"
 #include "measure.hpp"
 #include "peer_keep.hpp"
 #include "peer_libbson.hpp"
 #include "peer_libyaml.hpp"
+#include "polycodec/formats/protobuf.hpp"
 #include "polycodec/polycodec.hpp"
 
 namespace polycodec::loadtest {
@@ -294,6 +301,67 @@ void compare_dataset(const std::string& path) {
             std::fprintf(stderr, "peers: xml is not available, its rows are skipped\n");
         }
     }
+
+#ifdef POLYCODEC_PEERS_LIBPROTOBUF
+    // protobuf ({"records": [...]} as polycodec.bench.Bench, the schema bench uses:
+    // <dir>/schemas/<stem>.binpb beside the data file): libprotobuf's DynamicMessage of the
+    // same descriptor set, ParseFromArray of our bytes into one reused message and
+    // SerializeToArray of that message into a buffer of the right size.
+    {
+        auto slash = path.find_last_of('/');
+        std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+        std::string stem = path.substr(slash == std::string::npos ? 0 : slash + 1);
+        stem = stem.substr(0, stem.find('.'));
+        bool ok = false;
+        std::string desc = read_file(dir + "/schemas/" + stem + ".binpb", ok);
+        std::shared_ptr<const protobuf::schema> schema;
+        if (ok) {
+            if (auto parsed = protobuf::parse_descriptor_set(desc)) {
+                schema = *parsed;
+            }
+        }
+        encode_options eo;
+        decode_options dopt;
+        output_buffer b;
+        google::protobuf::FileDescriptorSet fds;
+        google::protobuf::DescriptorPool pool;
+        bool peer_ok = schema != nullptr && fds.ParseFromString(desc);
+        for (int k = 0; peer_ok && k < fds.file_size(); ++k) {
+            peer_ok = pool.BuildFile(fds.file(k)) != nullptr;
+        }
+        const google::protobuf::Descriptor* d =
+            peer_ok ? pool.FindMessageTypeByName("polycodec.bench.Bench") : nullptr;
+        eo.protobuf_schema = dopt.protobuf_schema = schema;
+        if (d != nullptr && encode(format_id::protobuf, wrapped, b, eo)) {
+            std::string bytes(b.view());
+            output_buffer out;
+            document back;
+            run("protobuf", "encode", "polycodec", bytes.size(), [&] {
+                out.clear();
+                (void)encode(format_id::protobuf, wrapped, out, eo);
+            });
+            run("protobuf", "decode", "polycodec", bytes.size(),
+                [&] { (void)decode(format_id::protobuf, bytes, back, dopt); });
+            google::protobuf::DynamicMessageFactory factory(&pool);
+            std::unique_ptr<google::protobuf::Message> msg(factory.GetPrototype(d)->New());
+            int size = static_cast<int>(bytes.size());
+            run("protobuf", "decode", "libprotobuf DynamicMessage", bytes.size(),
+                [&] { keep(msg->ParseFromArray(bytes.data(), size)); });
+            std::string wire(bytes.size(), '\0');
+            if (!msg->ParseFromArray(bytes.data(), size) || msg->ByteSizeLong() != bytes.size()) {
+                std::fprintf(stderr, "peers: libprotobuf does not read our protobuf bytes back\n");
+            }
+            run("protobuf", "encode", "libprotobuf DynamicMessage", bytes.size(),
+                [&] { keep(msg->SerializeToArray(wire.data(), size)); });
+            if (wire != bytes) {
+                std::fprintf(stderr, "peers: libprotobuf's serialization differs from ours\n");
+            }
+        } else {
+            std::fprintf(stderr, "peers: protobuf has no schema for %s, its rows are skipped\n",
+                         path.c_str());
+        }
+    }
+#endif
 
     // The table: every peer next to ours, with the ratio ours / peer.
     std::printf("format,op,library,MBps,polycodec_MBps,ratio\n");

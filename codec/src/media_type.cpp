@@ -171,6 +171,7 @@ constexpr format_id schema_formats[] = {format_id::postcard, format_id::protobuf
                                         format_id::avro};
 constexpr format_id typed_schema_formats[] = {format_id::protobuf, format_id::avro};
 constexpr format_id avro_only[] = {format_id::avro};
+constexpr format_id framed_formats[] = {format_id::avro, format_id::protobuf};
 constexpr std::string_view framing_values[] = {"none", "single_object", "confluent"};
 constexpr std::string_view avro_codec_values[] = {"null", "deflate", "zstandard", "snappy"};
 constexpr format_id seq_formats[] = {format_id::json, format_id::cbor, format_id::msgpack};
@@ -418,9 +419,10 @@ constexpr option_info option_rows[] = {
      [](std::string_view v, transcode_options& o) {
          return set_flags("container", v, o.decode.avro_container, o.encode.avro_container);
      }},
-    {"framing", option_kind::choice, framing_values, "none", avro_only,
+    {"framing", option_kind::choice, framing_values, "none", framed_formats,
      "avro: a bare datum framed by single-object encoding (C3 01 + fingerprint) or Confluent's "
-     "wire format (00 + schema id)",
+     "wire format (00 + schema id); protobuf: confluent only (00 + schema id + message indexes, "
+     "which name the message type)",
      [](std::string_view v, transcode_options& o) -> result<void> {
          avro_framing f;
          if (iequals(v, "none")) {
@@ -437,8 +439,9 @@ constexpr option_info option_rows[] = {
          o.decode.framing = o.encode.framing = f;
          return {};
      }},
-    {"schema_id", option_kind::name, {}, "0", avro_only,
-     "avro framing=confluent: the schema id to write (and to expect on input when not 0)",
+    {"schema_id", option_kind::name, {}, "0", framed_formats,
+     "avro and protobuf framing=confluent: the schema id to write (and to expect on input when "
+     "not 0)",
      [](std::string_view v, transcode_options& o) -> result<void> {
          std::uint32_t id = 0;
          auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), id);

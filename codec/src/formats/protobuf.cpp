@@ -10,8 +10,10 @@
 #include <string>
 
 #include "detail/base64.hpp"
+#include "detail/confluent.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/lossy.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -379,6 +381,9 @@ struct parser {
                 m.by_name.emplace(f.d.json_name, idx);
                 m.fields.push_back(std::move(f.d));
             }
+            for (field_desc& f : m.fields) {
+                f.name_wins = m.by_name[f.name] == static_cast<std::int32_t>(&f - m.fields.data());
+            }
         }
         for (message_desc& m : s.messages) {
             for (field_desc& f : m.fields) {
@@ -538,6 +543,68 @@ result<std::int32_t> pick_message(const schema& s, const std::string& type_name)
                            "the schema defines several messages: type= names one (" + names + ")"));
 }
 
+// framing=confluent: the message indexes of a message are its path from the main file's
+// top-level messages through the nested ones, in declaration order (the order the descriptor
+// lists them and parse_message appends them, map entries included).
+bool direct_child(const schema& s, std::int32_t parent, std::int32_t j) {
+    const std::string& p = s.messages[parent].full_name;
+    const std::string& n = s.messages[j].full_name;
+    return n.size() > p.size() + 1 && n.compare(0, p.size(), p) == 0 && n[p.size()] == '.' &&
+           n.find('.', p.size() + 1) == std::string::npos;
+}
+
+std::int32_t message_at_path(const schema& s, const std::vector<std::int32_t>& path) {
+    if (path.empty() || static_cast<std::size_t>(path[0]) >= s.main_messages.size()) {
+        return no_index;
+    }
+    std::int32_t at = s.main_messages[path[0]];
+    for (std::size_t k = 1; k < path.size(); ++k) {
+        std::int32_t seen = 0;
+        std::int32_t found = no_index;
+        for (auto j = at + 1; j < static_cast<std::int32_t>(s.messages.size()); ++j) {
+            if (direct_child(s, at, j) && seen++ == path[k]) {
+                found = j;
+                break;
+            }
+        }
+        if (found == no_index) {
+            return no_index;
+        }
+        at = found;
+    }
+    return at;
+}
+
+bool path_to(const schema& s, std::int32_t from, std::int32_t target, std::vector<std::int32_t>& path) {
+    if (from == target) {
+        return true;
+    }
+    std::int32_t k = 0;
+    for (auto j = from + 1; j < static_cast<std::int32_t>(s.messages.size()); ++j) {
+        if (direct_child(s, from, j)) {
+            path.push_back(k++);
+            if (path_to(s, j, target, path)) {
+                return true;
+            }
+            path.pop_back();
+        }
+    }
+    return false;
+}
+
+// The message indexes of message mi; false when it is not in the main file.
+bool message_path(const schema& s, std::int32_t mi, std::vector<std::int32_t>& path) {
+    path.clear();
+    for (std::size_t t = 0; t < s.main_messages.size(); ++t) {
+        path.push_back(static_cast<std::int32_t>(t));
+        if (path_to(s, s.main_messages[t], mi, path)) {
+            return true;
+        }
+        path.pop_back();
+    }
+    return false;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
@@ -567,8 +634,9 @@ public:
     decoder(const decoder&) = delete;
     decoder& operator=(const decoder&) = delete;
 
-    result<void> run(std::int32_t root) {
-        POLYCODEC_TRY(message(root, in_, end_, 0, 0));
+    // Decodes message `root` from `start` bytes into the input (after a framing header).
+    result<void> run(std::int32_t root, std::size_t start = 0) {
+        POLYCODEC_TRY(message(root, in_ + start, end_, 0, 0));
         if (!b_.ok()) {
             return fail(budget_error(end_));
         }
@@ -1277,17 +1345,359 @@ public:
     }
 };
 
+// ---------------------------------------------------------------------------------------------
+// The fast path of decoding: one pass over the wire that writes the tape directly
+// (detail/tape_writer.hpp), for messages whose fields come in field-number order, each
+// non-repeated field and each oneof at most once, with no unknown fields, groups, maps,
+// well-known types or empty packed runs. On anything else, and on every error or limit, it
+// returns false: decode_protobuf resets the builder and runs the decoder above, which orders,
+// merges and reports every case. On success the tape is the one that decoder builds (the
+// fields in number order, the same scalars, the same implicit-presence skips).
+
+using fast_writer = detail::tape_writer<256, 2048, false>;
+using detail::tape_word;
+
+class fast_decoder {
+public:
+    fast_decoder(builder& b, const schema& s)
+        : tw_(b), s_(s), max_depth_(b.limits().max_depth), max_bytes_(b.limits().max_bytes) {}
+
+    bool run(const message_desc& m, const unsigned char* p, const unsigned char* end) {
+        if (!message(m, p, end, 0, 0) || tw_.over_budget(max_bytes_)) {
+            return false;
+        }
+        tw_.finish();
+        return true;
+    }
+
+private:
+    fast_writer tw_;
+    const schema& s_;
+    std::size_t max_depth_;
+    std::size_t max_bytes_;
+
+    static bool varint(const unsigned char*& p, const unsigned char* end, std::uint64_t& v) noexcept {
+        if (p < end && *p < 0x80) {
+            v = *p++;
+            return true;
+        }
+        if (end - p >= 2 && p[1] < 0x80) {
+            v = (p[0] & 0x7fu) | static_cast<std::uint64_t>(p[1]) << 7;
+            p += 2;
+            return true;
+        }
+        wire_reader r{p, p, end};
+        if (!r.varint(v)) {
+            return false;
+        }
+        p = r.p;
+        return true;
+    }
+
+    void key(const field_desc& f) {
+        std::size_t n = f.name.size();
+        std::memcpy(tw_.bytes(n), f.name.data(), n);
+        tw_.payload(tw_.words(2), kind::string, 0, n);
+    }
+
+    void two(kind k, std::uint64_t v) {
+        std::uint64_t* w = tw_.words(2);
+        fast_writer::scalar(w, k, v);
+        tw_.advance(2);
+    }
+    void one(kind k) {
+        *tw_.words(1) = tape_word(k, 0, 0);
+        tw_.advance(1);
+    }
+    void int_(std::int64_t v) { two(kind::int64, static_cast<std::uint64_t>(v)); }
+    void uint_(std::uint64_t v) { two(v <= static_cast<std::uint64_t>(INT64_MAX) ? kind::int64 : kind::uint64, v); }
+
+    // As decoder::is_default: proto3's zero values of fields without presence.
+    static bool is_zero(const field_desc& f, std::uint64_t v) noexcept {
+        switch (f.type) {
+            case field_type::float_:
+            case field_type::int32:
+            case field_type::uint32:
+            case field_type::sint32:
+            case field_type::enum_: return static_cast<std::uint32_t>(v) == 0;
+            default: return v == 0;
+        }
+    }
+
+    // A varint, fixed32 or fixed64 scalar's element (as decoder::emit_scalar).
+    void scalar(const field_desc& f, std::uint64_t v) {
+        switch (f.type) {
+            case field_type::double_: two(kind::float64, v); return;
+            case field_type::float_: {
+                float x;
+                auto v32 = static_cast<std::uint32_t>(v);
+                std::memcpy(&x, &v32, 4);
+                double d = static_cast<double>(x);
+                std::uint64_t bits;
+                std::memcpy(&bits, &d, 8);
+                two(kind::float64, bits);
+                return;
+            }
+            case field_type::int64:
+            case field_type::sfixed64: int_(static_cast<std::int64_t>(v)); return;
+            case field_type::uint64:
+            case field_type::fixed64: uint_(v); return;
+            case field_type::int32:
+            case field_type::sfixed32: int_(static_cast<std::int32_t>(static_cast<std::uint32_t>(v))); return;
+            case field_type::uint32:
+            case field_type::fixed32: int_(static_cast<std::uint32_t>(v)); return;
+            case field_type::sint32: {
+                auto u = static_cast<std::uint32_t>(v);
+                int_(static_cast<std::int32_t>((u >> 1) ^ (~(u & 1) + 1)));
+                return;
+            }
+            case field_type::sint64: int_(static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1))); return;
+            case field_type::bool_: one(v != 0 ? kind::boolean_true : kind::boolean_false); return;
+            case field_type::enum_: {
+                const enum_desc& e = s_.enums[f.enum_];
+                auto n = static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+                if (e.null_value && n == 0) {
+                    one(kind::null);
+                    return;
+                }
+                for (const enum_value_desc& ev : e.values) {
+                    if (ev.number == n) {
+                        std::size_t len = ev.name.size();
+                        std::memcpy(tw_.bytes(len), ev.name.data(), len);
+                        tw_.payload(tw_.words(2), kind::string, 0, len);
+                        return;
+                    }
+                }
+                int_(n);
+                return;
+            }
+            default: return;
+        }
+    }
+
+    // The fixed-size or varint payload of a scalar of wire type wt at p.
+    static bool read_scalar(unsigned wt, const unsigned char*& p, const unsigned char* end,
+                            std::uint64_t& v) noexcept {
+        switch (wt) {
+            case wt_varint: return varint(p, end, v);
+            case wt_i64:
+                if (end - p < 8) {
+                    return false;
+                }
+                std::memcpy(&v, p, 8);
+                p += 8;
+                return true;
+            default: {
+                if (end - p < 4) {
+                    return false;
+                }
+                std::uint32_t v32;
+                std::memcpy(&v32, p, 4);
+                v = v32;
+                p += 4;
+                return true;
+            }
+        }
+    }
+
+    // A string, bytes or message element of n bytes at p.
+    bool len_value(const field_desc& f, const unsigned char* p, std::size_t n, int depth, std::size_t cdepth) {
+        if (f.type == field_type::message) {
+            return message(s_.messages[f.message], p, p + n, depth + 1, cdepth);
+        }
+        auto k = kind::bytes;
+        if (f.type == field_type::string) {
+            if (!utf8_valid({reinterpret_cast<const char*>(p), n})) {
+                return false;
+            }
+            k = kind::string;
+        }
+        std::memcpy(tw_.bytes(n), p, n);
+        tw_.payload(tw_.words(2), k, 0, n);
+        return true;
+    }
+
+    // The elements of a packed run [p, end); false on a truncated element.
+    bool packed(const field_desc& f, const unsigned char* p, const unsigned char* end,
+                std::uint64_t& count) {
+        unsigned wt = expected_wire(f.type);
+        while (p < end) {
+            std::uint64_t v = 0;
+            if (!read_scalar(wt, p, end, v)) {
+                return false;
+            }
+            scalar(f, v);
+            ++count;
+        }
+        return true;
+    }
+
+    // One message as a map at container depth cdepth (message depth `depth`).
+    bool message(const message_desc& m, const unsigned char* p, const unsigned char* end, int depth,
+                 std::size_t cdepth) {
+        if ((m.kind != wkt::none && m.kind != wkt::empty) || depth >= max_message_depth ||
+            cdepth >= max_depth_ || tw_.over_budget(max_bytes_)) {
+            return false;
+        }
+        std::size_t start = tw_.size();
+        tw_.open(tw_.words(2), kind::map, 0);
+        std::uint64_t count = 0;
+        std::uint32_t last = 0;
+        std::size_t array_at = 0;  // the header of the open repeated field's array, 0 for none
+        std::uint64_t array_count = 0;
+        std::uint64_t oneofs = 0;
+        while (p < end) {
+            std::uint64_t tag = 0;
+            if (!varint(p, end, tag) || tag > 0xffffffffu) {
+                return false;
+            }
+            auto number = static_cast<std::uint32_t>(tag >> 3);
+            auto wt = static_cast<unsigned>(tag & 7);
+            std::int32_t fi = m.find_number(number);
+            if (fi == no_index) {
+                return false;
+            }
+            const field_desc& f = m.fields[fi];
+            unsigned want = expected_wire(f.type);
+            bool packed_run = wt == wt_len && f.repeated && packable(f.type);
+            if ((wt != want && !packed_run) || f.map || f.type == field_type::group) {
+                return false;
+            }
+            if (number <= last) {
+                if (number != last || !f.repeated) {
+                    return false;  // out of order, or a singular field again: the merges above
+                }
+            } else {
+                if (array_at != 0) {
+                    tw_.close(array_at, array_count);
+                    array_at = 0;
+                }
+                last = number;
+                if (f.oneof != no_index) {
+                    auto bit = static_cast<std::uint32_t>(f.oneof);
+                    if (bit >= 64 || (oneofs >> bit & 1) != 0) {
+                        return false;
+                    }
+                    oneofs |= std::uint64_t{1} << bit;
+                }
+                if (f.repeated) {
+                    if (cdepth + 1 >= max_depth_) {
+                        return false;
+                    }
+                    key(f);
+                    ++count;
+                    array_at = tw_.size();
+                    array_count = 0;
+                    tw_.open(tw_.words(2), kind::array, 0);
+                }
+            }
+            if (wt == wt_len) {
+                std::uint64_t n = 0;
+                if (!varint(p, end, n) || n > static_cast<std::uint64_t>(end - p)) {
+                    return false;
+                }
+                const unsigned char* q = p;
+                p += n;
+                if (packed_run) {
+                    if (n == 0 || !packed(f, q, p, array_count)) {
+                        return false;  // an empty run may leave the field unset: the decoder above
+                    }
+                    continue;
+                }
+                if (f.repeated) {
+                    ++array_count;
+                    if (!len_value(f, q, static_cast<std::size_t>(n), depth, cdepth + 2)) {
+                        return false;
+                    }
+                    continue;
+                }
+                if (n == 0 && !f.presence && f.type != field_type::message) {
+                    continue;  // proto3 implicit presence: "" is an unset field
+                }
+                key(f);
+                ++count;
+                if (!len_value(f, q, static_cast<std::size_t>(n), depth, cdepth + 1)) {
+                    return false;
+                }
+                continue;
+            }
+            std::uint64_t v = 0;
+            if (!read_scalar(wt, p, end, v)) {
+                return false;
+            }
+            if (f.repeated) {
+                ++array_count;
+            } else if (!f.presence && is_zero(f, v)) {
+                continue;  // proto3 implicit presence: a zero value is an unset field
+            } else {
+                key(f);
+                ++count;
+            }
+            scalar(f, v);
+        }
+        if (array_at != 0) {
+            tw_.close(array_at, array_count);
+        }
+        tw_.close(start, count);
+        return true;
+    }
+};
+
 result<void> decode_protobuf(std::string_view in, builder& b, const decode_options& opt) {
     if (!opt.protobuf_schema) {
         return fail(make_error(errc::schema_required, 0,
                                "protobuf needs a schema: schema=NAME (a descriptor set or .proto of --schema-dir) and type="));
     }
-    auto root = pick_message(*opt.protobuf_schema, opt.type_name);
-    if (!root) {
-        return fail(std::move(root.error()));
+    const schema& s = *opt.protobuf_schema;
+    std::size_t at = 0;
+    std::int32_t mi = no_index;
+    if (opt.framing == avro_framing::single_object) {
+        return fail(make_error(errc::invalid_option, 0, "framing=single_object is avro's: protobuf reads none or confluent"));
     }
-    decoder d(in, b, *opt.protobuf_schema);
-    return d.run(*root);
+    if (opt.framing == avro_framing::confluent) {
+        // 00, the schema id, the message indexes: they name the message type (docs/formats/protobuf.md).
+        POLYCODEC_TRY(detail::read_confluent_header(in, opt.avro_schema_id));
+        at = 5;
+        thread_local std::vector<std::int32_t> path;
+        const std::size_t indexes_at = at;
+        POLYCODEC_TRY(detail::read_message_indexes(in, at, path));
+        mi = message_at_path(s, path);
+        if (mi == no_index) {
+            std::string p;
+            for (std::int32_t k : path) {
+                p += (p.empty() ? "" : ",") + std::to_string(k);
+            }
+            return fail(make_error(errc::malformed, indexes_at,
+                                   "Confluent message indexes [" + p + "] name no message of the schema's file"));
+        }
+        if (!opt.type_name.empty()) {
+            auto named = pick_message(s, opt.type_name);
+            if (!named) {
+                return fail(std::move(named.error()));
+            }
+            if (*named != mi) {
+                return fail(make_error(errc::malformed, indexes_at,
+                                       "Confluent message indexes name " + s.messages[mi].full_name + ", type= names " +
+                                           s.messages[*named].full_name));
+            }
+        }
+    } else {
+        auto root = pick_message(s, opt.type_name);
+        if (!root) {
+            return fail(std::move(root.error()));
+        }
+        mi = *root;
+    }
+    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+        auto p = reinterpret_cast<const unsigned char*>(in.data());
+        fast_decoder fast(b, s);
+        if (fast.run(s.messages[mi], p + at, p + in.size())) {
+            return {};
+        }
+        b.reset();  // the decoder below orders, merges, or finds the error and reports it
+    }
+    decoder d(in, b, s);
+    return d.run(mi, at);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2057,6 +2467,366 @@ private:
     }
 };
 
+// ---------------------------------------------------------------------------------------------
+// The fast path of encoding: one walk over the tape's words (as msgpack's writer reads them)
+// writing straight into the output, for messages whose keys are field names, with values of
+// the fields' own kinds (integers in range, floats exact, strings, bytes, bools, enum names or
+// numbers, arrays, nested plain messages). The key expected next is the field after the last
+// one (the order the decoder writes), checked with one comparison before any lookup. On
+// anything else (null, maps, groups, well-known types, base64 text, numbers as strings,
+// unknown keys, lossy cases, every error) it returns false: encode_protobuf drops what it
+// wrote and runs the encoder above, which decides and words every case. On success the bytes
+// are the ones that encoder writes.
+
+class fast_encoder {
+public:
+    fast_encoder(const document& doc, output_buffer& out, const schema& s)
+        : t_(doc.tape().data()), n_(doc.tape().size()), bytes_(doc.bytes().data()), out_(out), s_(s) {}
+
+    bool run(const message_desc& m) {
+        std::size_t i = 0;
+        return n_ != 0 && message(m, i, 0) && i == n_;
+    }
+
+private:
+    const std::uint64_t* t_;
+    std::size_t n_;
+    const char* bytes_;
+    output_buffer& out_;
+    const schema& s_;
+
+    static kind kind_of(std::uint64_t w) noexcept { return static_cast<kind>(w >> document::kind_shift); }
+    static std::size_t payload_of(std::uint64_t w) noexcept {
+        return static_cast<std::size_t>(w & document::payload_mask);
+    }
+
+    [[gnu::always_inline]] static char* put_varint(char* p, std::uint64_t v) noexcept {
+        if (v < 0x80) {
+            *p = static_cast<char>(v);
+            return p + 1;
+        }
+        if (v < 0x4000) {
+            p[0] = static_cast<char>(v | 0x80);
+            p[1] = static_cast<char>(v >> 7);
+            return p + 2;
+        }
+        while (v >= 0x80) {
+            *p++ = static_cast<char>(v | 0x80);
+            v >>= 7;
+        }
+        *p++ = static_cast<char>(v);
+        return p;
+    }
+    [[gnu::always_inline]] void varint(std::uint64_t v) {
+        char* p = out_.prepare(10);
+        out_.commit(static_cast<std::size_t>(put_varint(p, v) - p));
+    }
+    [[gnu::always_inline]] void tag(std::uint32_t number, unsigned wt) {
+        varint((static_cast<std::uint64_t>(number) << 3) | wt);
+    }
+    void fixed32(std::uint32_t v) { out_.append(&v, 4); }
+    void fixed64(std::uint64_t v) { out_.append(&v, 8); }
+
+    // A length-delimited payload: one byte kept for its length, moved when it needs more.
+    std::size_t begin_len() {
+        out_.push_back('\0');
+        return out_.size();
+    }
+    void end_len(std::size_t mark) {
+        std::size_t n = out_.size() - mark;
+        if (n < 0x80) {
+            out_.data_mut()[mark - 1] = static_cast<char>(n);
+            return;
+        }
+        char buf[10];
+        auto k = static_cast<std::size_t>(put_varint(buf, n) - buf);
+        out_.prepare(k - 1);
+        char* d = out_.data_mut();
+        std::memmove(d + mark + k - 1, d + mark, n);
+        out_.commit(k - 1);
+        std::memcpy(d + mark - 1, buf, k);
+    }
+
+    // The field a key names, as message_desc::by_name finds it (names and json_names in
+    // declaration order, the first one wins).
+    static std::int32_t lookup(const message_desc& m, std::string_view key) noexcept {
+        for (std::size_t k = 0; k < m.fields.size(); ++k) {
+            if (m.fields[k].name == key || m.fields[k].json_name == key) {
+                return static_cast<std::int32_t>(k);
+            }
+        }
+        return no_index;
+    }
+
+    // The message whose map starts at tape index i; i ends past it.
+    bool message(const message_desc& m, std::size_t& i, int depth) {
+        if ((m.kind != wkt::none && m.kind != wkt::empty) || depth >= max_message_depth) {
+            return false;
+        }
+        std::uint64_t h = t_[i];
+        if (kind_of(h) != kind::map) {
+            return false;
+        }
+        std::size_t end = payload_of(h);
+        i += 2;
+        std::size_t next = 0;  // the field expected next
+        while (i < end) {
+            std::uint64_t kh = t_[i];
+            if (kind_of(kh) != kind::string) {
+                return false;
+            }
+            std::string_view key(bytes_ + payload_of(kh), static_cast<std::size_t>(t_[i + 1]));
+            i += 2;
+            std::int32_t fi = no_index;
+            if (next < m.fields.size() && m.fields[next].name_wins && m.fields[next].name == key) {
+                fi = static_cast<std::int32_t>(next);
+            } else {
+                fi = lookup(m, key);
+                if (fi == no_index) {
+                    return false;
+                }
+            }
+            next = static_cast<std::size_t>(fi) + 1;
+            if (!field(m.fields[fi], i, depth)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    bool field(const field_desc& f, std::size_t& i, int depth) {
+        std::uint64_t h = t_[i];
+        kind k = kind_of(h);
+        if (f.map || f.type == field_type::group || k == kind::null) {
+            return false;
+        }
+        if (!f.repeated) {
+            return single(f, i, false, depth);
+        }
+        if (k != kind::array) {
+            return false;
+        }
+        std::size_t end = payload_of(h);
+        std::size_t j = i + 2;
+        if (f.packed) {
+            if (j < end) {
+                tag(f.number, wt_len);
+                std::size_t mark = begin_len();
+                if (f.type == field_type::int64) {
+                    // The common packed run: int64 elements, one varint each, in one reserve.
+                    char* p = out_.prepare(static_cast<std::size_t>(t_[i + 1]) * 10);
+                    char* q = p;
+                    for (; j < end; j += 2) {
+                        if (kind_of(t_[j]) != kind::int64) {
+                            return false;
+                        }
+                        q = put_varint(q, t_[j + 1]);
+                    }
+                    out_.commit(static_cast<std::size_t>(q - p));
+                }
+                while (j < end) {
+                    if (!scalar(f, j)) {
+                        return false;
+                    }
+                }
+                end_len(mark);
+            }
+        } else if (f.type == field_type::string || f.type == field_type::bytes) {
+            // Repeated strings: the tag, the length and the text of each, without a call.
+            const kind want = f.type == field_type::string ? kind::string : kind::bytes;
+            const std::uint64_t t = (static_cast<std::uint64_t>(f.number) << 3) | wt_len;
+            for (; j < end; j += 2) {
+                std::uint64_t e = t_[j];
+                if (kind_of(e) != want) {
+                    return false;
+                }
+                auto n = static_cast<std::size_t>(t_[j + 1]);
+                char* p = out_.prepare(20 + n);
+                char* q = put_varint(put_varint(p, t), n);
+                std::memcpy(q, bytes_ + payload_of(e), n);
+                out_.commit(static_cast<std::size_t>(q - p) + n);
+            }
+        } else {
+            while (j < end) {
+                if (kind_of(t_[j]) == kind::null || !single(f, j, true, depth)) {
+                    return false;
+                }
+            }
+        }
+        i = end;
+        return true;
+    }
+
+    // As encoder::single: the tag and the value at i (i ends past it); `always` writes a zero.
+    bool single(const field_desc& f, std::size_t& i, bool always, int depth) {
+        std::uint64_t h = t_[i];
+        switch (f.type) {
+            case field_type::message: {
+                tag(f.number, wt_len);
+                std::size_t mark = begin_len();
+                if (!message(s_.messages[f.message], i, depth + 1)) {
+                    return false;
+                }
+                end_len(mark);
+                return true;
+            }
+            case field_type::string:
+            case field_type::bytes: {
+                if (kind_of(h) != (f.type == field_type::string ? kind::string : kind::bytes)) {
+                    return false;
+                }
+                auto n = static_cast<std::size_t>(t_[i + 1]);
+                i += 2;
+                if (n == 0 && !always && !f.presence) {
+                    return true;
+                }
+                char* p = out_.prepare(20 + n);
+                char* q = put_varint(p, (static_cast<std::uint64_t>(f.number) << 3) | wt_len);
+                q = put_varint(q, n);
+                std::memcpy(q, bytes_ + payload_of(h), n);
+                out_.commit(static_cast<std::size_t>(q - p) + n);
+                return true;
+            }
+            default: {
+                std::size_t mark = out_.size();
+                tag(f.number, expected_wire(f.type));
+                std::size_t value_at = out_.size();
+                if (!scalar(f, i)) {
+                    return false;
+                }
+                if (!always && !f.presence) {
+                    const char* d = out_.data();
+                    bool zero = true;
+                    if (expected_wire(f.type) == wt_varint) {
+                        zero = out_.size() == value_at + 1 && d[value_at] == 0;
+                    } else {
+                        for (std::size_t k = value_at; k < out_.size() && zero; ++k) {
+                            zero = d[k] == 0;
+                        }
+                    }
+                    if (zero) {
+                        out_.truncate(mark);  // proto3 implicit presence: the default is not written
+                    }
+                }
+                return true;
+            }
+        }
+    }
+
+    // As encoder::scalar_payload for the value kinds that need no conversion choice: the
+    // payload of the scalar at j (j ends past it).
+    bool scalar(const field_desc& f, std::size_t& j) {
+        std::uint64_t h = t_[j];
+        kind k = kind_of(h);
+        if (k == kind::boolean_false || k == kind::boolean_true) {
+            if (f.type != field_type::bool_) {
+                return false;
+            }
+            varint(k == kind::boolean_true ? 1 : 0);
+            j += 1;
+            return true;
+        }
+        std::uint64_t raw = t_[j + 1];
+        auto iv = static_cast<std::int64_t>(raw);
+        switch (f.type) {
+            case field_type::double_:
+            case field_type::float_: {
+                double d;
+                if (k == kind::float64) {
+                    std::memcpy(&d, &raw, 8);
+                } else if (k == kind::int64 && iv >= -(std::int64_t{1} << 53) && iv <= (std::int64_t{1} << 53)) {
+                    d = static_cast<double>(iv);  // exact
+                } else {
+                    return false;
+                }
+                if (f.type == field_type::double_) {
+                    std::uint64_t bits;
+                    std::memcpy(&bits, &d, 8);
+                    fixed64(bits);
+                } else {
+                    float x = static_cast<float>(d);
+                    if (!std::isnan(d) && static_cast<double>(x) != d) {
+                        return false;  // rounded or out of range: the encoder above decides
+                    }
+                    std::uint32_t bits;
+                    std::memcpy(&bits, &x, 4);
+                    fixed32(bits);
+                }
+                break;
+            }
+            case field_type::enum_: {
+                if (k == kind::string) {
+                    const enum_desc& e = s_.enums[f.enum_];
+                    std::string_view name(bytes_ + payload_of(h), static_cast<std::size_t>(raw));
+                    bool found = false;
+                    for (const enum_value_desc& ev : e.values) {
+                        if (ev.name == name) {
+                            varint(static_cast<std::uint64_t>(static_cast<std::int64_t>(ev.number)));
+                            found = true;
+                            break;
+                        }
+                    }
+                    if (!found) {
+                        return false;
+                    }
+                } else if (k == kind::int64 && iv >= INT32_MIN && iv <= INT32_MAX) {
+                    varint(raw);
+                } else {
+                    return false;
+                }
+                break;
+            }
+            case field_type::int32:
+            case field_type::sint32:
+            case field_type::sfixed32: {
+                if (k != kind::int64 || iv < INT32_MIN || iv > INT32_MAX) {
+                    return false;
+                }
+                auto x = static_cast<std::int32_t>(iv);
+                if (f.type == field_type::int32) {
+                    varint(raw);  // negative int32: ten bytes, as libprotobuf
+                } else if (f.type == field_type::sfixed32) {
+                    fixed32(static_cast<std::uint32_t>(x));
+                } else {
+                    varint((static_cast<std::uint32_t>(x) << 1) ^ static_cast<std::uint32_t>(x >> 31));
+                }
+                break;
+            }
+            case field_type::uint32:
+            case field_type::fixed32:
+                if (k != kind::int64 || iv < 0 || iv > static_cast<std::int64_t>(UINT32_MAX)) {
+                    return false;
+                }
+                f.type == field_type::uint32 ? varint(raw) : fixed32(static_cast<std::uint32_t>(raw));
+                break;
+            case field_type::int64:
+            case field_type::sint64:
+            case field_type::sfixed64:
+                if (k != kind::int64) {
+                    return false;
+                }
+                if (f.type == field_type::int64) {
+                    varint(raw);
+                } else if (f.type == field_type::sfixed64) {
+                    fixed64(raw);
+                } else {
+                    varint((raw << 1) ^ static_cast<std::uint64_t>(iv >> 63));
+                }
+                break;
+            case field_type::uint64:
+            case field_type::fixed64:
+                if (!(k == kind::uint64 || (k == kind::int64 && iv >= 0))) {
+                    return false;
+                }
+                f.type == field_type::uint64 ? varint(raw) : fixed64(raw);
+                break;
+            default: return false;
+        }
+        j += 2;
+        return true;
+    }
+};
+
 result<void> encode_protobuf(const document& doc, output_buffer& out, const encode_options& opt) {
     if (!opt.protobuf_schema) {
         return fail(make_error(errc::schema_required,
@@ -2066,10 +2836,32 @@ result<void> encode_protobuf(const document& doc, output_buffer& out, const enco
     if (!root) {
         return fail(std::move(root.error()));
     }
+    const schema& s = *opt.protobuf_schema;
+    const std::size_t start = out.size();
+    if (opt.framing == avro_framing::single_object) {
+        return fail(make_error(errc::invalid_option, "framing=single_object is avro's: protobuf writes none or confluent"));
+    }
+    if (opt.framing == avro_framing::confluent) {
+        thread_local std::vector<std::int32_t> path;
+        if (!message_path(s, *root, path)) {
+            return fail(make_error(errc::invalid_option, "framing=confluent: " + s.messages[*root].full_name +
+                                                             " is not a message of the schema's main file"));
+        }
+        detail::write_confluent_header(out, opt.avro_schema_id);
+        detail::write_message_indexes(out, path);
+    }
+    const std::size_t mark = out.size();
+    if (fast_encoder(doc, out, s).run(s.messages[*root])) {
+        return {};
+    }
+    out.truncate(mark);  // the encoder below decides (and words) what the fast path left
     thread_local std::string scratch;
     scratch.clear();
-    encoder e(scratch, *opt.protobuf_schema, opt);
-    POLYCODEC_TRY(e.message_body(*root, doc.root()));
+    encoder e(scratch, s, opt);
+    if (auto r = e.message_body(*root, doc.root()); !r) {
+        out.truncate(start);  // no framing header without its message
+        return r;
+    }
     out.append(scratch.data(), scratch.size());
     if (scratch.capacity() > (std::size_t{4} << 20)) {
         std::string().swap(scratch);

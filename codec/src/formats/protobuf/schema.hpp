@@ -64,6 +64,7 @@ struct field_desc {
     std::int32_t enum_ = no_index;
     std::int32_t oneof = no_index;
     std::string default_value;  ///< proto2 [default = ...] as descriptor.proto writes it
+    bool name_wins = true;  ///< by_name[name] is this field (not an earlier field's json_name)
 };
 
 struct message_desc {
