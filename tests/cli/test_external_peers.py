@@ -48,8 +48,12 @@ class ExternalPeersSmoke(unittest.TestCase):
             theirs, ours, ratio = float(r["MBps"]), float(r["polycodec_MBps"]), float(r["ratio"])
             self.assertGreater(theirs, 0, r)
             self.assertGreater(ours, 0, r)
-            # the ratio is ours / theirs (within the rounding of the printed MB/s)
-            self.assertAlmostEqual(ratio, ours / theirs, delta=0.02 * ratio + 0.06, msg=r)
+            # the ratio is ours / theirs, within the rounding of the printed MB/s (one
+            # decimal: a slow peer on a loaded machine prints 0.1 for anything in 0.05-0.15)
+            lo = max(ours - 0.05, 0.0) / (theirs + 0.05)
+            hi = (ours + 0.05) / (theirs - 0.05) if theirs > 0.05 else float("inf")
+            self.assertGreaterEqual(ratio, lo * 0.98 - 0.06, msg=r)
+            self.assertLessEqual(ratio, hi * 1.02 + 0.06, msg=r)
             self.assertIn(r["op"], ("encode", "decode"))
             for fmt, lib in want:
                 if r["format"] == fmt and r["library"].startswith(lib):

@@ -1,5 +1,5 @@
-// Fast path vs ordinary reader (issue 15 item 1): the codecs with two readers — MessagePack and
-// BSON (a one-pass loop writing the tape through detail::tape_writer, then the ordinary reader
+// Fast path vs ordinary reader (issue 15 item 1): the codecs with two readers — MessagePack,
+// CBOR, UBJSON and BSON (a one-pass loop writing the tape through detail::tape_writer, then the ordinary reader
 // for whatever it refuses) — must give equal documents, or the same error code and offset, on
 // every input. JSON's simdjson paths vs its own reader: json_test.cpp
 // (JsonConformance.FastPathAgreesWithOwnReader, JsonTapeFastPath.*). NDJSON's simdjson document
@@ -162,6 +162,53 @@ TEST(FastPathAgreement, Msgpack) {
         }
     }
     run_agreement(format_id::msgpack, detail::msgpack_codec, valid);
+}
+
+TEST(FastPathAgreement, Cbor) {
+    std::vector<std::string> valid = generated(format_id::cbor);
+    for (const char* name : {"bench.cbor", "records.cbor"}) {
+        valid.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    // What the fast path hands to the reader (tags, bignums, indefinite lengths, simple values,
+    // undefined) inside what it takes, and every head width (hand-written, RFC 8949).
+    for (const char* h : {"a2 61 61 01 61 62 82 f9 3c 00 fa 3f c0 00 00",
+                          "82 c1 1a 5f 5e 10 00 c2 49 01 00 00 00 00 00 00 00 00",
+                          "83 3b ff ff ff ff ff ff ff ff 1b ff ff ff ff ff ff ff ff 3b 7f ff ff ff ff ff ff ff",
+                          "a1 9f 01 02 ff bf 61 61 f7 ff", "82 7f 61 61 61 62 ff 5f 41 00 ff",
+                          "84 f0 f8 20 f7 f9 7e 00", "83 18 18 19 01 00 1a 00 01 00 00",
+                          "83 58 03 00 01 02 78 02 c3 a9 79 00 01 61",
+                          "98 02 b9 00 01 01 02 9a 00 00 00 01 f6",
+                          "a1 82 01 02 a1 f5 f4", "c0 74 32 30 31 33 2d 30 33 2d 32 31 54 32 30 3a 30 34 3a 30 30 5a"}) {
+        valid.push_back(hex(h));
+    }
+    std::filesystem::path corpus = test::corpus_dir();
+    const char* suite_file = "cbor/appendix_a.json";
+    if (!corpus.empty() && std::filesystem::exists(corpus / suite_file)) {
+        document suite =
+            test::must_decode(format_id::json, test::read_file(corpus / suite_file));
+        for (value c : suite.root().items()) {
+            valid.push_back(hex(c.find("hex").get_string()));
+        }
+    }
+    run_agreement(format_id::cbor, detail::cbor_codec, valid);
+}
+
+TEST(FastPathAgreement, Ubjson) {
+    std::vector<std::string> valid = generated(format_id::ubjson);
+    for (const char* name : {"bench.ubj", "records.ubj"}) {
+        valid.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    // What the fast path hands to the reader (no-ops, '$' types, uncounted containers, C, H,
+    // negative lengths) next to what it takes, every integer marker (hand-written, Draft 12).
+    using namespace std::string_literals;
+    for (const std::string& s : {"[#i\x03N" "i\x01" "C" "a" "Z"s, "{#i\x01i\x01" "a[$i#i\x02\x01\x02"s,
+                          "[[i\x01" "T]{i\x01" "bF}]"s, "[#i\x02" "H" "i\x03" "1.5" "S" "i\xff"s,
+                          "[#i\x05U\xffI\x01\x00l\x00\x01\x00\x00L\x80\x00\x00\x00\x00\x00\x00\x00" "d\x3f\xc0\x00\x00"s,
+                          "{#U\x02i\x01" "aD\x3f\xf8\x00\x00\x00\x00\x00\x00" "i\x02" "\xc3\xa9" "S" "i\x01" "x"s,
+                          "[#i\x01[$U#i\x02\x00\x01"s, "N[#i\x00"s}) {
+        valid.push_back(s);
+    }
+    run_agreement(format_id::ubjson, detail::ubjson_codec, valid);
 }
 
 TEST(FastPathAgreement, Bson) {

@@ -1404,7 +1404,21 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
     enc_frame frames[fast_max_frames];
     enc_frame* top = frames;
     *top = {static_cast<std::size_t>(t[0] & document::payload_mask), out_start, 0, 0, true};
-    out.commit(static_cast<std::size_t>(put_le32(out.prepare(4), 0) - (out.data_mut() + out.size())));
+    // The output is written through a local pointer into the buffer's free space (o .. oend),
+    // committed only when more room is needed and at the end: stores through a char pointer
+    // would otherwise make the compiler reload the buffer's size after each one.
+    char* o = out.prepare(256);
+    char* base = out.data_mut();
+    char* oend = base + out.capacity();
+    auto room = [&](std::size_t n) {
+        if (static_cast<std::size_t>(oend - o) < n) {
+            out.commit(static_cast<std::size_t>(o - (base + out.size())));
+            o = out.prepare(n);
+            base = out.data_mut();
+            oend = base + out.capacity();
+        }
+    };
+    o = put_le32(o, 0);
     std::size_t i = 2;
     auto bail = [&] {
         out.truncate(out_start);
@@ -1420,10 +1434,12 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
                 }
                 keys.resize(top->key_base);
             }
-            out.push_back(0);
-            const auto len = static_cast<std::uint32_t>(out.size() - top->start);
-            put_le32(out.data_mut() + top->start, len);
+            room(1);
+            *o++ = 0;
+            const auto len = static_cast<std::uint32_t>((o - base) - top->start);
+            put_le32(base + top->start, len);
             if (top == frames) {
+                out.commit(static_cast<std::size_t>(o - (base + out.size())));
                 return true;
             }
             --top;
@@ -1439,16 +1455,42 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
             }
             key = payload + (kw & document::payload_mask);
             klen = static_cast<std::size_t>(t[i + 1]);
-            if (has_nul(key, klen)) {
-                return bail();
+            std::uint64_t fp;
+#if defined(__SSE2__)
+            if (klen <= 16 && key + 16 <= payload_end) {
+                // A short key: one 16-byte load for the NUL check, one 8-byte load (masked to
+                // the key) for the fingerprint, the same value key_fingerprint gives.
+                const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key));
+                const unsigned zeros =
+                    static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())));
+                if ((zeros & ((1u << klen) - 1)) != 0) {
+                    return bail();
+                }
+                std::uint64_t a;
+                std::memcpy(&a, key, 8);
+                if (klen < 8) {
+                    a = klen == 0 ? 0 : a & (~std::uint64_t{0} >> (64 - 8 * klen));
+                }
+                fp = a ^ (static_cast<std::uint64_t>(klen) * 0x9E3779B97F4A7C15ULL);
+            } else
+#endif
+            {
+                if (has_nul(key, klen)) {
+                    return bail();
+                }
+                fp = key_fingerprint(key, klen);
             }
-            keys.push_back({key_fingerprint(key, klen), key, klen});
+            keys.push_back({fp, key, klen});
             i += 2;
         } else {
             const std::uint64_t index = top->index++;
             if (index < 10) {
                 digits[0] = static_cast<char>('0' + index);
                 klen = 1;
+            } else if (index < 100) {
+                digits[0] = static_cast<char>('0' + index / 10);
+                digits[1] = static_cast<char>('0' + index % 10);
+                klen = 2;
             } else {
                 auto r = std::to_chars(digits, digits + sizeof digits, index);
                 klen = static_cast<std::size_t>(r.ptr - digits);
@@ -1466,8 +1508,8 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
         }
         // 32 bytes of slack: short keys and strings are copied 16 / 32 bytes at a time when
         // that much payload can be read (the bytes past their end are overwritten next).
-        char* const o0 = out.prepare(2 + klen + vlen + 32);
-        char* o = o0 + 1;
+        room(2 + klen + vlen + 32);
+        char* const o0 = o++;
         if (klen <= 16 && (key == digits || key + 16 <= payload_end)) {
             std::memcpy(o, key, 16);
         } else {
@@ -1548,7 +1590,7 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
                 if (static_cast<std::size_t>(top + 1 - frames) >= fast_max_frames) {
                     return bail();
                 }
-                const std::size_t start = static_cast<std::size_t>(o - out.data_mut());
+                const std::size_t start = static_cast<std::size_t>(o - base);
                 o = put_le32(o, 0);
                 *++top = {static_cast<std::size_t>(w & document::payload_mask), start, 0,
                           keys.size(), k == kind::map};
@@ -1560,7 +1602,6 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
                 return bail();
         }
         *o0 = static_cast<char>(type);
-        out.commit(static_cast<std::size_t>(o - o0));
     }
 }
 

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "detail/bigint_text.hpp"
+#include "detail/binary.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
 #include "detail/lossy.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "formats.hpp"
@@ -95,6 +97,22 @@ int shortest_float_ai(double d) noexcept {
         return 25;
     }
     return static_cast<double>(static_cast<float>(d)) == d ? 26 : 27;
+}
+
+// The value of a float head (additional information 25, 26 or 27) with argument `arg`.
+double float_of(int ai, std::uint64_t arg) noexcept {
+    if (ai == 25) {
+        return half_to_double(static_cast<std::uint16_t>(arg));
+    }
+    if (ai == 26) {
+        float f;
+        auto bits = static_cast<std::uint32_t>(arg);
+        std::memcpy(&f, &bits, 4);
+        return static_cast<double>(f);
+    }
+    double d;
+    std::memcpy(&d, &arg, 8);
+    return d;
 }
 
 // ---- reader ----
@@ -616,20 +634,7 @@ private:
         return read_item(key);
     }
 
-    static double float_value(const head& h) {
-        if (h.ai == 25) {
-            return half_to_double(static_cast<std::uint16_t>(h.arg));
-        }
-        if (h.ai == 26) {
-            float f;
-            auto bits = static_cast<std::uint32_t>(h.arg);
-            std::memcpy(&f, &bits, 4);
-            return static_cast<double>(f);
-        }
-        double d;
-        std::memcpy(&d, &h.arg, 8);
-        return d;
-    }
+    static double float_value(const head& h) { return float_of(h.ai, h.arg); }
 
     bool read_simple(const head& h) {
         switch (h.ai) {
@@ -691,7 +696,171 @@ private:
     std::size_t pos_ = 0;
 };
 
+
+// ---- fast path ----
+//
+// One iterative loop that writes the tape and the payload bytes directly (detail::tape_writer),
+// as msgpack's does: definite lengths give every container's count up front. It takes the
+// common items only (integers within 64 bits, definite strings, arrays and maps, false, true,
+// null, floats); on a tag, an indefinite length, a simple value, an error, a limit or any doubt
+// it returns false, and decode_cbor resets the builder and runs cbor_reader above, which
+// decides (and words) every error exactly as before. On success the tape is the one
+// cbor_reader would have built (FastPathAgreement.Cbor).
+
+constexpr std::size_t fast_max_frames = 64;  // deeper input takes cbor_reader
+
+using fast_writer = tape_writer<256, 2048, false>;
+
+bool decode_cbor_fast(std::string_view in, builder& b) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t size = in.size();
+    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    fast_writer tw(b);
+
+    // frames[0] stands for the top level: a container of one value that is never closed.
+    fast_frame frames[fast_max_frames + 1];
+    frames[0] = {0, 1};
+    fast_frame* top = frames;
+    std::size_t pos = 0;
+
+    for (;;) {
+        if (pos >= size) {
+            return false;
+        }
+        std::uint64_t* w = tw.words(4);
+        const unsigned ib = p[pos++];
+        const unsigned major = ib >> 5;
+        const unsigned ai = ib & 0x1f;
+        std::uint64_t n;
+        if (ai < 24) {
+            n = ai;
+        } else {
+            switch (ai) {
+                case 24:
+                    if (!take_be<1>(p, size, pos, n)) {
+                        return false;
+                    }
+                    break;
+                case 25:
+                    if (!take_be<2>(p, size, pos, n)) {
+                        return false;
+                    }
+                    break;
+                case 26:
+                    if (!take_be<4>(p, size, pos, n)) {
+                        return false;
+                    }
+                    break;
+                case 27:
+                    if (!take_be<8>(p, size, pos, n)) {
+                        return false;
+                    }
+                    break;
+                default:  // reserved, or an indefinite length
+                    return false;
+            }
+        }
+        switch (major) {
+            case 0:
+                w[0] = n <= static_cast<std::uint64_t>(INT64_MAX) ? tape_word(kind::int64, 0, 0)
+                                                                : tape_word(kind::uint64, 0, 0);
+                w[1] = n;
+                tw.advance(2);
+                break;
+            case 1:
+                if (n > static_cast<std::uint64_t>(INT64_MAX)) {
+                    return false;  // a bignum
+                }
+                w[0] = tape_word(kind::int64, 0, 0);
+                w[1] = ~n;  // -1 - n
+                tw.advance(2);
+                break;
+            case 2:
+                if (n > size - pos) {
+                    return false;
+                }
+                std::memcpy(tw.bytes(n), p + pos, n);
+                tw.payload(w, kind::bytes, 0, n);
+                pos += n;
+                break;
+            case 3:
+                if (!fast_text(tw, w, p + pos, size - pos, n)) {
+                    return false;
+                }
+                pos += n;
+                break;
+            case 4:
+            case 5: {
+                const bool is_map = major == 5;
+                if (is_map ? n > (size - pos) / 2 : n > size - pos) {
+                    return false;
+                }
+                if (static_cast<std::size_t>(top - frames) >= max_depth ||
+                    tw.over_budget(max_bytes)) {
+                    return false;
+                }
+                const kind k = is_map ? kind::map : kind::array;
+                if (n == 0) {
+                    tw.open_empty(w, k);
+                    break;
+                }
+                *++top = {tw.size(), is_map ? 2 * n : n};
+                tw.open(w, k, n);
+                continue;
+            }
+            case 6:
+                return false;  // tags: the reader
+            default:
+                switch (ai) {
+                    case 20:
+                        w[0] = tape_word(kind::boolean_false, 0, 0);
+                        tw.advance(1);
+                        break;
+                    case 21:
+                        w[0] = tape_word(kind::boolean_true, 0, 0);
+                        tw.advance(1);
+                        break;
+                    case 22:
+                        w[0] = tape_word(kind::null, 0, 0);
+                        tw.advance(1);
+                        break;
+                    case 25:
+                    case 26:
+                    case 27: {
+                        const double d = float_of(static_cast<int>(ai), n);
+                        w[0] = tape_word(kind::float64, 0, 0);
+                        std::memcpy(&w[1], &d, 8);
+                        tw.advance(2);
+                        break;
+                    }
+                    default:  // undefined, other simple values
+                        return false;
+                }
+                break;
+        }
+        // A value is complete: count it in its container, closing the containers it ends.
+        if (fast_value_done(top, frames, tw)) {
+            goto finished;
+        }
+    }
+
+finished:
+    if (pos != size || tw.over_budget(max_bytes)) {
+        return false;
+    }
+    tw.finish();
+    return true;
+}
+
 result<void> decode_cbor(std::string_view in, builder& b, const decode_options& opt) {
+    if (!opt.canonical && !opt.keep_int_width && b.depth() == 0 && b.ok() && b.doc().empty() &&
+        b.doc().bytes().empty()) {
+        if (decode_cbor_fast(in, b)) {
+            return {};
+        }
+        b.reset();  // the reader below finds the error (or the limit) and reports it
+    }
     cbor_reader r(in, b, opt.canonical, opt.keep_int_width);
     return r.run();
 }
@@ -701,6 +870,97 @@ result<void> decode_cbor(std::string_view in, builder& b, const decode_options& 
 class cbor_writer {
 public:
     cbor_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    // The tape lists the elements in the order CBOR writes them (a container's head, then its
+    // children), so the common elements are written in one linear pass over the tape through a
+    // local pointer into the buffer's free space (o .. oend, at least `slack` bytes before each
+    // element), as msgpack's writer does. The rest (long strings, bytes, bignums, timestamps,
+    // tags, int_width=keep integers, canonical maps) go through write() below, subtree and all.
+    bool write_root(value root) {
+        const document& doc = *root.doc();
+        const std::uint64_t* const t = doc.tape().data();
+        const char* const payload = doc.bytes().data();
+        const std::size_t payload_size = doc.bytes().size();
+        std::size_t i = root.index();
+        const std::size_t end = root.end_index();
+        out_cursor<64> c(out_);  // at least 64 bytes free before each element
+        char*& o = c.o;
+        while (i < end) {
+            c.room();
+            const std::uint64_t w = t[i];
+            switch (static_cast<kind>(w >> document::kind_shift)) {
+                case kind::null:
+                    *o++ = static_cast<char>(0xf6);
+                    i += 1;
+                    continue;
+                case kind::boolean_false:
+                    *o++ = static_cast<char>(0xf4);
+                    i += 1;
+                    continue;
+                case kind::boolean_true:
+                    *o++ = static_cast<char>(0xf5);
+                    i += 1;
+                    continue;
+                case kind::int64: {
+                    if (keep_width_ && (w >> document::aux_shift & 0xff) != 0) {
+                        break;
+                    }
+                    const std::uint64_t v = t[i + 1];
+                    o = static_cast<std::int64_t>(v) >= 0 ? head_at(o, 0x00, v)
+                                                          : head_at(o, 0x20, ~v);  // -1 - v
+                    i += 2;
+                    continue;
+                }
+                case kind::uint64:
+                    o = head_at(o, 0x00, t[i + 1]);
+                    i += 2;
+                    continue;
+                case kind::float64: {
+                    double d;
+                    std::memcpy(&d, &t[i + 1], 8);
+                    o = float_at(o, d);
+                    i += 2;
+                    continue;
+                }
+                case kind::string: {
+                    // Up to 23 bytes: one head byte and one 32-byte copy when that much payload
+                    // can be read (the bytes past n are overwritten by what follows).
+                    const std::uint64_t off = w & document::payload_mask;
+                    const std::uint64_t n = t[i + 1];
+                    if (n <= 23 && off + 32 <= payload_size) {
+                        o[0] = static_cast<char>(0x60 | n);
+                        std::memcpy(o + 1, payload + off, 32);
+                        o += n + 1;
+                        i += 2;
+                        continue;
+                    }
+                    break;
+                }
+                case kind::array:
+                    o = head_at(o, 0x80, t[i + 1]);
+                    i += 2;  // the elements follow
+                    continue;
+                case kind::map:
+                    if (opt_.canonical && t[i + 1] >= 2) {
+                        break;  // sorted by write_map
+                    }
+                    o = head_at(o, 0xa0, t[i + 1]);
+                    i += 2;  // the keys and values follow
+                    continue;
+                default:
+                    break;
+            }
+            c.release();
+            const value v(&doc, i);
+            if (!write(v)) {
+                return false;
+            }
+            i = v.end_index();
+            c.acquire();
+        }
+        c.release();
+        return true;
+    }
 
     bool write(value v) {
         switch (v.kind()) {
@@ -776,6 +1036,42 @@ private:
         err_ = std::move(e);
         return false;
     }
+    // Raw writers for write_root()'s loop: at least 9 bytes free at o; return the new end.
+    // `mt` is the major type in the top three bits.
+    static char* head_at(char* o, unsigned char mt, std::uint64_t arg) noexcept {
+        if (arg < 24) {
+            *o = static_cast<char>(mt | arg);
+            return o + 1;
+        }
+        if (arg <= 0xff) {
+            o[0] = static_cast<char>(mt | 24);
+            o[1] = static_cast<char>(arg);
+            return o + 2;
+        }
+        if (arg <= 0xffff) {
+            return put_be_at(o, mt | 25, arg, 2);
+        }
+        if (arg <= 0xffffffff) {
+            return put_be_at(o, mt | 26, arg, 4);
+        }
+        return put_be_at(o, mt | 27, arg, 8);
+    }
+    // write_float's choice (the shortest of half, single and double; NaN as f97e00).
+    static char* float_at(char* o, double d) noexcept {
+        if (std::isnan(d)) {
+            return put_be_at(o, 0xf9, 0x7e00, 2);
+        }
+        if (std::uint16_t h; double_to_half(d, h)) {
+            return put_be_at(o, 0xf9, h, 2);
+        }
+        if (std::uint32_t narrow; narrow_to_float32(d, narrow)) {
+            return put_be_at(o, 0xfa, narrow, 4);
+        }
+        std::uint64_t bits;
+        std::memcpy(&bits, &d, 8);
+        return put_be_at(o, 0xfb, bits, 8);
+    }
+
     void put_head(int major, std::uint64_t arg) {
         char* p = out_.prepare(9);
         const auto mt = static_cast<unsigned char>(major << 5);
@@ -965,7 +1261,7 @@ private:
 
 result<void> encode_cbor(const document& doc, output_buffer& out, const encode_options& opt) {
     cbor_writer w(out, opt);
-    if (!w.write(doc.root())) {
+    if (!w.write_root(doc.root())) {
         return fail(std::move(w.err_));
     }
     return {};

@@ -2,9 +2,6 @@
 // width on read, the smallest form of each value on write, ext type -1 <-> timestamp.
 #include <algorithm>
 #include <bit>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -12,6 +9,7 @@
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
 #include "detail/lossy.hpp"
+#include "detail/binary.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -314,77 +312,6 @@ private:
 
 using detail::tape_word;
 
-inline std::uint64_t load_be(const unsigned char* p, int n) noexcept {
-    switch (n) {
-        case 1:
-            return p[0];
-        case 2: {
-            std::uint16_t v;
-            std::memcpy(&v, p, 2);
-            return __builtin_bswap16(v);
-        }
-        case 4: {
-            std::uint32_t v;
-            std::memcpy(&v, p, 4);
-            return __builtin_bswap32(v);
-        }
-        default: {
-            std::uint64_t v;
-            std::memcpy(&v, p, 8);
-            return __builtin_bswap64(v);
-        }
-    }
-}
-
-// Reads a K-byte big-endian number at pos into v; false when the input ends first.
-template <int K>
-inline bool take_be(const unsigned char* p, std::size_t size, std::size_t& pos,
-                    std::uint64_t& v) noexcept {
-    if (size - pos < static_cast<std::size_t>(K)) {
-        return false;
-    }
-    v = load_be(p + pos, K);
-    pos += K;
-    return true;
-}
-
-// True when the n (1..16) bytes at s are ASCII; 16 bytes at s must be readable.
-inline bool ascii_upto16(const unsigned char* s, std::size_t n) noexcept {
-    constexpr std::uint64_t high = 0x8080808080808080ULL;
-    std::uint64_t a;
-    std::memcpy(&a, s, 8);
-    if (n <= 8) {
-        std::uint64_t m = ~std::uint64_t{0} >> (64 - 8 * n);
-        return (a & m & high) == 0;
-    }
-    std::uint64_t c;
-    std::memcpy(&c, s + 8, 8);
-    std::uint64_t m = ~std::uint64_t{0} >> (64 - 8 * (n - 8));
-    return ((a | (c & m)) & high) == 0;
-}
-
-// True when the n (1..32) bytes at s are ASCII; 32 bytes at s must be readable.
-inline bool ascii_upto32(const unsigned char* s, std::size_t n) noexcept {
-    if (n <= 16) {
-        return ascii_upto16(s, n);
-    }
-    std::uint64_t a, c;
-    std::memcpy(&a, s, 8);
-    std::memcpy(&c, s + 8, 8);
-    return ((a | c) & 0x8080808080808080ULL) == 0 && ascii_upto16(s + 16, n - 16);
-}
-
-// first_n_mask + 32 - n: 16 bytes whose first n (0..16) are 0xff; + 48 - n: the next 16.
-alignas(16) constexpr unsigned char first_n_mask[64] = {
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-};
-
-struct fast_frame {
-    std::size_t start;   // tape index of the container's header
-    std::uint64_t left;  // children still to read (keys and values for a map)
-};
-
 constexpr std::size_t fast_max_frames = 64;  // deeper input takes msgpack_reader
 
 // The buffers grow in steps of 256 words / 2 KiB (or what one element needs).
@@ -584,42 +511,12 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         tw.advance(2);
         goto done;
 
-    str: {
-        const unsigned char* s = p + pos;
-        if (size - pos >= 32 && n <= 32) {
-            // Short: copy 32 bytes (the bytes past n are overwritten by the next payload or cut
-            // at the end) and check them for ASCII at once; only non-ASCII text is decoded.
-            char* dst = tw.bytes(32);
-#if defined(__SSE2__)
-            const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-            const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), lo);
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 16), hi);
-            const __m128i mlo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_n_mask + 32 - n));
-            const __m128i mhi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first_n_mask + 48 - n));
-            const bool ascii = _mm_movemask_epi8(_mm_or_si128(_mm_and_si128(lo, mlo),
-                                                              _mm_and_si128(hi, mhi))) == 0;
-#else
-            std::memcpy(dst, s, 32);
-            const bool ascii = n == 0 || (std::endian::native == std::endian::little &&
-                                          ascii_upto32(s, n));
-#endif
-            if (!ascii && utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
-                return false;
-            }
-        } else {
-            if (n > size - pos) {
-                return false;
-            }
-            if (utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) != n) {
-                return false;
-            }
-            std::memcpy(tw.bytes(n), s, n);
+    str:
+        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+            return false;
         }
-        tw.payload(w, kind::string, 0, n);
         pos += n;
         goto done;
-    }
 
     container: {
         if (is_map ? n > (size - pos) / 2 : n > size - pos) {
@@ -689,18 +586,8 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
 
     done:
         // A value is complete: count it in its container, closing the containers it ends.
-        if (--top->left != 0) {
-            continue;
-        }
-        for (;;) {
-            if (top == frames) {
-                goto finished;
-            }
-            tw.close(top->start);  // the header's payload: the index just past the container
-            --top;
-            if (--top->left != 0) {
-                break;
-            }
+        if (fast_value_done(top, frames, tw)) {
+            goto finished;
         }
     }
 
@@ -742,20 +629,10 @@ public:
         const std::size_t payload_size = doc.bytes().size();
         std::size_t i = root.index();
         const std::size_t end = root.end_index();
-        constexpr std::size_t slack = 64;
-        char* o = nullptr;
-        char* oend = nullptr;
-        auto acquire = [&] {
-            o = out_.prepare(slack);
-            oend = out_.data_mut() + out_.capacity();
-        };
-        auto release = [&] { out_.commit(static_cast<std::size_t>(o - (out_.data_mut() + out_.size()))); };
-        acquire();
+        out_cursor<64> c(out_);  // at least 64 bytes free before each element
+        char*& o = c.o;
         while (i < end) {
-            if (static_cast<std::size_t>(oend - o) < slack) {
-                release();
-                acquire();
-            }
+            c.room();
             const std::uint64_t w = t[i];
             switch (static_cast<kind>(w >> document::kind_shift)) {
                 case kind::null:
@@ -830,13 +707,13 @@ public:
                     break;
             }
             // The rare elements, through out_.
-            release();
+            c.release();
             if (!write_rare(doc, i, payload)) {
                 return false;
             }
-            acquire();
+            c.acquire();
         }
-        release();
+        c.release();
         return true;
     }
 
@@ -939,16 +816,7 @@ private:
 
     // Raw writers for write()'s loop: at least 9 bytes free at o; return the new end.
     static char* put_at(char* o, unsigned char marker, std::uint64_t v, int n) {
-        o[0] = static_cast<char>(marker);
-        if constexpr (std::endian::native == std::endian::little) {
-            std::uint64_t be = __builtin_bswap64(v << (8 * (8 - n)));
-            std::memcpy(o + 1, &be, 8);  // all 8 bytes; only n count
-        } else {
-            for (int k = 0; k < n; ++k) {
-                o[1 + k] = static_cast<char>(v >> (8 * (n - 1 - k)));
-            }
-        }
-        return o + 1 + n;
+        return put_be_at(o, marker, v, n);
     }
     static char* uint_at(char* o, std::uint64_t v) {
         if (v <= 0x7f) {

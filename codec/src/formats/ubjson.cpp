@@ -1,14 +1,17 @@
 // UBJSON Draft 12 (https://ubjson.org): every marker on read, including the optimized
 // container forms with '$' type and '#' count; the smallest integer marker on write.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 
+#include "detail/binary.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/decimal.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
 #include "formats.hpp"
 
@@ -380,7 +383,220 @@ private:
     std::size_t pos_ = 0;
 };
 
+// ---- fast path ----
+//
+// One iterative loop that writes the tape and the payload bytes directly (detail::tape_writer),
+// as msgpack's and cbor's do, for what our encoder writes: counted containers ('[#n', '{#n'),
+// Z T F, the integer markers, d, D and S. On a no-op, a '$' type, an uncounted container,
+// C, H, an error, a limit or any doubt it returns false, and decode_ubjson resets the builder
+// and runs ubjson_reader above, which decides (and words) every error exactly as before. On
+// success the tape is the one ubjson_reader would have built (FastPathAgreement.Ubjson).
+
+constexpr std::size_t fast_max_frames = 64;  // deeper input takes ubjson_reader
+
+using fast_writer = tape_writer<256, 2048, false>;
+
+// An integer of marker m at pos (i U I l L) into v, with its width; false when m is none or
+// the input ends first.
+inline bool fast_int(const unsigned char* p, std::size_t size, std::size_t& pos, unsigned m,
+                     std::int64_t& v, int_width& width) noexcept {
+    std::uint64_t u;
+    switch (m) {
+        case 'i':
+            if (!take_be<1>(p, size, pos, u)) {
+                return false;
+            }
+            v = static_cast<std::int8_t>(u);
+            width = int_width::bits8;
+            return true;
+        case 'U':
+            if (!take_be<1>(p, size, pos, u)) {
+                return false;
+            }
+            v = static_cast<std::int64_t>(u);
+            width = int_width::bits8;
+            return true;
+        case 'I':
+            if (!take_be<2>(p, size, pos, u)) {
+                return false;
+            }
+            v = static_cast<std::int16_t>(u);
+            width = int_width::bits16;
+            return true;
+        case 'l':
+            if (!take_be<4>(p, size, pos, u)) {
+                return false;
+            }
+            v = static_cast<std::int32_t>(u);
+            width = int_width::bits32;
+            return true;
+        case 'L':
+            if (!take_be<8>(p, size, pos, u)) {
+                return false;
+            }
+            v = static_cast<std::int64_t>(u);
+            width = int_width::bits64;
+            return true;
+        default:
+            return false;
+    }
+}
+
+// A length (an integer marker and a value that is not negative) at pos into n.
+inline bool fast_length(const unsigned char* p, std::size_t size, std::size_t& pos,
+                        std::uint64_t& n) noexcept {
+    if (pos >= size) {
+        return false;
+    }
+    const unsigned m = p[pos++];
+    std::int64_t v;
+    int_width width;
+    if (!fast_int(p, size, pos, m, v, width) || v < 0) {
+        return false;
+    }
+    n = static_cast<std::uint64_t>(v);
+    return true;
+}
+
+bool decode_ubjson_fast(std::string_view in, builder& b) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t size = in.size();
+    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    fast_writer tw(b);
+
+    // frames[0] stands for the top level: a container of one value that is never closed.
+    fast_frame frames[fast_max_frames + 1];
+    frames[0] = {0, 1, false};
+    fast_frame* top = frames;
+    std::size_t pos = 0;
+
+    for (;;) {
+        std::uint64_t* w = tw.words(4);
+        std::uint64_t n;
+        if (top->map && top->left % 2 == 0) {
+            // A key: its length without a marker, then its UTF-8 bytes.
+            if (!fast_length(p, size, pos, n)) {
+                return false;
+            }
+            goto text;
+        }
+        if (pos >= size) {
+            return false;
+        }
+        switch (const unsigned m = p[pos++]) {
+            case 'Z':
+                w[0] = tape_word(kind::null, 0, 0);
+                tw.advance(1);
+                break;
+            case 'T':
+                w[0] = tape_word(kind::boolean_true, 0, 0);
+                tw.advance(1);
+                break;
+            case 'F':
+                w[0] = tape_word(kind::boolean_false, 0, 0);
+                tw.advance(1);
+                break;
+            case 'i':
+            case 'U':
+            case 'I':
+            case 'l':
+            case 'L': {
+                std::int64_t v;
+                int_width width;
+                if (!fast_int(p, size, pos, m, v, width)) {
+                    return false;
+                }
+                w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(width), 0);
+                w[1] = static_cast<std::uint64_t>(v);
+                tw.advance(2);
+                break;
+            }
+            case 'd': {
+                if (!take_be<4>(p, size, pos, n)) {
+                    return false;
+                }
+                float f;
+                const auto bits = static_cast<std::uint32_t>(n);
+                std::memcpy(&f, &bits, 4);
+                const double d = static_cast<double>(f);  // exact widening, as the reader
+                w[0] = tape_word(kind::float64, 0, 0);
+                std::memcpy(&w[1], &d, 8);
+                tw.advance(2);
+                break;
+            }
+            case 'D':
+                if (!take_be<8>(p, size, pos, n)) {
+                    return false;
+                }
+                w[0] = tape_word(kind::float64, 0, 0);
+                w[1] = n;
+                tw.advance(2);
+                break;
+            case 'S':
+                if (!fast_length(p, size, pos, n)) {
+                    return false;
+                }
+                goto text;
+            case '[':
+            case '{': {
+                const bool is_map = m == '{';
+                if (pos >= size || p[pos] != '#') {
+                    return false;  // a '$' type or an uncounted container: the reader
+                }
+                ++pos;
+                if (!fast_length(p, size, pos, n)) {
+                    return false;
+                }
+                if (n > (size - pos) / (is_map ? 3 : 1)) {
+                    return false;
+                }
+                if (static_cast<std::size_t>(top - frames) >= max_depth ||
+                    tw.over_budget(max_bytes)) {
+                    return false;
+                }
+                const kind k = is_map ? kind::map : kind::array;
+                if (n == 0) {
+                    tw.open_empty(w, k);
+                    goto done;
+                }
+                *++top = {tw.size(), is_map ? 2 * n : n, is_map};
+                tw.open(w, k, n);
+                continue;
+            }
+            default:  // N, C, H, and what is no value
+                return false;
+        }
+        goto done;
+
+    text:
+        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+            return false;
+        }
+        pos += n;
+
+    done:
+        // A value is complete: count it in its container, closing the containers it ends.
+        if (fast_value_done(top, frames, tw)) {
+            goto finished;
+        }
+    }
+
+finished:
+    if (pos != size || tw.over_budget(max_bytes)) {
+        return false;
+    }
+    tw.finish();
+    return true;
+}
+
 result<void> decode_ubjson(std::string_view in, builder& b, const decode_options&) {
+    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+        if (decode_ubjson_fast(in, b)) {
+            return {};
+        }
+        b.reset();  // the reader below finds the error (or the limit) and reports it
+    }
     ubjson_reader r(in, b);
     return r.run();
 }
@@ -390,6 +606,119 @@ result<void> decode_ubjson(std::string_view in, builder& b, const decode_options
 class ubjson_writer {
 public:
     ubjson_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+
+    // The tape lists the elements in the order UBJSON writes them, so the common elements are
+    // written in one linear pass over the tape through a local pointer into the buffer's free
+    // space (o .. oend, at least `slack` bytes before each element), as msgpack's writer does;
+    // a stack of open maps tells keys (no marker) from values. The rest (long strings, bytes,
+    // uint64, bignums, tags, keys that are no string) go through write() / write_key() below,
+    // subtree and all.
+    result<void> write_root(value root) {
+        const document& doc = *root.doc();
+        const std::uint64_t* const t = doc.tape().data();
+        const char* const payload = doc.bytes().data();
+        const std::size_t payload_size = doc.bytes().size();
+        std::size_t i = root.index();
+        const std::size_t end = root.end_index();
+        struct frame {
+            std::size_t end;  // tape index just past the container
+            bool map;
+            bool key_next;    // in a map: the next element is a key
+        };
+        constexpr std::size_t max_frames = 64;
+        frame frames[max_frames + 1];
+        frame* top = frames;
+        *top = {end, false, false};
+        out_cursor<64> c(out_);  // at least 64 bytes free before each element
+        char*& o = c.o;
+        while (i < end) {
+            while (i == top->end) {
+                --top;
+            }
+            c.room();
+            const std::uint64_t w = t[i];
+            const bool is_key = top->key_next;
+            if (top->map) {
+                top->key_next = !top->key_next;
+            }
+            const auto k = static_cast<kind>(w >> document::kind_shift);
+            if (is_key) {
+                const std::uint64_t off = w & document::payload_mask;
+                const std::uint64_t n = t[i + 1];
+                if (k == kind::string && n <= 32 && off + 32 <= payload_size) {
+                    o = int_at(o, static_cast<std::int64_t>(n));
+                    std::memcpy(o, payload + off, 32);  // the bytes past n are overwritten
+                    o += n;
+                    i += 2;
+                    continue;
+                }
+                c.release();
+                const value v(&doc, i);
+                POLYCODEC_TRY(write_key(v));
+                i = v.end_index();
+                c.acquire();
+                continue;
+            }
+            switch (k) {
+                case kind::null:
+                    *o++ = 'Z';
+                    i += 1;
+                    continue;
+                case kind::boolean_false:
+                    *o++ = 'F';
+                    i += 1;
+                    continue;
+                case kind::boolean_true:
+                    *o++ = 'T';
+                    i += 1;
+                    continue;
+                case kind::int64:
+                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
+                    i += 2;
+                    continue;
+                case kind::float64:
+                    o = put_be_at(o, 'D', t[i + 1], 8);
+                    i += 2;
+                    continue;
+                case kind::string:
+                case kind::timestamp: {
+                    const std::uint64_t off = w & document::payload_mask;
+                    const std::uint64_t n = t[i + 1];
+                    if (n <= 32 && off + 32 <= payload_size) {
+                        *o++ = 'S';
+                        o = int_at(o, static_cast<std::int64_t>(n));
+                        std::memcpy(o, payload + off, 32);
+                        o += n;
+                        i += 2;
+                        continue;
+                    }
+                    break;
+                }
+                case kind::array:
+                case kind::map: {
+                    if (static_cast<std::size_t>(top - frames) >= max_frames) {
+                        break;  // deeper: write() below, recursively
+                    }
+                    const bool map = k == kind::map;
+                    o[0] = map ? '{' : '[';
+                    o[1] = '#';
+                    o = int_at(o + 2, static_cast<std::int64_t>(t[i + 1]));
+                    *++top = {static_cast<std::size_t>(w & document::payload_mask), map, map};
+                    i += 2;
+                    continue;
+                }
+                default:
+                    break;
+            }
+            c.release();
+            const value v(&doc, i);
+            POLYCODEC_TRY(write(v));
+            i = v.end_index();
+            c.acquire();
+        }
+        c.release();
+        return {};
+    }
 
     result<void> write(value v) {
         switch (v.kind()) {
@@ -473,6 +802,28 @@ private:
         out_.commit(static_cast<std::size_t>(n) + 1);
     }
 
+    // write_int's marker and bytes at o (9 bytes writable); returns the new end.
+    static char* int_at(char* o, std::int64_t v) noexcept {
+        const auto u = static_cast<std::uint64_t>(v);
+        if (v >= INT8_MIN && v <= INT8_MAX) {
+            o[0] = 'i';
+            o[1] = static_cast<char>(u);
+            return o + 2;
+        }
+        if (v >= 0 && v <= UINT8_MAX) {
+            o[0] = 'U';
+            o[1] = static_cast<char>(u);
+            return o + 2;
+        }
+        if (v >= INT16_MIN && v <= INT16_MAX) {
+            return put_be_at(o, 'I', u, 2);
+        }
+        if (v >= INT32_MIN && v <= INT32_MAX) {
+            return put_be_at(o, 'l', u, 4);
+        }
+        return put_be_at(o, 'L', u, 8);
+    }
+
     // The smallest marker, in nlohmann's order: i, U, I, l, L.
     void write_int(std::int64_t v) {
         if (v >= INT8_MIN && v <= INT8_MAX) {
@@ -523,7 +874,7 @@ private:
 
 result<void> encode_ubjson(const document& doc, output_buffer& out, const encode_options& opt) {
     ubjson_writer w(out, opt);
-    return w.write(doc.root());
+    return w.write_root(doc.root());
 }
 
 }  // namespace

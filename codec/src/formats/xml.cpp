@@ -15,9 +15,13 @@
 // that is not a map with one key, pretty=true indents.
 #define XML_DTD 1  // the Debian library is built with it; declares the billion-laughs settings
 #include <expat.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <new>
 #include <cstdint>
@@ -27,6 +31,7 @@
 
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
+#include "detail/number.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -43,9 +48,14 @@ enum class node_type : std::uint8_t { document, element, text, comment, pi };
 struct xnode {
     node_type type;
     bool group_first = false;       // default mapping: the first sibling of its name
+    bool has_elems = false;         // element: has a child element
+    bool has_text = false;          // element: has text that is not all white space
+    std::uint32_t pieces = 0;       // element: its text children
+    std::uint32_t first_text = npos;  // element: its first text child node
     std::uint32_t name_off = 0;     // element name, PI target (arena)
     std::uint32_t name_len = 0;
-    std::uint32_t data_off = 0;     // text, comment, PI data (arena)
+    std::uint32_t data_off = 0;     // text, comment, PI data (arena); default mapping: an
+                                    // element's first text piece (no node for it)
     std::uint32_t data_len = 0;
     std::uint32_t attr_first = 0;   // element: its attributes in attrs
     std::uint32_t attr_count = 0;
@@ -67,6 +77,7 @@ struct xml_scratch {
     std::string arena;
     std::vector<std::uint32_t> stack;
     std::vector<std::uint32_t> group;
+    std::vector<std::uint32_t> tails;
     std::string text;
     XML_Parser plain = nullptr;
     XML_Parser ns = nullptr;
@@ -104,6 +115,7 @@ public:
     xml_reader(std::string_view in, builder& b, const decode_options& opt)
         : in_(in), b_(b), opt_(opt), s_(scratch()) {
         text_budget_ = in.size() * 10 + (std::size_t{1} << 20);
+        max_bytes_ = b.limits().max_bytes;
     }
 
     result<void> run() {
@@ -212,25 +224,34 @@ private:
         }
     }
 
+    // The checks run per callback: inline, their errors out of line.
     bool over_budget() {
         if (s_.nodes.size() * sizeof(xnode) + s_.attrs.size() * sizeof(xattr) + s_.arena.size() >
-            b_.limits().max_bytes) {
-            stop(here(errc::size_exceeded, "document larger than its budget of " +
-                                               std::to_string(b_.limits().max_bytes) + " bytes"));
+            max_bytes_) [[unlikely]] {
+            stop_over_budget();
             return true;
         }
         return false;
     }
 
+    [[gnu::noinline, gnu::cold]] void stop_over_budget() {
+        stop(here(errc::size_exceeded, "document larger than its budget of " +
+                                           std::to_string(max_bytes_) + " bytes"));
+    }
+
     bool count_text(std::size_t n) {
         text_bytes_ += n;
-        if (text_bytes_ > text_budget_) {
-            stop(here(errc::size_exceeded,
-                      "entity expansion beyond the budget of " + std::to_string(text_budget_) +
-                          " bytes of text (10 x input + 1 MiB)"));
+        if (text_bytes_ > text_budget_) [[unlikely]] {
+            stop_text_budget();
             return false;
         }
         return true;
+    }
+
+    [[gnu::noinline, gnu::cold]] void stop_text_budget() {
+        stop(here(errc::size_exceeded,
+                  "entity expansion beyond the budget of " + std::to_string(text_budget_) +
+                      " bytes of text (10 x input + 1 MiB)"));
     }
 
     std::uint32_t store(std::string_view s) {
@@ -291,6 +312,7 @@ private:
             r.s_.attrs.push_back(at);
         }
         n.attr_count = static_cast<std::uint32_t>(r.s_.attrs.size()) - n.attr_first;
+        r.s_.nodes[r.s_.stack.back()].has_elems = true;
         std::uint32_t idx = r.add_child(n);
         r.s_.stack.push_back(idx);
         r.over_budget();
@@ -301,19 +323,7 @@ private:
         if (!r.opt_.xml.ordered) {
             // Mixed content: text that is not white space beside child elements.
             const xnode& e = r.s_.nodes[r.s_.stack.back()];
-            bool elems = false;
-            bool text = false;
-            for (std::uint32_t c = e.first_child; c != npos; c = r.s_.nodes[c].next) {
-                const xnode& k = r.s_.nodes[c];
-                if (k.type == node_type::element) {
-                    elems = true;
-                } else if (k.type == node_type::text &&
-                           !strip(std::string_view(r.s_.arena).substr(k.data_off, k.data_len))
-                                .empty()) {
-                    text = true;
-                }
-            }
-            if (elems && text) {
+            if (e.has_elems && e.has_text) {
                 r.lossy("mixed_content", "text beside child elements (mixed content)");
             }
         }
@@ -327,6 +337,34 @@ private:
             return;
         }
         xnode& parent = r.s_.nodes[r.s_.stack.back()];
+        if (!parent.has_text) {
+            for (std::size_t k = 0; k < n; ++k) {
+                if (!is_ws(s[k])) {
+                    parent.has_text = true;
+                    break;
+                }
+            }
+        }
+        if (!r.opt_.xml.ordered && parent.type == node_type::element) {
+            // The default mapping joins an element's text pieces: the first one (and what
+            // follows it directly) is kept on the element, without a text node.
+            if (parent.pieces == 0) {
+                parent.data_off = r.store(std::string_view(s, n));
+                parent.data_len = static_cast<std::uint32_t>(n);
+                parent.pieces = 1;
+                r.over_budget();
+                return;
+            }
+            if (parent.first_text == npos &&
+                parent.data_off + parent.data_len == r.s_.arena.size()) {
+                r.s_.arena.append(s, n);
+                parent.data_len += static_cast<std::uint32_t>(n);
+                if (n > 4096) {
+                    r.over_budget();
+                }
+                return;
+            }
+        }
         if (parent.last_child != npos) {
             xnode& last = r.s_.nodes[parent.last_child];
             if (last.type == node_type::text && last.data_off + last.data_len == r.s_.arena.size()) {
@@ -341,7 +379,13 @@ private:
         xnode t{node_type::text};
         t.data_off = r.store(std::string_view(s, n));
         t.data_len = static_cast<std::uint32_t>(n);
-        r.add_child(t);
+        std::uint32_t parent_idx = r.s_.stack.back();
+        std::uint32_t idx = r.add_child(t);
+        xnode& p = r.s_.nodes[parent_idx];
+        if (p.first_text == npos) {
+            p.first_text = idx;
+        }
+        ++p.pieces;
         r.over_budget();
     }
 
@@ -473,7 +517,27 @@ private:
     // ---- tape ----
 
     std::string_view str(std::uint32_t off, std::uint32_t len) const {
-        return std::string_view(s_.arena).substr(off, len);
+        return {s_.arena.data() + off, len};  // off + len <= arena.size(): stored so
+    }
+
+    // Two element names equal (short names compared inline, no memcmp call).
+    bool same_name(std::uint32_t a, std::uint32_t b) const {
+        const xnode& x = s_.nodes[a];
+        const xnode& y = s_.nodes[b];
+        if (x.name_len != y.name_len) {
+            return false;
+        }
+        const char* p = s_.arena.data() + x.name_off;
+        const char* q = s_.arena.data() + y.name_off;
+        if (x.name_len > 16) {
+            return std::memcmp(p, q, x.name_len) == 0;
+        }
+        for (std::uint32_t i = 0; i < x.name_len; ++i) {
+            if (p[i] != q[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     void add_key(std::string_view prefix, std::string_view name) {
@@ -570,8 +634,56 @@ private:
     }
 
     // Links the element children of `e` into groups of one name (next_same, group_first,
-    // group_count on the first).
+    // group_count on the first). One pass: a child joins the previous child's group when it
+    // has its name (runs of repeated children), else the group of its name among the
+    // distinct names so far; past 32 distinct names, a sort by name instead.
     void group_children(const xnode& e) {
+        std::vector<std::uint32_t>& heads = s_.group;
+        std::vector<std::uint32_t>& tails = s_.tails;
+        heads.clear();
+        tails.clear();
+        std::uint32_t prev = npos;
+        std::size_t pg = 0;
+        for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
+            xnode& k = s_.nodes[c];
+            if (k.type != node_type::element) {
+                continue;
+            }
+            k.next_same = npos;
+            std::size_t g = heads.size();
+            if (prev != npos && same_name(prev, c)) {
+                g = pg;
+            } else {
+                for (std::size_t i = 0; i < heads.size(); ++i) {
+                    if (same_name(heads[i], c)) {
+                        g = i;
+                        break;
+                    }
+                }
+            }
+            if (g == heads.size()) {
+                if (heads.size() == 32) {
+                    group_sorted(e);
+                    return;
+                }
+                heads.push_back(c);
+                tails.push_back(c);
+                k.group_first = true;
+                k.group_count = 1;
+            } else {
+                s_.nodes[tails[g]].next_same = c;
+                tails[g] = c;
+                k.group_first = false;
+                ++s_.nodes[heads[g]].group_count;
+            }
+            prev = c;
+            pg = g;
+        }
+    }
+
+    // group_children for many distinct names: by name, then by index (document order);
+    // std::sort needs no buffer, where stable_sort allocates one per element.
+    void group_sorted(const xnode& e) {
         std::vector<std::uint32_t>& g = s_.group;
         g.clear();
         for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
@@ -582,65 +694,30 @@ private:
         auto name_of = [this](std::uint32_t i) {
             return str(s_.nodes[i].name_off, s_.nodes[i].name_len);
         };
-        if (g.size() > 8) {
-            // By name, then by index (document order); std::sort needs no buffer, where
-            // stable_sort allocates one per element.
-            std::sort(g.begin(), g.end(), [&](std::uint32_t a, std::uint32_t b) {
-                int c = name_of(a).compare(name_of(b));
-                return c < 0 || (c == 0 && a < b);
-            });
-            for (std::size_t i = 0; i < g.size();) {
-                std::size_t j = i + 1;
-                while (j < g.size() && name_of(g[j]) == name_of(g[i])) {
-                    s_.nodes[g[j - 1]].next_same = g[j];
-                    s_.nodes[g[j]].group_first = false;
-                    ++j;
-                }
-                s_.nodes[g[j - 1]].next_same = npos;
-                s_.nodes[g[i]].group_first = true;
-                s_.nodes[g[i]].group_count = static_cast<std::uint32_t>(j - i);
-                i = j;
+        std::sort(g.begin(), g.end(), [&](std::uint32_t a, std::uint32_t b) {
+            int c = name_of(a).compare(name_of(b));
+            return c < 0 || (c == 0 && a < b);
+        });
+        for (std::size_t i = 0; i < g.size();) {
+            std::size_t j = i + 1;
+            while (j < g.size() && name_of(g[j]) == name_of(g[i])) {
+                s_.nodes[g[j - 1]].next_same = g[j];
+                s_.nodes[g[j]].group_first = false;
+                ++j;
             }
-            return;
-        }
-        for (std::size_t i = 0; i < g.size(); ++i) {
-            xnode& n = s_.nodes[g[i]];
-            n.next_same = npos;
-            n.group_first = true;
-            n.group_count = 1;
-            for (std::size_t j = 0; j < i; ++j) {
-                xnode& m = s_.nodes[g[j]];
-                if (m.group_first && name_of(g[j]) == name_of(g[i])) {
-                    n.group_first = false;
-                    std::uint32_t last = g[j];
-                    while (s_.nodes[last].next_same != npos) {
-                        last = s_.nodes[last].next_same;
-                    }
-                    s_.nodes[last].next_same = g[i];
-                    ++m.group_count;
-                    break;
-                }
-            }
+            s_.nodes[g[j - 1]].next_same = npos;
+            s_.nodes[g[i]].group_first = true;
+            s_.nodes[g[i]].group_count = static_cast<std::uint32_t>(j - i);
+            i = j;
         }
     }
 
     // The xmltodict value of element `idx`.
     bool element(std::uint32_t idx) {
         const xnode& e = s_.nodes[idx];
-        bool elems = false;
-        bool text = false;
-        std::uint32_t pieces = 0;
-        for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
-            const xnode& k = s_.nodes[c];
-            if (k.type == node_type::element) {
-                elems = true;
-            } else if (k.type == node_type::text) {
-                ++pieces;
-                if (!text && !strip(str(k.data_off, k.data_len)).empty()) {
-                    text = true;
-                }
-            }
-        }
+        const bool elems = e.has_elems;
+        const bool text = e.has_text;
+        const std::uint32_t pieces = e.pieces;
         if (e.attr_count == 0 && !elems) {
             if (!text) {
                 b_.add_null();
@@ -692,13 +769,14 @@ private:
     // The element's text pieces joined, trimmed as xmltodict does.
     std::string_view joined_text(const xnode& e, std::uint32_t pieces) {
         if (pieces == 1) {
-            for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
-                if (s_.nodes[c].type == node_type::text) {
-                    return strip(str(s_.nodes[c].data_off, s_.nodes[c].data_len));
-                }
+            if (e.first_text == npos) {
+                return strip(str(e.data_off, e.data_len));  // kept on the element
             }
+            const xnode& t = s_.nodes[e.first_text];
+            return strip(str(t.data_off, t.data_len));
         }
         s_.text.clear();
+        s_.text.append(str(e.data_off, e.data_len));  // the first piece (none: empty)
         for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
             if (s_.nodes[c].type == node_type::text) {
                 s_.text.append(str(s_.nodes[c].data_off, s_.nodes[c].data_len));
@@ -766,6 +844,7 @@ private:
     error lossy_;
     std::size_t text_bytes_ = 0;
     std::size_t text_budget_ = 0;
+    std::size_t max_bytes_ = 0;
     std::size_t entity_decls_ = 0;
     int reported_ = 0;
     bool subset_ = false;     // a DOCTYPE with an external subset, not yet skipped
@@ -824,10 +903,43 @@ bool name_char(std::uint32_t c) {
            (c >= 0x300 && c <= 0x36F) || (c >= 0x203F && c <= 0x2040);
 }
 
+// ASCII bytes allowed as the first byte of a Name (1) and after it (2); 0x80 and up: 4
+// (decoded as code points by the slow path).
+constexpr auto ascii_name = [] {
+    std::array<std::uint8_t, 256> t{};
+    for (int c = 'A'; c <= 'Z'; ++c) {
+        t[c] = 3;
+        t[c + 32] = 3;
+    }
+    t[':'] = t['_'] = 3;
+    for (int c = '0'; c <= '9'; ++c) {
+        t[c] = 2;
+    }
+    t['-'] = t['.'] = 2;
+    for (int c = 0x80; c < 0x100; ++c) {
+        t[c] = 4;
+    }
+    return t;
+}();
+
 /// XML 1.0 (fifth edition) production [5] Name.
 bool valid_name(std::string_view s) {
     if (s.empty()) {
         return false;
+    }
+    // ASCII names (the common case) by table; any other byte sends the whole name through
+    // the code point check below.
+    {
+        std::uint8_t all = ascii_name[static_cast<unsigned char>(s[0])];
+        bool ok = (all & 1) != 0;
+        for (std::size_t k = 1; k < s.size(); ++k) {
+            std::uint8_t t = ascii_name[static_cast<unsigned char>(s[k])];
+            all |= t;
+            ok = ok && (t & 2) != 0;
+        }
+        if ((all & 4) == 0) {
+            return ok;
+        }
     }
     std::size_t i = 0;
     if (!name_start(next_cp(s, i))) {
@@ -852,6 +964,34 @@ constexpr auto special = [] {
     t[0xEF] = 3;  // U+FFFE, U+FFFF start with EF BF
     return t;
 }();
+
+// Copies n bytes with fixed-size moves for short n (names, short texts): no memcpy call, and
+// no byte read or written outside [src, src + n) and [dst, dst + n).
+inline void copy_small(char* dst, const char* src, std::size_t n) {
+    if (n >= 8) {
+        if (n > 16) {
+            std::memcpy(dst, src, n);
+            return;
+        }
+        std::uint64_t a;
+        std::uint64_t b;
+        std::memcpy(&a, src, 8);
+        std::memcpy(&b, src + n - 8, 8);
+        std::memcpy(dst, &a, 8);
+        std::memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        std::uint32_t a;
+        std::uint32_t b;
+        std::memcpy(&a, src, 4);
+        std::memcpy(&b, src + n - 4, 4);
+        std::memcpy(dst, &a, 4);
+        std::memcpy(dst + n - 4, &b, 4);
+    } else if (n > 0) {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+    }
+}
 
 class xml_writer {
 public:
@@ -922,10 +1062,15 @@ private:
 
     // `name` as written: "{uri}local" under namespaces=expand becomes "nsN:local", with
     // xmlns:nsN declared (in pending_) on the element being opened unless a parent did.
-    result<void> qualify(value at, std::string_view name, std::string& qn) {
+    // `qn` views `name` (or part of it) unless a prefix is added, then `store`; `checked`:
+    // the caller already validated this very name (the items of one array).
+    result<void> qualify(value at, std::string_view name, std::string& store,
+                         std::string_view& qn, bool checked = false) {
         if (!opt_.xml.expand_namespaces || name.empty() || name[0] != '{') {
-            POLYCODEC_TRY(check_name(at, name));
-            qn.assign(name);
+            if (!checked) {
+                POLYCODEC_TRY(check_name(at, name));
+            }
+            qn = name;
             return {};
         }
         auto close = name.find('}');
@@ -942,7 +1087,7 @@ private:
                                                 "\" has a ':'"));
         }
         if (uri.empty()) {
-            qn.assign(local);
+            qn = local;
             return {};
         }
         const std::string* prefix = nullptr;
@@ -962,17 +1107,19 @@ private:
             POLYCODEC_TRY(escaped(at, uri, true));
             o.push_back('"');
         }
-        qn.assign(*prefix);
-        qn += ':';
-        qn.append(local);
+        store.assign(*prefix);
+        store += ':';
+        store.append(local);
+        qn = store;
         return {};
     }
 
     // Writes "<qname" and the declarations it needs; the scope ends with the element.
-    result<void> open_tag(value at, std::string_view name, std::string& qn) {
+    result<void> open_tag(value at, std::string_view name, std::string& store,
+                          std::string_view& qn, bool checked = false) {
         out_.push_back('<');
         std::size_t mark = out_.size();
-        POLYCODEC_TRY(qualify(at, name, qn));
+        POLYCODEC_TRY(qualify(at, name, store, qn, checked));
         if (out_.size() == mark) {
             out_.append(qn);
             return {};
@@ -998,16 +1145,49 @@ private:
         }
     }
 
-    // Escaped text or attribute value; refuses characters XML 1.0 cannot hold at all.
+    // Escaped text or attribute value; refuses characters XML 1.0 cannot hold at all. Runs
+    // without a special byte are found 16 bytes at a time (SSE2) and copied in one append.
     result<void> escaped(value at, std::string_view s, bool attr) {
         const std::uint8_t mask = attr ? 2 : 1;
+        const std::size_t n = s.size();
         std::size_t run = 0;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            auto c = static_cast<unsigned char>(s[i]);
-            if ((special[c] & mask) == 0) {
-                continue;
+        std::size_t i = 0;
+        for (;;) {
+#if defined(__SSE2__)
+            {
+                const __m128i ctl = _mm_set1_epi8(0x1F);
+                const __m128i amp = _mm_set1_epi8('&');
+                const __m128i lt = _mm_set1_epi8('<');
+                const __m128i gt = _mm_set1_epi8('>');
+                const __m128i ef = _mm_set1_epi8(static_cast<char>(0xEF));
+                const __m128i quot = _mm_set1_epi8(attr ? '"' : '<');
+                while (i + 16 <= n) {
+                    const __m128i v =
+                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+                    __m128i m = _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v);  // v <= 0x1F
+                    m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, amp),
+                                                     _mm_cmpeq_epi8(v, lt)));
+                    m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, gt),
+                                                     _mm_cmpeq_epi8(v, ef)));
+                    m = _mm_or_si128(m, _mm_cmpeq_epi8(v, quot));
+                    auto bits = static_cast<unsigned>(_mm_movemask_epi8(m));
+                    if (bits != 0) {
+                        i += static_cast<std::size_t>(__builtin_ctz(bits));
+                        break;
+                    }
+                    i += 16;
+                }
             }
+#endif
+            while (i < n && (special[static_cast<unsigned char>(s[i])] & mask) == 0) {
+                ++i;
+            }
+            if (i >= n) {
+                break;
+            }
+            auto c = static_cast<unsigned char>(s[i]);
             const char* rep = nullptr;
+            std::size_t skip = 1;
             char buf[8];
             switch (c) {
                 case '&': rep = "&amp;"; break;
@@ -1018,20 +1198,17 @@ private:
                 case '\n': rep = attr ? "&#10;" : nullptr; break;
                 case '\r': rep = "&#13;"; break;
                 case 0xEF:
-                    if (i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+                    if (i + 2 < n && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
                         (static_cast<unsigned char>(s[i + 2]) & 0xFE) == 0xBE) {
-                        rep = "\xEF\xBF\xBD";  // U+FFFE/U+FFFF -> U+FFFD
                         if (!allow_lossy(opt_, at, "xml_invalid_char",
                                          "U+FFFE/U+FFFF written as U+FFFD")) {
                             return fail(unrepresentable(
                                 at, "U+FFFE and U+FFFF are not XML characters"));
                         }
-                        out_.append(s.substr(run, i - run));
-                        out_.append(rep);
-                        i += 2;
-                        run = i + 1;
+                        rep = "\xEF\xBF\xBD";  // U+FFFE/U+FFFF -> U+FFFD
+                        skip = 3;
                     }
-                    continue;
+                    break;
                 default:
                     if (!allow_lossy(opt_, at, "xml_invalid_char",
                                      "a control character written as U+FFFD")) {
@@ -1042,14 +1219,16 @@ private:
                     rep = "\xEF\xBF\xBD";
                     break;
             }
-            if (rep == nullptr) {
-                continue;
+            if (rep != nullptr) {
+                out_.append(s.substr(run, i - run));
+                out_.append(rep);
+                run = i + skip;
             }
-            out_.append(s.substr(run, i - run));
-            out_.append(rep);
-            run = i + 1;
+            i += skip;
         }
-        out_.append(s.substr(run));
+        const std::size_t rest = n - run;
+        copy_small(out_.prepare(rest), s.data() + run, rest);
+        out_.commit(rest);
         return {};
     }
 
@@ -1061,9 +1240,37 @@ private:
             }
             return scalar(v.tagged_value(), attr);
         }
-        if (v.kind() == kind::string) {
-            POLYCODEC_TRY(escaped(v, v.get_string(), attr));
-            return true;
+        // Numbers and booleans written straight to the output: their text (the same as
+        // textinfer::scalar_text's) has nothing to escape.
+        switch (v.kind()) {
+            case kind::string:
+                POLYCODEC_TRY(escaped(v, v.get_string(), attr));
+                return true;
+            case kind::boolean_false:
+                out_.append("false");
+                return true;
+            case kind::boolean_true:
+                out_.append("true");
+                return true;
+            case kind::int64:
+                write_int(out_, v.get_int());
+                return true;
+            case kind::uint64:
+                write_uint(out_, v.get_uint());
+                return true;
+            case kind::float64: {
+                double d = v.get_double();
+                if (std::isnan(d)) {
+                    out_.append("NaN");
+                } else if (std::isinf(d)) {
+                    out_.append(d > 0 ? "Infinity" : "-Infinity");
+                } else {
+                    write_double(out_, d);
+                }
+                return true;
+            }
+            default:
+                break;
         }
         if (!textinfer::scalar_text(v, tmp_)) {
             return false;
@@ -1084,7 +1291,16 @@ private:
 
     // Key `k` with value `v`: an array is one element per item.
     result<void> member(value k, value v, int depth) {
-        std::string name(key_text(k));
+        // A string key is viewed in the document; another scalar's text is copied, as key_
+        // is reused by the elements below.
+        std::string own;
+        std::string_view name;
+        if (k.kind() == kind::string) {
+            name = k.get_string();
+        } else {
+            own.assign(key_text(k));
+            name = own;
+        }
         if (name.empty()) {
             return fail(unrepresentable(k, "this map key is not an XML name"));
         }
@@ -1103,9 +1319,10 @@ private:
                          "an array of one element written as one element")) {
             return fail(unrepresentable(v, "an array of one element reads back as a single "
                                            "value; name it in force_list=" +
-                                               name + " or use lossy=allow"));
+                                               std::string(name) + " or use lossy=allow"));
         }
         bool first = true;
+        bool checked = false;  // the name is validated at the first element, once
         for (value item : v.items()) {
             if (item.kind() == kind::array) {
                 if (!allow_lossy(opt_, item, "xml_nested_array", "a nested array dropped")) {
@@ -1117,7 +1334,8 @@ private:
                 indent(depth);
             }
             first = false;
-            POLYCODEC_TRY(element(name, item, depth));
+            POLYCODEC_TRY(element(name, item, depth, checked));
+            checked = true;
         }
         return {};
     }
@@ -1140,11 +1358,56 @@ private:
         return s.size() > p.size() && s.compare(0, p.size(), p) == 0;
     }
 
-    result<void> element(std::string_view raw_name, value v, int depth) {
+    // A scalar or null element without namespaces (most elements): "<name>text</name>" or
+    // "<name/>", the tags written in one piece each.
+    result<void> leaf(std::string_view name, value v, bool checked) {
+        if (!checked) {
+            POLYCODEC_TRY(check_name(v, name));
+        }
+        const std::size_t n = name.size();
+        if (v.kind() == kind::null) {
+            char* p = out_.prepare(n + 3);
+            p[0] = '<';
+            copy_small(p + 1, name.data(), n);
+            p[n + 1] = '/';
+            p[n + 2] = '>';
+            out_.commit(n + 3);
+            return {};
+        }
+        char* p = out_.prepare(n + 2);
+        p[0] = '<';
+        copy_small(p + 1, name.data(), n);
+        p[n + 1] = '>';
+        out_.commit(n + 2);
+        POLYCODEC_TRY(scalar(v, false));  // true: a scalar kind
+        p = out_.prepare(n + 3);
+        p[0] = '<';
+        p[1] = '/';
+        copy_small(p + 2, name.data(), n);
+        p[n + 2] = '>';
+        out_.commit(n + 3);
+        return {};
+    }
+
+    result<void> element(std::string_view raw_name, value v, int depth, bool checked = false) {
+        if (!opt_.xml.expand_namespaces) {
+            switch (v.kind()) {
+                case kind::null:
+                case kind::boolean_false:
+                case kind::boolean_true:
+                case kind::int64:
+                case kind::uint64:
+                case kind::float64:
+                case kind::string:
+                    return leaf(raw_name, v, checked);
+                default:
+                    break;
+            }
+        }
         ns_scope scope{ns_, ns_.size()};
-        std::string qn;
-        POLYCODEC_TRY(open_tag(v, raw_name, qn));
-        std::string_view name = qn;
+        std::string qstore;  // only a prefixed name (namespaces=expand) is built here
+        std::string_view name;
+        POLYCODEC_TRY(open_tag(v, raw_name, qstore, name, checked));
         if (v.kind() != kind::map) {
             if (v.kind() == kind::null) {
                 out_.append("/>");
@@ -1181,7 +1444,8 @@ private:
                 std::string_view an = k.get_string().substr(opt_.xml.attr_prefix.size());
                 std::size_t mark = out_.size();
                 std::size_t ns_mark = ns_.size();
-                POLYCODEC_TRY(qualify(k, an, aqn_));
+                std::string_view aq;
+                POLYCODEC_TRY(qualify(k, an, aqn_, aq));
                 for (std::size_t i = seen_base; i < seen.size() && seen.size() - seen_base < 64;
                      ++i) {
                     if (seen[i] == an) {
@@ -1191,7 +1455,7 @@ private:
                 }
                 seen.push_back(an);
                 out_.push_back(' ');
-                out_.append(aqn_);
+                out_.append(aq);
                 out_.append("=\"");
                 auto r = scalar(val, true);
                 if (!r) {
@@ -1329,8 +1593,9 @@ private:
             return {};
         }
         ns_scope scope{ns_, ns_.size()};
-        std::string qn;
-        POLYCODEC_TRY(open_tag(v, head, qn));
+        std::string qstore;
+        std::string_view qn;
+        POLYCODEC_TRY(open_tag(v, head, qstore, qn));
         if (it != end && (*it).kind() == kind::map) {
             for (auto [k, val] : (*it).entries()) {
                 std::string_view an = key_text(k);
@@ -1338,9 +1603,10 @@ private:
                 if (!p.empty() && an.substr(0, p.size()) == p) {
                     an.remove_prefix(p.size());
                 }
-                POLYCODEC_TRY(qualify(k, an, aqn_));
+                std::string_view aq;
+                POLYCODEC_TRY(qualify(k, an, aqn_, aq));
                 out_.push_back(' ');
-                out_.append(aqn_);
+                out_.append(aq);
                 out_.append("=\"");
                 auto r = scalar(val, true);
                 if (!r) {
