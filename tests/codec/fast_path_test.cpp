@@ -2,7 +2,8 @@
 // CBOR, UBJSON and BSON (a one-pass loop writing the tape through detail::tape_writer, then the ordinary reader
 // for whatever it refuses) — must give equal documents, or the same error code and offset, on
 // every input. JSON's simdjson paths vs its own reader: json_test.cpp
-// (JsonConformance.FastPathAgreesWithOwnReader, JsonTapeFastPath.*). ndjson has one reader.
+// (JsonConformance.FastPathAgreesWithOwnReader, JsonTapeFastPath.*). NDJSON's simdjson document
+// stream vs its own line-by-line reader: FastPathAgreement.Ndjson.
 //
 // The ordinary reader alone: the codec's decode function called with a builder that already
 // has an array open (the fast paths only take an empty builder at depth 0), the result being
@@ -277,6 +278,44 @@ TEST(FastPathAgreement, Edn) {
         valid.emplace_back(t);
     }
     run_agreement(format_id::edn, detail::edn_codec, valid);
+}
+
+// NDJSON: simdjson's document stream (json_read_lines) vs the own reader line by line. The
+// fixtures' records one per line, and hand-written inputs at the edges of the one-value-per-line
+// rule (values over two lines, two on one line, blank and CRLF lines, scalars, an unfinished
+// last line, bignums, escapes, -0), each mutated.
+TEST(FastPathAgreement, Ndjson) {
+    std::vector<std::string> valid;
+    for (const char* name : {"bench.json", "records.json"}) {
+        document d = test::must_decode(format_id::json,
+                                       test::read_file(test::fixtures_dir() / name));
+        std::string all = test::must_encode(format_id::ndjson, d);  // a root array
+        valid.push_back(all);
+        // Three records at a time, from the first 24: inputs whose mutations often stay valid.
+        std::size_t pos = 0;
+        for (int k = 0; k < 8 && pos < all.size(); ++k) {
+            std::size_t end = pos;
+            for (int line = 0; line < 3 && end != std::string::npos; ++line) {
+                end = all.find('\n', end == pos ? pos : end + 1);
+            }
+            end = end == std::string::npos ? all.size() : end + 1;
+            valid.push_back(all.substr(pos, end - pos));
+            pos = end;
+        }
+    }
+    for (const char* in : {
+             "1\n\"two\"\nnull\ntrue\nfalse\n[3]\n-0.5\n18446744073709551615\n-0\n0\n",
+             "{\"a\":1}\n{\"b\":[1,{\"c\":\"d\\n\\u00e9\\ud83d\\ude00\"}]}\n",
+             "{\"a\":1}\r\n\r\n  \t \n[2]\r\n  3  \n",
+             "{\"a\":1}",                           // no final newline
+             "1\n2 3\n", "[1,\n2]\n", "[1] [2]\n", "{}{}\n", "1\n{\"a\":\n",
+             "123456789012345678901234567890\n[1e400]\n", "\"\\u0000\"\n\"x\"",
+             "[1.7976931348623157e308,5e-324,-9223372036854775808,9223372036854775808]\n",
+             "\n\n[]\n\n{}\n\n", "  \"a b\"  \n  \"c\"", "[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]\n",
+         }) {
+        valid.push_back(in);
+    }
+    run_agreement(format_id::ndjson, detail::ndjson_codec, valid);
 }
 
 }  // namespace

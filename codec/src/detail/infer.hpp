@@ -161,4 +161,22 @@ inline bool scalar_text(value v, std::string& out) {
     }
 }
 
+/// scalar_text without the copy where the Document has the text: strings, timestamps and
+/// bignums are their own bytes; other scalars' text goes to `scratch`. False as scalar_text.
+inline bool scalar_view(value v, std::string& scratch, std::string_view& out) {
+    switch (v.kind()) {
+        case polycodec::kind::string:
+        case polycodec::kind::timestamp:
+        case polycodec::kind::bignum:
+            out = v.get_string();
+            return true;
+        default:
+            if (!scalar_text(v, scratch)) {
+                return false;
+            }
+            out = scratch;
+            return true;
+    }
+}
+
 }  // namespace polycodec::detail::textinfer

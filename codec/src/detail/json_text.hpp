@@ -19,6 +19,12 @@ namespace polycodec::detail {
 /// are offsets into `in`, so a caller passing a prefix of its whole input gets absolute ones.
 result<void> json_read_value(std::string_view in, std::size_t begin, builder& b);
 
+/// NDJSON's fast path: reads `in` as one JSON value per line into `b` (empty, at depth 0) as
+/// one root array, with simdjson's DOM parser in streaming mode. False when it does not take
+/// the input (an error, a value over two lines, a bignum, the limits, input over 16 MiB), the
+/// builder then being empty again: the caller reads it with json_read_value line by line.
+bool json_read_lines(std::string_view in, builder& b);
+
 /// Writes `v` as JSON text (compact unless opt.pretty), with the JSON encoder's rules for
 /// non-finite floats, tags and keys (failing or recording lossy fallbacks through `opt`).
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt);

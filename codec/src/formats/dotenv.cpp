@@ -23,10 +23,18 @@
 namespace polycodec::detail {
 namespace {
 
-bool key_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '-';
-}
+// Letters, digits, '_', '.', '-': the bytes of a variable name (a table: one load a byte).
+constexpr struct key_byte_table {
+    bool v[256];
+    constexpr key_byte_table() : v() {
+        for (int c = 0; c < 256; ++c) {
+            v[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   c == '_' || c == '.' || c == '-';
+        }
+    }
+} key_bytes;
+
+bool key_char(char c) { return key_bytes.v[static_cast<unsigned char>(c)]; }
 
 bool space(char c) { return c == ' ' || c == '\t'; }
 
@@ -243,30 +251,36 @@ bool valid_key(std::string_view k) {
     if (k.empty()) {
         return false;
     }
+    bool ok = true;
     for (char c : k) {
-        if (!key_char(c)) {
-            return false;
-        }
+        ok &= key_char(c);
     }
-    return true;
+    return ok;
 }
 
 // How a value is written: bare when a reader gives it back as it is; else in single quotes
 // (literal, line feeds included) when it has no single quote and no CR; else in double quotes
 // with \n \r \" \\ escapes.
-void write_value(output_buffer& out, std::string_view s) {
-    bool bare = !s.empty() && !space(s.front()) && !space(s.back()) && s.front() != '\'' &&
-                s.front() != '"' && s.front() != '`';
-    bool single_ok = true;
-    for (char c : s) {
-        if (c == '#' || c == '\n' || c == '\r' || c == '\\' || c == '"' || c == '\'' ||
-            c == '`' || c == '$') {
-            bare = false;
+// What each byte rules out: 1 a bare value, 2 single quotes.
+constexpr struct env_byte_table {
+    unsigned char v[256];
+    constexpr env_byte_table() : v() {
+        for (unsigned char c : {'#', '\n', '\\', '"', '`', '$'}) {
+            v[c] = 1;
         }
-        if (c == '\'' || c == '\r') {
-            single_ok = false;
-        }
+        v[static_cast<unsigned char>('\'')] = 3;
+        v[static_cast<unsigned char>('\r')] = 3;
     }
+} env_bytes;
+
+void write_value(output_buffer& out, std::string_view s) {
+    unsigned seen = 0;
+    for (char c : s) {
+        seen |= env_bytes.v[static_cast<unsigned char>(c)];
+    }
+    const bool bare = (seen & 1) == 0 && !s.empty() && !space(s.front()) && !space(s.back()) &&
+                      s.front() != '\'' && s.front() != '"' && s.front() != '`';
+    const bool single_ok = (seen & 2) == 0;
     if (bare) {
         out.append(s);
         return;
@@ -323,17 +337,19 @@ public:
 
     result<void> write_map(value m, std::size_t prefix_len, int depth) {
         for (auto [k, v] : m.entries()) {
-            if (!textinfer::scalar_text(k, key_text_) || k.kind() == kind::bytes ||
-                k.kind() == kind::float64 || k.is_bool()) {
+            std::string_view key;
+            if (k.kind() == kind::bytes || k.kind() == kind::float64 || k.is_bool() ||
+                !textinfer::scalar_view(k, key_text_, key)) {
                 POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "dotenv"));
                 key_text_ = std::move(text);
+                key = key_text_;
             }
-            prefix_.resize(prefix_len);
-            if (prefix_len != 0) {
-                prefix_.append("__");
-            }
-            prefix_.append(key_text_);
             if (v.kind() == kind::map) {
+                prefix_.resize(prefix_len);
+                if (prefix_len != 0) {
+                    prefix_.append("__");
+                }
+                prefix_.append(key);
                 if (v.size() == 0) {
                     if (!allow_lossy(opt_, v, "empty_map_dropped", "empty map dropped")) {
                         return fail(unrepresentable(v, "an empty map is not representable in "
@@ -344,7 +360,18 @@ public:
                 POLYCODEC_TRY(write_map(v, prefix_.size(), depth + 1));
                 continue;
             }
-            if (!valid_key(prefix_)) {
+            // The name: the key itself at the top level, else the prefix and the key.
+            std::string_view name = key;
+            if (prefix_len != 0) {
+                prefix_.resize(prefix_len);
+                prefix_.append("__");
+                prefix_.append(key);
+                name = prefix_;
+            }
+            if (!valid_key(name)) {
+                if (name.data() != prefix_.data()) {
+                    prefix_.assign(name);
+                }
                 if (!allow_lossy(opt_, k, "key_changed", "invalid name characters replaced by '_'")) {
                     return fail(unrepresentable(k, "variable name '" + prefix_ +
                                                        "' is not representable in dotenv "
@@ -358,15 +385,17 @@ public:
                 if (prefix_.empty()) {
                     prefix_ = "_";
                 }
+                name = prefix_;
             }
-            POLYCODEC_TRY(write_entry(v));
+            POLYCODEC_TRY(write_entry(v, name));
         }
         return {};
     }
 
 private:
-    result<void> write_entry(value v) {
+    result<void> write_entry(value v, std::string_view name) {
         value inner = v;
+        std::string_view text;
         while (inner.kind() == kind::tagged) {
             if (!allow_lossy(opt_, inner, "tag_dropped", "tag dropped, inner value kept")) {
                 return fail(unrepresentable(inner, "tag " + std::to_string(inner.tag()) +
@@ -378,7 +407,6 @@ private:
             if (!allow_lossy(opt_, inner, "null_to_empty", "null written as an empty value")) {
                 return fail(unrepresentable(inner, "null is not representable in dotenv"));
             }
-            text_.clear();
         } else if (inner.kind() == kind::array || inner.kind() == kind::map) {
             if (!allow_lossy(opt_, inner, "array_to_json", "array written as JSON text")) {
                 return fail(unrepresentable(inner, "an array is not representable in dotenv"));
@@ -386,12 +414,13 @@ private:
             output_buffer json;
             POLYCODEC_TRY(json_write_value(inner, json, opt_));
             text_.assign(json.str());
+            text = text_;
         } else {
-            textinfer::scalar_text(inner, text_);
+            textinfer::scalar_view(inner, text_, text);
         }
-        out_.append(prefix_);
+        out_.append(name);
         out_.push_back('=');
-        write_value(out_, text_);
+        write_value(out_, text);
         out_.push_back('\n');
         return {};
     }

@@ -327,6 +327,19 @@ void release_if_large(std::string& s) {
     }
 }
 
+// The bytes a name cannot hold: 1 in a key ('\n', '\r', '=', ':'), 2 in a section name
+// ('\n', '\r', '.').
+constexpr struct ini_name_table {
+    unsigned char v[256];
+    constexpr ini_name_table() : v() {
+        v[static_cast<unsigned char>('\n')] = 3;
+        v[static_cast<unsigned char>('\r')] = 3;
+        v[static_cast<unsigned char>('=')] = 1;
+        v[static_cast<unsigned char>(':')] = 1;
+        v[static_cast<unsigned char>('.')] = 2;
+    }
+} ini_name_bytes;
+
 class ini_writer {
 public:
     ini_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
@@ -356,7 +369,7 @@ public:
                                                "in ini (keys come before sections)"));
             }
             POLYCODEC_TRY(key_text(k, false));
-            out_.append(key_);
+            out_.append(name_);
             out_.append(" =");
             std::size_t at = out_.size();
             out_.push_back(' ');
@@ -376,7 +389,7 @@ public:
             if (base != 0) {
                 path_.push_back('.');
             }
-            path_.append(key_);
+            path_.append(name_);
             bool has_scalar = v.size() == 0;
             for (auto [k2, v2] : v.entries()) {
                 if (v2.kind() != kind::map) {
@@ -399,24 +412,32 @@ public:
     }
 
 private:
+    // The key's text in name_: a view into the Document (or key_ where it had to be made).
     result<void> key_text(value k, bool section) {
-        if (!textinfer::scalar_text(k, key_) || k.is_bool() || k.kind() == kind::float64 ||
-            k.kind() == kind::bytes) {
+        std::string_view name;
+        if (k.is_bool() || k.kind() == kind::float64 || k.kind() == kind::bytes ||
+            !textinfer::scalar_view(k, key_, name)) {
             POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "ini"));
             key_ = std::move(text);
+            name = key_;
         }
-        bool ok = !key_.empty() && !space(key_.front()) && !space(key_.back());
-        for (char c : key_) {
-            // A section name may hold ']': the header ends at the line's last ']' (as
-            // configparser's SECTCRE).
-            if (c == '\n' || c == '\r' || (section ? c == '.' : (c == '=' || c == ':'))) {
-                ok = false;
-            }
+        name_ = name;
+        bool ok = !name.empty() && !space(name.front()) && !space(name.back());
+        // A section name may hold ']': the header ends at the line's last ']' (as
+        // configparser's SECTCRE).
+        const unsigned char bad = section ? 2 : 1;
+        unsigned char seen = 0;
+        for (char c : name) {
+            seen |= ini_name_bytes.v[static_cast<unsigned char>(c)];
         }
-        if (!section && ok && (key_[0] == '[' || key_[0] == ';' || key_[0] == '#')) {
+        ok = ok && (seen & bad) == 0;
+        if (!section && ok && (name[0] == '[' || name[0] == ';' || name[0] == '#')) {
             ok = false;
         }
         if (!ok) {
+            if (name.data() != key_.data()) {
+                key_.assign(name);
+            }
             if (!allow_lossy(opt_, k, "key_changed", "key characters replaced by '_'")) {
                 return fail(unrepresentable(
                     k, std::string(section ? "section name '" : "key '") + key_ +
@@ -431,6 +452,7 @@ private:
                 space(key_[0])) {
                 key_.insert(0, "_");
             }
+            name_ = key_;
         }
         return {};
     }
@@ -458,8 +480,13 @@ private:
             }
             case kind::string:
             case kind::timestamp: {
-                text_.assign(v.get_string());
-                if (text_.find_first_of("\r\n") != std::string::npos) {
+                std::string_view text = v.get_string();
+                bool line_break = false;
+                for (char c : text) {
+                    line_break |= c == '\r' || c == '\n';
+                }
+                if (line_break) {
+                    text_.assign(text);
                     if (!allow_lossy(opt_, v, "line_break_to_space",
                                      "line breaks written as spaces")) {
                         return fail(unrepresentable(v, "a line break in a value is not "
@@ -470,17 +497,18 @@ private:
                             c = ' ';
                         }
                     }
+                    text = text_;
                 }
-                bool quote = text_.empty() || space(text_.front()) || space(text_.back()) ||
-                             text_.front() == '"' || text_.front() == '\'' ||
-                             textinfer::classify(text_) != textinfer::kind::string;
+                bool quote = text.empty() || space(text.front()) || space(text.back()) ||
+                             text.front() == '"' || text.front() == '\'' ||
+                             textinfer::classify(text) != textinfer::kind::string;
                 if (quote) {
                     out_.push_back('"');
-                    out_.append(text_);
+                    out_.append(text);
                     out_.push_back('"');
                     return {};
                 }
-                out_.append(text_);
+                out_.append(text);
                 return {};
             }
             default:
@@ -505,6 +533,7 @@ private:
     std::string& path_ = scratch_.path;
     std::string& key_ = scratch_.key;
     std::string& text_ = scratch_.text;
+    std::string_view name_;  // the key_text() just made
 };
 
 result<void> encode_ini(const document& doc, output_buffer& out, const encode_options& opt) {

@@ -903,6 +903,131 @@ bool decode_with_dom_tape(std::string_view in, builder& b) {
     return done;
 }
 
+// ---- NDJSON: one document per line through simdjson's document stream ----
+//
+// What dom::parser::parse_many() does (stage 1 over the whole input in streaming mode, then
+// stage 2 once per document), driven here directly through the parser's implementation: the
+// document_stream object allocates a worker per stream when simdjson is built with threads,
+// and its iterator does not say where a document ends. Each document's tape goes through
+// copy_dom_words into the open root array. It takes the input only when every document lies
+// on a line of its own (no '\n' inside a container, one between two documents), nothing was
+// left over at the end, and the limits hold; anything else (errors included) returns false
+// and ndjson.cpp reads the input again with the own reader line by line.
+constexpr std::size_t ndjson_stream_limit = keep_parser_limit;
+
+bool lines_path_applies(std::string_view in, builder& b) {
+    return dom_paths_apply(b) && !in.empty() && in.size() <= ndjson_stream_limit &&
+           b.limits().max_depth >= 1;
+}
+
+// True when [p, end) is JSON white space only, with a '\n' in it when `need_newline`.
+bool lines_gap(const char* p, const char* end, bool need_newline) noexcept {
+    bool newline = false;
+    for (; p < end; ++p) {
+        if (*p == '\n') {
+            newline = true;
+        } else if (*p != ' ' && *p != '\t' && *p != '\r') {
+            return false;
+        }
+    }
+    return newline || !need_newline;
+}
+
+// Just past the scalar token simdjson read at `start` (a string, number or atom it accepted).
+std::size_t scalar_token_end(const char* text, std::size_t start, std::size_t size) noexcept {
+    std::size_t i = start;
+    if (text[i] == '"') {
+        for (++i; i < size && text[i] != '"'; ++i) {
+            if (text[i] == '\\') {
+                ++i;
+            }
+        }
+        return std::min(i + 1, size);
+    }
+    while (i < size && text[i] != ' ' && text[i] != '\t' && text[i] != '\r' && text[i] != '\n') {
+        ++i;
+    }
+    return i;
+}
+
+// Called when lines_path_applies(); on false the builder holds garbage (the caller resets it).
+bool read_lines_with_dom_tape(std::string_view in, builder& b) {
+    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, dom_max_frames);
+    // The input in a padded buffer of this thread (simdjson reads past the end).
+    thread_local std::unique_ptr<char[]> padded;
+    thread_local std::size_t padded_cap = 0;
+    if (padded_cap < in.size() + simdjson::SIMDJSON_PADDING) {
+        padded_cap = in.size() + simdjson::SIMDJSON_PADDING;
+        padded = std::make_unique<char[]>(padded_cap);
+    }
+    std::memcpy(padded.get(), in.data(), in.size());
+    std::memset(padded.get() + in.size(), ' ', simdjson::SIMDJSON_PADDING);
+    const char* const text = padded.get();
+
+    simdjson::dom::parser& parser = thread_dom_parser();
+    // What parse_many's ensure_capacity does (private): the parser and its document, each
+    // grown only when too small.
+    const std::size_t need = std::max<std::size_t>(in.size(), simdjson::dom::MINIMAL_DOCUMENT_CAPACITY);
+    if ((parser.doc.capacity() < need && parser.doc.allocate(need) != simdjson::SUCCESS) ||
+        (parser.capacity() < need && parser.allocate(need) != simdjson::SUCCESS)) {
+        return false;
+    }
+    simdjson::internal::dom_parser_implementation& impl = *parser.implementation;
+    if (impl.stage1(reinterpret_cast<const std::uint8_t*>(text), in.size(),
+                    simdjson::stage1_mode::streaming_final) != simdjson::SUCCESS) {
+        return false;
+    }
+    const std::size_t max_bytes = b.limits().max_bytes;
+    constexpr std::uint64_t mask = simdjson::internal::JSON_VALUE_MASK;
+    dom_writer tw(b);
+    std::size_t stack[dom_max_frames];
+    std::size_t depth = 1;
+    stack[0] = 0;
+    tw.open(tw.words(2), kind::array, 0);
+    std::uint64_t count = 0;
+    std::size_t prev_end = 0;  // just past the previous document
+    for (;;) {
+        if (impl.next_structural_index >= impl.n_structural_indexes) {
+            break;
+        }
+        const std::size_t start = impl.structural_indexes[impl.next_structural_index];
+        const simdjson::error_code err = impl.stage2_next(parser.doc);
+        if (err == simdjson::EMPTY) {
+            break;
+        }
+        // The gap before it: white space with a '\n' in it (the first document: white space).
+        if (err != simdjson::SUCCESS || start < prev_end ||
+            !lines_gap(text + prev_end, text + start, count != 0)) {
+            return false;
+        }
+        std::size_t end;
+        if (text[start] == '[' || text[start] == '{') {
+            end = impl.structural_indexes[impl.next_structural_index - 1] + 1;
+            if (end <= start || std::memchr(text + start, '\n', end - start) != nullptr) {
+                return false;  // a container continues on the next line
+            }
+        } else {
+            end = scalar_token_end(text, start, in.size());
+        }
+        prev_end = end;
+        const std::uint64_t* const st = parser.doc.tape.get();
+        if (!copy_dom_words(st, parser.doc.string_buf.get(), 1, (st[0] & mask) - 1, tw, stack,
+                            depth, max_depth, max_bytes) ||
+            depth != 1 || tw.over_budget(max_bytes)) {
+            return false;
+        }
+        ++count;
+    }
+    // Only white space after the last document (stage 1 in streaming mode leaves out an
+    // unfinished last document without an error).
+    if (count == 0 || !lines_gap(text + prev_end, text + in.size(), false)) {
+        return false;
+    }
+    tw.close(0, count);
+    tw.finish();
+    return true;
+}
+
 // ---- large inputs: a top-level array decoded chunk by chunk ----
 //
 // The whole-document path holds, next to the input and the Document, simdjson's DOM of the
@@ -1850,6 +1975,23 @@ json_large_input_stats json_large_input_counters() noexcept {
             large_counters.fallbacks, thread_dom_parser().capacity()};
 #else
     return {};
+#endif
+}
+
+bool json_read_lines(std::string_view in, builder& b) {
+#if POLYCODEC_JSON_DECODER == 3
+    if (!lines_path_applies(in, b)) {
+        return false;
+    }
+    if (read_lines_with_dom_tape(in, b)) {
+        return true;
+    }
+    b.reset();  // the fast path may have written part of the tape
+    return false;
+#else
+    (void)in;
+    (void)b;
+    return false;
 #endif
 }
 

@@ -1,6 +1,8 @@
-// NDJSON / JSON Lines: one JSON value per line, decoded to an array. Each line is read by the
-// JSON reader of json.cpp (detail/json_text.hpp) on the whole input, so error offsets, lines and
-// columns are those of the whole input. Lines whose only content is white space (space, tab,
+// NDJSON / JSON Lines: one JSON value per line, decoded to an array. Inputs up to 16 MiB go
+// first through simdjson's DOM parser in streaming mode (json_read_lines, json.cpp), each line's
+// tape copied into the Document; what that refuses, and larger inputs, are read line by line by
+// the JSON reader of json.cpp (detail/json_text.hpp) on the whole input, so error offsets, lines
+// and columns are those of the whole input. Lines whose only content is white space (space, tab,
 // CR) are skipped. The encoder writes each element of a root array as compact JSON followed by
 // "\n". docs/formats/ndjson.md has the rules.
 #include <string>
@@ -26,6 +28,11 @@ result<void> decode_ndjson(std::string_view in, builder& b, const decode_options
     if (in.size() >= 3 && in.substr(0, 3) == "\xEF\xBB\xBF") {
         return fail(make_error(errc::unexpected_char, 0,
                                "a byte order mark is not allowed before JSON text"));
+    }
+    // simdjson's document stream first (json.cpp); what it does not take, the own reader
+    // below reads line by line, and words every error.
+    if (json_read_lines(in, b)) {
+        return {};
     }
     if (!b.begin_array()) {
         return fail(make_error(b.status(), 0, "document larger than its size budget"));

@@ -570,22 +570,38 @@ bool forms_nesting(std::string_view key) {
     return true;
 }
 
-bool unreserved(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '.' || c == '_' || c == '~';
+// The bytes written as they are (RFC 3986 unreserved); every other byte as %XX.
+constexpr struct unreserved_table {
+    bool v[256];
+    constexpr unreserved_table() : v() {
+        for (int c = 0; c < 256; ++c) {
+            v[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                   c == '-' || c == '.' || c == '_' || c == '~';
+        }
+    }
+} unreserved_bytes;
+
+// Writes `s` percent-encoded at `dst` (room for 3 bytes per byte of s); returns its end.
+char* percent_encode_to(char* dst, std::string_view s) {
+    static const char* hex = "0123456789ABCDEF";
+    for (unsigned char c : s) {
+        if (unreserved_bytes.v[c]) {
+            *dst++ = static_cast<char>(c);
+        } else {
+            dst[0] = '%';
+            dst[1] = hex[c >> 4];
+            dst[2] = hex[c & 15];
+            dst += 3;
+        }
+    }
+    return dst;
 }
 
 void percent_encode(std::string& out, std::string_view s) {
-    static const char* hex = "0123456789ABCDEF";
-    for (unsigned char c : s) {
-        if (unreserved(c)) {
-            out.push_back(static_cast<char>(c));
-        } else {
-            out.push_back('%');
-            out.push_back(hex[c >> 4]);
-            out.push_back(hex[c & 15]);
-        }
-    }
+    const std::size_t at = out.size();
+    out.resize(at + 3 * s.size());
+    char* end = percent_encode_to(out.data() + at, s);
+    out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 // The writer's strings, kept per thread and reused across calls (#6).
@@ -624,10 +640,12 @@ public:
                                            "array)"));
         }
         for (auto [k, v] : m.entries()) {
-            if (!textinfer::scalar_text(k, key_) || k.is_bool() || k.kind() == kind::float64 ||
-                k.kind() == kind::bytes) {
+            std::string_view key;  // a view into the Document, or the scratch string
+            if (k.is_bool() || k.kind() == kind::float64 || k.kind() == kind::bytes ||
+                !textinfer::scalar_view(k, key_, key)) {
                 POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "urlform"));
                 key_ = std::move(text);
+                key = key_;
             }
             // A top-level name with brackets that do not form name[key] nesting reads back as
             // that literal name ("a]", "[a]", as qs does), so it is written percent-encoded when
@@ -636,29 +654,29 @@ public:
             // The reader splits a pair name at its first '[' into NAME[seg]...: a top-level key
             // over a container needs a non-empty NAME without '[' (']' is fine: "a]" + "[b]"
             // reads back as name "a]", key "b"); nested keys need no brackets at all.
-            const bool has_open = key_.find('[') != std::string::npos;
-            bool literal_ok = top && !v.is_container() && !forms_nesting(key_);
-            bool name_ok = top && v.is_container() && !key_.empty() && !has_open;
-            if (top && (key_.empty() || (has_open && !forms_nesting(key_))) && repeatable(v)) {
+            const bool has_open = key.find('[') != std::string_view::npos;
+            bool literal_ok = top && !v.is_container() && !forms_nesting(key);
+            bool name_ok = top && v.is_container() && !key.empty() && !has_open;
+            if (top && (key.empty() || (has_open && !forms_nesting(key))) && repeatable(v)) {
                 // A name that cannot carry "[0]" (empty, or brackets read literally) over two or
                 // more scalars: the repeated name, "=a&=b" for {"": ["a", "b"]}.
                 for (value c : v.items()) {
                     prefix_.resize(base);
-                    percent_encode(prefix_, key_);
+                    percent_encode(prefix_, key);
                     POLYCODEC_TRY(write(c));
                 }
                 continue;
             }
-            if ((key_.find_first_of("[]") != std::string::npos && !literal_ok && !name_ok) ||
-                (!top && key_.empty()) || (top && key_.empty() && v.is_container())) {
+            if ((key.find_first_of("[]") != std::string_view::npos && !literal_ok && !name_ok) ||
+                (!top && key.empty()) || (top && key.empty() && v.is_container())) {
                 if (!allow_lossy(opt_, k, "key_brackets", "key with brackets written as is")) {
                     return fail(unrepresentable(
-                        k, key_.empty() ? std::string(top ? "an empty name over a map, or over an "
+                        k, key.empty() ? std::string(top ? "an empty name over a map, or over an "
                                                             "array of fewer than two scalars, is "
                                                             "not representable in urlform"
                                                           : "an empty nested key is not "
                                                             "representable in urlform")
-                                        : "key '" + key_ + "' with '[' or ']' is not "
+                                        : "key '" + std::string(key) + "' with '[' or ']' is not "
                                                            "representable in urlform"));
                 }
             }
@@ -666,7 +684,7 @@ public:
             if (!top) {
                 prefix_.push_back('[');
             }
-            percent_encode(prefix_, key_);
+            percent_encode(prefix_, key);
             if (!top) {
                 prefix_.push_back(']');
             }
@@ -698,6 +716,7 @@ private:
     }
 
     result<void> write(value v) {
+        std::string_view text;  // null: empty
         switch (v.kind()) {
             case kind::map:
                 if (v.size() == 0) {
@@ -740,20 +759,22 @@ private:
                 if (!allow_lossy(opt_, v, "null_to_empty", "null written as an empty value")) {
                     return fail(unrepresentable(v, "null is not representable in urlform"));
                 }
-                text_.clear();
                 break;
             default:
-                textinfer::scalar_text(v, text_);
+                textinfer::scalar_view(v, text_, text);
         }
+        // "&" prefix "=" and the value percent-encoded, written in place.
+        char* const begin = out_.prepare(2 + prefix_.size() + 3 * text.size());
+        char* w = begin;
         if (!first_) {
-            out_.push_back('&');
+            *w++ = '&';
         }
         first_ = false;
-        out_.append(prefix_);
-        out_.push_back('=');
-        enc_.clear();
-        percent_encode(enc_, text_);
-        out_.append(enc_);
+        std::memcpy(w, prefix_.data(), prefix_.size());
+        w += prefix_.size();
+        *w++ = '=';
+        w = percent_encode_to(w, text);
+        out_.commit(static_cast<std::size_t>(w - begin));
         return {};
     }
 
