@@ -316,7 +316,6 @@ private:
 
     // The fields of object `v` into the open map; `any`: skip "@type".
     result<void> fields(value v, const pb::message_desc& m, int depth, bool any) {
-        seen_.resize(0);
         std::vector<std::uint8_t> seen(m.fields.size(), 0);
         std::vector<std::int32_t> oneof(m.oneof_count, pb::no_index);
         for (entry e : v.entries()) {
@@ -372,10 +371,10 @@ private:
             if (!b_.begin_map()) {
                 return limit();
             }
-            keys_.clear();
+            std::unordered_set<std::string_view> keys;
             for (entry e : v.entries()) {
                 std::string_view k = e.key.get_string();
-                if (!keys_.insert(k).second) {
+                if (!keys.insert(k).second) {
                     return fail(bad(e.key, "map key \"" + std::string(k) + "\" given twice"));
                 }
                 if (e.val.is_null() && !null_is_value(vf)) {
@@ -554,10 +553,12 @@ private:
             default: return fail(bad(v, "field " + f.name + " needs a number"));
         }
         if (f.type == field_type::float_ && std::isfinite(d)) {
-            if (std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max())) {
+            // Rounded to the nearest float32; a value that rounds past FLT_MAX is refused.
+            auto r = static_cast<float>(d);
+            if (std::isinf(r)) {
                 return fail(bad(v, "value out of range for float field " + f.name));
             }
-            d = static_cast<double>(static_cast<float>(d));
+            d = static_cast<double>(r);
         }
         b_.add_double(d);
         return {};
@@ -886,8 +887,6 @@ private:
     builder& b_;
     const decode_options& opt_;
     std::string scratch_;
-    std::vector<std::uint8_t> seen_;
-    std::unordered_set<std::string_view> keys_;
 };
 
 struct scratch {
@@ -1117,7 +1116,11 @@ private:
             if (ec == std::errc()) {
                 std::from_chars(buf, p, r);
             }
-            b_.add_double(r);
+            // Near FLT_MAX the float32 text ("3.4028235e+38") reads as a double above FLT_MAX,
+            // which json_format refuses: the exact value is written there.
+            b_.add_double(std::fabs(r) > static_cast<double>(std::numeric_limits<float>::max())
+                              ? d
+                              : r);
         } else {
             b_.add_double(d);
         }
