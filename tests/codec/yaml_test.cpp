@@ -173,6 +173,8 @@ const message_case message_cases[] = {
     {"- [a]\n  - b\n", 8, "expected a sequence entry ('- ') at the sequence's indentation"},
     {"- a\nb: c\n", 4, "expected end of document ('---', '...' or end of input), saw 'b'"},
     {"[a, b", 5, "expected ',' or ']' in a flow sequence, saw end of input"},
+    {"- !a/[ foo ]\n", 5, "expected white space after a node property, saw '['"},
+    {"&x{a: 1}\n", 2, "expected white space after a node property, saw '{'"},
     {"[a,", 3, "expected ']' closing the flow sequence, saw end of input"},
     {"{a: 1 b: 2}", 7, "expected ',' or '}' in a flow mapping, saw ':'"},
     {"[a, , b]", 4, "expected a value, saw ','"},

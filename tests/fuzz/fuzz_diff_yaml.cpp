@@ -15,23 +15,130 @@ namespace {
 
 // libfyaml's third documented bug (docs/formats/yaml.md): in a folded scalar it drops the line
 // break before a more-indented line that follows an empty line. A disagreement on an input
-// that holds both a '>' and an empty line followed by an indented one is not reported; every
+// that holds both a '>' and an empty line (or one of only white space) followed by an
+// indented one is not reported; every
 // other input is still compared.
 bool may_hit_folded_break_bug(std::string_view text) {
     if (text.find('>') == std::string_view::npos) {
         return false;
     }
-    for (std::size_t at = text.find("\n\n"); at != std::string_view::npos;
-         at = text.find("\n\n", at + 1)) {
-        std::size_t next = at + 2;
-        while (next < text.size() && text[next] == '\n') {
-            ++next;
+    // Lines of only spaces and tabs are empty lines of a block scalar too.
+    bool after_empty = false;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        std::size_t eol = text.find('\n', at);
+        std::string_view line = text.substr(at, eol == std::string_view::npos ? eol : eol - at);
+        bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
+        if (!blank && after_empty && (line[0] == ' ' || line[0] == '\t')) {
+            return true;
         }
-        if (next < text.size() && (text[next] == ' ' || text[next] == '\t')) {
+        after_empty = blank;
+        if (eol == std::string_view::npos) {
+            break;
+        }
+        at = eol + 1;
+    }
+    return false;
+}
+
+// libfyaml's fourth (docs/formats/yaml.md): through its document API, a literal or folded
+// scalar whose last line ends the input without a line break loses the line feed that clip and
+// keep chomping give it (`- |+` / `  kf  ` at the end: libfyaml "kf  "; we, npm yaml and
+// yaml-test-suite L24T/01 and JEF9/02, where the end of input ends the last line: "kf  \n").
+// Where libfyaml disagrees on such an input, it is read again with a line break appended (which
+// changes no value in YAML), and that reading must agree.
+bool may_hit_final_break_bug(std::string_view text) {
+    return !text.empty() && text.back() != '\n' && text.back() != '\r' &&
+           text.find_first_of("|>") != std::string_view::npos;
+}
+
+// libfyaml's fifth (docs/formats/yaml.md): in a double-quoted scalar, an escaped space or tab
+// at the end of a line ("a\ " / " b") is lost with the line folding after it (libfyaml "ab";
+// we, npm yaml and PyYAML "a  b"). A disagreement on an input holding a '\' and a space or
+// tab with only white space up to a line break after it is not reported.
+bool may_hit_escaped_space_bug(std::string_view text) {
+    for (std::size_t at = text.find('\\'); at != std::string_view::npos;
+         at = text.find('\\', at + 1)) {
+        std::size_t k = at + 1;
+        if (k >= text.size() || (text[k] != ' ' && text[k] != '\t')) {
+            continue;
+        }
+        while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) {
+            ++k;
+        }
+        if (k < text.size() && (text[k] == '\n' || text[k] == '\r')) {
             return true;
         }
     }
     return false;
+}
+
+// libfyaml's sixth (docs/formats/yaml.md): a tag right before a ',' (`[!s,b]`). YAML 1.2's
+// tag characters exclude the flow indicators, so the tag is `!s` on an empty node and `b` is
+// the next entry (npm yaml agrees); libfyaml takes `!s,b` as the tag. Not reported.
+bool has_tag_before_flow_indicator(std::string_view text) {
+    for (std::size_t at = text.find('!'); at != std::string_view::npos;
+         at = text.find('!', at + 1)) {
+        std::size_t k = at + 1;
+        while (k < text.size() && text[k] != ' ' && text[k] != '\t' && text[k] != '\n' &&
+               text[k] != '\r' && text[k] != ',' && text[k] != '[' && text[k] != ']' &&
+               text[k] != '{' && text[k] != '}') {
+            ++k;
+        }
+        if (k < text.size() && text[k] == ',') {
+            return true;
+        }
+    }
+    return false;
+}
+
+// libfyaml's seventh (docs/formats/yaml.md): a line starting with '%' inside a document's
+// content (`>` / empty lines / `%`). Only a document's prefix holds directives, so it is content
+// (npm yaml agrees); libfyaml takes it for a directive and ends the scalar. Not reported.
+bool has_percent_line_after_the_first(std::string_view text) {
+    return text.find("\n%") != std::string_view::npos;
+}
+
+// A `?` right before a flow indicator (`[?]`, `{?, a}`): YAML 1.2 has no reading of it (the
+// explicit key indicator wants white space after it, a plain scalar may not start with `?`
+// followed by an indicator). We read it as npm yaml and PyYAML do, an empty key with an empty
+// value; libfyaml reads the string "?" (docs/formats/yaml.md). Not reported.
+bool has_bare_flow_question_mark(std::string_view text) {
+    for (std::size_t at = text.find('?'); at != std::string_view::npos;
+         at = text.find('?', at + 1)) {
+        if (at + 1 < text.size() && (text[at + 1] == ',' || text[at + 1] == ']' ||
+                                     text[at + 1] == '}')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether libfyaml reads `text` as `d` holds it: true when it agrees, or refuses the text (an
+// input only one side accepts is not reported); else false with the difference in `why`.
+bool agrees(const polycodec::document& d, const std::string& text, std::string& why,
+            bool block_ends) {
+    polycodec::test::yaml_oracle::fy_stream fy(text);
+    if (!fy.ok) {
+        return true;
+    }
+    if (d.root().size() != fy.docs.size()) {
+        why = "document counts differ: ours " + std::to_string(d.root().size()) +
+              ", libfyaml " + std::to_string(fy.docs.size());
+        return false;
+    }
+    std::size_t i = 0;
+    for (polycodec::value doc : d.root().items()) {
+        polycodec::test::yaml_oracle::oracle o;
+        o.tolerate_split_pairs = true;  // libfyaml's documented bug (docs/formats/yaml.md)
+        o.tolerate_block_scalar_ends = block_ends;  // its fourth
+        if (!o.match(doc, fy_document_root(fy.docs[i]), "doc" + std::to_string(i))) {
+            why = "value disagreement: " + o.why;
+            return false;
+        }
+        ++i;
+    }
+    return true;
 }
 
 }  // namespace
@@ -48,28 +155,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!r) {
         return 0;
     }
-    polycodec::test::yaml_oracle::fy_stream fy(text);
-    if (!fy.ok) {
+    // libfyaml reads the text as it is; where its fourth bug may apply, a reading of the text
+    // with a line break appended may agree instead.
+    std::string why;
+    bool final_break = may_hit_final_break_bug(text);
+    if (agrees(d, text, why, final_break) ||
+        (final_break && agrees(d, text + '\n', why, true))) {
         return 0;
     }
-    if (d.root().size() != fy.docs.size()) {
-        std::fprintf(stderr, "document counts differ: ours %zu, libfyaml %zu\n", d.root().size(),
-                     fy.docs.size());
-        std::abort();
+    if (may_hit_folded_break_bug(text) || has_bare_flow_question_mark(text) ||
+        may_hit_escaped_space_bug(text) || has_tag_before_flow_indicator(text) ||
+        has_percent_line_after_the_first(text)) {
+        return 0;
     }
-    std::size_t i = 0;
-    for (polycodec::value doc : d.root().items()) {
-        polycodec::test::yaml_oracle::oracle o;
-        o.tolerate_split_pairs = true;  // libfyaml's documented bug (docs/formats/yaml.md)
-        if (!o.match(doc, fy_document_root(fy.docs[i]), "doc" + std::to_string(i))) {
-            if (may_hit_folded_break_bug(text)) {
-                return 0;
-            }
-            std::fprintf(stderr, "value disagreement: %s\nours: %s\n", o.why.c_str(),
-                         polycodec::to_debug_string(d.root()).c_str());
-            std::abort();
-        }
-        ++i;
-    }
+    std::fprintf(stderr, "%s\nours: %s\n", why.c_str(),
+                 polycodec::to_debug_string(d.root()).c_str());
+    std::abort();
     return 0;
 }

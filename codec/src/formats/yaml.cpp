@@ -852,7 +852,9 @@ private:
                 pr.tag = s;
                 pr.tag_end = p_;
             }
-            if (p_ < end_ && !blankz(p_) && !y_flow_ind(*p_)) {
+            // A ',', ']' or '}' may end an empty node right after its properties; content,
+            // a '[' or '{' included, needs white space first.
+            if (p_ < end_ && !blankz(p_) && (!y_flow_ind(*p_) || *p_ == '[' || *p_ == '{')) {
                 return fail_(at(p_, "white space after a node property"));
             }
             while (p_ < end_ && y_ws(*p_)) {
