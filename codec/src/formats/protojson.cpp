@@ -247,11 +247,35 @@ bool snake_to_camel(std::string_view in, std::string& out) {
     return true;
 }
 
+// Per-thread buffers of the reader, reused so that decoding allocates nothing once warm: field
+// marks of the messages being read (a stack), keys being checked for duplicates, a key's text.
+struct pools {
+    std::vector<std::int32_t> marks;
+    std::vector<std::string_view> keys;
+    std::string key;
+};
+
+// True when two of `v`'s map keys are equal; `at` gets the second one.
+bool duplicate_key(value v, std::vector<std::string_view>& pool, std::string_view& at) {
+    std::size_t base = pool.size();
+    for (entry e : v.entries()) {
+        pool.push_back(e.key.get_string());
+    }
+    std::sort(pool.begin() + static_cast<std::ptrdiff_t>(base), pool.end());
+    auto it = std::adjacent_find(pool.begin() + static_cast<std::ptrdiff_t>(base), pool.end());
+    bool dup = it != pool.end();
+    if (dup) {
+        at = *it;
+    }
+    pool.resize(base);
+    return dup;
+}
+
 class reader {
 public:
     reader(const pb::schema& s, std::string_view text, const document& in, builder& out,
-           const decode_options& opt)
-        : s_(s), text_(text), in_(in), b_(out), opt_(opt) {}
+           const decode_options& opt, pools& pool)
+        : s_(s), text_(text), in_(in), b_(out), opt_(opt), pool_(pool) {}
 
     result<void> root(std::int32_t m) { return message(in_.root(), s_.messages[m], 0); }
 
@@ -309,21 +333,31 @@ private:
         if (!b_.begin_map()) {
             return limit();
         }
+        // Enums are open (any number) in proto3 files, closed in proto2 ones: the message's
+        // file decides for the enums of its fields.
+        bool saved = current_proto3_;
+        current_proto3_ = m.proto3;
         POLYCODEC_TRY(fields(v, m, depth, false));
+        current_proto3_ = saved;
         b_.end_map();
         return {};
     }
 
     // The fields of object `v` into the open map; `any`: skip "@type".
     result<void> fields(value v, const pb::message_desc& m, int depth, bool any) {
-        std::vector<std::uint8_t> seen(m.fields.size(), 0);
-        std::vector<std::int32_t> oneof(m.oneof_count, pb::no_index);
+        // marks[base + i]: field i seen; marks[base + fields + o]: the member of oneof o set.
+        const std::size_t base = pool_.marks.size();
+        const std::size_t nf = m.fields.size();
+        pool_.marks.resize(base + nf + m.oneof_count, pb::no_index);
+        auto seen = [&](std::size_t i) -> std::int32_t& { return pool_.marks[base + i]; };
+        auto oneof = [&](std::size_t o) -> std::int32_t& { return pool_.marks[base + nf + o]; };
         for (entry e : v.entries()) {
             std::string_view key = e.key.get_string();
             if (any && key == "@type") {
                 continue;
             }
-            auto it = m.by_name.find(std::string(key));
+            pool_.key.assign(key);
+            auto it = m.by_name.find(pool_.key);
             if (it == m.by_name.end()) {
                 if (opt_.protojson.ignore_unknown_fields) {
                     continue;
@@ -331,11 +365,11 @@ private:
                 return fail(bad(e.key, "no field \"" + std::string(key) + "\" in " + m.full_name));
             }
             const pb::field_desc& f = m.fields[it->second];
-            if (seen[it->second] != 0) {
+            if (seen(it->second) != pb::no_index) {
                 return fail(bad(e.key, "field " + f.name + " given twice (as \"" +
                                            std::string(key) + "\")"));
             }
-            seen[it->second] = 1;
+            seen(it->second) = 1;
             if (e.val.is_null() && !(null_is_value(f) && !f.repeated && !f.map)) {
                 continue;  // null: the field's default, absent
             }
@@ -343,15 +377,16 @@ private:
                 continue;
             }
             if (f.oneof != pb::no_index) {
-                if (oneof[f.oneof] != pb::no_index) {
-                    return fail(bad(e.key, "fields " + m.fields[oneof[f.oneof]].name + " and " +
+                if (oneof(f.oneof) != pb::no_index) {
+                    return fail(bad(e.key, "fields " + m.fields[oneof(f.oneof)].name + " and " +
                                                f.name + " of one oneof are both set"));
                 }
-                oneof[f.oneof] = it->second;
+                oneof(f.oneof) = it->second;
             }
             b_.add_string(f.name);
             POLYCODEC_TRY(field(e.val, f, depth));
         }
+        pool_.marks.resize(base);
         return {};
     }
 
@@ -371,12 +406,11 @@ private:
             if (!b_.begin_map()) {
                 return limit();
             }
-            std::unordered_set<std::string_view> keys;
+            std::string_view dup;
+            if (duplicate_key(v, pool_.keys, dup)) {
+                return fail(bad(v, "map key \"" + std::string(dup) + "\" given twice"));
+            }
             for (entry e : v.entries()) {
-                std::string_view k = e.key.get_string();
-                if (!keys.insert(k).second) {
-                    return fail(bad(e.key, "map key \"" + std::string(k) + "\" given twice"));
-                }
                 if (e.val.is_null() && !null_is_value(vf)) {
                     return fail(bad(e.val, "null is not a value of map field " + f.name));
                 }
@@ -861,12 +895,11 @@ private:
                 if (!b_.begin_map()) {
                     return limit();
                 }
-                std::unordered_set<std::string_view> keys;
+                std::string_view dup;
+                if (duplicate_key(v, pool_.keys, dup)) {
+                    return fail(bad(v, "key \"" + std::string(dup) + "\" given twice"));
+                }
                 for (entry e : v.entries()) {
-                    if (!keys.insert(e.key.get_string()).second) {
-                        return fail(bad(e.key, "key \"" + std::string(e.key.get_string()) +
-                                                   "\" given twice"));
-                    }
                     b_.add_string(e.key.get_string());
                     POLYCODEC_TRY(json_value(e.val, depth + 1));
                 }
@@ -886,6 +919,7 @@ private:
     const document& in_;
     builder& b_;
     const decode_options& opt_;
+    pools& pool_;
     std::string scratch_;
 };
 
@@ -893,6 +927,7 @@ struct scratch {
     document json;
     document normal;
     output_buffer wire;
+    pools pool;
 };
 
 scratch& thread_scratch() {
@@ -923,7 +958,9 @@ result<void> decode_protojson(std::string_view in, builder& b, const decode_opti
     {
         builder nb(sc.normal, opt.limits);
         nb.reset();
-        reader r(s, in, sc.json, nb, opt);
+        sc.pool.marks.clear();
+        sc.pool.keys.clear();
+        reader r(s, in, sc.json, nb, opt, sc.pool);
         r.current_proto3_ = s.messages[m].proto3;
         POLYCODEC_TRY(r.root(m));
         if (!nb.ok()) {
@@ -952,8 +989,8 @@ result<void> decode_protojson(std::string_view in, builder& b, const decode_opti
 
 class printer {
 public:
-    printer(const pb::schema& s, builder& out, const encode_options& opt)
-        : s_(s), b_(out), opt_(opt) {}
+    printer(const pb::schema& s, builder& out, const encode_options& opt, output_buffer& text)
+        : s_(s), b_(out), opt_(opt), out_(text) {}
 
     result<void> message(value v, const pb::message_desc& m) {
         if (m.kind != wkt::none) {
@@ -1073,10 +1110,13 @@ private:
             for (entry e : v.entries()) {
                 if (e.key.kind() == kind::string) {
                     b_.add_string(e.key.get_string());
-                } else if (e.key.kind() == kind::int64) {
-                    b_.add_string(std::to_string(e.key.get_int()));
-                } else if (e.key.kind() == kind::uint64) {
-                    b_.add_string(std::to_string(e.key.get_uint()));
+                } else if (e.key.kind() == kind::int64 || e.key.kind() == kind::uint64) {
+                    char buf[24];
+                    auto [p, ec] = e.key.kind() == kind::uint64
+                                       ? std::to_chars(buf, buf + sizeof buf, e.key.get_uint())
+                                       : std::to_chars(buf, buf + sizeof buf, e.key.get_int());
+                    (void)ec;
+                    b_.add_string(std::string_view(buf, static_cast<std::size_t>(p - buf)));
                 } else if (e.key.is_bool()) {
                     b_.add_string(e.key.get_bool() ? "true" : "false");
                 } else {
@@ -1167,8 +1207,12 @@ private:
             case field_type::group: return message(v, s_.messages[f.message]);
             default:
                 if (is_64bit(f.type)) {
-                    b_.add_string(v.kind() == kind::uint64 ? std::to_string(v.get_uint())
-                                                           : std::to_string(v.get_int()));
+                    char buf[24];
+                    auto [p, ec] = v.kind() == kind::uint64
+                                       ? std::to_chars(buf, buf + sizeof buf, v.get_uint())
+                                       : std::to_chars(buf, buf + sizeof buf, v.get_int());
+                    (void)ec;
+                    b_.add_string(std::string_view(buf, static_cast<std::size_t>(p - buf)));
                 } else {
                     b_.add_int(v.get_int());
                 }
@@ -1295,13 +1339,14 @@ private:
     const pb::schema& s_;
     builder& b_;
     const encode_options& opt_;
-    output_buffer out_;
+    output_buffer& out_;  ///< base64 text, per thread
 };
 
 struct print_scratch {
     document canon;
     document json;
     output_buffer wire;
+    output_buffer text;
 };
 
 print_scratch& thread_print_scratch() {
@@ -1326,7 +1371,7 @@ result<void> encode_protojson(const document& doc, output_buffer& out, const enc
     {
         builder jb(sc.json);
         jb.reset();
-        printer p(s, jb, opt);
+        printer p(s, jb, opt, sc.text);
         POLYCODEC_TRY(p.message(sc.canon.root(), s.messages[m]));
     }
     encode_options jo;
