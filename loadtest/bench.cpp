@@ -362,10 +362,10 @@ int bench_file(const std::string& path, const options& opt) {
                     eo.schema = dopt.schema = *parsed;
                 }
             }
-            // protobuf: fixtures/schemas/<stem>.binpb (scripts/gen_fixtures.py).
+            // protobuf, protojson: fixtures/schemas/<stem>.binpb (scripts/gen_fixtures.py).
             bool desc_ok = false;
             std::string desc = read_file(fixtures_dir() + "/schemas/" + stem + ".binpb", desc_ok);
-            if (desc_ok && f.id == format_id::protobuf) {
+            if (desc_ok && (f.id == format_id::protobuf || f.id == format_id::protojson)) {
                 if (auto pb = protobuf::parse_descriptor_set(desc)) {
                     eo.protobuf_schema = dopt.protobuf_schema = *pb;
                 }

@@ -39,6 +39,7 @@
 #include "peer_keep.hpp"
 #include "peer_libbson.hpp"
 #include "peer_libyaml.hpp"
+#include "peer_protojson.hpp"
 #include "polycodec/formats/protobuf.hpp"
 #include "polycodec/polycodec.hpp"
 
@@ -362,6 +363,37 @@ void compare_dataset(const std::string& path) {
         }
     }
 #endif
+    // protojson: bench.json's records as polycodec.bench.Bench (fixtures/schemas/<stem>.binpb),
+    // against libprotobuf's JsonStringToMessage / MessageToJsonString on a DynamicMessage.
+    {
+        auto stem = path.substr(path.find_last_of('/') + 1);
+        stem = stem.substr(0, stem.find('.'));
+        std::ifstream df(fixtures_dir() + "/schemas/" + stem + ".binpb", std::ios::binary);
+        std::string desc((std::istreambuf_iterator<char>(df)), std::istreambuf_iterator<char>());
+        auto pb = desc.empty() ? decltype(protobuf::parse_descriptor_set(desc)){}
+                               : protobuf::parse_descriptor_set(desc);
+        encode_options eo;
+        decode_options dopt;
+        output_buffer out;
+        if (!desc.empty() && pb) {
+            eo.protobuf_schema = dopt.protobuf_schema = *pb;
+            eo.type_name = dopt.type_name = "polycodec.bench.Bench";
+        }
+        if (!desc.empty() && pb && encode(format_id::protojson, wrapped, out, eo)) {
+            std::string bytes(out.view());
+            document back;
+            run("protojson", "encode", "polycodec", bytes.size(), [&] {
+                out.clear();
+                (void)encode(format_id::protojson, wrapped, out, eo);
+            });
+            run("protojson", "decode", "polycodec", bytes.size(),
+                [&] { (void)decode(format_id::protojson, bytes, back, dopt); });
+            protojson_libprotobuf_rows(desc, "polycodec.bench.Bench", bytes, run);
+        } else {
+            std::fprintf(stderr, "peers: protojson needs fixtures/schemas/%s.binpb; its rows are "
+                                 "skipped\n", stem.c_str());
+        }
+    }
 
     // The table: every peer next to ours, with the ratio ours / peer.
     std::printf("format,op,library,MBps,polycodec_MBps,ratio\n");

@@ -20,7 +20,7 @@ const detail::codec_functions* const codecs[format_count] = {
     &detail::urlform_codec, &detail::ini_codec,     &detail::edn_codec,
     &detail::ubjson_codec,  &detail::smile_codec,   &detail::dotenv_codec,
     &detail::protobuf_codec, &detail::avro_codec, &detail::xml_codec,
-    &detail::plist_codec,   &detail::properties_codec,
+    &detail::plist_codec,   &detail::properties_codec, &detail::protojson_codec,
 };
 
 const detail::codec_functions* codec_of(format_id f) noexcept {

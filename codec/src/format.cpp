@@ -67,6 +67,8 @@ constexpr sv plist_types[] = {"application/x-plist", "application/x-bplist"};
 constexpr sv plist_ext[] = {".plist"};
 constexpr sv properties_types[] = {"text/x-java-properties"};
 constexpr sv properties_ext[] = {".properties"};
+constexpr sv protojson_types[] = {"application/x-protojson"};
+constexpr sv protojson_ext[] = {".pjson"};
 
 // Capabilities: text, null, boolean, floats, bytes, any_keys, map_root_only, tabular, schema.
 constexpr format_caps text_json{true, true, true, true, false, false, false, false, false};
@@ -118,6 +120,8 @@ constexpr format_info table[] = {
      {false, false, true, true, true, false, false, false, false}},
     {format_id::properties, "properties", properties_types, properties_ext,
      {true, false, false, false, false, false, true, false, false}},
+    {format_id::protojson, "protojson", protojson_types, protojson_ext,
+     {true, true, true, true, false, false, true, false, true}},
 };
 
 constexpr bool ids_increasing() {

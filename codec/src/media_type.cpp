@@ -168,8 +168,10 @@ constexpr format_id csv_properties[] = {format_id::csv, format_id::properties};
 constexpr format_id yaml_only[] = {format_id::yaml};
 constexpr format_id postcard_only[] = {format_id::postcard};
 constexpr format_id schema_formats[] = {format_id::postcard, format_id::protobuf,
-                                        format_id::avro};
-constexpr format_id typed_schema_formats[] = {format_id::protobuf, format_id::avro};
+                                        format_id::avro, format_id::protojson};
+constexpr format_id typed_schema_formats[] = {format_id::protobuf, format_id::avro,
+                                              format_id::protojson};
+constexpr format_id protojson_only[] = {format_id::protojson};
 constexpr format_id avro_only[] = {format_id::avro};
 constexpr format_id framed_formats[] = {format_id::avro, format_id::protobuf};
 constexpr std::string_view framing_values[] = {"none", "single_object", "confluent"};
@@ -408,6 +410,34 @@ constexpr option_info option_rows[] = {
          o.decode.type_name = o.encode.type_name = std::string(v);
          return {};
      }},
+    {"preserve_proto_field_names", option_kind::boolean, bool_values, "false", protojson_only,
+     "protojson output: keys are the .proto field names instead of lowerCamelCase json_name",
+     [](std::string_view v, transcode_options& o) {
+         return set_flags("preserve_proto_field_names", v,
+                          o.decode.protojson.preserve_proto_field_names,
+                          o.encode.protojson.preserve_proto_field_names);
+     }},
+    {"always_print_primitive_fields", option_kind::boolean, bool_values, "false", protojson_only,
+     "protojson output: fields without presence (proto3 scalars, repeated, maps) are written "
+     "at their default (0, \"\", false, [], {}) when unset",
+     [](std::string_view v, transcode_options& o) {
+         return set_flags("always_print_primitive_fields", v,
+                          o.decode.protojson.always_print_primitive_fields,
+                          o.encode.protojson.always_print_primitive_fields);
+     }},
+    {"enums_as_ints", option_kind::boolean, bool_values, "false", protojson_only,
+     "protojson output: enum values as their numbers instead of their names",
+     [](std::string_view v, transcode_options& o) {
+         return set_flags("enums_as_ints", v, o.decode.protojson.enums_as_ints,
+                          o.encode.protojson.enums_as_ints);
+     }},
+    {"ignore_unknown_fields", option_kind::boolean, bool_values, "false", protojson_only,
+     "protojson input: keys that name no field, and enum names the enum does not define, are "
+     "dropped instead of refused",
+     [](std::string_view v, transcode_options& o) {
+         return set_flags("ignore_unknown_fields", v, o.decode.protojson.ignore_unknown_fields,
+                          o.encode.protojson.ignore_unknown_fields);
+     }},
     {"reader_schema", option_kind::name, {}, "", avro_only,
      "avro: resolve the writer's schema to this reader's schema (a file of --schema-dir)",
      [](std::string_view v, transcode_options& o) -> result<void> {
@@ -558,6 +588,16 @@ result<const format_info*> resolve_format_spec(std::string_view spec, transcode_
                 opt.decode.seq = opt.encode.seq = true;
             }
         }
+        // application/json;profile=protojson names protojson (DESIGN section 14).
+        if (f != nullptr && f->id == format_id::json) {
+            for (auto it = params.begin(); it != params.end(); ++it) {
+                if (it->first == "profile" && iequals(it->second, "protojson")) {
+                    f = find_format(format_id::protojson);
+                    params.erase(it);
+                    break;
+                }
+            }
+        }
         if (f != nullptr && m->essence() == "text/tab-separated-values") {
             opt.decode.csv_tab = opt.encode.csv_tab = true;
         }
@@ -678,6 +718,28 @@ negotiation negotiate(std::string_view accept, const format_info& fallback,
             std::string_view s = mt.substr(slash + 1);
             for (const accept_range& r : ranges) {
                 int spec;
+                // application/json;profile=protojson names protojson, not json.
+                bool pj_profile = false;
+                for (const auto& [k, v] : r.params) {
+                    pj_profile = pj_profile || (k == "profile" && iequals(v, "protojson"));
+                }
+                if (pj_profile && f.id == format_id::json) {
+                    continue;
+                }
+                if (pj_profile && f.id == format_id::protojson && r.type == "application" &&
+                    r.subtype == "json") {
+                    if (3 > f_spec) {
+                        f_spec = 3;
+                        f_q = r.q;
+                        f_params.clear();
+                        for (const auto& [k, v] : r.params) {
+                            if (k != "profile") {
+                                f_params.emplace_back(k, v);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 if (r.type == "*") {
                     spec = 0;
                 } else if (r.type != t) {

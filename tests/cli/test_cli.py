@@ -26,6 +26,7 @@ class FormatsCommand(unittest.TestCase):
         self.assertEqual(names[:21], ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv"])
         self.assertIn("plist", names)
         self.assertIn("properties", names)
+        self.assertIn("protojson", names)
         self.assertIn("xml", names)
         self.assertIn("avro", names)
         self.assertIn("protobuf", names)

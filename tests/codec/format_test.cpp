@@ -72,6 +72,9 @@ TEST(Format, LookupsByNameTypeExtensionAndPath) {
     EXPECT_EQ(find_format_by_extension("binpb")->id, format_id::protobuf);
     EXPECT_EQ(find_format_by_media_type("application/x-protobuf")->id, format_id::protobuf);
     EXPECT_EQ(find_format_by_number(26)->id, format_id::properties);
+    EXPECT_EQ(find_format_by_number(27)->id, format_id::protojson);
+    EXPECT_EQ(find_format_by_media_type("application/x-protojson")->id, format_id::protojson);
+    EXPECT_EQ(find_format_by_name("protojson")->id, format_id::protojson);
     EXPECT_EQ(find_format_by_media_type("text/x-java-properties")->id, format_id::properties);
     EXPECT_EQ(find_format_by_path("conf/app.properties")->id, format_id::properties);
     EXPECT_EQ(find_format_by_number(24)->id, format_id::xml);

@@ -218,5 +218,32 @@ TEST(Options, ExtjsonAndIntWidth) {
     EXPECT_EQ(transcode_options().encode.extjson, extjson_mode::relaxed);  // the default
 }
 
+// DESIGN section 14: application/json;profile=protojson names protojson, in Content-Type and
+// in Accept, and its options are protojson's.
+TEST(MediaType, ProtojsonProfileOfJson) {
+    transcode_options opt;
+    auto f = resolve_format_spec("application/json; profile=protojson; enums_as_ints=true", opt);
+    ASSERT_TRUE(f);
+    EXPECT_EQ((*f)->id, format_id::protojson);
+    EXPECT_TRUE(opt.encode.protojson.enums_as_ints);
+    transcode_options plain;
+    auto j = resolve_format_spec("application/json", plain);
+    ASSERT_TRUE(j);
+    EXPECT_EQ((*j)->id, format_id::json);
+    const format_info& cbor = *find_format(format_id::cbor);
+    EXPECT_EQ(negotiate("application/json;profile=protojson", cbor).format->id,
+              format_id::protojson);
+    EXPECT_EQ(negotiate("application/json", cbor).format->id, format_id::json);
+    EXPECT_EQ(negotiate("application/x-protojson", cbor).format->id, format_id::protojson);
+    transcode_options o2;
+    EXPECT_FALSE(resolve_format_spec("protojson;preserve_proto_field_names=maybe", o2));
+    ASSERT_TRUE(resolve_format_spec("protojson;preserve_proto_field_names=true;"
+                                    "always_print_primitive_fields=true;ignore_unknown_fields=1",
+                                    o2));
+    EXPECT_TRUE(o2.encode.protojson.preserve_proto_field_names);
+    EXPECT_TRUE(o2.encode.protojson.always_print_primitive_fields);
+    EXPECT_TRUE(o2.decode.protojson.ignore_unknown_fields);
+}
+
 }  // namespace
 }  // namespace polycodec

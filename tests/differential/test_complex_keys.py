@@ -44,7 +44,7 @@ def formats():
 HOLDS = {"cbor", "msgpack", "pickle", "ron", "sexpr", "edn", "yaml"}
 # Schema-driven formats: a map's keys come from the schema (message fields, avro map keys are
 # strings); without a schema they cannot write at all, which is their own tests' matter.
-NEEDS_SCHEMA = {"protobuf", "avro"}
+NEEDS_SCHEMA = {"protobuf", "avro", "protojson"}
 # XML: an element name cannot be "[1,2]" (nor its text), lossy or not; root=r names the root.
 NAME_ONLY = {"xml"}
 # Formats whose root must be a list of records.

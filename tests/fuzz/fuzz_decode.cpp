@@ -119,7 +119,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view in(reinterpret_cast<const char*>(data), size);
     static const auto schema =
         fuzzed == format_id::postcard ? fixture_schema() : std::shared_ptr<const postcard::schema>();
-    static const auto pb_schema = fuzzed == format_id::protobuf
+    static const auto pb_schema = fuzzed == format_id::protobuf || fuzzed == format_id::protojson
                                       ? protobuf_fixture_schema()
                                       : std::shared_ptr<const protobuf::schema>();
     static const auto avro_schema = fuzzed == format_id::avro
@@ -150,7 +150,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // the encoder of the same mapping.
         opt.xml.ordered = (pick & 1) != 0;
     }
-    if (fuzzed == format_id::protobuf) {
+    if (fuzzed == format_id::protobuf || fuzzed == format_id::protojson) {
         opt.type_name = (pick & 1) != 0 ? "protobuf_test_messages.proto2.TestAllTypesProto2"
                                         : "protobuf_test_messages.proto3.TestAllTypesProto3";
     }

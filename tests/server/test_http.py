@@ -266,6 +266,32 @@ class HttpTest(unittest.TestCase):
 
     # ---- headers, negotiation ----
 
+    def test_protojson_from_protobuf_and_back(self):
+        # protojson (docs/formats/protojson.md) with fixtures/schemas/bench.binpb: JSON ->
+        # protobuf -> application/json;profile=protojson (lowerCamelCase keys, int64 as
+        # strings) -> protobuf again, and its errors with line, column and path.
+        q = "/transcode?schema=bench&type=polycodec.bench.Bench"
+        doc = {"records": [{"id": 9007199254740993, "active": True, "score": 1.5,
+                            "name": "x", "tags": ["a"], "samples": [-1, 2]}]}
+        pb = self.post(q, json.dumps(doc).encode(), accept="application/x-protobuf")
+        self.assertEqual(pb.status, 200, pb)
+        r = self.post(q, pb.body, content_type="application/x-protobuf",
+                      accept="application/json;profile=protojson")
+        self.assertEqual(r.status, 200, r)
+        self.assertTrue(r.headers["content-type"].startswith("application/x-protojson"), r.headers)
+        self.assertEqual(json.loads(r.body), {"records": [
+            {"id": "9007199254740993", "active": True, "score": 1.5, "name": "x",
+             "tags": ["a"], "samples": ["-1", "2"]}]})
+        back = self.post(q, r.body, content_type="application/json; profile=protojson",
+                         accept="application/x-protobuf")
+        self.assertEqual(back.status, 200, back)
+        self.assertEqual(back.body, pb.body)
+        bad = self.post(q, b'{"records": [\n {"id": "x"}]}', content_type="application/x-protojson")
+        body = self.assertProblem(bad, 400)
+        self.assertEqual((body["line"], body["column"], body["path"]), (2, 9, "/records/0/id"))
+        dup = self.post(q, b'{"records": [{"id": 1, "id": 2}]}', content_type="application/x-protojson")
+        self.assertIn("twice", self.assertProblem(dup, 400)["detail"])
+
     def test_properties_both_ways_with_options_and_errors(self):
         # Java properties (docs/formats/properties.md): nested JSON flattens with dots; the
         # escapes are Properties.store's; unflatten and infer read the nesting and types back.
@@ -431,6 +457,7 @@ class HttpTest(unittest.TestCase):
         self.assertEqual(names[:21], ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle", "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn", "ubjson", "smile", "dotenv"])
         self.assertIn("plist", names)
         self.assertIn("properties", names)
+        self.assertIn("protojson", names)
         self.assertIn("xml", names)
         self.assertIn("avro", names)
         self.assertIn("protobuf", names)

@@ -38,11 +38,12 @@ enum class format_id : std::uint8_t {
     xml = 24,
     plist = 25,
     properties = 26,
+    protojson = 27,
 };
 
 /// The largest format id; ids run from 1 to format_count. While formats 22-27 are being
 /// added an id may be unassigned: find_format_by_number answers nullptr for it.
-inline constexpr std::size_t format_count = 26;
+inline constexpr std::size_t format_count = 27;
 
 /// What a format can carry. Encoders use these to decide what is lossy; /formats shows them.
 struct format_caps {

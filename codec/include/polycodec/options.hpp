@@ -56,6 +56,14 @@ struct xml_options {
     std::string root;                ///< root=NAME: the root element wrapping the document
 };
 
+/// protojson's print and parse options (DESIGN section 14, docs/formats/protojson.md).
+struct protojson_options {
+    bool preserve_proto_field_names = false;     ///< output: field names as in the .proto
+    bool always_print_primitive_fields = false;  ///< output: fields without presence at default
+    bool enums_as_ints = false;                  ///< output: enum values as numbers
+    bool ignore_unknown_fields = false;          ///< input: unknown keys and enum names dropped
+};
+
 /// Shared by decode and encode.
 struct common_options {
     bool canonical = false;  ///< canonical=true: deterministic encodings, strict decoding
@@ -103,6 +111,7 @@ struct common_options {
     /// (docs/formats/cbor.md, msgpack.md). The default (shortest) ignores widths.
     bool keep_int_width = false;
     xml_options xml;  ///< xml: the mapping options
+    protojson_options protojson;  ///< protojson: print and parse options
 };
 
 struct decode_options : common_options {

@@ -63,6 +63,7 @@ extern const codec_functions protobuf_codec;
 extern const codec_functions avro_codec;
 extern const codec_functions xml_codec;
 extern const codec_functions properties_codec;
+extern const codec_functions protojson_codec;
 extern const codec_functions plist_codec;
 
 }  // namespace polycodec::detail
