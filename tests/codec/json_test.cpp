@@ -1345,3 +1345,23 @@ TEST(JsonConformance, FixturesRoundTrip) {
 
 }  // namespace
 }  // namespace polycodec
+
+namespace polycodec {
+namespace {
+
+// A decimal of 311 digits and a fraction, no exponent, is beyond the doubles: refused as too
+// large, as "1e400" is, in both the simdjson and the own reader's paths (it read as 0.0 before;
+// found by fuzz_diff_yaml). Underflow without an exponent is still a zero.
+TEST(JsonDecode, ManyDigitsWithoutAnExponentOverflow) {
+    const std::string big = "1" + std::string(310, '0') + ".5";
+    for (const std::string& text : {big, "-" + big, "[" + big + "]", "{\"a\": " + big + "}"}) {
+        error e = test::decode_error(format_id::json, text);
+        EXPECT_EQ(e.code, errc::invalid_number) << describe(e);
+        EXPECT_NE(e.message.find("too large"), std::string::npos) << describe(e);
+    }
+    document d = test::must_decode(format_id::json, "[0." + std::string(400, '0') + "1]");
+    EXPECT_EQ((*d.root().items().begin()).get_double(), 0.0);
+}
+
+}  // namespace
+}  // namespace polycodec

@@ -655,3 +655,21 @@ TEST(YamlConformance, YamlTestSuite) {
 
 }  // namespace
 }  // namespace polycodec
+
+namespace polycodec {
+namespace {
+
+// 311 digits and a fraction overflow to infinity as "1e400" does (read as 0.0 before; found by
+// fuzz_diff_yaml, libfyaml reads it as a float too big for a double).
+TEST(YamlDecode, ManyDigitsWithoutAnExponentOverflow) {
+    const std::string big = "1" + std::string(310, '0') + ".5";
+    document d = test::must_decode(format_id::yaml, "[" + big + ", -" + big + ", 1e400]\n");
+    std::vector<value> v(d.root().items().begin(), d.root().items().end());
+    ASSERT_EQ(v.size(), 3u);
+    EXPECT_EQ(v[0].get_double(), HUGE_VAL);
+    EXPECT_EQ(v[1].get_double(), -HUGE_VAL);
+    EXPECT_EQ(v[2].get_double(), HUGE_VAL);
+}
+
+}  // namespace
+}  // namespace polycodec

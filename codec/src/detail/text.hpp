@@ -108,6 +108,14 @@ inline void add_decimal_integer(builder& b, std::string_view digits) {
     b.add_bignum(digits);
 }
 
+/// For a decimal text std::from_chars found out of range: true when it overflows (its
+/// magnitude is beyond the doubles: "1e400", or 400 digits before the point with no exponent),
+/// false when it underflows ("1e-400"). strtod decides, as parse_double reads such texts.
+inline bool decimal_overflows(std::string_view t) {
+    std::string copy(t);
+    return std::isinf(std::strtod(copy.c_str(), nullptr));
+}
+
 /// Reads a decimal floating-point text (no leading '+'); false when it is not one. Values
 /// beyond the double range become infinities, tiny ones round as strtod does.
 inline bool parse_double(std::string_view t, double& out) {

@@ -17,6 +17,7 @@
 #include "detail/base64.hpp"
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
+#include "detail/text.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/number.hpp"
@@ -400,15 +401,10 @@ private:
             double d = 0;
             auto r = std::from_chars(first, last, d);
             if (r.ec == std::errc::result_out_of_range) {
-                // Overflow to infinity is not a JSON value; underflow reads as zero.
-                bool huge = false;
-                for (const char* q = first; q < last; ++q) {
-                    if (*q == 'e' || *q == 'E') {
-                        huge = q + 1 < last && q[1] != '-';
-                        break;
-                    }
-                }
-                if (huge) {
+                // Overflow to infinity is not a JSON value; underflow reads as zero. 400
+                // digits and a fraction overflow too (read as 0.0 before: fuzz_diff_yaml).
+                if (detail::text::decimal_overflows(
+                        std::string_view(first, static_cast<std::size_t>(last - first)))) {
                     return fail(
                         make_error(errc::invalid_number, start, "number too large for a double"));
                 }
@@ -612,6 +608,9 @@ public:
                         if (raw.size() > 18) {
                             auto r = std::from_chars(raw.data(), raw.data() + raw.size(), d);
                             if (r.ec == std::errc::result_out_of_range) {
+                                if (detail::text::decimal_overflows(raw)) {
+                                    return simdjson::NUMBER_ERROR;  // the own reader words it
+                                }
                                 d = raw[0] == '-' ? -0.0 : 0.0;
                             }
                         }
