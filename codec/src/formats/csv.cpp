@@ -515,34 +515,7 @@ result<void> decode_csv(std::string_view in, builder& b, const decode_options& o
 
 // ---- writer ----
 
-const char* kind_name(kind k) {
-    switch (k) {
-        case kind::null:
-            return "null";
-        case kind::boolean_false:
-        case kind::boolean_true:
-            return "a bool";
-        case kind::int64:
-        case kind::uint64:
-        case kind::bignum:
-            return "an integer";
-        case kind::float64:
-            return "a float";
-        case kind::string:
-            return "a string";
-        case kind::bytes:
-            return "bytes";
-        case kind::timestamp:
-            return "a timestamp";
-        case kind::tagged:
-            return "a tagged value";
-        case kind::array:
-            return "an array";
-        case kind::map:
-            return "a map";
-    }
-    return "a value";
-}
+const char* kind_name(kind k) { return detail::kind_phrase(k); }
 
 /// Strings in one buffer with an open-addressing index: adding and finding allocate nothing
 /// once the buffers have grown (the writer keeps them per thread).

@@ -324,34 +324,7 @@ using postcard::variant_kind;
 
 constexpr std::uint64_t max_zero_size_items = 1 << 20;
 
-const char* kind_name(kind k) {
-    switch (k) {
-        case kind::null:
-            return "null";
-        case kind::boolean_false:
-        case kind::boolean_true:
-            return "a bool";
-        case kind::int64:
-        case kind::uint64:
-        case kind::bignum:
-            return "an integer";
-        case kind::float64:
-            return "a float";
-        case kind::string:
-            return "a string";
-        case kind::bytes:
-            return "bytes";
-        case kind::timestamp:
-            return "a timestamp";
-        case kind::tagged:
-            return "a tagged value";
-        case kind::array:
-            return "an array";
-        case kind::map:
-            return "a map";
-    }
-    return "a value";
-}
+const char* kind_name(kind k) { return detail::kind_phrase(k); }
 
 // ---- reader ----
 
