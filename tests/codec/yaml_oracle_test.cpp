@@ -103,6 +103,15 @@ TEST(YamlOracle, BareQuestionMarkInFlowIsAnEmptyPair) {
               "[{null:null},\"a\"]");
 }
 
+// libfyaml's ninth (docs/formats/yaml.md): a '#' line at column 0 inside a top-level block
+// scalar is content (npm yaml reads "# x\n" too); libfyaml reads a comment.
+TEST(YamlOracle, HashLineInATopLevelBlockScalarIsContent) {
+    for (const char* text : {" |+\n# x\n", "|\n# x\n"}) {
+        EXPECT_EQ(to_debug_string(test::must_decode(format_id::yaml, text).root()),
+                  R"("# x\u000a")") << text;
+    }
+}
+
 TEST(YamlConformance, LibfyamlAgreesOnTheSuite) {
     POLYCODEC_REQUIRE_CORPUS("yaml/data", dir);
     std::vector<std::filesystem::path> folders;
