@@ -5,10 +5,13 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "polycodec/error.hpp"
 #include "polycodec/formats/protobuf.hpp"
+#include "polycodec/result.hpp"
 
 namespace polycodec::protobuf {
 
@@ -108,5 +111,34 @@ struct schema {
     /// the default type when `type=` is not given and there is exactly one.
     std::vector<std::int32_t> main_messages;
 };
+
+/// The message `type=` names (a type URL's last segment or a leading '.' allowed), or the
+/// only top-level message of the main file; shared by protobuf and protojson.
+inline result<std::int32_t> pick_message(const schema& s, const std::string& type_name) {
+    if (!type_name.empty()) {
+        std::string_view t = type_name;
+        if (auto slash = t.rfind('/'); slash != std::string_view::npos) {
+            t.remove_prefix(slash + 1);
+        }
+        if (!t.empty() && t[0] == '.') {
+            t.remove_prefix(1);
+        }
+        auto it = s.message_by_name.find(std::string(t));
+        if (it == s.message_by_name.end()) {
+            return fail(make_error(errc::invalid_option,
+                                   "type=" + type_name + ": no such message in the schema"));
+        }
+        return it->second;
+    }
+    if (s.main_messages.size() == 1) {
+        return s.main_messages[0];
+    }
+    std::string names;
+    for (std::size_t i = 0; i < s.main_messages.size() && i < 8; ++i) {
+        names += (i != 0 ? ", " : "") + s.messages[s.main_messages[i]].full_name;
+    }
+    return fail(make_error(errc::schema_required,
+                           "the schema defines several messages: type= names one (" + names + ")"));
+}
 
 }  // namespace polycodec::protobuf
