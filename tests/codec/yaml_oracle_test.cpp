@@ -155,5 +155,28 @@ TEST(YamlConformance, LibfyamlAgreesOnTheFixtures) {
     EXPECT_GE(n, 2);  // bench.yaml, records.yaml
 }
 
+// libfyaml's tenth (docs/formats/yaml.md): a block scalar on the `---` line with its content in
+// column 0 and a more-indented line after it. We read "a\n  l\n" (npm yaml and fy-tool --mode
+// json too); libfyaml's document API cuts the text to "a\n  ". Should a libfyaml release fix
+// it, the EXPECT_FALSE fails and fuzz_diff_yaml's tolerance can go.
+TEST(YamlOracle, LibfyamlCutsAColumnZeroBlockScalarOnTheMarkerLine) {
+    for (const std::string text : {"--- |\na\n  l\n", "--- >\na\n  l\n"}) {
+        document d = test::must_decode(format_id::yaml, text);
+        EXPECT_EQ(to_debug_string(d.root()), R"("a\u000a  l\u000a")") << text;
+        fy_stream fy(text);
+        ASSERT_TRUE(fy.ok);
+        oracle strict;
+        EXPECT_FALSE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << text;
+        EXPECT_NE(strict.why.find("expected the string \"a\n  \""), std::string::npos)
+            << strict.why;
+    }
+    // Content indented by one column is read right by both.
+    document d = test::must_decode(format_id::yaml, "--- |\n a\n   l\n");
+    fy_stream fy("--- |\n a\n   l\n");
+    ASSERT_TRUE(fy.ok);
+    oracle strict;
+    EXPECT_TRUE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << strict.why;
+}
+
 }  // namespace
 }  // namespace polycodec
