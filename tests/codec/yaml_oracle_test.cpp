@@ -178,5 +178,22 @@ TEST(YamlOracle, LibfyamlCutsAColumnZeroBlockScalarOnTheMarkerLine) {
     EXPECT_TRUE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << strict.why;
 }
 
+// libfyaml's eighth (docs/formats/yaml.md): in a flow mapping, a ':' right before a plain-safe
+// character is not a value indicator (YAML 1.2 c-ns-flow-map-separate-value), so after an
+// explicit '?' the plain scalar ":fo" is the key, on the '?' line or the next one. npm yaml
+// reads it so, as we do; libfyaml (and PyYAML, a YAML 1.1 reader) read an empty key with the
+// value "fo". Should libfyaml change, the EXPECT_FALSE fails and fuzz_diff_yaml's
+// has_explicit_key_starting_with_colon can go.
+TEST(YamlOracle, LibfyamlReadsAColonPlainScalarAfterAnExplicitKeyAsAnEmptyKey) {
+    for (const std::string text : {"{ ? :fo, o: bar }\n", "{\n  ? \n  :fo,o : bar,\n}\n"}) {
+        document d = test::must_decode(format_id::yaml, text);
+        EXPECT_EQ(to_debug_string(d.root()), R"({":fo":null,"o":"bar"})") << text;
+        fy_stream fy(text);
+        ASSERT_TRUE(fy.ok);
+        oracle strict;
+        EXPECT_FALSE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << text;
+    }
+}
+
 }  // namespace
 }  // namespace polycodec

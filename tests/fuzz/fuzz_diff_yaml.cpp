@@ -100,13 +100,20 @@ bool has_percent_line_after_the_first(std::string_view text) {
 }
 
 // libfyaml's eighth (docs/formats/yaml.md): an explicit key in a flow mapping that is a plain
-// scalar starting with ':' (`{ ? :a b, : c }`). ":a b" is the key, as npm yaml reads it;
-// libfyaml's document API gives an empty key. Not reported.
+// scalar starting with ':' (`{ ? :a b, : c }`, or with the key on the next line: `{ ?` /
+// `:fo, o: bar }`). ":a b" is the key, as npm yaml reads it; libfyaml's document API gives an
+// empty key. Not reported on an input where a '?' is followed, after white space and line
+// breaks, by a ':' and a character that is not white space.
 bool has_explicit_key_starting_with_colon(std::string_view text) {
-    for (std::size_t at = text.find("? :"); at != std::string_view::npos;
-         at = text.find("? :", at + 1)) {
-        if (at + 3 < text.size() && text[at + 3] != ' ' && text[at + 3] != '\t' &&
-            text[at + 3] != '\n' && text[at + 3] != '\r') {
+    constexpr std::string_view space = " \t\r\n";
+    for (std::size_t at = text.find('?'); at != std::string_view::npos;
+         at = text.find('?', at + 1)) {
+        const std::size_t k = text.find_first_not_of(space, at + 1);
+        if (k == at + 1 || k == std::string_view::npos || text[k] != ':' ||
+            k + 1 >= text.size()) {
+            continue;
+        }
+        if (space.find(text[k + 1]) == std::string_view::npos) {
             return true;
         }
     }
