@@ -99,21 +99,35 @@ bool has_percent_line_after_the_first(std::string_view text) {
     return text.find("\n%") != std::string_view::npos;
 }
 
-// libfyaml's eighth (docs/formats/yaml.md): an explicit key in a flow mapping that is a plain
-// scalar starting with ':' (`{ ? :a b, : c }`, or with the key on the next line: `{ ?` /
-// `:fo, o: bar }`). ":a b" is the key, as npm yaml reads it; libfyaml's document API gives an
-// empty key. Not reported on an input where a '?' is followed, after white space and line
-// breaks, by a ':' and a character that is not white space.
-bool has_explicit_key_starting_with_colon(std::string_view text) {
+// libfyaml's eighth (docs/formats/yaml.md): in flow context a ':' after white space and right
+// before a plain-safe character is not a value indicator (YAML 1.2 c-ns-flow-map-separate-value)
+// but starts a plain scalar: `{ ? :a b, : c }` has the key ":a b", `[ &x :t ]` is [":t"], also
+// with the '?' or the properties on the line before, as npm yaml reads them. libfyaml takes
+// such a ':' after '?' or node properties for a value indicator (an empty key). Not reported on
+// an input with a flow collection where a '?', an anchor or a tag is followed, after white
+// space, by a ':' and a character that is neither white space nor a flow indicator.
+bool has_colon_scalar_after_key_or_properties(std::string_view text) {
+    if (text.find_first_of("[{") == std::string_view::npos) {
+        return false;
+    }
     constexpr std::string_view space = " \t\r\n";
-    for (std::size_t at = text.find('?'); at != std::string_view::npos;
-         at = text.find('?', at + 1)) {
-        const std::size_t k = text.find_first_not_of(space, at + 1);
-        if (k == at + 1 || k == std::string_view::npos || text[k] != ':' ||
-            k + 1 >= text.size()) {
+    constexpr std::string_view not_plain = " \t\r\n,[]{}";
+    for (std::size_t k = text.find(':', 1); k != std::string_view::npos && k + 1 < text.size();
+         k = text.find(':', k + 1)) {
+        if (space.find(text[k - 1]) == std::string_view::npos ||
+            not_plain.find(text[k + 1]) != std::string_view::npos) {
             continue;
         }
-        if (space.find(text[k + 1]) == std::string_view::npos) {
+        const std::size_t last = text.find_last_not_of(space, k - 1);
+        if (last == std::string_view::npos) {
+            continue;
+        }
+        std::size_t first = last;
+        while (first > 0 && not_plain.find(text[first - 1]) == std::string_view::npos) {
+            --first;
+        }
+        const std::string_view token = text.substr(first, last + 1 - first);
+        if (token == "?" || token[0] == '&' || token[0] == '!') {
             return true;
         }
     }
@@ -232,7 +246,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     if (may_hit_folded_break_bug(text) || has_bare_flow_question_mark(text) ||
         may_hit_escaped_space_bug(text) || has_tag_before_flow_indicator(text) ||
-        has_percent_line_after_the_first(text) || has_explicit_key_starting_with_colon(text) ||
+        has_percent_line_after_the_first(text) || has_colon_scalar_after_key_or_properties(text) ||
         may_hit_top_level_comment_bug(text) || may_hit_column_zero_block_scalar_bug(text)) {
         return 0;
     }
