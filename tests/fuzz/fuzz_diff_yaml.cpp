@@ -162,10 +162,13 @@ bool has_bare_flow_question_mark(std::string_view text) {
 // content starts in column 0, followed by a more-indented line (`--- |` / `a` / `  l`): its
 // scalar text (document API and event tokens alike) is cut short, "a\n  " where we, npm yaml
 // and its own `fy-tool --mode json` read "a\n  l\n"; with an empty line between them the
-// text also ends in bytes libfyaml never wrote. Not reported on an input with a line starting
-// `---` that holds a '|' or '>', followed by a line starting in column 0.
+// text also ends in bytes libfyaml never wrote. The same with the header alone on its line in a
+// document after the first (`x` / `...` / `|` / `a` / `  l`). Not reported on an input with a
+// line starting `---` that holds a '|' or '>', or after a `---` or `...` line a line starting
+// with '|' or '>', followed by a line starting in column 0.
 bool may_hit_column_zero_block_scalar_bug(std::string_view text) {
     std::size_t at = 0;
+    bool seen_marker = false;
     while (at < text.size()) {
         std::size_t eol = text.find('\n', at);
         if (eol == std::string_view::npos) {
@@ -173,7 +176,12 @@ bool may_hit_column_zero_block_scalar_bug(std::string_view text) {
         }
         std::string_view line = text.substr(at, eol - at);
         at = eol + 1;
-        if (line.substr(0, 3) != "---" || line.find_first_of("|>") == std::string_view::npos) {
+        const bool marker = line.substr(0, 3) == "---" || line.substr(0, 3) == "...";
+        const bool header =
+            (line.substr(0, 3) == "---" && line.find_first_of("|>") != std::string_view::npos) ||
+            (seen_marker && !line.empty() && (line[0] == '|' || line[0] == '>'));
+        seen_marker = seen_marker || marker;
+        if (!header) {
             continue;
         }
         // the next line that is not empty (nor only white space)
