@@ -218,5 +218,32 @@ TEST(YamlOracle, LibfyamlTakesAColonBeforeAPlainCharacterForAValueIndicator) {
     }
 }
 
+// libfyaml's eleventh (docs/formats/yaml.md): an empty block scalar as the explicit key of an
+// indented block mapping. Its content would have to be indented more than the mapping, so it is
+// empty and the next `?` starts the next pair (npm yaml too); libfyaml reads the lines after it
+// at the mapping's indentation as the scalar's content. Should libfyaml change, EXPECT_FALSE
+// fails and fuzz_diff_yaml's may_hit_empty_block_key_bug can go.
+TEST(YamlOracle, LibfyamlReadsTheNextPairIntoAnEmptyBlockKey) {
+    for (const std::string text : {"x:\n  ? >\n  ? a\n  : b\n", "x:\n  ? |\n  ? a\n  : b\n",
+                                   "- ? >\n  ? a\n  : b\n"}) {
+        document d = test::must_decode(format_id::yaml, text);
+        const std::string ours = to_debug_string(d.root());
+        EXPECT_TRUE(ours == R"({"x":{"":null,"a":"b"}})" || ours == R"([{"":null,"a":"b"}])")
+            << text << ours;
+        fy_stream fy(text);
+        ASSERT_TRUE(fy.ok);
+        oracle strict;
+        EXPECT_FALSE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << text;
+    }
+    // At column 0, or with content indented more than the mapping, both read the same.
+    for (const std::string text : {"? >\n? a\n: b\n", "x:\n  ? >\n   a\n  : b\n"}) {
+        document d = test::must_decode(format_id::yaml, text);
+        fy_stream fy(text);
+        ASSERT_TRUE(fy.ok);
+        oracle strict;
+        EXPECT_TRUE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << text << strict.why;
+    }
+}
+
 }  // namespace
 }  // namespace polycodec

@@ -203,6 +203,52 @@ bool may_hit_column_zero_block_scalar_bug(std::string_view text) {
     return false;
 }
 
+// libfyaml's eleventh (docs/formats/yaml.md): an empty literal or folded scalar as the explicit
+// key of an indented block mapping (`x:` / `  ? >` / `  ? a` / `  : b`). Its content must be
+// indented more than the mapping, so it is empty and `? a` is the next pair, as npm yaml reads
+// it; libfyaml takes the following lines at the mapping's own indentation for its content
+// ("? a\n: b\n"). Not reported on an input where a '?' in a column other than 0 starts a line
+// (after indentation and "- " entries) that holds '|' or '>', and the next line that is not
+// empty is indented no more than that '?'.
+bool may_hit_empty_block_key_bug(std::string_view text) {
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t eol = text.find('\n', at);
+        if (eol == std::string_view::npos) {
+            return false;
+        }
+        const std::string_view line = text.substr(at, eol - at);
+        at = eol + 1;
+        std::size_t q = 0;
+        while (q < line.size() && (line[q] == ' ' || (line[q] == '-' && q + 1 < line.size() &&
+                                                      line[q + 1] == ' '))) {
+            ++q;
+        }
+        if (q == 0 || q >= line.size() || line[q] != '?' ||
+            line.find_first_of("|>", q) == std::string_view::npos) {
+            continue;
+        }
+        for (std::size_t n = at; n < text.size();) {
+            const std::size_t next = text.find('\n', n);
+            const std::string_view l =
+                text.substr(n, next == std::string_view::npos ? next : next - n);
+            const std::size_t indent = l.find_first_not_of(' ');
+            if (indent != std::string_view::npos && l.find_first_not_of(" \t\r") !=
+                                                        std::string_view::npos) {
+                if (indent <= q) {
+                    return true;
+                }
+                break;
+            }
+            if (next == std::string_view::npos) {
+                break;
+            }
+            n = next + 1;
+        }
+    }
+    return false;
+}
+
 // Whether libfyaml reads `text` as `d` holds it: true when it agrees, or refuses the text (an
 // input only one side accepts is not reported); else false with the difference in `why`.
 bool agrees(const polycodec::document& d, const std::string& text, std::string& why,
@@ -255,7 +301,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (may_hit_folded_break_bug(text) || has_bare_flow_question_mark(text) ||
         may_hit_escaped_space_bug(text) || has_tag_before_flow_indicator(text) ||
         has_percent_line_after_the_first(text) || has_colon_scalar_after_key_or_properties(text) ||
-        may_hit_top_level_comment_bug(text) || may_hit_column_zero_block_scalar_bug(text)) {
+        may_hit_top_level_comment_bug(text) || may_hit_column_zero_block_scalar_bug(text) ||
+        may_hit_empty_block_key_bug(text)) {
         return 0;
     }
     std::fprintf(stderr, "%s\nours: %s\n", why.c_str(),
