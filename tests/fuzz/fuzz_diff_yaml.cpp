@@ -249,6 +249,15 @@ bool may_hit_empty_block_key_bug(std::string_view text) {
     return false;
 }
 
+// libfyaml's twelfth (docs/formats/yaml.md): CR LF line breaks inside a quoted scalar. `"a` CR LF
+// `"` folds to "a " (YAML 1.2 s-flow-folded; npm yaml and PyYAML agree with us); libfyaml keeps
+// "a\n", and in a longer double-quoted scalar with CR LF among its empty lines it dropped the
+// final character. Not reported on an input holding a CR and a quote character.
+bool may_hit_quoted_crlf_bug(std::string_view text) {
+    return text.find('\r') != std::string_view::npos &&
+           text.find_first_of("\"'") != std::string_view::npos;
+}
+
 // Whether libfyaml reads `text` as `d` holds it: true when it agrees, or refuses the text (an
 // input only one side accepts is not reported); else false with the difference in `why`.
 bool agrees(const polycodec::document& d, const std::string& text, std::string& why,
@@ -302,7 +311,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         may_hit_escaped_space_bug(text) || has_tag_before_flow_indicator(text) ||
         has_percent_line_after_the_first(text) || has_colon_scalar_after_key_or_properties(text) ||
         may_hit_top_level_comment_bug(text) || may_hit_column_zero_block_scalar_bug(text) ||
-        may_hit_empty_block_key_bug(text)) {
+        may_hit_empty_block_key_bug(text) || may_hit_quoted_crlf_bug(text)) {
         return 0;
     }
     std::fprintf(stderr, "%s\nours: %s\n", why.c_str(),
