@@ -203,13 +203,13 @@ bool may_hit_column_zero_block_scalar_bug(std::string_view text) {
     return false;
 }
 
-// libfyaml's eleventh (docs/formats/yaml.md): an empty literal or folded scalar as the explicit
-// key of an indented block mapping (`x:` / `  ? >` / `  ? a` / `  : b`). Its content must be
-// indented more than the mapping, so it is empty and `? a` is the next pair, as npm yaml reads
-// it; libfyaml takes the following lines at the mapping's own indentation for its content
-// ("? a\n: b\n"). Not reported on an input where a '?' in a column other than 0 starts a line
-// (after indentation and "- " entries) that holds '|' or '>', and the next line that is not
-// empty is indented no more than that '?'.
+// libfyaml's eleventh (docs/formats/yaml.md): an empty literal or folded scalar in a block
+// mapping that is not at column 0, as an explicit key (`x:` / `  ? >` / `  ? a` / `  : b`) or a
+// value (`- aaa: |` / `  bbb: x`). Its content must be indented more than the mapping, so it is
+// empty and the next line is the next pair, as npm yaml reads it; libfyaml takes the following
+// lines at the mapping's own indentation for its content ("? a\n: b\n", "bbb: x\n"). Not
+// reported on an input where a line indented by spaces or "- " entries holds '|' or '>' and the
+// next line that is not empty is indented no more than that line's content.
 bool may_hit_empty_block_key_bug(std::string_view text) {
     std::size_t at = 0;
     while (at < text.size()) {
@@ -224,8 +224,7 @@ bool may_hit_empty_block_key_bug(std::string_view text) {
                                                       line[q + 1] == ' '))) {
             ++q;
         }
-        if (q == 0 || q >= line.size() || line[q] != '?' ||
-            line.find_first_of("|>", q) == std::string_view::npos) {
+        if (q == 0 || q >= line.size() || line.find_first_of("|>", q) == std::string_view::npos) {
             continue;
         }
         for (std::size_t n = at; n < text.size();) {
