@@ -286,6 +286,14 @@ bool agrees(const polycodec::document& d, const std::string& text, std::string& 
 
 }  // namespace
 
+// libfyaml leaks a buffer of its own on some inputs (`---` and a single-quoted scalar of
+// escaped quotes, fourteen `'`: 512 bytes from a realloc inside libfyaml.so, freed by
+// nothing of ours). LeakSanitizer ignores leaks whose allocation stack passes through libfyaml;
+// ours are still caught here and by fuzz_decode_yaml, which does not link libfyaml.
+extern "C" const char* __lsan_default_suppressions() {
+    return "leak:libfyaml.so\n";
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size > 4096) {
         return 0;  // the oracle's regexes and tree are slow on big inputs; size is not the point
