@@ -272,5 +272,30 @@ TEST(YamlOracle, LibfyamlKeepsACrLfBeforeTheClosingQuote) {
     }
 }
 
+// libfyaml's thirteenth (docs/formats/yaml.md): a run of escaped quotes in a single-quoted
+// scalar. Should libfyaml change, EXPECT_FALSE fails and fuzz_diff_yaml's
+// may_hit_escaped_quote_run_bug can go. One escaped quote at a time, both agree.
+TEST(YamlOracle, LibfyamlMiscountsARunOfEscapedQuotes) {
+    const std::pair<std::string, std::string> cases[] = {
+        {"'a''''b'\n", R"("a''b")"},
+        {"'ab''''''''cd'\n", R"("ab''''cd")"},
+    };
+    for (const auto& [text, ours] : cases) {
+        document d = test::must_decode(format_id::yaml, text);
+        EXPECT_EQ(to_debug_string(d.root()), ours) << text;
+        fy_stream fy(text);
+        ASSERT_TRUE(fy.ok);
+        oracle strict;
+        EXPECT_FALSE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << text;
+    }
+    const std::string text = "x: 'it''s a ''b'' c'\n";
+    document d = test::must_decode(format_id::yaml, text);
+    EXPECT_EQ(to_debug_string(d.root()), R"({"x":"it's a 'b' c"})");
+    fy_stream fy(text);
+    ASSERT_TRUE(fy.ok);
+    oracle strict;
+    EXPECT_TRUE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << strict.why;
+}
+
 }  // namespace
 }  // namespace polycodec

@@ -257,6 +257,15 @@ bool may_hit_quoted_crlf_bug(std::string_view text) {
            text.find_first_of("\"'") != std::string_view::npos;
 }
 
+// libfyaml's thirteenth (docs/formats/yaml.md): two or more escaped quotes in a row in a
+// single-quoted scalar (four or more quote characters). `'a` + four quotes + `b'` is "a''b" (npm
+// yaml agrees); libfyaml's document API gives "a" and three quotes (fy-tool shows more quotes
+// still): one quote more per pair and short of its end. Not reported on an input holding four
+// quote characters in a row.
+bool may_hit_escaped_quote_run_bug(std::string_view text) {
+    return text.find("''''") != std::string_view::npos;
+}
+
 // Whether libfyaml reads `text` as `d` holds it: true when it agrees, or refuses the text (an
 // input only one side accepts is not reported); else false with the difference in `why`.
 bool agrees(const polycodec::document& d, const std::string& text, std::string& why,
@@ -326,7 +335,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         may_hit_escaped_space_bug(lines) || has_tag_before_flow_indicator(lines) ||
         has_percent_line_after_the_first(lines) || has_colon_scalar_after_key_or_properties(lines) ||
         may_hit_top_level_comment_bug(lines) || may_hit_column_zero_block_scalar_bug(lines) ||
-        may_hit_empty_block_key_bug(lines) || may_hit_quoted_crlf_bug(text)) {
+        may_hit_empty_block_key_bug(lines) || may_hit_quoted_crlf_bug(text) ||
+        may_hit_escaped_quote_run_bug(text)) {
         return 0;
     }
     std::fprintf(stderr, "%s\nours: %s\n", why.c_str(),
