@@ -297,5 +297,31 @@ TEST(YamlOracle, LibfyamlMiscountsARunOfEscapedQuotes) {
     EXPECT_TRUE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << strict.why;
 }
 
+// libfyaml's fourteenth (docs/formats/yaml.md): an escaped line break followed by two or more
+// empty lines in a double-quoted scalar: libfyaml's document API loses the last characters.
+// Should libfyaml change, EXPECT_FALSE fails and fuzz_diff_yaml's may_hit_escaped_break_bug can
+// go. With one empty line, both agree.
+TEST(YamlOracle, LibfyamlCutsAnEscapedBreakBeforeEmptyLines) {
+    const std::pair<std::string, std::string> cases[] = {
+        {"\"a\\\n\n\nb\\n\"\n", R"("a\u000a\u000ab\u000a")"},
+        {"\"a\\\n \n  \nb\\n\"\n", R"("a\u000a\u000ab\u000a")"},
+    };
+    for (const auto& [text, ours] : cases) {
+        document d = test::must_decode(format_id::yaml, text);
+        EXPECT_EQ(to_debug_string(d.root()), ours) << text;
+        fy_stream fy(text);
+        ASSERT_TRUE(fy.ok);
+        oracle strict;
+        EXPECT_FALSE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << text;
+    }
+    const std::string text = "\"a\\\n \nb\\n\"\n";
+    document d = test::must_decode(format_id::yaml, text);
+    EXPECT_EQ(to_debug_string(d.root()), R"("a\u000ab\u000a")");
+    fy_stream fy(text);
+    ASSERT_TRUE(fy.ok);
+    oracle strict;
+    EXPECT_TRUE(strict.match(d.root(), fy_document_root(fy.docs[0]), "")) << strict.why;
+}
+
 }  // namespace
 }  // namespace polycodec
