@@ -1608,10 +1608,22 @@ private:
         if (!is_int_type(kf.type) || !in_range(kf.type, neg, iv, uv)) {
             return false;
         }
-        put('"');
-        neg ? write_int(out_, iv) : write_uint(out_, uv);
-        put('"');
+        quoted_integer(neg, iv, uv);
         return true;
+    }
+
+    // "-123" with its quotes, through one capacity check (64-bit fields, map keys).
+    void quoted_integer(bool neg, std::int64_t iv, std::uint64_t uv) {
+        char* d = out_.prepare(24);
+        char* p = d;
+        *p++ = '"';
+        if (neg) {
+            *p++ = '-';
+            uv = 0 - static_cast<std::uint64_t>(iv);
+        }
+        p = write_uint_digits(p, uv);
+        *p++ = '"';
+        out_.commit(static_cast<std::size_t>(p - d));
     }
 
     // "-?[0-9]{1,20}" in the 64-bit range, as the protobuf encoder reads integer map keys.
@@ -1789,13 +1801,10 @@ private:
         if (!always && uv == 0) {
             return 0;
         }
-        const bool quote = is_64bit(f.type);
-        if (quote) {
-            put('"');
-        }
-        neg ? write_int(out_, iv) : write_uint(out_, uv);
-        if (quote) {
-            put('"');
+        if (is_64bit(f.type)) {
+            quoted_integer(neg, iv, uv);
+        } else {
+            neg ? write_int(out_, iv) : write_uint(out_, uv);
         }
         return 1;
     }
