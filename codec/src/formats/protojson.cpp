@@ -1617,7 +1617,7 @@ private:
         char* d = out_.prepare(24);
         char* p = d;
         *p++ = '"';
-        if (neg) {
+        if (neg && iv < 0) {  // "-0" (a map key's text) is 0
             *p++ = '-';
             uv = 0 - static_cast<std::uint64_t>(iv);
         }
