@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
         }
         eo.avro_schema = dopt.avro_schema = *parsed;
     }
-    if (f == format_id::protobuf) {
+    if (f == format_id::protobuf || f == format_id::protojson) {
         bool ok = false;
         std::string desc = read_file(schema_base + ".binpb", ok);
         if (ok) {

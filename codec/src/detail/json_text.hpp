@@ -29,6 +29,10 @@ bool json_read_lines(std::string_view in, builder& b);
 /// non-finite floats, tags and keys (failing or recording lossy fallbacks through `opt`).
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt);
 
+/// Writes `s` as a JSON string (quoted; '"', '\\' and controls escaped, as the JSON writer
+/// does), for writers that print JSON text of their own (protojson).
+void json_write_string(output_buffer& out, std::string_view s);
+
 /// Test hooks of the decoder's large-input path (json.cpp, "large inputs"): inputs longer than
 /// `threshold` bytes take it, and it cuts a top-level array into chunks of about `chunk`
 /// bytes. 0 restores a default (16 MiB, 1 MiB). Process-wide; set it while no other thread

@@ -69,6 +69,10 @@ struct field_desc {
     std::int32_t oneof = no_index;
     std::string default_value;  ///< proto2 [default = ...] as descriptor.proto writes it
     bool name_wins = true;  ///< by_name[name] is this field (not an earlier field's json_name)
+    /// The ProtoJSON keys, quoted and escaped as JSON strings ("\"jsonName\"", "\"name\""):
+    /// built once with the schema, written as they are by the protojson encoder.
+    std::string json_key;
+    std::string name_key;
 };
 
 struct message_desc {

@@ -1999,6 +1999,8 @@ result<void> json_read_value(std::string_view in, std::size_t begin, builder& b)
     return r.run();
 }
 
+void json_write_string(output_buffer& out, std::string_view s) { write_string(out, s); }
+
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);
     bool walk = opt.pretty || opt.extjson == extjson_mode::canonical;

@@ -12,7 +12,9 @@
 #include "detail/base64.hpp"
 #include "detail/confluent.hpp"
 #include "detail/epoch_time.hpp"
+#include "detail/json_text.hpp"
 #include "detail/lossy.hpp"
+#include "detail/protobuf_time.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
@@ -383,6 +385,12 @@ struct parser {
             }
             for (field_desc& f : m.fields) {
                 f.name_wins = m.by_name[f.name] == static_cast<std::int32_t>(&f - m.fields.data());
+                output_buffer q;
+                detail::json_write_string(q, f.json_name);
+                f.json_key.assign(q.view());
+                q.clear();
+                detail::json_write_string(q, f.name);
+                f.name_key.assign(q.view());
             }
         }
         for (message_desc& m : s.messages) {
@@ -1276,46 +1284,6 @@ private:
         return {};
     }
 
-public:
-    static std::size_t format_timestamp(std::int64_t seconds, std::int32_t nanos, char* out) {
-        std::size_t n = format_epoch(seconds, 0, out);
-        if (n == 0) {
-            return 0;
-        }
-        --n;  // drop the 'Z'
-        n += fraction(nanos, out + n);
-        out[n++] = 'Z';
-        return n;
-    }
-
-    // ".123", ".123456" or ".123456789" (ProtoJSON's 0, 3, 6 or 9 digits); "" for 0.
-    static std::size_t fraction(std::int32_t nanos, char* out) {
-        if (nanos == 0) {
-            return 0;
-        }
-        int digits = nanos % 1000000 == 0 ? 3 : nanos % 1000 == 0 ? 6 : 9;
-        std::int32_t v = digits == 3 ? nanos / 1000000 : digits == 6 ? nanos / 1000 : nanos;
-        out[0] = '.';
-        for (int k = digits; k >= 1; --k) {
-            out[k] = static_cast<char>('0' + v % 10);
-            v /= 10;
-        }
-        return static_cast<std::size_t>(digits) + 1;
-    }
-
-    static std::size_t format_duration(std::int64_t seconds, std::int32_t nanos, char* out) {
-        std::size_t n = 0;
-        if (seconds < 0 || nanos < 0) {
-            out[n++] = '-';
-        }
-        std::uint64_t s = seconds < 0 ? static_cast<std::uint64_t>(-seconds) : static_cast<std::uint64_t>(seconds);
-        std::string digits = std::to_string(s);
-        std::memcpy(out + n, digits.data(), digits.size());
-        n += digits.size();
-        n += fraction(nanos < 0 ? -nanos : nanos, out + n);
-        out[n++] = 's';
-        return n;
-    }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -2222,41 +2190,6 @@ private:
             POLYCODEC_TRY(field(m.fields[it->second], e.val));
         }
         return {};
-    }
-
-public:
-    static bool parse_duration(std::string_view t, std::int64_t& seconds, std::int32_t& nanos) {
-        if (t.size() < 2 || t.back() != 's') {
-            return false;
-        }
-        t.remove_suffix(1);
-        bool neg = t[0] == '-';
-        if (neg) {
-            t.remove_prefix(1);
-        }
-        std::size_t dot = t.find('.');
-        std::string_view whole = t.substr(0, dot);
-        std::string_view frac = dot == std::string_view::npos ? std::string_view() : t.substr(dot + 1);
-        if (whole.empty() || whole.size() > 12 || (dot != std::string_view::npos && (frac.empty() || frac.size() > 9))) {
-            return false;
-        }
-        std::int64_t s = 0;
-        for (char c : whole) {
-            if (c < '0' || c > '9') return false;
-            s = s * 10 + (c - '0');
-        }
-        std::int32_t n = 0;
-        for (std::size_t i = 0; i < 9; ++i) {
-            char c = i < frac.size() ? frac[i] : '0';
-            if (c < '0' || c > '9') return false;
-            n = n * 10 + (c - '0');
-        }
-        if (s > 315576000000) {
-            return false;
-        }
-        seconds = neg ? -s : s;
-        nanos = neg ? -n : n;
-        return true;
     }
 
 private:

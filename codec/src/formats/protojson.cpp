@@ -13,8 +13,10 @@
 // validated once), then printed by the ProtoJSON rules.
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -24,8 +26,12 @@
 #include "detail/epoch_time.hpp"
 #include "detail/json_text.hpp"
 #include "detail/lossy.hpp"
+#include "detail/number.hpp"
 #include "detail/protobuf_schema.hpp"
+#include "detail/protobuf_time.hpp"
+#include "detail/text_writer.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 #include "polycodec/codec.hpp"
 
@@ -961,6 +967,19 @@ result<void> decode_protojson(std::string_view in, builder& b, const decode_opti
 // Encoding: the document -> protobuf wire bytes -> the protobuf decoder's document -> ProtoJSON
 // (as a JSON document, written by the JSON writer).
 
+// A float field's value (finite) as the double to print: the shortest text that reads back as
+// the same float32, read as a double. Near FLT_MAX that text ("3.4028235e+38") reads as a
+// double above FLT_MAX, which json_format refuses: the exact value is printed there.
+double float_shown(double d) {
+    char buf[32];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, static_cast<float>(d));
+    double r = d;
+    if (ec == std::errc()) {
+        std::from_chars(buf, p, r);
+    }
+    return std::fabs(r) > static_cast<double>(std::numeric_limits<float>::max()) ? d : r;
+}
+
 class printer {
 public:
     printer(const pb::schema& s, builder& out, const encode_options& opt, output_buffer& text)
@@ -1123,18 +1142,7 @@ private:
         } else if (std::isinf(d)) {
             b_.add_string(d > 0 ? "Infinity" : "-Infinity");
         } else if (as_float) {
-            // The shortest text that reads back as the same float32, as a double.
-            char buf[32];
-            auto [p, ec] = std::to_chars(buf, buf + sizeof buf, static_cast<float>(d));
-            double r = d;
-            if (ec == std::errc()) {
-                std::from_chars(buf, p, r);
-            }
-            // Near FLT_MAX the float32 text ("3.4028235e+38") reads as a double above FLT_MAX,
-            // which json_format refuses: the exact value is written there.
-            b_.add_double(std::fabs(r) > static_cast<double>(std::numeric_limits<float>::max())
-                              ? d
-                              : r);
+            b_.add_double(float_shown(d));
         } else {
             b_.add_double(d);
         }
@@ -1316,7 +1324,763 @@ private:
     output_buffer& out_;  ///< base64 text, per thread
 };
 
+// ---------------------------------------------------------------------------------------------
+// Encoding, direct: one walk of the document against the descriptors, writing ProtoJSON text
+// as it goes (keys quoted once with the schema: field_desc::json_key / name_key; the layout
+// of detail/text_writer.hpp's text_hooks, which is the JSON writer's). It takes the documents
+// whose printed form it can tell without the round trip below, which are what the protobuf
+// and protojson decoders give and what JSON-like formats give for such data: keys that name
+// fields in ascending field-number order, values of their fields' own kinds (integers in
+// range, floats exact, enum names or numbers, bytes, valid UTF-8 strings, Timestamp and
+// Duration text, wrappers' values, Struct/Value/ListValue, FieldMask, Empty, Any of a type
+// the schema defines), nested at most max_depth levels. The rest (a key out of order, given
+// twice or by number, a oneof set twice, numbers as text, base64 text for bytes, unknown
+// fields, an Any of an undefined type, the well-known types in their
+// plain-message form, every error and every lossy case) makes it return false having written
+// nothing that stays: encode_protojson then takes the round trip, which decides those
+// documents (tests/differential/test_protojson.py checks that both write the same bytes,
+// POLYCODEC_PROTOJSON_PATH choosing one).
+
+class direct_printer : public text_hooks {
+public:
+    direct_printer(const pb::schema& s, output_buffer& out, const encode_options& opt,
+                   std::vector<std::uint8_t>& marks, std::string& text)
+        : text_hooks(out, opt), s_(s), marks_(marks), text_(text),
+          proto_names_(opt.protojson.preserve_proto_field_names) {}
+
+    bool message(value v, const pb::message_desc& m, int depth) {
+        if (depth > max_depth) {
+            return false;
+        }
+        if (m.kind != wkt::none) {
+            return well_known(v, m, depth);
+        }
+        return v.kind() == kind::map && fields(v, m, depth, value{});
+    }
+
+private:
+    // A message's fields as an object; with `url` (an Any's type URL), "@type" first and the
+    // document's "@type" keys skipped.
+    bool fields(value v, const pb::message_desc& m, int depth, value url) {
+        const bool always = opt_.protojson.always_print_primitive_fields;
+        const std::size_t base = marks_.size();
+        if (always) {
+            marks_.resize(base + m.fields.size(), 0);
+        }
+        std::uint64_t oneofs = 0;
+        std::uint32_t last_number = 0;
+        std::size_t next = 0;  // the field after the last one: the usual next key
+        bool first = true;
+        put('{');
+        if (url.doc() != nullptr) {
+            item(true, depth + 1);
+            type_url(url);
+            first = false;
+        }
+        for (entry e : v.entries()) {
+            if (e.key.kind() != kind::string) {
+                return false;
+            }
+            if (url.doc() != nullptr && e.key.get_string() == "@type") {
+                continue;
+            }
+            const std::int32_t fi = field_index(m, e.key.get_string(), next);
+            if (fi == pb::no_index) {
+                return false;
+            }
+            const pb::field_desc& f = m.fields[static_cast<std::size_t>(fi)];
+            if (f.number <= last_number || !f.name_wins) {
+                return false;  // out of order or given twice: the round trip sorts and merges
+            }
+            last_number = f.number;
+            next = static_cast<std::size_t>(fi) + 1;
+            if (e.val.is_null()) {
+                if (!accepts_null(f)) {
+                    continue;  // null: the field's default, absent
+                }
+                if (f.repeated || f.map) {
+                    return false;  // an error
+                }
+            }
+            if (f.oneof != pb::no_index) {
+                if (f.oneof >= 64 || (oneofs >> f.oneof & 1) != 0) {
+                    return false;
+                }
+                oneofs |= std::uint64_t{1} << f.oneof;
+            }
+            const std::size_t mark = out_.size();
+            item(first, depth + 1);
+            key_of(f);
+            const int r = field(e.val, f, depth + 1);
+            if (r < 0) {
+                return false;
+            }
+            if (r == 0) {
+                out_.truncate(mark);  // the default of an implicit-presence field: absent
+                continue;
+            }
+            first = false;
+            if (always) {
+                marks_[base + static_cast<std::size_t>(fi)] = 1;
+            }
+        }
+        if (always) {
+            for (std::size_t i = 0; i < m.fields.size(); ++i) {
+                const pb::field_desc& f = m.fields[i];
+                if (marks_[base + i] != 0 || (f.presence && !f.repeated && !f.map)) {
+                    continue;
+                }
+                item(first, depth + 1);
+                first = false;
+                key_of(f);
+                default_value(f);
+            }
+            marks_.resize(base);
+        }
+        close('}', first, depth);
+        return true;
+    }
+
+    // Deeper: the round trip (whose decoder stops at 100 nested messages; a Value nests three
+    // messages a level).
+    static constexpr int max_depth = 30;
+
+    // The field `key` names: the field at `next` when it is the one (one comparison), else
+    // through by_name (.proto names and json_names); no_index for none.
+    std::int32_t field_index(const pb::message_desc& m, std::string_view key, std::size_t next) {
+        if (next < m.fields.size() && m.fields[next].name == key) {
+            return static_cast<std::int32_t>(next);
+        }
+        key_.assign(key);
+        auto it = m.by_name.find(key_);
+        return it == m.by_name.end() ? pb::no_index : it->second;
+    }
+
+    // Before an element or entry: the comma after the previous one, the pretty line break.
+    void item(bool first, int depth) {
+        if (!first) {
+            put(',');
+        }
+        newline(depth);
+    }
+    void close(char c, bool empty, int depth) {
+        if (!empty) {
+            newline(depth);
+        }
+        put(c);
+    }
+    void colon() {
+        put(':');
+        if (opt_.pretty) {
+            put(' ');
+        }
+    }
+    void key_of(const pb::field_desc& f) {
+        out_.append(proto_names_ ? f.name_key : f.json_key);
+        colon();
+    }
+
+    // As the protobuf encoder: null stands for a value only in Value and NullValue fields.
+    bool accepts_null(const pb::field_desc& f) const {
+        if (f.type == field_type::enum_) {
+            return s_.enums[f.enum_].null_value;
+        }
+        return f.type == field_type::message && s_.messages[f.message].kind == wkt::value;
+    }
+
+    void default_value(const pb::field_desc& f) {
+        if (f.map || f.repeated) {
+            out_.append(f.map ? "{}" : "[]");
+            return;
+        }
+        switch (f.type) {
+            case field_type::double_:
+            case field_type::float_: put('0'); return;
+            case field_type::bool_: out_.append("false"); return;
+            case field_type::string:
+            case field_type::bytes: out_.append("\"\""); return;
+            case field_type::enum_: {
+                const pb::enum_desc& e = s_.enums[f.enum_];
+                if (e.null_value) {
+                    out_.append("null");
+                } else if (opt_.protojson.enums_as_ints || e.values.empty()) {
+                    write_int(out_, e.values.empty() ? 0 : e.values[0].number);
+                } else {
+                    json_write_string(out_, e.values[0].name);
+                }
+                return;
+            }
+            default: out_.append(is_64bit(f.type) ? "\"0\"" : "0"); return;
+        }
+    }
+
+    // -1: not taken (the round trip); 0: the field is absent (an implicit-presence default,
+    // an empty repeated field or map); 1: written.
+    int field(value v, const pb::field_desc& f, int depth) {
+        if (f.map) {
+            return map_field(v, f, depth);
+        }
+        if (!f.repeated) {
+            return single(v, f, f.presence, depth);
+        }
+        if (v.kind() != kind::array) {
+            return -1;
+        }
+        if (v.size() == 0) {
+            return 0;
+        }
+        put('[');
+        bool first = true;
+        for (value element : v.items()) {
+            item(first, depth + 1);
+            first = false;
+            if (single(element, f, true, depth + 1) < 0) {
+                return -1;
+            }
+        }
+        close(']', false, depth);
+        return 1;
+    }
+
+    int map_field(value v, const pb::field_desc& f, int depth) {
+        if (v.kind() != kind::map) {
+            return -1;
+        }
+        if (v.size() == 0) {
+            return 0;
+        }
+        const pb::message_desc& entry_m = s_.messages[f.message];
+        const std::int32_t ki = entry_m.find_number(1);
+        const std::int32_t vi = entry_m.find_number(2);
+        if (ki == pb::no_index || vi == pb::no_index) {
+            return -1;
+        }
+        const pb::field_desc& kf = entry_m.fields[ki];
+        const pb::field_desc& vf = entry_m.fields[vi];
+        put('{');
+        bool first = true;
+        for (entry e : v.entries()) {
+            item(first, depth + 1);
+            first = false;
+            if (!map_key(e.key, kf)) {
+                return -1;
+            }
+            colon();
+            if (single(e.val, vf, true, depth + 1) < 0) {
+                return -1;
+            }
+        }
+        close('}', false, depth);
+        return 1;
+    }
+
+    // A map key as the protobuf encoder reads it and its decoder gives it back, as text.
+    bool map_key(value k, const pb::field_desc& kf) {
+        if (kf.type == field_type::string) {
+            if (k.kind() != kind::string || !utf8_valid(k.get_string())) {
+                return false;
+            }
+            json_write_string(out_, k.get_string());
+            return true;
+        }
+        if (kf.type == field_type::bool_) {
+            bool b = false;
+            if (k.is_bool()) {
+                b = k.get_bool();
+            } else if (k.kind() == kind::string && (k.get_string() == "true" || k.get_string() == "false")) {
+                b = k.get_string() == "true";
+            } else {
+                return false;
+            }
+            out_.append(b ? "\"true\"" : "\"false\"");
+            return true;
+        }
+        std::int64_t iv = 0;
+        std::uint64_t uv = 0;
+        bool neg = false;
+        if (k.kind() == kind::string) {
+            if (!decimal_text(k.get_string(), neg, iv, uv)) {
+                return false;
+            }
+        } else if (!integer_of(k, neg, iv, uv)) {
+            return false;
+        }
+        if (!is_int_type(kf.type) || !in_range(kf.type, neg, iv, uv)) {
+            return false;
+        }
+        quoted_integer(neg, iv, uv);
+        return true;
+    }
+
+    // "-123" with its quotes, through one capacity check (64-bit fields, map keys).
+    void quoted_integer(bool neg, std::int64_t iv, std::uint64_t uv) {
+        char* d = out_.prepare(24);
+        char* p = d;
+        *p++ = '"';
+        if (neg && iv < 0) {  // "-0" (a map key's text) is 0
+            *p++ = '-';
+            uv = 0 - static_cast<std::uint64_t>(iv);
+        }
+        p = write_uint_digits(p, uv);
+        *p++ = '"';
+        out_.commit(static_cast<std::size_t>(p - d));
+    }
+
+    // "-?[0-9]{1,20}" in the 64-bit range, as the protobuf encoder reads integer map keys.
+    static bool decimal_text(std::string_view t, bool& neg, std::int64_t& iv, std::uint64_t& uv) {
+        neg = !t.empty() && t[0] == '-';
+        std::string_view digits = neg ? t.substr(1) : t;
+        if (digits.empty() || digits.size() > 20) {
+            return false;
+        }
+        uv = 0;
+        for (char c : digits) {
+            std::uint64_t nv = uv * 10 + static_cast<std::uint64_t>(c - '0');
+            if (c < '0' || c > '9' || nv / 10 != uv) {
+                return false;
+            }
+            uv = nv;
+        }
+        if (!neg) {
+            iv = static_cast<std::int64_t>(uv);
+            return true;
+        }
+        if (uv > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1) {
+            return false;
+        }
+        iv = static_cast<std::int64_t>(0 - uv);
+        return true;
+    }
+
+    static bool integer_of(value v, bool& neg, std::int64_t& iv, std::uint64_t& uv) {
+        if (v.kind() == kind::int64) {
+            iv = v.get_int();
+            neg = iv < 0;
+            uv = static_cast<std::uint64_t>(iv);
+            return true;
+        }
+        if (v.kind() == kind::uint64) {
+            uv = v.get_uint();
+            iv = static_cast<std::int64_t>(uv);
+            neg = false;
+            return true;
+        }
+        return false;  // floats and text: the round trip
+    }
+
+    // The protobuf encoder's range checks of an integer field (int_payload).
+    static bool in_range(field_type t, bool neg, std::int64_t iv, std::uint64_t uv) {
+        const bool big = !neg && uv > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+        switch (t) {
+            case field_type::int32:
+            case field_type::sfixed32:
+            case field_type::sint32:
+                return !big && iv >= std::numeric_limits<std::int32_t>::min() &&
+                       iv <= std::numeric_limits<std::int32_t>::max();
+            case field_type::uint32:
+            case field_type::fixed32: return !neg && uv <= std::numeric_limits<std::uint32_t>::max();
+            case field_type::int64:
+            case field_type::sfixed64:
+            case field_type::sint64: return !big;
+            case field_type::uint64:
+            case field_type::fixed64: return !neg;
+            default: return false;
+        }
+    }
+
+    // A double as the protobuf encoder reads it without loss: float64, an integer exact as a
+    // double, or the ProtoJSON texts of the non-finite values.
+    static bool to_double(value v, double& d) {
+        switch (v.kind()) {
+            case kind::float64: d = v.get_double(); return true;
+            case kind::int64:
+                d = static_cast<double>(v.get_int());
+                return d >= -9223372036854775808.0 && d < 9223372036854775808.0 &&
+                       static_cast<std::int64_t>(d) == v.get_int();
+            case kind::uint64:
+                d = static_cast<double>(v.get_uint());
+                return d < 18446744073709551616.0 && static_cast<std::uint64_t>(d) == v.get_uint();
+            case kind::string: {
+                std::string_view t = v.get_string();
+                if (t == "NaN") {
+                    d = std::numeric_limits<double>::quiet_NaN();
+                } else if (t == "Infinity" || t == "-Infinity") {
+                    d = t[0] == '-' ? -std::numeric_limits<double>::infinity()
+                                    : std::numeric_limits<double>::infinity();
+                } else {
+                    return false;
+                }
+                return true;
+            }
+            default: return false;
+        }
+    }
+
+    void number(double d, bool as_float) {
+        if (std::isnan(d)) {
+            out_.append("\"NaN\"");
+        } else if (std::isinf(d)) {
+            out_.append(d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+        } else {
+            write_double(out_, as_float ? float_shown(d) : d);
+        }
+    }
+
+    // One value of field f (a singular field, an element, a map value); `always`: written even
+    // when it is the default (elements, map values, fields with presence).
+    int single(value v, const pb::field_desc& f, bool always, int depth) {
+        switch (f.type) {
+            case field_type::double_:
+            case field_type::float_: return floating(v, f.type == field_type::float_, always);
+            case field_type::bool_:
+                if (!v.is_bool()) {
+                    return -1;
+                }
+                if (!always && !v.get_bool()) {
+                    return 0;
+                }
+                out_.append(v.get_bool() ? "true" : "false");
+                return 1;
+            case field_type::string: {
+                if (v.kind() != kind::string || !utf8_valid(v.get_string())) {
+                    return -1;
+                }
+                if (!always && v.get_string().empty()) {
+                    return 0;
+                }
+                json_write_string(out_, v.get_string());
+                return 1;
+            }
+            case field_type::bytes: {
+                if (v.kind() != kind::bytes) {
+                    return -1;  // base64 text: the round trip
+                }
+                if (!always && v.get_string().empty()) {
+                    return 0;
+                }
+                put('"');
+                base64_encode(out_, v.get_string());
+                put('"');
+                return 1;
+            }
+            case field_type::enum_: return enumeration(v, f, always);
+            case field_type::message:
+            case field_type::group: return message(v, s_.messages[f.message], depth) ? 1 : -1;
+            default: return integer(v, f, always);
+        }
+    }
+
+    int floating(value v, bool as_float, bool always) {
+        double d = 0;
+        if (!to_double(v, d)) {
+            return -1;
+        }
+        if (as_float) {
+            auto x = static_cast<float>(d);
+            if ((std::isfinite(d) && !std::isfinite(x)) || (!std::isnan(d) && static_cast<double>(x) != d)) {
+                return -1;  // out of range, or not exact in 32 bits: an error or lossy=allow
+            }
+            if (!always && std::bit_cast<std::uint32_t>(x) == 0) {
+                return 0;
+            }
+            d = static_cast<double>(x);
+        } else if (!always && std::bit_cast<std::uint64_t>(d) == 0) {
+            return 0;
+        }
+        number(d, as_float);
+        return 1;
+    }
+
+    int integer(value v, const pb::field_desc& f, bool always) {
+        std::int64_t iv = 0;
+        std::uint64_t uv = 0;
+        bool neg = false;
+        if (!integer_of(v, neg, iv, uv) || !in_range(f.type, neg, iv, uv)) {
+            return -1;
+        }
+        if (!always && uv == 0) {
+            return 0;
+        }
+        if (is_64bit(f.type)) {
+            quoted_integer(neg, iv, uv);
+        } else {
+            neg ? write_int(out_, iv) : write_uint(out_, uv);
+        }
+        return 1;
+    }
+
+    int enumeration(value v, const pb::field_desc& f, bool always) {
+        const pb::enum_desc& e = s_.enums[f.enum_];
+        std::int32_t n = 0;
+        if (v.is_null() && e.null_value) {
+            n = 0;
+        } else if (v.kind() == kind::string) {
+            std::string_view name = v.get_string();
+            auto it = std::find_if(e.values.begin(), e.values.end(),
+                                   [&](const pb::enum_value_desc& d) { return d.name == name; });
+            if (it == e.values.end()) {
+                return -1;
+            }
+            n = it->number;
+        } else if (v.kind() == kind::int64 && v.get_int() >= std::numeric_limits<std::int32_t>::min() &&
+                   v.get_int() <= std::numeric_limits<std::int32_t>::max()) {
+            n = static_cast<std::int32_t>(v.get_int());
+        } else {
+            return -1;
+        }
+        if (!always && n == 0) {
+            return 0;
+        }
+        if (e.null_value) {
+            // NullValue: the decoder gives null for 0, the number for any other.
+            n == 0 ? out_.append("null") : write_int(out_, n);
+            return 1;
+        }
+        // The decoder names a number by its first value (an alias reads as the first name).
+        auto it = std::find_if(e.values.begin(), e.values.end(),
+                               [&](const pb::enum_value_desc& d) { return d.number == n; });
+        if (it == e.values.end() || opt_.protojson.enums_as_ints) {
+            write_int(out_, n);
+        } else {
+            json_write_string(out_, it->name);
+        }
+        return 1;
+    }
+
+    bool well_known(value v, const pb::message_desc& m, int depth) {
+        switch (m.kind) {
+            case wkt::timestamp: return timestamp(v);
+            case wkt::duration: return duration(v);
+            case wkt::wrapper: return single(v, m.fields[0], true, depth) > 0;
+            case wkt::struct_: return v.kind() == kind::map && json_value(v, depth);
+            case wkt::list_value: return v.kind() == kind::array && json_value(v, depth);
+            case wkt::value: return json_value(v, depth);
+            case wkt::field_mask: return field_mask(v);
+            case wkt::empty:
+                if (v.kind() != kind::map || v.size() != 0) {
+                    return false;
+                }
+                out_.append("{}");
+                return true;
+            case wkt::any: return any(v, depth);
+            default: return false;
+        }
+    }
+
+    void type_url(value url) {
+        out_.append("\"@type\"");
+        colon();
+        json_write_string(out_, url.get_string());
+    }
+
+    // {"@type": URL, fields...} or {"@type": URL, "value": ...} for a well-known type, {} for
+    // an empty Any; a type the schema does not define (or a URL without '/', which the
+    // printer refuses): the round trip.
+    bool any(value v, int depth) {
+        if (v.kind() != kind::map) {
+            return false;
+        }
+        value url = v.find("@type");
+        if (url.doc() == nullptr) {
+            if (v.size() != 0) {
+                return false;
+            }
+            out_.append("{}");
+            return true;
+        }
+        if (url.kind() != kind::string || !utf8_valid(url.get_string())) {
+            return false;
+        }
+        const std::int32_t im = message_of_url(s_, url.get_string());
+        if (im == pb::no_index) {
+            return false;
+        }
+        const pb::message_desc& inner = s_.messages[im];
+        if (inner.kind == wkt::none || inner.kind == wkt::empty) {
+            return fields(v, inner, depth, url);
+        }
+        value packed = v.find("value");
+        if (packed.doc() == nullptr) {
+            return false;
+        }
+        put('{');
+        item(true, depth + 1);
+        type_url(url);
+        item(false, depth + 1);
+        out_.append("\"value\"");
+        colon();
+        if (!message(packed, inner, depth + 1)) {
+            return false;
+        }
+        close('}', false, depth);
+        return true;
+    }
+
+    // The RFC 3339 texts the encoder reads, as the decoder gives them back (UTC, 0/3/6/9
+    // fraction digits).
+    bool timestamp(value v) {
+        if (v.kind() != kind::timestamp && v.kind() != kind::string) {
+            return false;
+        }
+        epoch_instant t;
+        if (!parse_rfc3339(v.get_string(), t) || !t.exact || t.leap_second ||
+            t.seconds < -62135596800 || t.seconds > 253402300799) {
+            return false;
+        }
+        char buf[48];
+        std::size_t n = pb::format_timestamp(t.seconds, static_cast<std::int32_t>(t.nanos), buf);
+        if (n == 0) {
+            return false;
+        }
+        append_wrapped(out_, '"', {buf, n}, '"');
+        return true;
+    }
+
+    bool duration(value v) {
+        std::int64_t seconds = 0;
+        std::int32_t nanos = 0;
+        if (v.kind() != kind::string || !pb::parse_duration(v.get_string(), seconds, nanos)) {
+            return false;
+        }
+        char buf[48];
+        append_wrapped(out_, '"', {buf, pb::format_duration(seconds, nanos, buf)}, '"');
+        return true;
+    }
+
+    // Paths (text split at commas, or an array of them) as one lowerCamelCase text.
+    bool field_mask(value v) {
+        text_.clear();
+        bool first = true;
+        auto path = [&](std::string_view p) {
+            if (!first) {
+                text_ += ',';
+            }
+            first = false;
+            return utf8_valid(p) && snake_to_camel(p, text_);
+        };
+        if (v.kind() == kind::string) {
+            std::string_view t = v.get_string();
+            while (!t.empty()) {
+                auto comma = t.find(',');
+                if (!path(t.substr(0, comma))) {
+                    return false;
+                }
+                t = comma == std::string_view::npos ? std::string_view{} : t.substr(comma + 1);
+            }
+        } else if (v.kind() == kind::array) {
+            for (value p : v.items()) {
+                if (p.kind() != kind::string || !path(p.get_string())) {
+                    return false;
+                }
+            }
+        } else {
+            return false;
+        }
+        json_write_string(out_, text_);
+        return true;
+    }
+
+    // A Struct key: text, or an int64 as its decimal text (as the protobuf encoder keys it).
+    bool struct_key(value k) {
+        if (k.kind() == kind::int64) {
+            put('"');
+            write_int(out_, k.get_int());
+            put('"');
+            return true;
+        }
+        if (k.kind() != kind::string || !utf8_valid(k.get_string())) {
+            return false;
+        }
+        json_write_string(out_, k.get_string());
+        return true;
+    }
+
+    // google.protobuf.Value and what it holds: numbers as doubles, Struct keys as text.
+    bool json_value(value v, int depth) {
+        if (depth > max_depth) {
+            return false;
+        }
+        switch (v.kind()) {
+            case kind::null: out_.append("null"); return true;
+            case kind::boolean_false:
+            case kind::boolean_true: out_.append(v.get_bool() ? "true" : "false"); return true;
+            case kind::int64:
+            case kind::uint64:
+            case kind::float64: {
+                double d = 0;
+                if (!to_double(v, d) || !std::isfinite(d)) {
+                    return false;  // inexact, or NaN/Infinity (422 on the round trip)
+                }
+                write_double(out_, d);
+                return true;
+            }
+            case kind::string:
+            case kind::timestamp:
+                if (!utf8_valid(v.get_string())) {
+                    return false;
+                }
+                json_write_string(out_, v.get_string());
+                return true;
+            case kind::array: {
+                put('[');
+                bool first = true;
+                for (value element : v.items()) {
+                    item(first, depth + 1);
+                    first = false;
+                    if (!json_value(element, depth + 1)) {
+                        return false;
+                    }
+                }
+                close(']', first, depth);
+                return true;
+            }
+            case kind::map: {
+                put('{');
+                bool first = true;
+                for (entry e : v.entries()) {
+                    item(first, depth + 1);
+                    first = false;
+                    if (!struct_key(e.key)) {
+                        return false;
+                    }
+                    colon();
+                    if (!json_value(e.val, depth + 1)) {
+                        return false;
+                    }
+                }
+                close('}', first, depth);
+                return true;
+            }
+            default: return false;
+        }
+    }
+
+    const pb::schema& s_;
+    std::vector<std::uint8_t>& marks_;  ///< always_print_primitive_fields: fields written
+    std::string& text_;                 ///< FieldMask paths
+    std::string key_;                   ///< a key looked up in by_name
+    bool proto_names_;
+};
+
+// Test hook: POLYCODEC_PROTOJSON_PATH=round_trip in the environment makes every encode take
+// the round trip, =direct makes a document the direct writer does not take an error
+// (tests/differential/test_protojson.py compares the two paths' output).
+enum class print_path { both, round_trip, direct };
+
+print_path forced_path() {
+    static const print_path p = [] {
+        const char* e = std::getenv("POLYCODEC_PROTOJSON_PATH");
+        std::string_view t = e == nullptr ? "" : e;
+        return t == "round_trip" ? print_path::round_trip
+               : t == "direct"   ? print_path::direct
+                                 : print_path::both;
+    }();
+    return p;
+}
+
 struct print_scratch {
+    std::vector<std::uint8_t> marks;
+    std::string mask;
     document canon;
     document json;
     output_buffer wire;
@@ -1336,6 +2100,18 @@ result<void> encode_protojson(const document& doc, output_buffer& out, const enc
     const pb::schema& s = *opt.protobuf_schema;
     POLYCODEC_TRY_ASSIGN(m, pick_message(s, opt.type_name));
     print_scratch& sc = thread_print_scratch();
+    const std::size_t start = out.size();
+    sc.marks.clear();
+    const print_path path = forced_path();
+    if (path != print_path::round_trip &&
+        direct_printer(s, out, opt, sc.marks, sc.mask).message(doc.root(), s.messages[m], 0)) {
+        return {};
+    }
+    out.truncate(start);
+    if (path == print_path::direct) {
+        return fail(make_error(errc::not_implemented, "POLYCODEC_PROTOJSON_PATH=direct: the direct "
+                                               "writer does not take this document"));
+    }
     sc.wire.clear();
     POLYCODEC_TRY(encode(format_id::protobuf, doc, sc.wire, opt));
     decode_options dopt;
