@@ -15,6 +15,8 @@
 //   void close_array(bool empty, int depth);
 //   void open_map(int depth);    bool map_key(value k, bool first, int depth);
 //   void close_map(bool empty, int depth);
+//   void map_value(value v, int depth);         // optional: between a key and its value, for
+//                                               // a separator that depends on the value (hjson)
 // and an error slot: `result<void> status;` that leaf/tagged/map_key set on failure.
 
 #include <cstring>
@@ -64,6 +66,9 @@ bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
                         return false;
                     }
                     first = false;
+                    if constexpr (requires { h.map_value(val, depth + 1); }) {
+                        h.map_value(val, depth + 1);
+                    }
                     if (!walk_text(h, out, val, depth + 1)) {
                         return false;
                     }
