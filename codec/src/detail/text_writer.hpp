@@ -15,6 +15,10 @@
 //   void close_array(bool empty, int depth);
 //   void open_map(int depth);    bool map_key(value k, bool first, int depth);
 //   void close_map(bool empty, int depth);
+//   void map_value(value v, int depth);         // optional: between a key and its value, for
+//                                               // a separator that depends on the value (hjson)
+//   bool scalar(value v);                       // optional: every other scalar, instead of
+//                                               // write_scalar then leaf (json5: integers inline)
 // and an error slot: `result<void> status;` that leaf/tagged/map_key set on failure.
 
 #include <cstring>
@@ -64,6 +68,10 @@ bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
                         return false;
                     }
                     first = false;
+                    // (`v` in the test: clang 14 takes no structured binding there)
+                    if constexpr (requires { h.map_value(v, depth + 1); }) {
+                        h.map_value(val, depth + 1);
+                    }
                     if (!walk_text(h, out, val, depth + 1)) {
                         return false;
                     }
@@ -83,10 +91,14 @@ bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
             case kind::bytes:
                 return h.leaf(v);  // never write_scalar's
             default:
-                if (write_scalar(out, v, h.spelling())) {
-                    return true;
+                if constexpr (requires { h.scalar(v); }) {
+                    return h.scalar(v);  // the hooks' own scalar writer (inlined)
+                } else {
+                    if (write_scalar(out, v, h.spelling())) {
+                        return true;
+                    }
+                    return h.leaf(v);
                 }
-                return h.leaf(v);
         }
     }
 }

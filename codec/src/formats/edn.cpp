@@ -225,8 +225,19 @@ private:
         return true;
     }
 
-    // Whitespace, commas, ; comments and #_ discarded forms.
-    result<void> skip_ignorable() {
+    // Whitespace, commas, ; comments and #_ discarded forms. The common case inline: blanks,
+    // then a byte that starts neither a comment nor a discard.
+    [[gnu::always_inline]] result<void> skip_ignorable() {
+        while (pos_ < in_.size() && is_ws(in_[pos_])) {
+            ++pos_;
+        }
+        if (pos_ >= in_.size() || (in_[pos_] != ';' && in_[pos_] != '#')) {
+            return {};
+        }
+        return skip_ignorable_slow();
+    }
+
+    [[gnu::noinline]] result<void> skip_ignorable_slow() {
         for (;;) {
             while (pos_ < in_.size() && is_ws(in_[pos_])) {
                 ++pos_;

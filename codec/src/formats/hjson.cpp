@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
@@ -18,6 +19,8 @@
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/text.hpp"
+#include "detail/text_reader.hpp"
+#include "detail/text_writer.hpp"
 #include "detail/try.hpp"
 #include "formats.hpp"
 
@@ -33,7 +36,8 @@ using text::describe_at;
 /// digits without leading zeros, optional '.' digits*, optional exponent, then only white space
 /// (<= U+0020) to the end, or, with `stop_at_next`, up to a ',' ']' '}' '#' '//' '/*'. Returns
 /// 0 when it is not a number; `is_float` tells whether a '.' or an exponent was seen.
-std::size_t hjson_number(std::string_view s, bool stop_at_next, bool& is_float) {
+std::size_t hjson_number(std::string_view s, bool stop_at_next, bool& is_float,
+                         double* value = nullptr) {
     std::size_t p = 0;
     auto c = [&](std::size_t i) -> unsigned char {
         return i < s.size() ? static_cast<unsigned char>(s[i]) : 0;
@@ -99,34 +103,39 @@ std::size_t hjson_number(std::string_view s, bool stop_at_next, bool& is_float) 
         if (!text::parse_double(t, d) || !std::isfinite(d)) {
             return 0;
         }
+        if (value != nullptr) {
+            *value = d;
+        }
     }
     return end;
 }
 
-void add_hjson_number(builder& b, std::string_view t, bool is_float) {
-    if (!is_float) {
-        text::add_decimal_integer(b, t);
-        return;
-    }
-    // Only "1." needs a canonical copy ("1.0"); others parse in place, without allocating.
-    std::string canon;
-    if (std::size_t dot = t.find('.');
-        dot != std::string_view::npos &&
-        (dot + 1 >= t.size() || !(t[dot + 1] >= '0' && t[dot + 1] <= '9'))) {
-        canon.assign(t);
-        canon.insert(dot + 1, "0");
-        t = canon;
-    }
-    double d = 0;
-    text::parse_double(t, d);
-    b.add_double(d);
-}
+// Byte classes: bit 1, the bytes that end a quoteless value's text for the keyword and number
+// test (line breaks, ',' '}' ']' '#' '/'); bit 2, the bytes of a bare key (above U+0020, no
+// punctuator); bit 4, ASCII string bytes the writer's checks pass as they are (U+0020 to
+// U+007E but '"' and '\\'); bit 8, ASCII bytes a bare key may hold (U+0021 to U+007E but
+// ,{[}]:#"'/).
+constexpr byte_table hjson_class = make_byte_table([](unsigned char c) -> std::uint8_t {
+    const bool stop = c == '\r' || c == '\n' || c == ',' || c == '}' || c == ']' || c == '#' ||
+                      c == '/';
+    const bool punct = c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == ':';
+    const bool plain = c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+    const bool bare_key = c > 0x20 && c < 0x7F && !punct && c != '#' && c != '"' && c != '\'' &&
+                          c != '/';
+    return static_cast<std::uint8_t>((stop ? 1 : 0) | (c > ' ' && !punct ? 2 : 0) |
+                                     (plain ? 4 : 0) | (bare_key ? 8 : 0));
+});
+constexpr std::uint8_t cls_stop = 1;
+constexpr std::uint8_t cls_key = 2;
+constexpr std::uint8_t cls_plain = 4;
+constexpr std::uint8_t cls_bare_key = 8;
 
 // ---- reader ----
 
+template <class Sink>
 class hjson_reader {
 public:
-    hjson_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+    hjson_reader(std::string_view in, Sink& b) : in_(in), b_(b) {}
 
     result<void> run() {
         std::size_t valid = utf8_valid_prefix(in_);
@@ -146,7 +155,11 @@ public:
         if (first) {
             return first;
         }
-        b_.reset();
+        if constexpr (!std::is_same_v<Sink, builder>) {
+            return first;  // the builder path tries the single value
+        } else {
+            b_.reset();
+        }
         pos_ = 0;
         auto second = value();
         if (second) {
@@ -155,7 +168,9 @@ public:
         if (second) {
             return second;
         }
-        b_.reset();
+        if constexpr (std::is_same_v<Sink, builder>) {
+            b_.reset();
+        }
         return first;
     }
 
@@ -177,8 +192,19 @@ private:
         return fail(limit_error(b_, pos_));
     }
 
-    // White space is every character up to U+0020; comments are '#', '//' and '/* */'.
-    result<void> white() {
+    // White space is every character up to U+0020; comments are '#', '//' and '/* */'. The
+    // common case inline: blanks, then a byte that starts no comment.
+    [[gnu::always_inline]] result<void> white() {
+        while (pos_ < in_.size() && ch() <= ' ') {
+            ++pos_;
+        }
+        if (pos_ < in_.size() && ch() != '#' && ch() != '/') {
+            return {};
+        }
+        return white_slow();
+    }
+
+    [[gnu::noinline]] result<void> white_slow() {
         while (!eof()) {
             while (!eof() && ch() <= ' ') {
                 ++pos_;
@@ -311,6 +337,16 @@ private:
             return quoted(false);
         }
         std::size_t start = pos_;
+        {
+            // The common case: key bytes straight up to the ':'.
+            const char* e = skip_class(in_.data() + pos_, in_.data() + in_.size(), hjson_class,
+                                       cls_key);
+            if (e != in_.data() + pos_ && e != in_.data() + in_.size() && *e == ':') {
+                pos_ = static_cast<std::size_t>(e - in_.data());
+                b_.add_string(in_.substr(start, pos_ - start));
+                return {};
+            }
+        }
         std::size_t name_len = 0;
         std::size_t space = std::string_view::npos;
         for (;;) {
@@ -358,11 +394,25 @@ private:
                                        "' where a value was expected"));
         }
         std::size_t start = pos_;
+        const char* const end = in_.data() + in_.size();
+        if (first == '-' || (first >= '0' && first <= '9')) {
+            // The common case: an integer of up to 18 digits right before a line break or
+            // ',' '}' ']' '#' (exactly the text the loop below would test).
+            std::int64_t iv = 0;
+            const char* q = small_integer(in_.data() + pos_, end, false, iv);
+            if (q != nullptr && (q == end || *q == '\n' || *q == ',' || *q == '}' || *q == ']' ||
+                                 *q == '\r' || *q == '#')) {
+                pos_ = static_cast<std::size_t>(q - in_.data());
+                b_.add_int(iv);
+                return {};
+            }
+        }
         for (;;) {
             ++pos_;
+            pos_ = static_cast<std::size_t>(
+                skip_class_not(in_.data() + pos_, end, cls_stop) - in_.data());
             bool is_eol = eof() || ch() == '\r' || ch() == '\n';
-            if (is_eol || ch() == ',' || ch() == '}' || ch() == ']' || ch() == '#' ||
-                (ch() == '/' && (peek(1) == '/' || peek(1) == '*'))) {
+            if (is_eol || ch() != '/' || peek(1) == '/' || peek(1) == '*') {
                 std::string_view v = in_.substr(start, pos_ - start);
                 if (first == 'f' || first == 'n' || first == 't') {
                     std::string_view t = text::js_trim(v);
@@ -380,8 +430,13 @@ private:
                     }
                 } else if (first == '-' || (first >= '0' && first <= '9')) {
                     bool is_float = false;
-                    if (std::size_t n = hjson_number(v, false, is_float)) {
-                        add_hjson_number(b_, v.substr(0, n), is_float);
+                    double d = 0;
+                    if (std::size_t n = hjson_number(v, false, is_float, &d)) {
+                        if (is_float) {
+                            b_.add_double(d);
+                        } else {
+                            add_decimal_integer(b_, v.substr(0, n));
+                        }
                         return {};
                     }
                 }
@@ -391,6 +446,13 @@ private:
                 }
             }
         }
+    }
+
+    static const char* skip_class_not(const char* p, const char* e, std::uint8_t bit) noexcept {
+        while (p < e && !hjson_class.has(static_cast<unsigned char>(*p), bit)) {
+            ++p;
+        }
+        return p;
     }
 
     // string(): "..." or '...' with JSON escapes plus \'; ''' starts a multi-line string.
@@ -568,14 +630,13 @@ private:
     }
 
     std::string_view in_;
-    builder& b_;
+    Sink& b_;
     std::size_t pos_ = 0;
     std::string scratch_;
 };
 
 result<void> decode_hjson(std::string_view in, builder& b, const decode_options&) {
-    hjson_reader r(in, b);
-    return r.run();
+    return decode_text_fast<hjson_reader>(in, b);
 }
 
 // ---- writer (hjson-stringify.js with default options) ----
@@ -675,6 +736,21 @@ string_form choose_form(std::string_view s, bool is_root) {
     if (s.empty()) {
         return string_form::quoted;
     }
+    if (skip_class(s.data(), s.data() + s.size(), hjson_class, cls_plain) == s.data() + s.size()) {
+        // Printable ASCII without '"' or '\\': nothing to escape, no control, no line break,
+        // and the only white space is ' ' (the checks below, without decoding).
+        // Only a '-' or a digit can start a number, only 't' 'f' 'n' a keyword.
+        const char c0 = s[0];
+        bool is_float = false;
+        const bool needs_quotes =
+            c0 == ' ' || c0 == '\'' || c0 == '#' || c0 == '{' || c0 == '}' || c0 == '[' ||
+            c0 == ']' || c0 == ':' || c0 == ',' ||
+            (c0 == '/' && s.size() > 1 && (s[1] == '*' || s[1] == '/')) || s.back() == ' ' ||
+            ((c0 == '-' || (c0 >= '0' && c0 <= '9')) && hjson_number(s, true, is_float) != 0) ||
+            ((c0 == 't' || c0 == 'f' || c0 == 'n') && starts_with_keyword(s)) ||
+            (is_root && s.find(':') != std::string_view::npos);
+        return needs_quotes ? string_form::quoted : string_form::bare;
+    }
     string_scan sc = scan_string(s);
     char c0 = s[0];
     bool is_float = false;
@@ -711,110 +787,129 @@ string_form choose_form(std::string_view s, bool is_root) {
 // Hjson has no NaN or Infinity: those are refused, or null under lossy=allow (the writer).
 constexpr scalar_spelling hjson_spelling{"null", "false", "true", {}, {}, {}};
 
-class hjson_writer {
-public:
-    hjson_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+/// True when `s` has a line break and choose_form makes it a ''' string: the member value then
+/// starts on the next line.
+bool is_multiline_value(std::string_view s) {
+    return std::memchr(s.data(), '\n', s.size()) != nullptr &&
+           choose_form(s, false) == string_form::multiline;
+}
 
-    result<void> write(value v, bool no_indent, bool is_root) {
-        if (write_scalar(out_, v, hjson_spelling)) {
-            return {};
-        }
+// The walk of detail/text_writer.hpp with hjson-stringify's layout: every element on its own
+// line, two spaces a level, a non-empty container or a ''' string that follows a key on the
+// next line.
+class hjson_writer : public text_hooks {
+public:
+    using text_hooks::text_hooks;
+
+    const scalar_spelling& spelling() const noexcept { return hjson_spelling; }
+
+    bool leaf(value v) {
         switch (v.kind()) {
-            case kind::null:
-            case kind::boolean_false:
-            case kind::boolean_true:
-            case kind::int64:
-            case kind::uint64:
-            case kind::bignum:
-                return {};  // write_scalar wrote it
+            case kind::string:
+            case kind::timestamp:
+                write_string(v.get_string(), depth_ == 0);
+                return true;
+            case kind::bytes: {
+                // DESIGN section 3: bytes become base64url text.
+                output_buffer tmp;
+                base64_encode(tmp, v.get_string(), true);
+                write_string(tmp.view(), depth_ == 0);
+                return true;
+            }
             case kind::float64: {  // not finite: write_scalar left it
                 const double d = v.get_double();
                 const char* what = std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
                 if (!allow_lossy(opt_, v, "nonfinite_to_null",
                                  std::string(what) + " written as null")) {
-                    return fail(
+                    status = fail(
                         unrepresentable(v, std::string(what) + " is not representable in hjson"));
+                    return false;
                 }
                 out_.append("null");
-                return {};
+                return true;
             }
-            case kind::string:
-            case kind::timestamp:
-                write_string(v.get_string(), is_root);
-                return {};
-            case kind::bytes: {
-                // DESIGN section 3: bytes become base64url text.
-                output_buffer tmp;
-                base64_encode(tmp, v.get_string(), true);
-                write_string(tmp.view(), is_root);
-                return {};
-            }
-            case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in hjson"));
-                }
-                return write(v.tagged_value(), no_indent, is_root);
-            case kind::array:
-            case kind::map:
-                return write_container(v, no_indent);
+            default:
+                return true;  // every other scalar is write_scalar's
         }
-        return {};
     }
 
-private:
-    // True when the text written for `v` as a member value starts with a line break.
-    bool starts_with_newline(value v) const {
+    int tagged(value& v, int) {
+        if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+            status = fail(unrepresentable(
+                v, "tag " + std::to_string(v.tag()) + " is not representable in hjson"));
+            return walk_error;
+        }
+        v = v.tagged_value();
+        return walk_next;
+    }
+
+    void open_array(int) { put('['); }
+    void array_item(bool, int depth) {
+        depth_ = depth;
+        line(depth);
+    }
+    void close_array(bool empty, int depth) {
+        if (!empty) {
+            line(depth);
+        }
+        put(']');
+    }
+    void open_map(int) { put('{'); }
+    bool map_key(value k, bool, int depth) {
+        depth_ = depth;
+        line(depth);
+        if (auto r = write_key(k); !r) {
+            status = std::move(r);
+            return false;
+        }
+        return true;
+    }
+    // After the key: ':' and a space, or a line break where the value starts on a new line.
+    void map_value(value v, int depth) {
         while (v.kind() == kind::tagged) {
             v = v.tagged_value();
         }
         if (v.is_container()) {
-            return v.size() != 0;
+            if (v.size() != 0) {
+                put(':');
+                line(depth);
+                return;
+            }
+        } else if ((v.kind() == kind::string || v.kind() == kind::timestamp) &&
+                   is_multiline_value(v.get_string())) {
+            put(':');
+            return;
         }
-        if (v.kind() == kind::string || v.kind() == kind::timestamp) {
-            std::string_view s = v.get_string();
-            return choose_form(s, false) == string_form::multiline &&
-                   s.find('\n') != std::string_view::npos;
+        char* d = out_.prepare(2);
+        d[0] = ':';
+        d[1] = ' ';
+        out_.commit(2);
+    }
+    void close_map(bool empty, int depth) {
+        if (!empty) {
+            line(depth);
         }
-        return false;
+        put('}');
     }
 
-    result<void> write_container(value v, bool no_indent) {
-        bool is_array = v.kind() == kind::array;
-        if (v.size() == 0) {
-            out_.append(is_array ? "[]" : "{}");
-            return {};
+private:
+    // A line break and the indentation of `depth`.
+    // Up to 16 spaces as one fixed-size copy (no memset call for the usual depths).
+    [[gnu::always_inline]] void line(int depth) {
+        static constexpr char blanks[16] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+                                            ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+        const auto n = static_cast<std::size_t>(depth) * 2;
+        char* d = out_.prepare(n + 17);
+        d[0] = '\n';
+        std::memcpy(d + 1, blanks, 16);
+        if (n > 16) {
+            std::memset(d + 17, ' ', n - 16);
         }
-        std::size_t mind = gap_.size();
-        if (!no_indent) {
-            out_.push_back('\n');
-            out_.append(gap_);
-        }
-        gap_.append("  ");
-        out_.push_back(is_array ? '[' : '{');
-        if (is_array) {
-            for (value c : v.items()) {
-                out_.push_back('\n');
-                out_.append(gap_);
-                POLYCODEC_TRY(write(c, true, false));
-            }
-        } else {
-            for (auto [k, val] : v.entries()) {
-                out_.push_back('\n');
-                out_.append(gap_);
-                POLYCODEC_TRY(write_key(k));
-                out_.push_back(':');
-                if (!starts_with_newline(val)) {
-                    out_.push_back(' ');
-                }
-                POLYCODEC_TRY(write(val, false, false));
-            }
-        }
-        gap_.resize(mind);
-        out_.push_back('\n');
-        out_.append(gap_);
-        out_.push_back(is_array ? ']' : '}');
-        return {};
+        out_.commit(n + 1);
+    }
+    void spaces(std::size_t n) {
+        std::memset(out_.prepare(n), ' ', n);
+        out_.commit(n);
     }
 
     // quoteReplace(): \b \t \n \f \r \" \\ and \uXXXX for the other characters of needsEscape.
@@ -871,9 +966,7 @@ private:
                 out_.append(s);
                 return;
             case string_form::quoted:
-                out_.push_back('"');
-                out_.append(s);
-                out_.push_back('"');
+                append_wrapped(out_, '"', s, '"');
                 return;
             case string_form::escaped:
                 write_escaped(s);
@@ -887,30 +980,27 @@ private:
             out_.append("'''");
             return;
         }
-        std::size_t mind = gap_.size();
-        gap_.append("  ");
-        out_.push_back('\n');
-        out_.append(gap_);
+        // The lines one level deeper than the member.
+        const std::size_t gap = static_cast<std::size_t>(depth_ + 1) * 2;
+        line(depth_ + 1);
         out_.append("'''");
         std::size_t start = 0;
         for (;;) {
             std::size_t nl = s.find('\n', start);
-            std::string_view line =
+            std::string_view ln =
                 s.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
             out_.push_back('\n');
-            if (!line.empty()) {
-                out_.append(gap_);
-                out_.append(line);
+            if (!ln.empty()) {
+                spaces(gap);
+                out_.append(ln);
             }
             if (nl == std::string_view::npos) {
                 break;
             }
             start = nl + 1;
         }
-        out_.push_back('\n');
-        out_.append(gap_);
+        line(depth_ + 1);
         out_.append("'''");
-        gap_.resize(mind);
     }
 
     // quoteKey(): bare unless empty or needsEscapeName (,{[}]:#"' white space // /*); keys with
@@ -925,13 +1015,12 @@ private:
                 s = k.get_string();
                 break;
             case kind::int64:
-            case kind::uint64: {
                 // Integer keys become their decimal text (DESIGN section 3: not lossy).
-                num = k.kind() == kind::int64 ? std::to_string(k.get_int())
-                                              : std::to_string(k.get_uint());
-                s = num;
-                break;
-            }
+                write_int(out_, k.get_int());
+                return {};
+            case kind::uint64:
+                write_uint(out_, k.get_uint());
+                return {};
             default: {
                 POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "hjson"));
                 num = std::move(text);
@@ -940,6 +1029,12 @@ private:
         }
         if (s.empty()) {
             out_.append("\"\"");
+            return {};
+        }
+        // The common case: ASCII that needs no quotes (no '/', so no comment start either).
+        if (skip_class(s.data(), s.data() + s.size(), hjson_class, cls_bare_key) ==
+            s.data() + s.size()) {
+            out_.append(s);
             return {};
         }
         bool quote =
@@ -956,21 +1051,20 @@ private:
         } else if (scan_string(s).needs_escape) {
             write_escaped(s);
         } else {
-            out_.push_back('"');
-            out_.append(s);
-            out_.push_back('"');
+            append_wrapped(out_, '"', s, '"');
         }
         return {};
     }
 
-    output_buffer& out_;
-    const encode_options& opt_;
-    std::string gap_;
+    int depth_ = 0;  // the depth of the element being written (0: the root)
 };
 
 result<void> encode_hjson(const document& doc, output_buffer& out, const encode_options& opt) {
     hjson_writer w(out, opt);
-    return w.write(doc.root(), true, true);
+    if (!walk_text(w, out, doc.root(), 0)) {
+        return std::move(w.status);
+    }
+    return {};
 }
 
 }  // namespace

@@ -838,6 +838,15 @@ public:
 
     const scalar_spelling& spelling() const noexcept { return json5_spelling; }
 
+    // Integers, the bulk of most documents, without write_scalar's call and switch.
+    [[gnu::always_inline]] bool scalar(value v) {
+        if (v.kind() == kind::int64) {
+            write_int(out_, v.get_int());
+            return true;
+        }
+        return write_scalar(out_, v, json5_spelling) || leaf(v);
+    }
+
     bool leaf(value v) {
         switch (v.kind()) {
             case kind::string:
