@@ -15,6 +15,9 @@ TEST(YamlOracle, OracleSeesWhatItShould) {
     EXPECT_EQ(compare("a: [1, 1.5, true, null, '1', !!binary aGk=, 0x10]\n", false), "");
     EXPECT_EQ(compare("a: 1\n", true), "ours accepts an error case");
     EXPECT_EQ(compare("[1, 2", true), "");
+    // Our own tags' numbers are read as our decoder reads them, leading zeros and all.
+    EXPECT_EQ(compare("!msgpack/07777\n", false), "");
+    EXPECT_EQ(compare("- !cbor/007 x\n- !tag/99999999999999999999 y\n", false), "");
     oracle o;
     fy_stream fy("[1, x]");
     ASSERT_TRUE(fy.ok);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -155,8 +156,13 @@ public:
         // Our own tags wrap the node in a tagged value.
         static const std::regex own(R"(!(cbor|msgpack|bson|tag)/([0-9]+))");
         std::smatch m;
-        if (std::regex_match(tag, m, own)) {
-            if (ours.kind() != kind::tagged || std::to_string(ours.tag()) != m[2].str()) {
+        std::uint64_t number = 0;
+        // The number as a 64-bit value, leading zeros and all ("!msgpack/07777" is tag 7777);
+        // one beyond 64 bits is no tag of ours but an ordinary local tag.
+        if (std::regex_match(tag, m, own) &&
+            std::from_chars(tag.data() + m.position(2), tag.data() + tag.size(), number).ec ==
+                std::errc()) {
+            if (ours.kind() != kind::tagged || ours.tag() != number) {
                 return fail(path, "expected a tagged value " + tag + ", ours is " + dbg(ours));
             }
             return match_node(ours.tagged_value(), n, "", path);
