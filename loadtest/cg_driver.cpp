@@ -14,6 +14,7 @@
 
 #include "dataset.hpp"
 #include "polycodec/formats/avro.hpp"
+#include "polycodec/formats/postcard.hpp"
 #include "polycodec/formats/protobuf.hpp"
 #include "polycodec/polycodec.hpp"
 
@@ -148,6 +149,15 @@ int main(int argc, char** argv) {
             return 1;
         }
         eo.avro_schema = dopt.avro_schema = *parsed;
+    }
+    if (f == format_id::postcard) {  // <stem>.json, as bench loads fixtures/schemas/bench.json
+        bool ok = false;
+        std::string text = read_file(schema_base + ".json", ok);
+        if (ok) {
+            if (auto parsed = postcard::parse_schema(text)) {
+                eo.schema = dopt.schema = *parsed;
+            }
+        }
     }
     if (f == format_id::protobuf || f == format_id::protojson) {
         bool ok = false;

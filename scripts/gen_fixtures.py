@@ -11,6 +11,8 @@ fixtures/bench_flat.json (the same flat map of strings as JSON: the data of the 
 bench rows, where json and properties hold the same values). Also bench.json as Apple property lists
 written by Python's plistlib (an independent writer): fixtures/bench.plist (XML) and
 fixtures/bench-binary.plist (bplist00); bench.json has no null, so a plist holds it as it is.
+fixtures/bench_bencode.json is bench.json with its floats as strings and its booleans as 0/1, as
+bencode's lossy encoding writes them (the bencode bench rows' data).
 The forms of the fixtures in the other formats are written by scripts/gen-fixture-forms (our
 encoders).
 
@@ -70,6 +72,22 @@ def bench():
         "tags": ["json", "zero-copy", "group-%d" % (i % 8)],
         "samples": [i * 31 - k for k in range(16)],
     } for i in range(128)]
+
+
+def bench_bencode():
+    """bench.json in what bencode can hold, as the bencode encoder's lossy fallbacks write it
+    (docs/formats/bencode.md): each float ("score") as the string of its shortest round-trip
+    text ("-17.5", "-15.0": Python's repr, the same text for these values), each boolean
+    ("active") as the integer 1 or 0; and each record's keys in bencode's order (sorted as raw
+    bytes), so that a round trip through bencode gives the same document back. The data of the
+    bencode bench rows (issue 15), timed against msgpack on the same file."""
+    def conv(v):
+        if isinstance(v, bool):
+            return int(v)
+        if isinstance(v, float):
+            return repr(v)
+        return v
+    return [{k: conv(r[k]) for k in sorted(r)} for r in bench()]
 
 
 def ini_doc():
@@ -208,6 +226,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     write("records.json", records())
     write("bench.json", bench())
+    write("bench_bencode.json", bench_bencode())
     write("ini_doc.json", ini_doc())
     write_properties("bench.properties", {"records": bench()})
     flat = []

@@ -1,9 +1,11 @@
 // Fast path vs ordinary reader (issue 15 item 1): the codecs with two readers — MessagePack,
-// CBOR, UBJSON and BSON (a one-pass loop writing the tape through detail::tape_writer, then the ordinary reader
-// for whatever it refuses) — must give equal documents, or the same error code and offset, on
-// every input. JSON's simdjson paths vs its own reader: json_test.cpp
-// (JsonConformance.FastPathAgreesWithOwnReader, JsonTapeFastPath.*). NDJSON's simdjson document
-// stream vs its own line-by-line reader: FastPathAgreement.Ndjson.
+// CBOR, UBJSON, BSON, bencode and postcard (a one-pass loop writing the tape through
+// detail::tape_writer, then the ordinary reader for whatever it refuses) — must give equal
+// documents, or the same error code and offset, on every input. Bencode's, postcard's and
+// BSON's fast encoders vs their writers: the same bytes for every document decoded here. JSON's
+// simdjson paths vs its own reader: json_test.cpp (JsonConformance.FastPathAgreesWithOwnReader,
+// JsonTapeFastPath.*). NDJSON's simdjson document stream vs its own line-by-line reader:
+// FastPathAgreement.Ndjson.
 //
 // The ordinary reader alone: the codec's decode function called with a builder that already
 // has an array open (the fast paths only take an empty builder at depth 0), the result being
@@ -17,6 +19,7 @@
 
 #include "detail/text_reader.hpp"
 #include "formats/formats.hpp"
+#include "polycodec/formats/postcard.hpp"
 #include "support/support.hpp"
 
 namespace polycodec {
@@ -32,11 +35,12 @@ struct outcome {
 };
 
 // The ordinary reader only; `out` holds [the value] on success.
-outcome reader_only(const detail::codec_functions& codec, std::string_view in, document& out) {
+outcome reader_only(const detail::codec_functions& codec, std::string_view in, document& out,
+                    const decode_options& opt = {}) {
     builder b(out);
     b.reset();
     b.begin_array();
-    auto r = codec.decode(in, b, decode_options{});
+    auto r = codec.decode(in, b, opt);
     if (!r) {
         return {false, r.error().code, r.error().offset};
     }
@@ -64,14 +68,44 @@ struct agreement {
     int inputs = 0;
     int fast_ok = 0;  // decoded (the fast path takes almost all of these)
     int errors = 0;
+    int encoded = 0;  // written back the same by the fast encoder and the writer
 };
 
+// The encoder's writer alone: the document under a (CBOR) tag, which the fast encoders hand
+// to their writer, whose lossy=allow writes the inner value (tag_dropped) with the same
+// recursive writer. Empty when that fails.
+std::string writer_only(format_id f, const document& d, encode_options opt) {
+    document wrapped;
+    builder b(wrapped);
+    b.begin_tagged(2);
+    b.add_copy(d.root());
+    opt.lossy = true;
+    output_buffer out;
+    if (!encode(f, wrapped, out, opt)) {
+        return {};
+    }
+    std::string bytes(out.view());
+    if (f == format_id::bson) {
+        // BSON's writer puts a root that is no document under "root": {"root": d} is the
+        // document's own bytes after a 4-byte length, 03 "root" 00, before the closing 00.
+        const std::string head("\x03root\x00", 6);
+        if (bytes.size() < 11 || bytes.compare(4, 6, head) != 0 || bytes.back() != '\0') {
+            return "not under root: " + bytes;
+        }
+        return bytes.substr(10, bytes.size() - 11);
+    }
+    return bytes;
+}
+
+// With `enc`: the decoded document is also written by the encoder (its fast path first) and
+// by its writer alone, which must give the same bytes (or both fail).
 void check_agreement(format_id f, const detail::codec_functions& codec, std::string_view in,
-                     agreement& tally, bool deep = false) {
+                     agreement& tally, const decode_options& opt = {},
+                     const encode_options* enc = nullptr, bool deep = false) {
     ++tally.inputs;
     document fast, own;
-    auto rf = decode(f, in, fast);
-    outcome ro = deep ? reader_only_deep(codec, in, own) : reader_only(codec, in, own);
+    auto rf = decode(f, in, fast, opt);
+    outcome ro = deep ? reader_only_deep(codec, in, own) : reader_only(codec, in, own, opt);
     ASSERT_EQ(static_cast<bool>(rf), ro.ok) << test::to_hex(in.substr(0, 64));
     if (rf) {
         ++tally.fast_ok;
@@ -81,6 +115,13 @@ void check_agreement(format_id f, const detail::codec_functions& codec, std::str
         EXPECT_TRUE(equal(fast.root(), deep ? own.root() : *own.root().items().begin()))
             << test::to_hex(in.substr(0, 64)) << "\n"
             << dbg(fast).substr(0, 200);
+        if (enc != nullptr) {
+            output_buffer out;
+            std::string ours = encode(f, fast, out, *enc) ? std::string(out.view()) : "";
+            EXPECT_EQ(test::to_hex(ours), test::to_hex(writer_only(f, fast, *enc)))
+                << test::to_hex(in.substr(0, 64));
+            tally.encoded += !ours.empty();
+        }
     } else {
         ++tally.errors;
         EXPECT_EQ(rf.error().code, ro.code) << test::to_hex(in.substr(0, 64));
@@ -138,18 +179,22 @@ std::vector<std::string> generated(format_id f) {
 }
 
 void run_agreement(format_id f, const detail::codec_functions& codec,
-                   const std::vector<std::string>& valid, bool deep = false) {
+                   const std::vector<std::string>& valid, const decode_options& opt = {},
+                   const encode_options* enc = nullptr, int min_each = 100, bool deep = false) {
     agreement tally;
     for (const std::string& in : valid) {
-        check_agreement(f, codec, in, tally, deep);
+        check_agreement(f, codec, in, tally, opt, enc, deep);
         const int n = in.size() < 64 ? 20 : in.size() > 4096 ? 100 : 200;
         for (const std::string& m : mutations(in, n, in.size() + 1)) {
-            check_agreement(f, codec, m, tally, deep);
+            check_agreement(f, codec, m, tally, opt, enc, deep);
         }
     }
+    if (enc != nullptr) {
+        EXPECT_GE(tally.encoded, min_each) << tally.inputs;
+    }
     // Neither side is vacuous: both outcomes occur many times.
-    EXPECT_GE(tally.fast_ok, 100) << tally.inputs;
-    EXPECT_GE(tally.errors, 100) << tally.inputs;
+    EXPECT_GE(tally.fast_ok, min_each) << tally.inputs;
+    EXPECT_GE(tally.errors, min_each) << tally.inputs;
     std::printf("%s: %d inputs, %d decoded, %d errors\n", to_string(f).data(), tally.inputs,
                 tally.fast_ok, tally.errors);
 }
@@ -236,7 +281,126 @@ TEST(FastPathAgreement, Bson) {
     for (const char* name : {"bench.bson", "records.bson"}) {
         valid.push_back(test::read_file(test::fixtures_dir() / name));
     }
-    run_agreement(format_id::bson, detail::bson_codec, valid);
+    const encode_options enc;
+    run_agreement(format_id::bson, detail::bson_codec, valid, {}, &enc);
+}
+
+TEST(FastPathAgreement, Bencode) {
+    std::vector<std::string> valid;
+    // The bench rows' data, and records.json as lossy=allow writes it (unsorted keys sorted).
+    valid.push_back(test::must_encode(
+        format_id::bencode,
+        test::must_decode(format_id::json,
+                          test::read_file(test::fixtures_dir() / "bench_bencode.json"))));
+    encode_options lossy;
+    lossy.lossy = true;
+    valid.push_back(test::must_encode(
+        format_id::bencode,
+        test::must_decode(format_id::json, test::read_file(test::fixtures_dir() / "records.json")),
+        lossy));
+    // What the fast path hands to the reader (unsorted and duplicate keys, bignums, integers of
+    // 19 digits, leading zeros, -0, invalid UTF-8, nesting past 64) next to what it takes
+    // (hand-written, BEP 3).
+    for (const std::string& h :
+         {std::string("d1:ai1e1:bl1:x2:yyi-42ee1:cdee"), std::string("d1:bi1e1:ai2ee"),
+          std::string("d1:ai1e1:ai2ee"), std::string("li123456789012345678901234567890ei-7ee"),
+          std::string("li1234567890123456789ei123456789012345678ei-999999999999999999ee"),
+          std::string("li-9223372036854775808ei9223372036854775807ei18446744073709551615ee"),
+          std::string("li03ei-0ei0e03:abce"),
+          std::string("l2:\xff\xfe"
+                      "3:\xc3\xa9"
+                      "xe"),
+          std::string("di1e1:xe"),
+          std::string("d0:0:1:\xff"
+                      "0:e"),
+          std::string("l32:0123456789abcdef0123456789abcdef33:0123456789abcdef0123456789abcdefge"),
+          std::string(70, 'l') + std::string(70, 'e'), std::string(60, 'l') + std::string(60, 'e'),
+          std::string("lledee"), std::string("d1:ad1:bd1:cleeee")}) {
+        valid.push_back(h);
+    }
+    const encode_options enc;
+    run_agreement(format_id::bencode, detail::bencode_codec, valid, {}, &enc);
+}
+
+// A NamedType whose name is its type tag, e.g. prim("U16").
+std::string prim(const std::string& tag) {
+    return R"({"name":")" + tag + R"(","ty":")" + tag + R"("})";
+}
+
+TEST(FastPathAgreement, Postcard) {
+    // Every type of the data model in one struct (docs/formats/postcard.md), with what the
+    // fast paths hand to the reader and the writer (Char, U128, I128, F32 on write, enums,
+    // integer map keys as text, bytes from base64) next to what they take.
+    const std::string shape = R"({"name":"Shape","ty":{"Enum":[
+        {"name":"Empty","ty":"UnitVariant"},
+        {"name":"Circle","ty":{"NewtypeVariant":{"name":"f32","ty":"F32"}}},
+        {"name":"Line","ty":{"TupleVariant":[{"name":"u8","ty":"U8"},{"name":"u8","ty":"U8"}]}},
+        {"name":"Rect","ty":{"StructVariant":[{"name":"w","ty":{"name":"u8","ty":"U8"}},
+                                              {"name":"h","ty":{"name":"u8","ty":"U8"}}]}}]}})";
+    std::string fields;
+    auto field = [&fields](const std::string& name, const std::string& ty) {
+        fields += (fields.empty() ? "" : ",") + std::string(R"({"name":")") + name + R"(","ty":)" +
+                  ty + "}";
+    };
+    for (const char* t : {"Bool", "I8", "U8", "I16", "I32", "I64", "U16", "U32", "U64", "Usize",
+                          "Isize", "F64", "String", "ByteArray", "Unit", "UnitStruct"}) {
+        field(t, prim(t));
+    }
+    field("opt", R"({"name":"Option<u8>","ty":{"Option":)" + prim("U8") + "}}");
+    field("opt2", R"({"name":"Option<String>","ty":{"Option":)" + prim("String") + "}}");
+    field("nt", R"({"name":"Meters","ty":{"NewtypeStruct":)" + prim("U32") + "}}");
+    field("seq", R"({"name":"Vec<i32>","ty":{"Seq":)" + prim("I32") + "}}");
+    field("units", R"({"name":"Vec<()>","ty":{"Seq":)" + prim("Unit") + "}}");
+    field("tup", R"({"name":"T","ty":{"Tuple":[)" + prim("U8") + "," + prim("Bool") + "]}}");
+    field("ts", R"({"name":"TS","ty":{"TupleStruct":[)" + prim("I16") + "," + prim("F64") + "]}}");
+    field("m", R"({"name":"M","ty":{"Map":{"key":)" + prim("String") + R"(,"val":)" + prim("U8") +
+                   "}}}");
+    field("mi", R"({"name":"MI","ty":{"Map":{"key":)" + prim("U16") + R"(,"val":)" +
+                    prim("String") + "}}}");
+    const std::string fast_schema = R"({"name":"All","ty":{"Struct":[)" + fields + "]}}";
+    const std::string fast_json = R"({"Bool":true,"I8":-5,"U8":200,"I16":-300,"I32":-70000,
+        "I64":-9223372036854775808,"U16":65535,"U32":4000000000,"U64":18446744073709551615,
+        "Usize":300,"Isize":-1,"F64":-2.25e300,"String":"héllo, a string longer than 32 bytes",
+        "ByteArray":"AQID","Unit":null,"UnitStruct":null,"opt":null,"opt2":"x","nt":42,
+        "seq":[1,-2,300,-70000],"units":[null,null,null],"tup":[7,false],"ts":[-1,0.5],
+        "m":{"a":1,"b":2},"mi":{"1":"x","65535":"y"}})";
+    field("c", prim("Char"));
+    field("big", prim("U128"));
+    field("ibig", prim("I128"));
+    field("f32", prim("F32"));
+    field("shape", shape);
+    field("shapes", R"({"name":"Vec<Shape>","ty":{"Seq":)" + shape + "}}");
+    const std::string all_schema = R"({"name":"All","ty":{"Struct":[)" + fields + "]}}";
+    std::string all_json = fast_json;
+    all_json.pop_back();
+    all_json += R"(,"c":"é","big":340282366920938463463374607431768211455,"ibig":-5,
+        "f32":1.5,"shape":{"Rect":{"w":5,"h":6}},
+        "shapes":["Empty",{"Circle":1.0},{"Line":[3,4]},{"Rect":{"w":1,"h":2}}]})";
+    for (const auto& [schema_json, json] :
+         {std::pair{fast_schema, fast_json}, std::pair{all_schema, all_json}}) {
+        auto s = postcard::parse_schema(schema_json);
+        ASSERT_TRUE(s) << describe(s.error());
+        encode_options enc;
+        enc.schema = *s;
+        decode_options opt;
+        opt.schema = *s;
+        const std::string bytes =
+            test::must_encode(format_id::postcard, test::must_decode(format_id::json, json), enc);
+        run_agreement(format_id::postcard, detail::postcard_codec, {bytes}, opt, &enc, 20);
+    }
+    // The fixtures with their schemas.
+    for (const char* name : {"bench", "records"}) {
+        auto s = postcard::parse_schema(
+            test::read_file(test::fixtures_dir() / "schemas" / (std::string(name) + ".json")));
+        ASSERT_TRUE(s) << describe(s.error());
+        encode_options enc;
+        enc.schema = *s;
+        decode_options opt;
+        opt.schema = *s;
+        run_agreement(format_id::postcard, detail::postcard_codec,
+                      {test::read_file(test::fixtures_dir() / (std::string(name) + ".postcard"))},
+                      opt, &enc, 20);
+    }
 }
 
 // The text decoders on the shared skeleton (detail/text_reader.hpp): the tape_sink run vs the
@@ -301,7 +465,7 @@ TEST(FastPathAgreement, Hjson) {
                           "42", "  nul l ", "x: {y: {z: [1, {w: 2}]}}"}) {
         valid.emplace_back(t);
     }
-    run_agreement(format_id::hjson, detail::hjson_codec, valid, true);
+    run_agreement(format_id::hjson, detail::hjson_codec, valid, {}, nullptr, 100, true);
 }
 
 TEST(FastPathAgreement, Edn) {

@@ -148,6 +148,42 @@ TEST(UbjsonDecode, DepthLimit) {
     EXPECT_EQ(e.code, errc::depth_exceeded);
 }
 
+// An optimized array of a type without payload ($Z, $T, $F) takes no input per element:
+// six bytes must not stand for millions of values (the fuzz target was slow on
+// [$F#l 00 77 00 00, 7798784 falses, within the budget of 64 MiB). At most 2^20.
+TEST(UbjsonDecode, NoPayloadCountIsCapped) {
+    decode_options opt;
+    opt.limits.max_bytes = std::size_t{64} << 20;
+    document doc;
+    auto r = decode(format_id::ubjson, "[$F#l" + hex("00 77 00 00"), doc, opt);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::size_exceeded);
+    EXPECT_EQ(r.error().offset, 0u);
+    EXPECT_EQ(r.error().message,
+              "count 7798784 exceeds the limit of 1048576 elements without payload");
+    for (const char* type : {"Z", "T", "F"}) {
+        // 2^20 + 1: refused; 2^20: read, every element the type's value.
+        r = decode(format_id::ubjson, std::string("[$") + type + "#l" + hex("00 10 00 01"), doc,
+                   opt);
+        ASSERT_FALSE(r) << type;
+        EXPECT_EQ(r.error().code, errc::size_exceeded) << type;
+        ASSERT_TRUE(decode(format_id::ubjson, std::string("[$") + type + "#l" + hex("00 10 00 00"),
+                           doc, opt))
+            << type;
+        value root = doc.root();
+        ASSERT_EQ(root.kind(), kind::array);
+        ASSERT_EQ(root.size(), std::size_t{1} << 20);
+        const kind want = type[0] == 'Z'   ? kind::null
+                          : type[0] == 'T' ? kind::boolean_true
+                                           : kind::boolean_false;
+        std::size_t n = 0;
+        for (value v : root.items()) {
+            n += v.kind() == want;
+        }
+        EXPECT_EQ(n, std::size_t{1} << 20) << type;
+    }
+}
+
 TEST(UbjsonDecode, ErrorPathNamesTheValue) {
     std::string in = "{i" + hex("01") + "a[Z" + "Si" + hex("01") + "\xff" + "]}";
     error e = test::decode_error(format_id::ubjson, in);

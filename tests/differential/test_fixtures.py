@@ -34,11 +34,33 @@ class Fixtures(unittest.TestCase):
                 f.write(src)
             subprocess.run([sys.executable, script], check=True)
             for name in ("records.json", "bench.json", "ini_doc.json",
-                         "bench.properties", "bench_flat.json",
+                         "bench.properties", "bench_flat.json", "bench_bencode.json",
                          "bench.plist", "bench-binary.plist",
                          ):
                 with open(os.path.join(d, name), "rb") as f:
                     self.assertEqual(f.read(), common.fixture(name), name)
+
+    def test_bench_bencode_is_bench_as_bencode_holds_it(self):
+        bench = common.load_json_fixture("bench.json")
+        ours = common.load_json_fixture("bench_bencode.json")
+        self.assertEqual(len(ours), len(bench))
+        for b, r in zip(bench, ours):
+            self.assertEqual(list(r), sorted(r))  # bencode's key order
+            self.assertEqual(set(r), set(b))
+            for k, v in b.items():
+                if isinstance(v, bool):
+                    self.assertEqual(r[k], 1 if v else 0)
+                elif isinstance(v, float):
+                    self.assertEqual(float(r[k]), v)  # its text, read back
+                    self.assertIn(".", r[k])
+                else:
+                    self.assertEqual(r[k], v)
+
+            def walk(v):
+                self.assertNotIsInstance(v, (bool, float))
+                for c in (v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()):
+                    walk(c)
+            walk(r)
 
     def test_records_have_the_promised_mix(self):
         recs = common.load_json_fixture("records.json")

@@ -1,9 +1,9 @@
 #pragma once
-// Pieces the binary codecs' fast paths share (msgpack, cbor, ubjson): big-endian loads and
-// stores of 1/2/4/8 bytes, the short-string copy that checks 32 bytes for ASCII at once, the
-// container frames of the one-pass decoders that write the tape (detail::tape_writer), and the
-// output cursor of the encoders that walk it. Formats share code only through detail/
-// (docs/ARCHITECTURE.md).
+// Pieces the binary codecs' fast paths share: big-endian loads and stores of 1/2/4/8 bytes,
+// the short-string copy that checks 32 bytes for ASCII at once, the frame loop of counted
+// containers of the one-pass decoders that write the tape (detail::tape_writer: fast_open,
+// fast_value_done; msgpack, cbor, ubjson), and the output cursor of the encoders that walk it
+// (also bencode, postcard). Formats share code only through detail/ (docs/ARCHITECTURE.md).
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -168,6 +168,35 @@ template <class TapeWriter>
             return false;
         }
     }
+}
+
+/// What fast_open did with a container's header.
+enum class fast_open_result {
+    fail,    // hand off to the reader (a count the input cannot hold, the depth, the budget)
+    empty,   // an empty container, complete at once: count it as a value (fast_value_done)
+    opened,  // its frame is pushed: read its first child next
+};
+
+/// Opens a container of a one-pass decoder: its header at w (the next element's place), with
+/// n children (n pairs for a map). Fails when n children of at least MinChild bytes each
+/// (n pairs of MinPair, for a map) cannot fit in the `left` bytes of input, past `max_depth`
+/// open containers or over the size budget (tape_writer::over_budget).
+template <std::size_t MinChild, std::size_t MinPair, class TapeWriter>
+[[gnu::always_inline]] inline fast_open_result fast_open(
+    fast_frame*& top, const fast_frame* frames, std::size_t max_depth, std::size_t max_bytes,
+    TapeWriter& tw, std::uint64_t* w, bool is_map, std::uint64_t n, std::size_t left) noexcept {
+    if ((is_map ? n > left / MinPair : n > left / MinChild) ||
+        static_cast<std::size_t>(top - frames) >= max_depth || tw.over_budget(max_bytes)) {
+        return fast_open_result::fail;
+    }
+    const kind k = is_map ? kind::map : kind::array;
+    if (n == 0) {
+        tw.open_empty(w, k);
+        return fast_open_result::empty;
+    }
+    *++top = {tw.size(), is_map ? 2 * n : n, is_map};
+    tw.open(w, k, n);
+    return fast_open_result::opened;
 }
 
 /// The encoders' output cursor: a pointer into the buffer's free space (o .. end), with at

@@ -8,13 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "detail/binary.hpp"
+#include "detail/describe.hpp"
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/number.hpp"
-#include "detail/utf8.hpp"
-#include "detail/describe.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -265,7 +267,149 @@ private:
     }
 };
 
+// ---- fast path ----
+//
+// One iterative loop that writes the tape and the payload bytes directly (detail::tape_writer)
+// instead of going through the builder per element. Bencode gives no counts up front, so each
+// open container counts its children and close(start, count) writes the count when its 'e'
+// comes. It takes valid input within the limits whose dictionaries' keys are strictly sorted
+// (what canonical input and every encoder's output hold) and integers of at most 18 digits: on
+// anything else (an error, a limit, an unsorted or duplicate key, a bignum, nesting past 64) it
+// returns false, and decode_bencode resets the builder and runs bencode_reader above, which
+// decides (and words) every error exactly as before. On success the tape is the one
+// bencode_reader would have built.
+
+constexpr std::size_t fast_max_frames = 64;  // deeper input takes bencode_reader
+
+using fast_writer = tape_writer<256, 2048, false>;  // steps: 256 words, 2 KiB
+
+struct bencode_frame {
+    std::size_t start;    // tape index of the container's header
+    std::uint64_t count;  // children read (keys and values for a dictionary)
+    const char* prev;     // a dictionary's last key (in the input), null before the first
+    std::size_t prev_len;
+    bool map;
+};
+
+// A string's n bytes at s copied to the payload: a string when valid UTF-8, else bytes (as
+// add_text). `avail` bytes can be read at s.
+[[gnu::always_inline]] inline void fast_bencode_text(fast_writer& tw, std::uint64_t* w,
+                                                     const unsigned char* s, std::size_t avail,
+                                                     std::size_t n) {
+    bool text;
+    if (avail >= 32 && n <= 32) {
+        text = copy32_ascii(tw.bytes(32), s, n) ||
+               utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) == n;
+    } else {
+        text = utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) == n;
+        std::memcpy(tw.bytes(n), s, n);
+    }
+    tw.payload(w, text ? kind::string : kind::bytes, 0, n);
+}
+
+bool decode_bencode_fast(std::string_view in, builder& b) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t size = in.size();
+    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    fast_writer tw(b);
+
+    // frames[0] stands for the top level: one value, never closed.
+    bencode_frame frames[fast_max_frames + 1];
+    frames[0] = {0, 0, nullptr, 0, false};
+    bencode_frame* top = frames;
+    std::size_t pos = 0;
+
+    for (;;) {
+        if (pos >= size) {
+            return false;
+        }
+        std::uint64_t* w = tw.words(4);
+        const unsigned char c = p[pos];
+        if (c >= '0' && c <= '9') {
+            // <length>:<bytes>; at most 18 digits (no overflow), no leading zero.
+            std::size_t q = pos;
+            std::uint64_t n = 0;
+            do {
+                n = n * 10 + (p[q] - '0');
+                ++q;
+            } while (q < size && q - pos < 19 && p[q] >= '0' && p[q] <= '9');
+            if (q >= size || p[q] != ':' || (c == '0' && q - pos > 1)) {
+                return false;
+            }
+            ++q;
+            if (n > size - q) {
+                return false;
+            }
+            if (top->map && (top->count & 1) == 0) {
+                // A key: strictly after the previous one as raw bytes.
+                const char* k = reinterpret_cast<const char*>(p + q);
+                if (top->prev != nullptr &&
+                    std::string_view(top->prev, top->prev_len).compare({k, n}) >= 0) {
+                    return false;
+                }
+                top->prev = k;
+                top->prev_len = n;
+            }
+            fast_bencode_text(tw, w, p + q, size - q, n);
+            pos = q + n;
+        } else if (c == 'i') {
+            std::size_t q = pos + 1;
+            const bool neg = q < size && p[q] == '-';
+            q += neg;
+            const std::size_t digits = q;
+            std::uint64_t v = 0;
+            while (q < size && p[q] >= '0' && p[q] <= '9' && q - digits < 18) {
+                v = v * 10 + (p[q] - '0');
+                ++q;
+            }
+            if (q == digits || q >= size || p[q] != 'e' ||
+                (p[digits] == '0' && (q - digits > 1 || neg)) ||
+                (top->map && (top->count & 1) == 0)) {
+                return false;  // no digits, more than 18, leading zero, -0, or an integer key
+            }
+            w[0] = tape_word(kind::int64, 0, 0);
+            w[1] = neg ? 0 - v : v;
+            tw.advance(2);
+            pos = q + 1;
+        } else if (c == 'l' || c == 'd') {
+            if (static_cast<std::size_t>(top - frames) >= max_depth || tw.over_budget(max_bytes) ||
+                (top->map && (top->count & 1) == 0)) {
+                return false;
+            }
+            ++pos;
+            const bool map = c == 'd';
+            *++top = {tw.size(), 0, nullptr, 0, map};
+            tw.open(w, map ? kind::map : kind::array, 0);
+            continue;
+        } else if (c == 'e' && top != frames && (!top->map || (top->count & 1) == 0)) {
+            // The end of the innermost container (a dictionary's after a value, not a key).
+            ++pos;
+            tw.close(top->start, top->map ? top->count / 2 : top->count);
+            --top;
+        } else {
+            return false;
+        }
+        // A value is complete: count it in its container.
+        if (top == frames) {
+            break;
+        }
+        ++top->count;
+    }
+    if (pos != size || tw.over_budget(max_bytes)) {
+        return false;
+    }
+    tw.finish();
+    return true;
+}
+
 result<void> decode_bencode(std::string_view in, builder& b, const decode_options& opt) {
+    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+        if (decode_bencode_fast(in, b)) {
+            return {};
+        }
+        b.reset();  // the reader below finds the error (or the limit) and reports it
+    }
     bencode_reader r(in, b, opt.canonical);
     return r.run();
 }
@@ -466,7 +610,172 @@ private:
     std::string arena_;
 };
 
+// The encoder's fast path: one linear pass over the tape (a container's header comes before
+// its children, as bencode writes them) through an output cursor. It takes integers, bignums,
+// strings, bytes, timestamps, lists and dictionaries whose keys are strings (or bytes or
+// timestamps) already strictly sorted as raw bytes, as every bencode document decodes; on
+// anything else (a null, boolean, float or tag, whose writing depends on lossy=; an integer,
+// unsorted or duplicate key; nesting past 64) it returns false and encode_bencode truncates
+// the output and runs bencode_writer, which writes the same bytes for what this takes.
+bool encode_bencode_fast(const document& doc, output_buffer& out) {
+    const std::uint64_t* const t = doc.tape().data();
+    const char* const payload = doc.bytes().data();
+    const char* const payload_end = payload + doc.bytes().size();
+    value root = doc.root();
+    std::size_t i = root.index();
+    const std::size_t end = root.end_index();
+    struct frame {
+        std::size_t end;  // tape index just past the container's last child
+        bool map;
+        bool key;          // a dictionary: the next child is a key
+        const char* prev;  // its last key, null before the first
+        std::size_t prev_len;
+    };
+    frame frames[fast_max_frames + 1];
+    frames[0] = {end, false, false, nullptr, 0};
+    frame* top = frames;
+    out_cursor<64> c(out);
+    char*& o = c.o;
+    for (;;) {
+        while (top != frames && i == top->end) {
+            c.room();
+            *o++ = 'e';
+            --top;
+        }
+        if (i >= end) {
+            break;
+        }
+        if (!top->map) {
+            // A run of int64 elements of a list (a numeric list): one tight loop, the same
+            // bytes as the element below.
+            while (i != top->end &&
+                   (t[i] >> document::kind_shift) == static_cast<std::uint64_t>(kind::int64)) {
+                c.room();
+                auto u = t[i + 1];
+                *o++ = 'i';
+                if (static_cast<std::int64_t>(u) < 0) {
+                    *o++ = '-';
+                    u = 0 - u;
+                }
+                o = u < 10000 ? shortest_impl::put_upto4(o, static_cast<std::uint32_t>(u))
+                              : write_uint_digits(o, u);  // small ones inline
+                *o++ = 'e';
+                i += 2;
+            }
+            if (i == top->end) {
+                continue;
+            }
+        }
+        c.room();
+        const std::uint64_t w = t[i];
+        const auto k = static_cast<kind>(w >> document::kind_shift);
+        const bool is_key = top->map && top->key;
+        if (top->map) {
+            top->key = !top->key;
+        }
+        switch (k) {
+            case kind::int64: {
+                if (is_key) {
+                    return false;
+                }
+                auto u = t[i + 1];
+                *o++ = 'i';
+                if (static_cast<std::int64_t>(u) < 0) {
+                    *o++ = '-';
+                    u = 0 - u;
+                }
+                o = write_uint_digits(o, u);
+                *o++ = 'e';
+                i += 2;
+                continue;
+            }
+            case kind::uint64:
+                if (is_key) {
+                    return false;
+                }
+                *o++ = 'i';
+                o = write_uint_digits(o, t[i + 1]);
+                *o++ = 'e';
+                i += 2;
+                continue;
+            case kind::string:
+            case kind::bytes:
+            case kind::timestamp:
+            case kind::bignum: {
+                const char* s = payload + (w & document::payload_mask);
+                const std::size_t n = static_cast<std::size_t>(t[i + 1]);
+                if (is_key) {
+                    if (k == kind::bignum ||
+                        (top->prev != nullptr &&
+                         std::string_view(top->prev, top->prev_len).compare({s, n}) >= 0)) {
+                        return false;
+                    }
+                    top->prev = s;
+                    top->prev_len = n;
+                }
+                if (n <= 32 && payload_end - s >= 32) {
+                    // A short one (most keys and values): 32 bytes copied at once, within the
+                    // 64 bytes room() gave (at most "32:" before them) and the payload.
+                    if (k == kind::bignum) {
+                        *o++ = 'i';
+                    } else {
+                        o = write_uint_digits(o, n);
+                        *o++ = ':';
+                    }
+                    std::memcpy(o, s, 16);
+                    std::memcpy(o + 16, s + 16, 16);
+                    o += n;
+                    if (k == kind::bignum) {
+                        *o++ = 'e';
+                    }
+                    i += 2;
+                    continue;
+                }
+                if (static_cast<std::size_t>(c.end - o) < n + 24) {
+                    c.release();
+                    out.prepare(n + 24);
+                    c.acquire();
+                }
+                if (k == kind::bignum) {
+                    *o++ = 'i';
+                    std::memcpy(o, s, n);
+                    o += n;
+                    *o++ = 'e';
+                } else {
+                    o = write_uint_digits(o, n);
+                    *o++ = ':';
+                    std::memcpy(o, s, n);
+                    o += n;
+                }
+                i += 2;
+                continue;
+            }
+            case kind::array:
+            case kind::map:
+                if (is_key || static_cast<std::size_t>(top - frames) >= fast_max_frames) {
+                    return false;
+                }
+                *o++ = k == kind::map ? 'd' : 'l';
+                *++top = {static_cast<std::size_t>(w & document::payload_mask), k == kind::map,
+                          true, nullptr, 0};
+                i += 2;
+                continue;
+            default:  // null, booleans, floats, tags: bencode_writer decides by lossy=
+                return false;
+        }
+    }
+    c.release();
+    return true;
+}
+
 result<void> encode_bencode(const document& doc, output_buffer& out, const encode_options& opt) {
+    const std::size_t at = out.size();
+    if (!doc.empty()) {
+        if (encode_bencode_fast(doc, out)) {
+            return {};
+        }
+        out.truncate(at);
+    }
     bencode_writer w(out, opt);
     return w.write(doc.root());
 }

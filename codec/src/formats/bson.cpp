@@ -2,6 +2,7 @@
 // (tag_space::bson) whose Extended JSON v2 forms detail/extjson.hpp defines; the encoder
 // recognises those forms again. See docs/formats/bson.md for every mapping.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <charconv>
 #include <cstdio>
@@ -1389,6 +1390,25 @@ inline char* put_le64(char* o, std::uint64_t v) noexcept {
     return o + 8;
 }
 
+// The decimal text of the array indexes 0..999, NUL-padded to 4 bytes.
+constexpr auto array_index_table() {
+    std::array<std::array<char, 4>, 1000> t{};
+    for (std::size_t n = 0; n < 1000; ++n) {
+        std::size_t k = 0;
+        if (n >= 100) {
+            t[n][k++] = static_cast<char>('0' + n / 100);
+        }
+        if (n >= 10) {
+            t[n][k++] = static_cast<char>('0' + n / 10 % 10);
+        }
+        t[n][k] = static_cast<char>('0' + n % 10);
+    }
+    return t;
+}
+constexpr std::array<std::array<char, 4>, 1000> array_index_text_table = array_index_table();
+const char (*const array_index_text)[4] =
+    reinterpret_cast<const char (*)[4]>(array_index_text_table.data());
+
 bool encode_bson_fast(const document& doc, output_buffer& out) {
     static_assert(std::endian::native == std::endian::little);
     const std::uint64_t* const t = doc.tape().data();
@@ -1443,6 +1463,29 @@ bool encode_bson_fast(const document& doc, output_buffer& out) {
                 return true;
             }
             --top;
+        }
+        if (!top->map) {
+            // A run of int32 elements of an array (a numeric array): one tight loop, the
+            // index's digits from a table. The same bytes as the general element below.
+            while (i != top->end && top->index < 1000 &&
+                   (t[i] >> document::kind_shift) == static_cast<std::uint64_t>(kind::int64)) {
+                const auto v = static_cast<std::int64_t>(t[i + 1]);
+                if (v < INT32_MIN || v > INT32_MAX ||
+                    ((t[i] >> document::aux_shift) & 0xff) ==
+                        static_cast<std::uint64_t>(int_width::bits64)) {
+                    break;
+                }
+                room(16);
+                const std::uint64_t index = top->index++;
+                *o = static_cast<char>(ej::t_int32);
+                std::memcpy(o + 1, array_index_text[index], 4);  // digits, then NULs
+                o += index < 10 ? 3 : index < 100 ? 4 : 5;
+                o = put_le32(o, static_cast<std::uint32_t>(static_cast<std::int32_t>(v)));
+                i += 2;
+            }
+            if (i == top->end) {
+                continue;
+            }
         }
         // The element's name.
         const char* key;

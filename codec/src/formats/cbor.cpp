@@ -792,22 +792,15 @@ bool decode_cbor_fast(std::string_view in, builder& b) {
                 break;
             case 4:
             case 5: {
-                const bool is_map = major == 5;
-                if (is_map ? n > (size - pos) / 2 : n > size - pos) {
+                const fast_open_result r = fast_open<1, 2>(top, frames, max_depth, max_bytes, tw, w,
+                                                           major == 5, n, size - pos);
+                if (r == fast_open_result::fail) {
                     return false;
                 }
-                if (static_cast<std::size_t>(top - frames) >= max_depth ||
-                    tw.over_budget(max_bytes)) {
-                    return false;
+                if (r == fast_open_result::opened) {
+                    continue;
                 }
-                const kind k = is_map ? kind::map : kind::array;
-                if (n == 0) {
-                    tw.open_empty(w, k);
-                    break;
-                }
-                *++top = {tw.size(), is_map ? 2 * n : n};
-                tw.open(w, k, n);
-                continue;
+                break;
             }
             case 6:
                 return false;  // tags: the reader

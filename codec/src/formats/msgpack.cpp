@@ -519,20 +519,15 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         goto done;
 
     container: {
-        if (is_map ? n > (size - pos) / 2 : n > size - pos) {
+        const fast_open_result r =
+            fast_open<1, 2>(top, frames, max_depth, max_bytes, tw, w, is_map, n, size - pos);
+        if (r == fast_open_result::fail) {
             return false;
         }
-        if (static_cast<std::size_t>(top - frames) >= max_depth || tw.over_budget(max_bytes)) {
-            return false;
+        if (r == fast_open_result::opened) {
+            continue;
         }
-        const kind k = is_map ? kind::map : kind::array;
-        if (n == 0) {
-            tw.open_empty(w, k);
-            goto done;
-        }
-        *++top = {tw.size(), is_map ? 2 * n : n};
-        tw.open(w, k, n);
-        continue;
+        goto done;
     }
 
     ext: {

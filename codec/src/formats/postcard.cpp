@@ -9,12 +9,14 @@
 #include <string>
 
 #include "detail/base64.hpp"
+#include "detail/big_integer.hpp"
+#include "detail/binary.hpp"
+#include "detail/describe.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
-#include "detail/utf8.hpp"
-#include "detail/describe.hpp"
-#include "detail/big_integer.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 #include "polycodec/codec.hpp"
 #include "postcard/schema.hpp"
@@ -310,6 +312,13 @@ result<std::shared_ptr<const schema>> parse_schema(std::string_view json_text) {
         return fail(root.error());
     }
     s->root = *root;
+    for (type_node& n : s->nodes) {
+        for (std::size_t i = 0; i < n.names.size() && n.unique_names; ++i) {
+            for (std::size_t j = 0; j < i; ++j) {
+                n.unique_names = n.unique_names && n.names[i] != n.names[j];
+            }
+        }
+    }
     return std::shared_ptr<const schema>(std::move(s));
 }
 
@@ -724,9 +733,338 @@ private:
     std::size_t pos_ = 0;
 };
 
+// ---- fast path ----
+//
+// One pass over the input that walks the schema and writes the tape and the payload bytes
+// directly (detail::tape_writer) instead of going through the builder per element, with bool
+// returns instead of result<>. It takes valid input within the limits of every type but u128,
+// i128 and char (rare: the reader takes them): on any error, limit or doubt it returns false,
+// and decode_postcard resets the builder and runs postcard_reader above, which decides (and
+// words) every error exactly as before. On success the tape is the one postcard_reader would
+// have built.
+
+constexpr std::size_t fast_max_depth = 64;  // deeper input takes postcard_reader
+
+class postcard_fast_reader {
+public:
+    postcard_fast_reader(std::string_view in, builder& b, const postcard::schema& s)
+        : p_(reinterpret_cast<const unsigned char*>(in.data())),
+          size_(in.size()),
+          max_depth_(std::min<std::size_t>(b.limits().max_depth, fast_max_depth)),
+          max_bytes_(b.limits().max_bytes),
+          nodes_(s.nodes.data()),
+          root_(s.root),
+          tw_(b) {}
+
+    bool run() {
+        if (!read(root_) || pos_ != size_ || tw_.over_budget(max_bytes_)) {
+            return false;
+        }
+        tw_.finish();
+        return true;
+    }
+
+private:
+    using writer = tape_writer<256, 2048, false>;
+
+    // LEB128 of at most (bits + 6) / 7 bytes whose value fits `bits` bits, as varint().
+    [[gnu::always_inline]] bool varint(unsigned bits, std::uint64_t& v) {
+        if (pos_ < size_ && p_[pos_] < 0x80) [[likely]] {
+            v = p_[pos_++];
+            return true;
+        }
+        const unsigned max_bytes = (bits + 6) / 7;
+        v = 0;
+        for (unsigned i = 0;; ++i) {
+            if (i == max_bytes || pos_ >= size_) {
+                return false;
+            }
+            const unsigned byte = p_[pos_++];
+            const unsigned shift = 7 * i;
+            const std::uint64_t part = byte & 0x7fu;
+            if (shift + 7 > bits && (part >> (bits - shift)) != 0) {
+                return false;
+            }
+            v |= part << shift;
+            if ((byte & 0x80u) == 0) {
+                return true;
+            }
+        }
+    }
+
+    [[gnu::always_inline]] void scalar(kind k, std::uint64_t v) {
+        std::uint64_t* w = tw_.words(2);
+        w[0] = tape_word(k, 0, 0);
+        w[1] = v;
+        tw_.advance(2);
+    }
+    [[gnu::always_inline]] void word(kind k) {
+        *tw_.words(1) = tape_word(k, 0, 0);
+        tw_.advance(1);
+    }
+    void name(const std::string& s) {
+        std::uint64_t* w = tw_.words(2);
+        std::memcpy(tw_.bytes(s.size()), s.data(), s.size());
+        tw_.payload(w, kind::string, 0, s.size());
+    }
+    // A container's header (its count and end index filled by close()); false past the limits.
+    bool open(kind k, std::uint64_t count, std::size_t& start) {
+        if (depth_ >= max_depth_ || tw_.over_budget(max_bytes_)) {
+            return false;
+        }
+        ++depth_;
+        start = tw_.size();
+        tw_.open(tw_.words(2), k, count);
+        return true;
+    }
+    void close(std::size_t start) {
+        --depth_;
+        tw_.close(start);
+    }
+
+    // The varint integer types: their width in bits, and whether they are zigzag (signed).
+    static unsigned varint_bits(type_kind k) noexcept {
+        return k == type_kind::i16 || k == type_kind::u16   ? 16
+               : k == type_kind::i32 || k == type_kind::u32 ? 32
+                                                            : 64;
+    }
+    static bool is_zigzag(type_kind k) noexcept {
+        return k == type_kind::i16 || k == type_kind::i32 || k == type_kind::i64 ||
+               k == type_kind::isize;
+    }
+    // A varint integer's two words at w: zigzag decoded, or unsigned (uint64 above INT64_MAX).
+    [[gnu::always_inline]] static void int_word(std::uint64_t* w, bool zigzag,
+                                                std::uint64_t u) noexcept {
+        if (zigzag) {
+            w[0] = tape_word(kind::int64, 0, 0);
+            w[1] = (u >> 1) ^ (0 - (u & 1));
+        } else {
+            w[0] = u <= static_cast<std::uint64_t>(INT64_MAX) ? tape_word(kind::int64, 0, 0)
+                                                             : tape_word(kind::uint64, 0, 0);
+            w[1] = u;
+        }
+    }
+
+    // The n items of a seq of varint integers (i16..isize, u16..usize) in one loop that keeps
+    // the tape pointer local (n <= what is left of the input: the caller checked).
+    // no_int_seq for other item types; on any error 0 (false, as read()).
+    static constexpr int no_int_seq = 2;
+    int int_seq(type_kind k, std::uint64_t n) {
+        const bool zigzag = is_zigzag(k);
+        if (!zigzag && k != type_kind::u16 && k != type_kind::u32 && k != type_kind::u64 &&
+            k != type_kind::usize) {
+            return no_int_seq;
+        }
+        const unsigned bits = varint_bits(k);
+        std::uint64_t* w = tw_.words(2 * n);
+        for (std::uint64_t i = 0; i < n; ++i, w += 2) {
+            std::uint64_t u;
+            if (!varint(bits, u)) {
+                return 0;
+            }
+            int_word(w, zigzag, u);
+        }
+        tw_.advance(2 * n);
+        return 1;
+    }
+
+    bool fields(const type_node& t) {
+        std::size_t start;
+        if (!open(kind::map, t.children.size(), start)) {
+            return false;
+        }
+        for (std::size_t i = 0; i < t.children.size(); ++i) {
+            name(t.names[i]);
+            if (!read(t.children[i])) {
+                return false;
+            }
+        }
+        close(start);
+        return true;
+    }
+
+    bool read(std::uint32_t ti) {
+        const type_node& t = nodes_[ti];
+        std::uint64_t v;
+        switch (t.kind) {
+            case type_kind::bool_:
+                if (pos_ >= size_ || p_[pos_] > 1) {
+                    return false;
+                }
+                word(p_[pos_++] != 0 ? kind::boolean_true : kind::boolean_false);
+                return true;
+            case type_kind::u8:
+            case type_kind::i8:
+                if (pos_ >= size_) {
+                    return false;
+                }
+                v = p_[pos_++];
+                scalar(kind::int64, t.kind == type_kind::u8
+                                        ? v
+                                        : static_cast<std::uint64_t>(static_cast<std::int64_t>(
+                                              static_cast<std::int8_t>(v))));
+                return true;
+            case type_kind::u16:
+            case type_kind::u32:
+            case type_kind::u64:
+            case type_kind::usize:
+            case type_kind::i16:
+            case type_kind::i32:
+            case type_kind::i64:
+            case type_kind::isize:
+                if (!varint(varint_bits(t.kind), v)) {
+                    return false;
+                }
+                int_word(tw_.words(2), is_zigzag(t.kind), v);
+                tw_.advance(2);
+                return true;
+            case type_kind::f32: {
+                if (size_ - pos_ < 4) {
+                    return false;
+                }
+                float f;
+                std::memcpy(&f, p_ + pos_, 4);  // little-endian on the wire
+                if constexpr (std::endian::native != std::endian::little) {
+                    return false;
+                }
+                pos_ += 4;
+                const double d = static_cast<double>(f);
+                std::memcpy(&v, &d, 8);
+                scalar(kind::float64, v);
+                return true;
+            }
+            case type_kind::f64:
+                if (size_ - pos_ < 8 || std::endian::native != std::endian::little) {
+                    return false;
+                }
+                std::memcpy(&v, p_ + pos_, 8);
+                pos_ += 8;
+                scalar(kind::float64, v);
+                return true;
+            case type_kind::string:
+            case type_kind::byte_array: {
+                if (!varint(64, v) || v > size_ - pos_) {
+                    return false;
+                }
+                std::uint64_t* w = tw_.words(2);
+                if (t.kind == type_kind::string) {
+                    if (!fast_text(tw_, w, p_ + pos_, size_ - pos_, v)) {
+                        return false;
+                    }
+                } else {
+                    std::memcpy(tw_.bytes(v), p_ + pos_, v);
+                    tw_.payload(w, kind::bytes, 0, v);
+                }
+                pos_ += v;
+                return true;
+            }
+            case type_kind::option:
+                if (pos_ >= size_ || p_[pos_] > 1) {
+                    return false;
+                }
+                if (p_[pos_++] == 0) {
+                    word(kind::null);
+                    return true;
+                }
+                return read(t.children[0]);
+            case type_kind::unit:
+            case type_kind::unit_struct:
+                word(kind::null);
+                return true;
+            case type_kind::newtype_struct:
+                return read(t.children[0]);
+            case type_kind::seq:
+            case type_kind::map: {
+                const bool map = t.kind == type_kind::map;
+                const std::uint64_t min =
+                    map ? nodes_[t.children[0]].min_size + nodes_[t.children[1]].min_size
+                        : nodes_[t.children[0]].min_size;
+                std::size_t start;
+                if (!varint(64, v) ||
+                    (min == 0 ? v > max_zero_size_items : v > (size_ - pos_) / min) ||
+                    !open(map ? kind::map : kind::array, v, start)) {
+                    return false;
+                }
+                if (!map) {
+                    const int r = int_seq(nodes_[t.children[0]].kind, v);
+                    if (r != no_int_seq) {
+                        if (r == 0) {
+                            return false;
+                        }
+                        close(start);
+                        return true;
+                    }
+                }
+                for (std::uint64_t i = 0; i < v; ++i) {
+                    if (!read(t.children[0]) || (map && !read(t.children[1]))) {
+                        return false;
+                    }
+                }
+                close(start);
+                return true;
+            }
+            case type_kind::tuple:
+            case type_kind::tuple_struct: {
+                std::size_t start;
+                if (!open(kind::array, t.children.size(), start)) {
+                    return false;
+                }
+                for (std::uint32_t c : t.children) {
+                    if (!read(c)) {
+                        return false;
+                    }
+                }
+                close(start);
+                return true;
+            }
+            case type_kind::struct_:
+                return fields(t);
+            case type_kind::enum_: {
+                if (!varint(32, v) || v >= t.variants.size()) {
+                    return false;
+                }
+                if (t.variants[v] == variant_kind::unit) {
+                    name(t.names[v]);
+                    return true;
+                }
+                std::size_t start;
+                if (!open(kind::map, 1, start)) {
+                    return false;
+                }
+                name(t.names[v]);
+                const std::uint32_t c = t.children[v];
+                if (!(t.variants[v] == variant_kind::struct_ ? fields(nodes_[c]) : read(c))) {
+                    return false;
+                }
+                close(start);
+                return true;
+            }
+            default:  // u128, i128, char: postcard_reader
+                return false;
+        }
+    }
+
+    const unsigned char* p_;
+    std::size_t size_;
+    std::size_t pos_ = 0;
+    std::size_t depth_ = 0;
+    std::size_t max_depth_;
+    std::size_t max_bytes_;
+    const type_node* nodes_;
+    std::uint32_t root_;
+    writer tw_;
+};
+
 result<void> decode_postcard(std::string_view in, builder& b, const decode_options& opt) {
     if (!opt.schema) {
         return fail(make_error(errc::schema_required, 0, "postcard needs a schema"));
+    }
+    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+        postcard_fast_reader f(in, b, *opt.schema);
+        if (f.run()) {
+            return {};
+        }
+        b.reset();  // the reader below finds the error (or the limit) and reports it
     }
     postcard_reader r(in, b, *opt.schema);
     return r.run();
@@ -1252,7 +1590,252 @@ private:
     const encode_options& opt_;
 };
 
+// The encoder's fast path with a schema: walks the schema and the tape words together, writing
+// through an output cursor, with bool returns. It takes what needs no option and no conversion:
+// booleans, integers in their type's range, f64 from a float, strings, bytes, options, units,
+// seqs, tuples, maps whose keys need no text-to-integer reading, and structs whose map holds
+// exactly the fields in the schema's order; on anything else (a tag, f32, u128/i128, char, enum,
+// base64 text for bytes, a missing, extra or reordered field, an error) it returns false and
+// encode_postcard truncates the output and runs postcard_writer, which writes the same bytes
+// for what this takes.
+class postcard_fast_writer {
+public:
+    postcard_fast_writer(const document& doc, output_buffer& out, const postcard::schema& s)
+        : t_(doc.tape().data()),
+          payload_(doc.bytes().data()),
+          nodes_(s.nodes.data()),
+          out_(out),
+          c_(out) {}
+
+    bool run(std::size_t root, std::uint32_t ti) {
+        std::size_t i = root;
+        if (!write(ti, i)) {
+            return false;
+        }
+        c_.release();
+        return true;
+    }
+
+private:
+    [[gnu::always_inline]] static char* varint_at(char* o, std::uint64_t v) noexcept {
+        while (v >= 0x80) {
+            *o++ = static_cast<char>((v & 0x7f) | 0x80);
+            v >>= 7;
+        }
+        *o++ = static_cast<char>(v);
+        return o;
+    }
+    kind kind_at(std::size_t i) const noexcept {
+        return static_cast<kind>(t_[i] >> document::kind_shift);
+    }
+    // A string's or bytes' length and payload.
+    void put_bytes(std::size_t i) {
+        const std::size_t n = static_cast<std::size_t>(t_[i + 1]);
+        if (static_cast<std::size_t>(c_.end - c_.o) < n + 16) {
+            c_.release();
+            out_.prepare(n + 16);
+            c_.acquire();
+        }
+        c_.o = varint_at(c_.o, n);
+        std::memcpy(c_.o, payload_ + (t_[i] & document::payload_mask), n);
+        c_.o += n;
+    }
+
+    bool write(std::uint32_t ti, std::size_t& i) {
+        const type_node& t = nodes_[ti];
+        const kind k = kind_at(i);
+        c_.room();
+        switch (t.kind) {
+            case type_kind::bool_:
+                if (k != kind::boolean_false && k != kind::boolean_true) {
+                    return false;
+                }
+                *c_.o++ = k == kind::boolean_true ? 1 : 0;
+                i += 1;
+                return true;
+            case type_kind::u8:
+            case type_kind::u16:
+            case type_kind::u32:
+            case type_kind::u64:
+            case type_kind::usize: {
+                const std::uint64_t max = t.kind == type_kind::u8    ? 0xff
+                                          : t.kind == type_kind::u16 ? 0xffff
+                                          : t.kind == type_kind::u32 ? 0xffffffffu
+                                                                     : UINT64_MAX;
+                const std::uint64_t u = t_[i + 1];
+                if (!(k == kind::uint64 ||
+                      (k == kind::int64 && static_cast<std::int64_t>(u) >= 0)) ||
+                    u > max) {
+                    return false;
+                }
+                if (t.kind == type_kind::u8) {
+                    *c_.o++ = static_cast<char>(u);
+                } else {
+                    c_.o = varint_at(c_.o, u);
+                }
+                i += 2;
+                return true;
+            }
+            case type_kind::i8:
+            case type_kind::i16:
+            case type_kind::i32:
+            case type_kind::i64:
+            case type_kind::isize: {
+                const std::int64_t lo = t.kind == type_kind::i8    ? INT8_MIN
+                                        : t.kind == type_kind::i16 ? INT16_MIN
+                                        : t.kind == type_kind::i32 ? INT32_MIN
+                                                                   : INT64_MIN;
+                const std::int64_t hi = t.kind == type_kind::i8    ? INT8_MAX
+                                        : t.kind == type_kind::i16 ? INT16_MAX
+                                        : t.kind == type_kind::i32 ? INT32_MAX
+                                                                   : INT64_MAX;
+                const auto v = static_cast<std::int64_t>(t_[i + 1]);
+                if (k != kind::int64 || v < lo || v > hi) {
+                    return false;
+                }
+                if (t.kind == type_kind::i8) {
+                    *c_.o++ = static_cast<char>(static_cast<std::int8_t>(v));
+                } else {
+                    c_.o = varint_at(c_.o, zigzag(v));
+                }
+                i += 2;
+                return true;
+            }
+            case type_kind::f64:
+                if (k != kind::float64 || std::endian::native != std::endian::little) {
+                    return false;
+                }
+                std::memcpy(c_.o, &t_[i + 1], 8);
+                c_.o += 8;
+                i += 2;
+                return true;
+            case type_kind::string:
+                if (k != kind::string && k != kind::timestamp) {
+                    return false;
+                }
+                put_bytes(i);
+                i += 2;
+                return true;
+            case type_kind::byte_array:
+                if (k != kind::bytes) {
+                    return false;
+                }
+                put_bytes(i);
+                i += 2;
+                return true;
+            case type_kind::option:
+                if (k == kind::null) {
+                    *c_.o++ = 0;
+                    i += 1;
+                    return true;
+                }
+                *c_.o++ = 1;
+                return write(t.children[0], i);
+            case type_kind::unit:
+            case type_kind::unit_struct:
+                if (k != kind::null) {
+                    return false;
+                }
+                i += 1;
+                return true;
+            case type_kind::newtype_struct:
+                return write(t.children[0], i);
+            case type_kind::seq: {
+                if (k != kind::array) {
+                    return false;  // bytes for a seq of u8 too: postcard_writer
+                }
+                const std::uint64_t n = t_[i + 1];
+                c_.o = varint_at(c_.o, n);
+                i += 2;
+                const type_kind item = nodes_[t.children[0]].kind;
+                if (item == type_kind::i64 || item == type_kind::isize) {
+                    // A seq of i64: one loop over the items' words (each an int64; anything
+                    // else hands the document to postcard_writer, as write() would).
+                    for (std::uint64_t j = 0; j < n; ++j, i += 2) {
+                        if (kind_at(i) != kind::int64) {
+                            return false;
+                        }
+                        c_.room();
+                        c_.o = varint_at(c_.o, zigzag(static_cast<std::int64_t>(t_[i + 1])));
+                    }
+                    return true;
+                }
+                for (std::uint64_t j = 0; j < n; ++j) {
+                    if (!write(t.children[0], i)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            case type_kind::tuple:
+            case type_kind::tuple_struct:
+                if (k != kind::array || t_[i + 1] != t.children.size()) {
+                    return false;
+                }
+                i += 2;
+                for (std::uint32_t c : t.children) {
+                    if (!write(c, i)) {
+                        return false;
+                    }
+                }
+                return true;
+            case type_kind::map: {
+                const type_kind kt = nodes_[t.children[0]].kind;
+                const bool integer_key = kt != type_kind::bool_ && kt <= type_kind::isize;
+                if (k != kind::map) {
+                    return false;
+                }
+                const std::uint64_t n = t_[i + 1];
+                c_.o = varint_at(c_.o, n);
+                i += 2;
+                for (std::uint64_t j = 0; j < n; ++j) {
+                    if ((integer_key && kind_at(i) == kind::string) || !write(t.children[0], i) ||
+                        !write(t.children[1], i)) {
+                        return false;  // an integer key as text: postcard_writer reads it
+                    }
+                }
+                return true;
+            }
+            case type_kind::struct_: {
+                if (k != kind::map || t_[i + 1] != t.children.size() || !t.unique_names) {
+                    return false;
+                }
+                i += 2;
+                for (std::size_t f = 0; f < t.children.size(); ++f) {
+                    const std::string& name = t.names[f];
+                    if (kind_at(i) != kind::string || t_[i + 1] != name.size() ||
+                        std::memcmp(payload_ + (t_[i] & document::payload_mask), name.data(),
+                                    name.size()) != 0) {
+                        return false;
+                    }
+                    i += 2;
+                    if (!write(t.children[f], i)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            default:  // f32, u128, i128, char, enum: postcard_writer
+                return false;
+        }
+    }
+
+    const std::uint64_t* t_;
+    const char* payload_;
+    const type_node* nodes_;
+    output_buffer& out_;
+    out_cursor<32> c_;
+};
+
 result<void> encode_postcard(const document& doc, output_buffer& out, const encode_options& opt) {
+    if (opt.schema && !doc.empty()) {
+        const std::size_t at = out.size();
+        postcard_fast_writer f(doc, out, *opt.schema);
+        if (f.run(doc.root().index(), opt.schema->root)) {
+            return {};
+        }
+        out.truncate(at);
+    }
     postcard_writer w(out, opt);
     if (opt.schema) {
         return w.write_typed(*opt.schema, opt.schema->root, doc.root());

@@ -28,6 +28,9 @@ std::string marker_name(unsigned char m) {
     return std::string("0x") + digits[m >> 4] + digits[m & 15];
 }
 
+// The most elements of an optimized array of a type without payload ($Z, $T, $F): 2^20.
+constexpr std::uint64_t max_no_payload_items = std::uint64_t{1} << 20;
+
 // Payload bytes of a value of type `m` after its marker, at least: what a '#' count of such
 // values needs from the input. -1 for a marker that is no value type.
 int min_payload(unsigned char m) {
@@ -322,11 +325,19 @@ private:
             int elem = type != 0 ? min_payload(type) : 1;
             std::uint64_t per = static_cast<std::uint64_t>(elem) + (is_map ? 2 : 0);
             if (per == 0) {
-                // $Z, $T, $F arrays take no input per element: bound them by the budget.
+                // $Z, $T, $F arrays take no input per element: bound them by the budget and
+                // by max_no_payload_items (a few bytes of input must not stand for millions
+                // of values).
                 if (count > b_.limits().max_bytes / 8) {
                     return fail(make_error(
                         errc::size_exceeded, start,
                         "count " + std::to_string(count) + " exceeds the document size budget"));
+                }
+                if (count > max_no_payload_items) {
+                    return fail(make_error(
+                        errc::size_exceeded, start,
+                        "count " + std::to_string(count) + " exceeds the limit of " +
+                            std::to_string(max_no_payload_items) + " elements without payload"));
                 }
             } else if (count > left() / per) {
                 return fail(too_long(start, count, is_map ? "object count" : "array count"));
@@ -548,21 +559,15 @@ bool decode_ubjson_fast(std::string_view in, builder& b) {
                 if (!fast_length(p, size, pos, n)) {
                     return false;
                 }
-                if (n > (size - pos) / (is_map ? 3 : 1)) {
+                const fast_open_result r = fast_open<1, 3>(top, frames, max_depth, max_bytes, tw, w,
+                                                           is_map, n, size - pos);
+                if (r == fast_open_result::fail) {
                     return false;
                 }
-                if (static_cast<std::size_t>(top - frames) >= max_depth ||
-                    tw.over_budget(max_bytes)) {
-                    return false;
+                if (r == fast_open_result::opened) {
+                    continue;
                 }
-                const kind k = is_map ? kind::map : kind::array;
-                if (n == 0) {
-                    tw.open_empty(w, k);
-                    goto done;
-                }
-                *++top = {tw.size(), is_map ? 2 * n : n, is_map};
-                tw.open(w, k, n);
-                continue;
+                goto done;
             }
             default:  // N, C, H, and what is no value
                 return false;

@@ -57,6 +57,9 @@ struct type_node {
     std::vector<std::string> names;      ///< struct_: field names; enum_: variant names
     std::vector<variant_kind> variants;  ///< enum_: the kind of each variant
     std::uint64_t min_size = 0;          ///< fewest bytes a value of this type takes on the wire
+    /// struct_: no two fields share a name (the encoder's fast path then matches a map's keys
+    /// to the fields in order; parse_schema sets it).
+    bool unique_names = true;
 };
 
 struct schema {
