@@ -80,6 +80,9 @@ bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
                 }
                 return step == walk_done;
             }
+            case kind::int64:
+                write_int(out, v.get_int());  // what write_scalar writes, without the call
+                return true;
             case kind::string:
             case kind::timestamp:
             case kind::bytes:

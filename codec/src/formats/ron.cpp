@@ -155,10 +155,13 @@ private:
         }
         return p;
     }
-    result<void> skip_ws() {
+    [[gnu::always_inline]] result<void> skip_ws() {
         if (pos_ < in_.size() && !ron_bytes.has(static_cast<unsigned char>(in_[pos_]), ws_lead)) {
             return {};  // the common case: no whitespace or comment here
         }
+        return skip_ws_here();
+    }
+    [[gnu::noinline]] result<void> skip_ws_here() {
         std::size_t err_at = 0;
         std::size_t p = skip_ws_from(pos_, &err_at);
         if (p == std::string_view::npos) {
@@ -1311,22 +1314,26 @@ constexpr char hex_digits[] = "0123456789abcdef";
 // everything outside printable ASCII) as \xHH, which ron-rs and the grammar both read. A
 // string's plain runs are found 16 bytes a step.
 void write_quoted(output_buffer& out, std::string_view s, bool bytes) {
-    out.push_back('"');
-    const char* p = s.data();
-    const char* e = p + s.size();
-    const char* run = p;
-    for (;; ++p) {
+    const char* e = s.data() + s.size();
+    // The next byte to escape at or after p, or e.
+    auto next = [&](const char* p) {
         if (!bytes) {
-            p = scan_to_special4(p, e, '"', '\\', '\x7f', '\x7f', ron_bytes, escaped);
-        } else {
-            while (p < e && static_cast<unsigned char>(*p) < 0x80 &&
-                   !ron_bytes.has(static_cast<unsigned char>(*p), escaped)) {
-                ++p;
-            }
+            return scan_to_special4(p, e, '"', '\\', '\x7f', '\x7f', ron_bytes, escaped);
         }
-        if (p == e) {
-            break;
+        while (p < e && static_cast<unsigned char>(*p) < 0x80 &&
+               !ron_bytes.has(static_cast<unsigned char>(*p), escaped)) {
+            ++p;
         }
+        return p;
+    };
+    const char* p = next(s.data());
+    if (p == e) {
+        append_wrapped(out, '"', s, '"');  // nothing to escape: one copy
+        return;
+    }
+    out.push_back('"');
+    const char* run = s.data();
+    for (; p != e; p = next(p + 1)) {
         out.append(run, static_cast<std::size_t>(p - run));
         run = p + 1;
         if (const char* esc = short_escape(*p)) {
@@ -1366,7 +1373,9 @@ public:
     void open_map(int) { put('{'); }
     bool map_key(value k, bool first, int depth) {
         item(first, depth);
-        if (!walk_text(*this, out_, k, depth)) {
+        if (k.kind() == kind::string) {
+            write_quoted(out_, k.get_string(), false);
+        } else if (!walk_text(*this, out_, k, depth)) {
             return false;
         }
         if (opt_.pretty) {

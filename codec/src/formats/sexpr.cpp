@@ -33,17 +33,29 @@ constexpr bool is_delimiter(char c) noexcept {
 
 // Bit 1: a byte inside a token (not a delimiter); bit 2: a byte that may start atmosphere
 // (a space, ';', '#'); bit 4: a byte the writer escapes in a string ('"', the backslash,
-// \a \b \t \n \r).
+// \a \b \t \n \r); bit 8: a byte that keeps a token from being a plain symbol (non-ASCII, the
+// backslash, ' ` ,); bit 16: an identifier's initial (letters, ! $ % & * / < = > ? ^ _ ~); bit 32:
+// an identifier's later byte (those, digits, + - . @).
 constexpr std::uint8_t token_byte = 1;
 constexpr std::uint8_t atmosphere_lead = 2;
 constexpr std::uint8_t escaped = 4;
+constexpr std::uint8_t symbol_odd = 8;
+constexpr std::uint8_t ident_initial = 16;
+constexpr std::uint8_t ident_later = 32;
 constexpr byte_table sexpr_bytes = make_byte_table([](unsigned char c) -> std::uint8_t {
     const char x = static_cast<char>(c);
     const bool esc = x == '"' || x == '\\' || x == '\a' || x == '\b' || x == '\t' || x == '\n' ||
                      x == '\r';
-    return static_cast<std::uint8_t>((is_delimiter(x) ? 0 : token_byte) |
-                                     (is_space(x) || x == ';' || x == '#' ? atmosphere_lead : 0) |
-                                     (esc ? escaped : 0));
+    const bool odd = c >= 0x80 || x == '\\' || x == '\'' || x == '`' || x == ',';
+    bool initial = (x >= 'a' && x <= 'z') || (x >= 'A' && x <= 'Z');
+    for (char i : std::string_view("!$%&*/<=>?^_~")) {
+        initial = initial || x == i;
+    }
+    const bool later = initial || is_dec(x) || x == '+' || x == '-' || x == '.' || x == '@';
+    return static_cast<std::uint8_t>(
+        (is_delimiter(x) ? 0 : token_byte) |
+        (is_space(x) || x == ';' || x == '#' ? atmosphere_lead : 0) | (esc ? escaped : 0) |
+        (odd ? symbol_odd : 0) | (initial ? ident_initial : 0) | (later ? ident_later : 0));
 });
 
 // ---- reader ----
@@ -87,11 +99,14 @@ private:
 
     // ---- atmosphere: whitespace, ; comments, #| nested |# comments, #; datum comments ----
 
-    result<void> skip_atmosphere() {
+    [[gnu::always_inline]] result<void> skip_atmosphere() {
         if (pos_ < in_.size() &&
             !sexpr_bytes.has(static_cast<unsigned char>(in_[pos_]), atmosphere_lead)) {
             return {};  // the common case: nothing to skip
         }
+        return skip_atmosphere_here();
+    }
+    [[gnu::noinline]] result<void> skip_atmosphere_here() {
         while (pos_ < in_.size()) {
             char c = in_[pos_];
             if (is_space(c)) {
@@ -708,6 +723,15 @@ private:
         return {};
     }
 
+    static bool has_any(std::string_view t, std::uint8_t bit) noexcept {
+        for (char ch : t) {
+            if (sexpr_bytes.has(static_cast<unsigned char>(ch), bit)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     // A token up to the next delimiter: a number if it reads as one, else a symbol (decoded
     // to a string).
     result<void> parse_token() {
@@ -743,6 +767,12 @@ private:
         if (tok == ".") {
             return fail(
                 make_error(errc::unexpected_char, start, "a dot outside a (key . value) pair"));
+        }
+        if (!has_any(tok, symbol_odd)) {
+            // ASCII with none of the refused bytes: the symbol as it is.
+            emit([&](Sink& o) { o.add_string(tok); });
+            pos_ = end;
+            return {};
         }
         std::size_t valid = utf8_valid_prefix(tok);
         if (valid != tok.size()) {
@@ -931,15 +961,19 @@ result<void> decode_sexpr(std::string_view in, builder& b, const decode_options&
 // R7RS's \x1f; is misread by Guile's and Racket's default readers. Plain runs are found 16
 // bytes a step.
 void write_string(output_buffer& out, std::string_view s) {
+    const char* e = s.data() + s.size();
+    // The next byte to look at (a quote, the backslash, a control byte) at or after p, or e.
+    auto next = [&](const char* p) {
+        return scan_to_special4(p, e, '"', '\\', '"', '"', sexpr_bytes, escaped);
+    };
+    const char* p = next(s.data());
+    if (p == e) {
+        append_wrapped(out, '"', s, '"');  // nothing to escape: one copy
+        return;
+    }
     out.push_back('"');
-    const char* p = s.data();
-    const char* e = p + s.size();
-    const char* run = p;
-    for (;; ++p) {
-        p = scan_to_special4(p, e, '"', '\\', '"', '"', sexpr_bytes, escaped);
-        if (p == e) {
-            break;
-        }
+    const char* run = s.data();
+    for (; p != e; p = next(p + 1)) {
         const char* esc = *p == '\a' ? "\\a" : *p == '\b' ? "\\b" : short_escape(*p);
         if (esc == nullptr) {
             continue;  // another control byte: written as it is
@@ -955,18 +989,12 @@ void write_string(output_buffer& out, std::string_view s) {
 // A key written as a symbol: an R7RS identifier of ASCII letters, digits and
 // ! $ % & * / < = > ? ^ _ ~ + - . @ that starts with a letter or one of ! $ % & * / < = > ? ^ _ ~.
 bool plain_identifier(std::string_view s) {
-    if (s.empty() || s.size() > 256) {
-        return false;
-    }
-    auto initial = [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-               std::strchr("!$%&*/<=>?^_~", c) != nullptr;
-    };
-    if (!initial(s[0]) || s[0] == 0) {
+    if (s.empty() || s.size() > 256 ||
+        !sexpr_bytes.has(static_cast<unsigned char>(s[0]), ident_initial)) {
         return false;
     }
     for (char c : s) {
-        if (c == 0 || !(initial(c) || is_dec(c) || c == '+' || c == '-' || c == '.' || c == '@')) {
+        if (!sexpr_bytes.has(static_cast<unsigned char>(c), ident_later)) {
             return false;
         }
     }
