@@ -479,6 +479,34 @@ TEST(FastPathAgreement, Edn) {
     run_agreement(format_id::edn, detail::edn_codec, valid);
 }
 
+TEST(FastPathAgreement, Ron) {
+    std::vector<std::string> valid = text_inputs(format_id::ron, "ron");
+    for (const char* t :
+         {"#![enable(implicit_some)] (a: 1, b: Some(\"x\"), c: None, d: [1, 2_000, 0x1F, -0b101, "
+          "0o17, 1.5e3, .5, 5., inf, -NaN, 1f32, 255u8, +7, -0, 1e400, 1e-400])",
+          "{\"k\": Point(x: 1.0, y: -2.0), \"v\": Variant(1, \"two\", (3, 4)), \"n\": N([1,2]), "
+          "\"u\": Unit, \"r\": 1..=5, \"h\": ..3, \"e\": E(), \"t\": (), 7: 1 .. 2}",
+          "[r#\"raw \"str\"\"#, b\"by\\x00\\xff\", br\"raw\", 'c', '\\u{1F600}', b'a', "
+          "\"e\\n\\t\\\"\\\\\\u{e9}\\x41\", r#na.me, /* c /* n */ */ // l\n "
+          "123456789012345678901234567890, -9223372036854775808, 0xFFFFFFFFFFFFFFFFFF]"}) {
+        valid.emplace_back(t);
+    }
+    run_agreement(format_id::ron, detail::ron_codec, valid);
+}
+
+TEST(FastPathAgreement, Sexpr) {
+    std::vector<std::string> valid = text_inputs(format_id::sexpr, nullptr);
+    for (const char* t :
+         {"((a . 1) (b . \"x\\ny\") (\"k\" . #(1 -2 +3 4.5 1e3 +inf.0 -nan.0 #xFF #b101 #e1.0 #i3)))",
+          "#(#t #f #true #false #nil #\\a #\\space #\\x41 |sym bol| #{brace sym}# #u8(1 2 255) "
+          "#vu8())",
+          "; c\n#| n #| c |# |# #; (skipped . 1) ((k v1 v2) (z . ()) (() . 1.5))",
+          "#(12345678901234567890123 -9223372036854775808 007 1. .5 -0.0 \"a\\x41;b\\u00e9\")"}) {
+        valid.emplace_back(t);
+    }
+    run_agreement(format_id::sexpr, detail::sexpr_codec, valid);
+}
+
 // NDJSON: simdjson's document stream (json_read_lines) vs the own reader line by line. The
 // fixtures' records one per line, and hand-written inputs at the edges of the one-value-per-line
 // rule (values over two lines, two on one line, blank and CRLF lines, scalars, an unfinished

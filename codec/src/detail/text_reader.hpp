@@ -11,12 +11,16 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
+#include "detail/describe.hpp"
 #include "detail/tape_writer.hpp"
+#include "detail/text.hpp"
 #include "polycodec/document.hpp"
 #include "polycodec/error.hpp"
 #include "polycodec/result.hpp"
@@ -186,6 +190,146 @@ inline const char* small_integer(const char* p, const char* e, bool plus,
     return p;
 }
 
+/// A plain decimal float at p: an optional '-', digits, then '.' and digits and/or an exponent
+/// ('e' or 'E', an optional sign, digits), read by from_chars. Its end, with the value in `v`;
+/// nullptr when the text there is not one (no digit on either side of the point, no fraction
+/// or exponent, out of the double range): the caller's full number reader decides.
+inline const char* small_float(const char* p, const char* e, double& v) noexcept {
+    const char* s = p;
+    const char* q = p + (p < e && *p == '-' ? 1 : 0);
+    const char* d = q;
+    while (q < e && static_cast<unsigned>(*q - '0') < 10) {
+        ++q;
+    }
+    if (q == d || q == e) {
+        return nullptr;
+    }
+    bool point = false;
+    if (*q == '.') {
+        const char* f = ++q;
+        while (q < e && static_cast<unsigned>(*q - '0') < 10) {
+            ++q;
+        }
+        if (q == f) {
+            return nullptr;
+        }
+        point = true;
+    }
+    if (q < e && (*q == 'e' || *q == 'E')) {
+        ++q;
+        q += q < e && (*q == '+' || *q == '-') ? 1 : 0;
+        const char* x = q;
+        while (q < e && static_cast<unsigned>(*q - '0') < 10) {
+            ++q;
+        }
+        if (q == x) {
+            return nullptr;
+        }
+    } else if (!point) {
+        return nullptr;
+    }
+    auto r = std::from_chars(s, q, v);
+    return r.ec == std::errc() && r.ptr == q ? q : nullptr;
+}
+
+/// from_chars on decimal float text, where a text beyond the double range is infinity unless its
+/// exponent is negative, then zero (Rust's parse: ron; sexpr). The caller checks ec and ptr.
+inline std::from_chars_result read_double_saturating(std::string_view t, double& d) noexcept {
+    auto r = std::from_chars(t.data(), t.data() + t.size(), d);
+    if (r.ec == std::errc::result_out_of_range) {
+        const std::size_t e = t.find_first_of("eE");
+        d = e == std::string_view::npos || e + 1 >= t.size() || t[e + 1] != '-' ? HUGE_VAL : 0.0;
+        r.ec = std::errc();
+    }
+    return r;
+}
+
+// ---- integers in a radix (ron, sexpr) ----
+
+/// An integer literal's digits read in a radix: the magnitude while it fits 64 bits.
+struct radix_value {
+    std::uint64_t magnitude = 0;
+    bool fits = true;        ///< false: beyond 64 bits (magnitude is then meaningless)
+    std::size_t digits = 0;  ///< digits read, '_' not counted
+};
+
+/// `digits` (0-9, a-f, A-F, each below `radix`; '_' skipped) as a radix_value.
+inline radix_value read_radix(std::string_view digits, unsigned radix) noexcept {
+    radix_value r;
+    for (char c : digits) {
+        if (c == '_') {
+            continue;
+        }
+        ++r.digits;
+        const auto v = static_cast<std::uint64_t>(text::hex_value(c));
+        if (r.fits && r.magnitude > (UINT64_MAX - v) / radix) {
+            r.fits = false;
+        }
+        if (r.fits) {
+            r.magnitude = r.magnitude * radix + v;
+        }
+    }
+    return r;
+}
+
+/// True when the value (negated when `neg`) is an int64 or a uint64.
+inline bool fits_64(const radix_value& r, bool neg) noexcept {
+    return r.fits && (!neg || r.magnitude <= std::uint64_t{1} << 63);
+}
+
+/// Adds a value fits_64 accepted to either sink.
+template <class Sink>
+void add_radix_value(Sink& b, const radix_value& r, bool neg) {
+    if (!neg) {
+        b.add_uint(r.magnitude);
+    } else {
+        b.add_int(r.magnitude == std::uint64_t{1} << 63 ? INT64_MIN
+                                                        : -static_cast<std::int64_t>(r.magnitude));
+    }
+}
+
+/// dec = dec * radix + digit, on decimal text.
+inline void decimal_mul_add(std::string& dec, unsigned radix, unsigned digit) {
+    unsigned carry = digit;
+    for (std::size_t i = dec.size(); i-- > 0;) {
+        const unsigned v = static_cast<unsigned>(dec[i] - '0') * radix + carry;
+        dec[i] = static_cast<char>('0' + v % 10);
+        carry = v / 10;
+    }
+    while (carry != 0) {
+        dec.insert(dec.begin(), static_cast<char>('0' + carry % 10));
+        carry /= 10;
+    }
+}
+
+/// The longest non-decimal literal radix_to_decimal converts (digit by digit, quadratic).
+constexpr std::size_t radix_digits_max = 4096;
+
+/// The exact decimal text (no leading zeros) of a literal beyond 64 bits into `out`; false for
+/// a non-decimal one of more than radix_digits_max digits.
+inline bool radix_to_decimal(std::string_view digits, unsigned radix, const radix_value& r,
+                             std::string& out) {
+    out.clear();
+    if (radix == 10) {
+        for (char c : digits) {
+            if (c != '_' && !(out.empty() && c == '0')) {
+                out.push_back(c);
+            }
+        }
+        return true;
+    }
+    if (r.digits > radix_digits_max) {
+        return false;
+    }
+    out = "0";
+    for (char c : digits) {
+        if (c != '_') {
+            decimal_mul_add(out, radix, static_cast<unsigned>(text::hex_value(c)));
+        }
+    }
+    return true;
+}
+
 // ---- the tape sink ----
 
 /// The deepest nesting tape_sink takes; a builder with a deeper limit reads through the
@@ -213,6 +357,7 @@ public:
         word2(kind::float64, bits);
     }
     void add_string(std::string_view s) { payload(kind::string, 0, s); }
+    void add_bytes(std::string_view s) { payload(kind::bytes, 0, s); }
     void add_bignum(std::string_view s) { payload(kind::bignum, 0, s); }
     void add_timestamp(std::string_view s, timestamp_kind k) {
         payload(kind::timestamp, static_cast<std::uint64_t>(k), s);
@@ -388,6 +533,33 @@ void add_decimal_integer(Sink& b, std::string_view digits) {
     }
     b.add_bignum(digits);
 }
+
+/// What the recursive-descent readers over a sink share (ron, sexpr): the input and the
+/// position, what the input holds at a byte for messages, "expected X, saw Y", the error of a
+/// container the sink refused, and the end-of-input check.
+template <class Sink>
+class text_cursor {
+public:
+    text_cursor(std::string_view in, Sink& b) : in_(in), b_(b) {}
+
+protected:
+    std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
+    error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
+    result<void> container_limit() { return fail(limit_error(b_, pos_)); }
+    char peek(std::size_t p) const { return p < in_.size() ? in_[p] : '\0'; }
+    /// Nothing is left (the caller skipped the trailing whitespace): else trailing_content.
+    result<void> at_end() const {
+        if (pos_ != in_.size()) {
+            return fail(make_error(errc::trailing_content, pos_,
+                                   "expected end of input, saw " + describe_at(pos_)));
+        }
+        return {};
+    }
+
+    std::string_view in_;
+    Sink& b_;
+    std::size_t pos_ = 0;
+};
 
 /// True when the tape path may take the input: an empty builder at depth 0 whose depth limit
 /// the sink's stack holds.

@@ -22,8 +22,10 @@
 // and an error slot: `result<void> status;` that leaf/tagged/map_key set on failure.
 
 #include <cstring>
+#include <string>
 #include <string_view>
 
+#include "detail/lossy.hpp"
 #include "detail/scalar_writer.hpp"
 #include "polycodec/buffer.hpp"
 #include "polycodec/document.hpp"
@@ -86,6 +88,9 @@ bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
                 }
                 return step == walk_done;
             }
+            case kind::int64:
+                write_int(out, v.get_int());  // what write_scalar writes, without the call
+                return true;
             case kind::string:
             case kind::timestamp:
             case kind::bytes:
@@ -103,6 +108,25 @@ bool walk_text(Hooks& h, output_buffer& out, value v, int depth) {
     }
 }
 
+/// The backslash escape of '"', '\\', '\n', '\r' and '\t' (two bytes) as the C-family text
+/// formats write them (ron, sexpr), or nullptr for any other byte.
+constexpr const char* short_escape(char c) noexcept {
+    switch (c) {
+        case '"':
+            return "\\\"";
+        case '\\':
+            return "\\\\";
+        case '\n':
+            return "\\n";
+        case '\r':
+            return "\\r";
+        case '\t':
+            return "\\t";
+        default:
+            return nullptr;
+    }
+}
+
 /// Appends `a`, `s` and `b` through one capacity check.
 inline void append_wrapped(output_buffer& out, char a, std::string_view s, char b) {
     char* d = out.prepare(s.size() + 2);
@@ -115,10 +139,11 @@ inline void append_wrapped(output_buffer& out, char a, std::string_view s, char 
 }
 
 /// What every format's hooks have: the output, the options, the error slot, one-byte writes
-/// and the pretty layout's line breaks (two spaces a level).
+/// and the pretty layout's line breaks (`indent` a level: two spaces unless the format says).
 class text_hooks {
 public:
-    text_hooks(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    text_hooks(output_buffer& out, const encode_options& opt, std::string_view indent = "  ")
+        : out_(out), opt_(opt), indent_(indent) {}
 
     result<void> status;
 
@@ -128,18 +153,38 @@ protected:
         *out_.prepare(1) = c;
         out_.commit(1);
     }
+    // The `tagged` hook of a format that has no tags: under lossy=allow the tag is dropped and
+    // the inner value written (walk_next), else the value is unrepresentable (walk_error).
+    int drop_tag(value& v, std::string_view format) {
+        if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+            status = fail(unrepresentable(v, "tag " + std::to_string(v.tag()) +
+                                                 " is not representable in " + std::string(format)));
+            return walk_error;
+        }
+        v = v.tagged_value();
+        return walk_next;
+    }
+    // Before an element: pretty, a line break; compact, `sep` before all but the first.
+    void separate(bool first, int depth, char sep) {
+        if (opt_.pretty) {
+            newline(depth);
+        } else if (!first) {
+            put(sep);
+        }
+    }
     void newline(int depth) {
         if (!opt_.pretty) {
             return;
         }
         out_.push_back('\n');
         for (int i = 0; i < depth; ++i) {
-            out_.append("  ");
+            out_.append(indent_);
         }
     }
 
     output_buffer& out_;
     const encode_options& opt_;
+    std::string_view indent_;
 };
 
 /// A whole document through Hooks (constructed from out and opt); a final line break when

@@ -11,6 +11,8 @@
 
 #include "detail/lossy.hpp"
 #include "detail/text.hpp"
+#include "detail/text_reader.hpp"
+#include "detail/text_writer.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
@@ -31,21 +33,19 @@ constexpr bool is_ident_char(unsigned char c) noexcept {
 constexpr bool is_dec(char c) noexcept { return c >= '0' && c <= '9'; }
 using text::hex_value;  // detail/text.hpp
 
-// dec = dec * base + digit, on decimal text (for integer literals beyond 64 bits).
-void decimal_mul_add(std::string& dec, unsigned base, unsigned digit) {
-    unsigned carry = digit;
-    for (std::size_t i = dec.size(); i-- > 0;) {
-        unsigned v = static_cast<unsigned>(dec[i] - '0') * base + carry;
-        dec[i] = static_cast<char>('0' + v % 10);
-        carry = v / 10;
-    }
-    while (carry != 0) {
-        dec.insert(dec.begin(), static_cast<char>('0' + carry % 10));
-        carry /= 10;
-    }
-}
-
 // ---- reader ----
+
+// Bit 1: a byte that may start whitespace or a comment (the ASCII spaces, U+000B, U+000C, the
+// lead bytes of U+0085 and U+200E..U+2029, '/'); bit 2: a byte the writer escapes in a string
+// ('"', the backslash, a control byte, DEL).
+constexpr std::uint8_t ws_lead = 1;
+constexpr std::uint8_t escaped = 2;
+constexpr byte_table ron_bytes = make_byte_table([](unsigned char c) -> std::uint8_t {
+    const bool ws = c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0x0b || c == 0x0c ||
+                    c == 0xc2 || c == 0xe2 || c == '/';
+    const bool esc = c < 0x20 || c == '"' || c == '\\' || c == 0x7f;
+    return static_cast<std::uint8_t>((ws ? ws_lead : 0) | (esc ? escaped : 0));
+});
 
 /// A lexed number literal, emitted separately so that a range can open its map first.
 struct number_token {
@@ -61,29 +61,23 @@ struct number_token {
     int suffix_bits = 0;
 };
 
-class ron_reader {
+template <class Sink>
+class ron_reader : text_cursor<Sink> {
 public:
-    ron_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+    ron_reader(std::string_view in, Sink& b) : text_cursor<Sink>(in, b) {}
 
     result<void> run() {
         POLYCODEC_TRY(skip_ws());
         POLYCODEC_TRY(parse_attributes());
         POLYCODEC_TRY(parse_value());
         POLYCODEC_TRY(skip_ws());
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " + describe_at(pos_)));
-        }
-        return {};
+        return this->at_end();
     }
 
 private:
-    std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
-    error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
-    result<void> container_limit() {
-        return fail(limit_error(b_, pos_));
-    }
-    char peek(std::size_t p) const { return p < in_.size() ? in_[p] : '\0'; }
+    using cursor = text_cursor<Sink>;
+    using cursor::b_, cursor::in_, cursor::pos_, cursor::container_limit, cursor::describe_at,
+        cursor::peek, cursor::unexpected;
 
     // A map key must be a scalar: a container is refused before it reaches the tape.
     result<void> open_container(bool map) {
@@ -161,7 +155,13 @@ private:
         }
         return p;
     }
-    result<void> skip_ws() {
+    [[gnu::always_inline]] result<void> skip_ws() {
+        if (pos_ < in_.size() && !ron_bytes.has(static_cast<unsigned char>(in_[pos_]), ws_lead)) {
+            return {};  // the common case: no whitespace or comment here
+        }
+        return skip_ws_here();
+    }
+    [[gnu::noinline]] result<void> skip_ws_here() {
         std::size_t err_at = 0;
         std::size_t p = skip_ws_from(pos_, &err_at);
         if (p == std::string_view::npos) {
@@ -411,15 +411,37 @@ private:
             return {};
         }
         for (;;) {
-            POLYCODEC_TRY(parse_value());
-            auto done = after_element(closer, what);
-            if (!done) {
-                return fail(done.error());
-            }
-            if (*done) {
+            POLYCODEC_TRY_ASSIGN(done, value_then(closer, what));
+            if (done) {
                 return {};
             }
         }
+    }
+
+    // A value, then its separator or `closer` (after_element).
+    result<bool> value_then(char closer, const char* what) {
+        POLYCODEC_TRY(parse_value());
+        return after_element(closer, what);
+    }
+
+    // The one value of a group: the value, then ')' (a trailing ',' allowed).
+    result<void> last_value(const char* what, const char* closer_what) {
+        POLYCODEC_TRY_ASSIGN(done, value_then(')', what));
+        if (!done) {
+            return fail(unexpected(closer_what));
+        }
+        return {};
+    }
+
+    // After a map key or a field name: ':', the value, its separator or `closer`.
+    result<bool> entry_value(const char* colon, char closer, const char* what) {
+        POLYCODEC_TRY(skip_ws());
+        if (pos_ >= in_.size() || in_[pos_] != ':') {
+            return fail(unexpected(colon));
+        }
+        ++pos_;
+        POLYCODEC_TRY(skip_ws());
+        return value_then(closer, what);
     }
 
     result<void> parse_list() {
@@ -448,18 +470,8 @@ private:
             if (!key) {
                 return key;
             }
-            POLYCODEC_TRY(skip_ws());
-            if (pos_ >= in_.size() || in_[pos_] != ':') {
-                return fail(unexpected("':' after a map key"));
-            }
-            ++pos_;
-            POLYCODEC_TRY(skip_ws());
-            POLYCODEC_TRY(parse_value());
-            auto done = after_element('}', "',' or '}'");
-            if (!done) {
-                return fail(done.error());
-            }
-            if (*done) {
+            POLYCODEC_TRY_ASSIGN(done, entry_value("':' after a map key", '}', "',' or '}'"));
+            if (done) {
                 break;
             }
         }
@@ -479,18 +491,8 @@ private:
             POLYCODEC_TRY(check_ident_utf8(name));
             b_.add_string(name);
             pos_ = q;
-            POLYCODEC_TRY(skip_ws());
-            if (pos_ >= in_.size() || in_[pos_] != ':') {
-                return fail(unexpected("':' after a field name"));
-            }
-            ++pos_;
-            POLYCODEC_TRY(skip_ws());
-            POLYCODEC_TRY(parse_value());
-            auto done = after_element(')', "',' or ')'");
-            if (!done) {
-                return fail(done.error());
-            }
-            if (*done) {
+            POLYCODEC_TRY_ASSIGN(done, entry_value("':' after a field name", ')', "',' or ')'"));
+            if (done) {
                 break;
             }
         }
@@ -676,15 +678,7 @@ private:
             if (pos_ < in_.size() && in_[pos_] == ')') {
                 return fail(unexpected("a value inside Some(...)"));
             }
-            POLYCODEC_TRY(parse_value());
-            auto done = after_element(')', "')' closing Some(...)");
-            if (!done) {
-                return fail(done.error());
-            }
-            if (!*done) {
-                return fail(unexpected("')' closing Some(...)"));
-            }
-            return {};
+            return last_value("')' closing Some(...)", "')' closing Some(...)");
         }
         if (pos_ < in_.size() && in_[pos_] == ')') {
             // Name(): a named struct without fields.
@@ -711,14 +705,7 @@ private:
             POLYCODEC_TRY(parse_elements(')', "',' or ')'"));
             b_.end_array();
         } else {
-            POLYCODEC_TRY(parse_value());
-            auto done = after_element(')', "',' or ')'");
-            if (!done) {
-                return fail(done.error());
-            }
-            if (!*done) {
-                return fail(unexpected("')'"));
-            }
+            POLYCODEC_TRY(last_value("',' or ')'", "')'"));
         }
         b_.end_map();
         return {};
@@ -837,10 +824,18 @@ private:
 
     // "..." or b"..." with the content starting at `start`.
     result<void> parse_string(std::size_t start, bool bytes) {
-        std::size_t p = start;
-        while (p < in_.size() && in_[p] != '"' && in_[p] != '\\') {
-            ++p;
+        // To the closing quote or the first escape, 16 bytes a step (control bytes are part of
+        // a RON string: the scan steps over them).
+        const char* e = in_.data() + in_.size();
+        const char* q = in_.data() + start;
+        for (;;) {
+            q = scan_to_special(q, e, '"', '\\');
+            if (q == e || *q == '"' || *q == '\\') {
+                break;
+            }
+            ++q;
         }
+        std::size_t p = static_cast<std::size_t>(q - in_.data());
         if (p < in_.size() && in_[p] == '"') {
             std::string_view s = in_.substr(start, p - start);
             if (bytes) {
@@ -1001,6 +996,11 @@ private:
 
     // ---- numbers and ranges ----
 
+    // A byte after which a number is complete: the separators and closers.
+    static bool ends_number(char c) noexcept {
+        return c == ',' || c == ')' || c == ']' || c == '}' || c == ':';
+    }
+
     bool word_at(std::size_t p, std::string_view w) const {
         return in_.substr(p, w.size()) == w &&
                (p + w.size() >= in_.size() ||
@@ -1143,13 +1143,8 @@ private:
                 if (scratch_.front() == '.') {
                     scratch_.insert(scratch_.begin(), '0');
                 }
-                auto r = std::from_chars(scratch_.data(), scratch_.data() + scratch_.size(), d);
-                if (r.ec == std::errc::result_out_of_range) {
-                    // Rust's parse: overflow is infinity, underflow zero.
-                    std::size_t e = scratch_.find_first_of("eE");
-                    bool huge = e == std::string::npos || scratch_[e + 1] != '-';
-                    d = huge ? HUGE_VAL : 0.0;
-                } else if (r.ec != std::errc() || r.ptr != scratch_.data() + scratch_.size()) {
+                auto r = read_double_saturating(scratch_, d);
+                if (r.ec != std::errc() || r.ptr != scratch_.data() + scratch_.size()) {
                     return fail(make_error(errc::invalid_number, t.start, "invalid float"));
                 }
             }
@@ -1164,22 +1159,9 @@ private:
             return {};
         }
         // Integer: magnitude in 64 bits when it fits, decimal text beyond.
-        std::uint64_t mag = 0;
-        bool big = false;
-        std::size_t ndigits = 0;
-        for (char c : digits) {
-            if (c == '_') {
-                continue;
-            }
-            ++ndigits;
-            auto v = static_cast<std::uint64_t>(hex_value(c));
-            if (!big && (mag > (UINT64_MAX - v) / static_cast<std::uint64_t>(t.base))) {
-                big = true;
-            }
-            if (!big) {
-                mag = mag * static_cast<std::uint64_t>(t.base) + v;
-            }
-        }
+        const radix_value rv = read_radix(digits, static_cast<unsigned>(t.base));
+        const bool big = !rv.fits;
+        const std::uint64_t mag = rv.magnitude;
         if (t.suffix_kind != 0) {
             int bits = t.suffix_bits;
             bool is_unsigned = t.suffix_kind == 'u';
@@ -1192,7 +1174,7 @@ private:
                     max = (max >> 1) + (t.neg ? 1 : 0);
                 }
                 out = big || mag > max;
-            } else if (big && ndigits > 160) {
+            } else if (big && rv.digits > 160) {
                 out = true;  // far beyond 128 bits; the exact check follows below
             }
             if (out) {
@@ -1200,38 +1182,14 @@ private:
                                        "integer out of range for its suffix"));
             }
         }
-        if (!big) {
-            if (!t.neg) {
-                b_.add_uint(mag);
-                return {};
-            }
-            if (mag <= std::uint64_t{1} << 63) {
-                b_.add_int(mag == (std::uint64_t{1} << 63) ? INT64_MIN
-                                                           : -static_cast<std::int64_t>(mag));
-                return {};
-            }
+        if (fits_64(rv, t.neg)) {
+            add_radix_value(b_, rv, t.neg);
+            return {};
         }
-        // Outside 64 bits: a bignum as exact decimal text. Non-decimal literals are converted
-        // digit by digit (quadratic), so their length is capped.
-        scratch_.clear();
-        if (t.base == 10) {
-            for (char c : digits) {
-                if (c != '_' && !(scratch_.empty() && c == '0')) {
-                    scratch_.push_back(c);
-                }
-            }
-        } else {
-            if (ndigits > 4096) {
-                return fail(make_error(errc::invalid_number, t.start,
-                                       "integer literal longer than 4096 digits"));
-            }
-            scratch_ = "0";
-            for (char c : digits) {
-                if (c != '_') {
-                    decimal_mul_add(scratch_, static_cast<unsigned>(t.base),
-                                    static_cast<unsigned>(hex_value(c)));
-                }
-            }
+        // Outside 64 bits: a bignum as exact decimal text.
+        if (!radix_to_decimal(digits, static_cast<unsigned>(t.base), rv, scratch_)) {
+            return fail(make_error(errc::invalid_number, t.start,
+                                   "integer literal longer than 4096 digits"));
         }
         if (t.suffix_bits == 128) {
             // The magnitude limits of u128 and i128, compared as decimal text.
@@ -1254,6 +1212,27 @@ private:
     // A number, or a range `a..b`, `a..=b`, `a..`, `..b`, `..=b`, `..` (the serde form of
     // Rust's ranges: a map with "start" and/or "end").
     result<void> parse_number_or_range() {
+        {
+            // Fast path: a plain decimal integer (up to 18 digits, no leading zero) or float
+            // (digits, a fraction and/or an exponent, no '_') that a ',', a closer or the end
+            // ends: no suffix, no range, nothing else to decide.
+            const char* b = in_.data() + pos_;
+            const char* e = in_.data() + in_.size();
+            std::int64_t v = 0;
+            const char* q = small_integer(b, e, true, v);
+            if (q != nullptr && (q == e || ends_number(*q))) {
+                pos_ = static_cast<std::size_t>(q - in_.data());
+                b_.add_int(v);
+                return {};
+            }
+            double d = 0;
+            q = small_float(b, e, d);
+            if (q != nullptr && (q == e || ends_number(*q))) {
+                pos_ = static_cast<std::size_t>(q - in_.data());
+                b_.add_double(d);
+                return {};
+            }
+        }
         number_token start_tok;
         bool has_start = false;
         if (!(peek(pos_) == '.' && peek(pos_ + 1) == '.')) {
@@ -1297,9 +1276,6 @@ private:
         return {};
     }
 
-    std::string_view in_;
-    builder& b_;
-    std::size_t pos_ = 0;
     std::uint32_t depth_ = 0;
     std::size_t key_depth_ = SIZE_MAX;  // builder depth while a map key is read
     std::size_t key_at_ = 0;
@@ -1324,9 +1300,10 @@ private:
     std::vector<paren_group>& stack_ = buffers_.stack;
 };
 
+// One pass straight into the tape (detail::tape_sink), the builder for whatever that run does
+// not finish (detail/text_reader.hpp).
 result<void> decode_ron(std::string_view in, builder& b, const decode_options&) {
-    ron_reader r(in, b);
-    return r.run();
+    return decode_text_fast<ron_reader>(in, b);
 }
 
 // ---- writer ----
@@ -1334,139 +1311,106 @@ result<void> decode_ron(std::string_view in, builder& b, const decode_options&) 
 constexpr char hex_digits[] = "0123456789abcdef";
 
 // A RON string or byte string body: '"' and '\\' escaped, control characters (and for bytes
-// everything outside printable ASCII) as \xHH, which ron-rs and the grammar both read.
+// everything outside printable ASCII) as \xHH, which ron-rs and the grammar both read. A
+// string's plain runs are found 16 bytes a step.
 void write_quoted(output_buffer& out, std::string_view s, bool bytes) {
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f && (!bytes || c < 0x80)) {
-            continue;
+    const char* e = s.data() + s.size();
+    // The next byte to escape at or after p, or e.
+    auto next = [&](const char* p) {
+        if (!bytes) {
+            return scan_to_special4(p, e, '"', '\\', '\x7f', '\x7f', ron_bytes, escaped);
         }
-        out.append(s.data() + run, i - run);
-        run = i + 1;
-        switch (c) {
-            case '"':
-                out.append("\\\"");
-                break;
-            case '\\':
-                out.append("\\\\");
-                break;
-            case '\n':
-                out.append("\\n");
-                break;
-            case '\r':
-                out.append("\\r");
-                break;
-            case '\t':
-                out.append("\\t");
-                break;
-            default: {
-                char buf[4] = {'\\', 'x', hex_digits[c >> 4], hex_digits[c & 15]};
-                out.append(buf, 4);
-            }
+        while (p < e && static_cast<unsigned char>(*p) < 0x80 &&
+               !ron_bytes.has(static_cast<unsigned char>(*p), escaped)) {
+            ++p;
+        }
+        return p;
+    };
+    const char* p = next(s.data());
+    if (p == e) {
+        append_wrapped(out, '"', s, '"');  // nothing to escape: one copy
+        return;
+    }
+    out.push_back('"');
+    const char* run = s.data();
+    for (; p != e; p = next(p + 1)) {
+        out.append(run, static_cast<std::size_t>(p - run));
+        run = p + 1;
+        if (const char* esc = short_escape(*p)) {
+            out.append(esc, 2);
+        } else {
+            const auto c = static_cast<unsigned char>(*p);
+            const char buf[4] = {'\\', 'x', hex_digits[c >> 4], hex_digits[c & 15]};
+            out.append(buf, 4);
         }
     }
-    out.append(s.data() + run, s.size() - run);
+    out.append(run, static_cast<std::size_t>(e - run));
     out.push_back('"');
 }
 
 // DESIGN section 2: None is null (ron-rs writes a unit as "()", which reads back as null too).
 constexpr scalar_spelling ron_spelling{"None", "false", "true", "NaN", "inf", "-inf"};
 
-class ron_writer {
+// The hooks of detail::walk_text, in ron-rs's style: compact "[1,2]" / "{\"a\":1}"; pretty puts
+// each element on its own line, indented by four spaces, every element followed by a comma
+// (PrettyConfig::default()).
+class ron_writer : public text_hooks {
 public:
-    ron_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    ron_writer(output_buffer& out, const encode_options& opt) : text_hooks(out, opt, "    ") {}
 
-    result<void> write(value v, int depth) {
-        if (write_scalar(out_, v, ron_spelling)) {
-            return {};
+    const scalar_spelling& spelling() const { return ron_spelling; }
+    bool leaf(value v) {
+        if (v.kind() == kind::bytes) {
+            put('b');
         }
-        switch (v.kind()) {
-            case kind::null:
-            case kind::boolean_false:
-            case kind::boolean_true:
-            case kind::int64:
-            case kind::uint64:
-            case kind::bignum:
-            case kind::float64:
-                return {};  // write_scalar wrote it
-            case kind::string:
-            case kind::timestamp:
-                write_quoted(out_, v.get_string(), false);
-                return {};
-            case kind::bytes:
-                out_.push_back('b');
-                write_quoted(out_, v.get_string(), true);
-                return {};
-            case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in ron"));
-                }
-                return write(v.tagged_value(), depth);
-            case kind::array: {
-                out_.push_back('[');
-                POLYCODEC_TRY(write_children(v, depth, false));
-                out_.push_back(']');
-                return {};
-            }
-            case kind::map: {
-                out_.push_back('{');
-                POLYCODEC_TRY(write_children(v, depth, true));
-                out_.push_back('}');
-                return {};
-            }
-        }
-        return {};
+        write_quoted(out_, v.get_string(), v.kind() == kind::bytes);
+        return true;
     }
+    int tagged(value& v, int) { return drop_tag(v, "ron"); }
+    void open_array(int) { put('['); }
+    void array_item(bool first, int depth) { item(first, depth); }
+    void close_array(bool empty, int depth) { close(empty, depth, ']'); }
+    void open_map(int) { put('{'); }
+    bool map_key(value k, bool first, int depth) {
+        item(first, depth);
+        if (k.kind() == kind::string) {
+            write_quoted(out_, k.get_string(), false);
+        } else if (!walk_text(*this, out_, k, depth)) {
+            return false;
+        }
+        if (opt_.pretty) {
+            out_.append(": ");
+        } else {
+            put(':');
+        }
+        return true;
+    }
+    void close_map(bool empty, int depth) { close(empty, depth, '}'); }
 
 private:
-    // ron-rs style: compact "[1,2]" / "{\"a\":1}"; pretty puts each element on its own line,
-    // indented by four spaces, every element followed by a comma (PrettyConfig::default()).
-    result<void> write_children(value v, int depth, bool map) {
-        if (v.size() == 0) {
-            return {};
-        }
-        bool first = true;
-        bool key = true;
-        for (value c : v.items()) {
-            if (!map || key) {
-                if (!first && !opt_.pretty) {
-                    out_.push_back(',');
-                }
-                first = false;
-                newline(depth + 1);
-            }
-            POLYCODEC_TRY(write(c, depth + 1));
-            if (map && key) {
-                out_.append(opt_.pretty ? ": " : ":");
-            } else if (opt_.pretty) {
-                out_.push_back(',');
-            }
-            key = !key;
+    // Pretty: each element is followed by ',' (the last one too), so a ',' before every element
+    // but the first and one before the closer write the same bytes.
+    void item(bool first, int depth) {
+        if (!first) {
+            put(',');
         }
         newline(depth);
-        return {};
     }
-
-    void newline(int depth) {
-        if (!opt_.pretty) {
-            return;
+    void close(bool empty, int depth, char closer) {
+        if (!empty && opt_.pretty) {
+            put(',');
+            newline(depth);
         }
-        out_.push_back('\n');
-        for (int i = 0; i < depth; ++i) {
-            out_.append("    ");
-        }
+        put(closer);
     }
-
-    output_buffer& out_;
-    const encode_options& opt_;
 };
 
 result<void> encode_ron(const document& doc, output_buffer& out, const encode_options& opt) {
     ron_writer w(out, opt);
-    return w.write(doc.root(), 0);
+    if (!walk_text(w, out, doc.root(), 0)) {
+        return std::move(w.status);
+    }
+    return {};
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 
 #include "detail/lossy.hpp"
 #include "detail/text.hpp"
+#include "detail/text_reader.hpp"
+#include "detail/text_writer.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
@@ -29,43 +31,51 @@ constexpr bool is_delimiter(char c) noexcept {
     return is_space(c) || c == '(' || c == ')' || c == '"' || c == ';' || c == '|';
 }
 
-void decimal_mul_add(std::string& dec, unsigned base, unsigned digit) {
-    unsigned carry = digit;
-    for (std::size_t i = dec.size(); i-- > 0;) {
-        unsigned v = static_cast<unsigned>(dec[i] - '0') * base + carry;
-        dec[i] = static_cast<char>('0' + v % 10);
-        carry = v / 10;
+// Bit 1: a byte inside a token (not a delimiter); bit 2: a byte that may start atmosphere
+// (a space, ';', '#'); bit 4: a byte the writer escapes in a string ('"', the backslash,
+// \a \b \t \n \r); bit 8: a byte that keeps a token from being a plain symbol (non-ASCII, the
+// backslash, ' ` ,); bit 16: an identifier's initial (letters, ! $ % & * / < = > ? ^ _ ~); bit 32:
+// an identifier's later byte (those, digits, + - . @).
+constexpr std::uint8_t token_byte = 1;
+constexpr std::uint8_t atmosphere_lead = 2;
+constexpr std::uint8_t escaped = 4;
+constexpr std::uint8_t symbol_odd = 8;
+constexpr std::uint8_t ident_initial = 16;
+constexpr std::uint8_t ident_later = 32;
+constexpr byte_table sexpr_bytes = make_byte_table([](unsigned char c) -> std::uint8_t {
+    const char x = static_cast<char>(c);
+    const bool esc = x == '"' || x == '\\' || x == '\a' || x == '\b' || x == '\t' || x == '\n' ||
+                     x == '\r';
+    const bool odd = c >= 0x80 || x == '\\' || x == '\'' || x == '`' || x == ',';
+    bool initial = (x >= 'a' && x <= 'z') || (x >= 'A' && x <= 'Z');
+    for (char i : std::string_view("!$%&*/<=>?^_~")) {
+        initial = initial || x == i;
     }
-    while (carry != 0) {
-        dec.insert(dec.begin(), static_cast<char>('0' + carry % 10));
-        carry /= 10;
-    }
-}
+    const bool later = initial || is_dec(x) || x == '+' || x == '-' || x == '.' || x == '@';
+    return static_cast<std::uint8_t>(
+        (is_delimiter(x) ? 0 : token_byte) |
+        (is_space(x) || x == ';' || x == '#' ? atmosphere_lead : 0) | (esc ? escaped : 0) |
+        (odd ? symbol_odd : 0) | (initial ? ident_initial : 0) | (later ? ident_later : 0));
+});
 
 // ---- reader ----
 
-class sexpr_reader {
+template <class Sink>
+class sexpr_reader : text_cursor<Sink> {
 public:
-    sexpr_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
+    sexpr_reader(std::string_view in, Sink& b) : text_cursor<Sink>(in, b) {}
 
     result<void> run() {
         POLYCODEC_TRY(skip_atmosphere());
         POLYCODEC_TRY(parse_datum());
         POLYCODEC_TRY(skip_atmosphere());
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " + describe_at(pos_)));
-        }
-        return {};
+        return this->at_end();
     }
 
 private:
-    std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
-    error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
-    result<void> container_limit() {
-        return fail(limit_error(b_, pos_));
-    }
-    char peek(std::size_t p) const { return p < in_.size() ? in_[p] : '\0'; }
+    using cursor = text_cursor<Sink>;
+    using cursor::b_, cursor::in_, cursor::pos_, cursor::container_limit, cursor::describe_at,
+        cursor::peek, cursor::unexpected;
 
     // A map key must be a scalar: a container is refused before it reaches the tape.
     result<void> open_container(bool map) {
@@ -73,69 +83,30 @@ private:
             return fail(make_error(errc::unexpected_char, key_at_,
                                    "a map key must be a scalar, saw a compound value"));
         }
-        if (!(map ? e_begin_map() : e_begin_array())) {
+        if (discard_ == 0 && !(map ? b_.begin_map() : b_.begin_array())) {
             return container_limit();
         }
         return {};
     }
 
-    // Builder calls go through these so that a #; datum comment parses without output.
-    bool e_begin_array() { return discard_ != 0 || b_.begin_array(); }
-    bool e_begin_map() { return discard_ != 0 || b_.begin_map(); }
-    void e_end_array() {
+    // Every sink call goes through emit, so that a #; datum comment parses without output.
+    template <class F>
+    void emit(F&& f) {
         if (discard_ == 0) {
-            b_.end_array();
-        }
-    }
-    void e_end_map() {
-        if (discard_ == 0) {
-            b_.end_map();
-        }
-    }
-    void e_null() {
-        if (discard_ == 0) {
-            b_.add_null();
-        }
-    }
-    void e_bool(bool v) {
-        if (discard_ == 0) {
-            b_.add_bool(v);
-        }
-    }
-    void e_int(std::int64_t v) {
-        if (discard_ == 0) {
-            b_.add_int(v);
-        }
-    }
-    void e_uint(std::uint64_t v) {
-        if (discard_ == 0) {
-            b_.add_uint(v);
-        }
-    }
-    void e_double(double v) {
-        if (discard_ == 0) {
-            b_.add_double(v);
-        }
-    }
-    void e_string(std::string_view s) {
-        if (discard_ == 0) {
-            b_.add_string(s);
-        }
-    }
-    void e_bytes(std::string_view s) {
-        if (discard_ == 0) {
-            b_.add_bytes(s);
-        }
-    }
-    void e_bignum(std::string_view s) {
-        if (discard_ == 0) {
-            b_.add_bignum(s);
+            f(b_);
         }
     }
 
     // ---- atmosphere: whitespace, ; comments, #| nested |# comments, #; datum comments ----
 
-    result<void> skip_atmosphere() {
+    [[gnu::always_inline]] result<void> skip_atmosphere() {
+        if (pos_ < in_.size() &&
+            !sexpr_bytes.has(static_cast<unsigned char>(in_[pos_]), atmosphere_lead)) {
+            return {};  // the common case: nothing to skip
+        }
+        return skip_atmosphere_here();
+    }
+    [[gnu::noinline]] result<void> skip_atmosphere_here() {
         while (pos_ < in_.size()) {
             char c = in_[pos_];
             if (is_space(c)) {
@@ -245,7 +216,7 @@ private:
         if (pos_ < in_.size() && in_[pos_] == ')') {
             ++pos_;
             POLYCODEC_TRY(open_container(true));
-            e_end_map();
+            emit([](Sink& o) { o.end_map(); });
             return {};
         }
         if (pos_ < in_.size() && in_[pos_] == '(') {
@@ -278,7 +249,7 @@ private:
         auto r = open_container(true);
         --depth_;
         if (r) {
-            e_end_map();
+            emit([](Sink& o) { o.end_map(); });
         }
         return r;
     }
@@ -287,15 +258,25 @@ private:
                                "nesting deeper than " + std::to_string(b_.limits().max_depth)));
     }
 
+    // Atmosphere, then: true after a ')' (consumed), false before anything else; the end of
+    // the input is the error "expected <what>".
+    result<bool> closing(const char* what) {
+        POLYCODEC_TRY(skip_atmosphere());
+        if (pos_ >= in_.size()) {
+            return fail(unexpected(what));
+        }
+        if (in_[pos_] == ')') {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+
     // The elements of an array-list up to its ')'.
     result<void> parse_array_rest() {
         for (;;) {
-            POLYCODEC_TRY(skip_atmosphere());
-            if (pos_ >= in_.size()) {
-                return fail(unexpected("')'"));
-            }
-            if (in_[pos_] == ')') {
-                ++pos_;
+            POLYCODEC_TRY_ASSIGN(closed, closing("')'"));
+            if (closed) {
                 break;
             }
             if (at_dot()) {
@@ -335,19 +316,15 @@ private:
             }
             POLYCODEC_TRY(parse_datum());
         }
-        e_end_array();
+        emit([](Sink& o) { o.end_array(); });
         return {};
     }
 
     // The entries after the first of an association list, up to its ')'.
     result<void> parse_alist() {
         for (;;) {
-            POLYCODEC_TRY(skip_atmosphere());
-            if (pos_ >= in_.size()) {
-                return fail(unexpected("')'"));
-            }
-            if (in_[pos_] == ')') {
-                ++pos_;
+            POLYCODEC_TRY_ASSIGN(closed, closing("')'"));
+            if (closed) {
                 break;
             }
             if (in_[pos_] != '(') {
@@ -370,7 +347,7 @@ private:
             }
             POLYCODEC_TRY(parse_entry());
         }
-        e_end_map();
+        emit([](Sink& o) { o.end_map(); });
         return {};
     }
 
@@ -436,11 +413,11 @@ private:
         }
         std::string_view tok = in_.substr(pos_, end - pos_);
         if (tok == "#t" || tok == "#true") {
-            e_bool(true);
+            emit([&](Sink& o) { o.add_bool(true); });
         } else if (tok == "#f" || tok == "#false") {
-            e_bool(false);
+            emit([&](Sink& o) { o.add_bool(false); });
         } else if (tok == "#nil") {
-            e_null();
+            emit([](Sink& o) { o.add_null(); });
         } else if (tok.size() >= 2 && std::strchr("xXbBoOdDeEiI", tok[1]) != nullptr) {
             return parse_number(tok, start);
         } else {
@@ -454,29 +431,21 @@ private:
     result<void> parse_vector() {
         POLYCODEC_TRY(open_container(false));
         for (;;) {
-            POLYCODEC_TRY(skip_atmosphere());
-            if (pos_ >= in_.size()) {
-                return fail(unexpected("')' closing a vector"));
-            }
-            if (in_[pos_] == ')') {
-                ++pos_;
+            POLYCODEC_TRY_ASSIGN(closed, closing("')' closing a vector"));
+            if (closed) {
                 break;
             }
             POLYCODEC_TRY(parse_datum());
         }
-        e_end_array();
+        emit([](Sink& o) { o.end_array(); });
         return {};
     }
 
     result<void> parse_bytevector() {
         scratch_.clear();
         for (;;) {
-            POLYCODEC_TRY(skip_atmosphere());
-            if (pos_ >= in_.size()) {
-                return fail(unexpected("')' closing a bytevector"));
-            }
-            if (in_[pos_] == ')') {
-                ++pos_;
+            POLYCODEC_TRY_ASSIGN(closed, closing("')' closing a bytevector"));
+            if (closed) {
                 break;
             }
             std::size_t s = pos_;
@@ -493,7 +462,7 @@ private:
             }
             scratch_.push_back(static_cast<char>(v));
         }
-        e_bytes(scratch_);
+        emit([&](Sink& o) { o.add_bytes(scratch_); });
         return {};
     }
 
@@ -518,7 +487,7 @@ private:
         char buf[4];
         std::uint32_t cp = 0;
         if (end - p == len) {
-            e_string(name);
+            emit([&](Sink& o) { o.add_string(name); });
             pos_ = end;
             return {};
         }
@@ -550,7 +519,7 @@ private:
             return fail(make_error(errc::invalid_string, start,
                                    "unknown character name #\\" + std::string(name.substr(0, 16))));
         }
-        e_string(std::string_view(buf, utf8_encode(cp, buf)));
+        emit([&](Sink& o) { o.add_string(std::string_view(buf, utf8_encode(cp, buf))); });
         pos_ = end;
         return {};
     }
@@ -657,10 +626,18 @@ private:
     // "..." (quote '"') or |...| (quote '|'), both unescaped into a string.
     result<void> parse_quoted(char quote) {
         std::size_t start = pos_ + 1;
-        std::size_t p = start;
-        while (p < in_.size() && in_[p] != quote && in_[p] != '\\') {
-            ++p;
+        // To the closing quote or the first escape, 16 bytes a step (control bytes are part of
+        // a string: the scan steps over them).
+        const char* e = in_.data() + in_.size();
+        const char* q = in_.data() + start;
+        for (;;) {
+            q = scan_to_special(q, e, quote, '\\');
+            if (q == e || *q == quote || *q == '\\') {
+                break;
+            }
+            ++q;
         }
+        std::size_t p = static_cast<std::size_t>(q - in_.data());
         if (p < in_.size() && in_[p] == quote) {
             std::string_view s = in_.substr(start, p - start);
             std::size_t valid = utf8_valid_prefix(s);
@@ -668,7 +645,7 @@ private:
                 return fail(
                     make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
             }
-            e_string(s);
+            emit([&](Sink& o) { o.add_string(s); });
             pos_ = p + 1;
             return {};
         }
@@ -741,21 +718,45 @@ private:
         if (valid != s.size()) {
             return fail(make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in symbol"));
         }
-        e_string(s);
+        emit([&](Sink& o) { o.add_string(s); });
         pos_ = end + 2;
         return {};
+    }
+
+    static bool has_any(std::string_view t, std::uint8_t bit) noexcept {
+        for (char ch : t) {
+            if (sexpr_bytes.has(static_cast<unsigned char>(ch), bit)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // A token up to the next delimiter: a number if it reads as one, else a symbol (decoded
     // to a string).
     result<void> parse_token() {
         std::size_t start = pos_;
-        std::size_t end = pos_;
-        while (end < in_.size() && !is_delimiter(in_[end])) {
-            ++end;
-        }
+        const char* e = in_.data() + in_.size();
+        const char* tok_end = skip_class(in_.data() + start, e, sexpr_bytes, token_byte);
+        const auto end = static_cast<std::size_t>(tok_end - in_.data());
         std::string_view tok = in_.substr(start, end - start);
         char c = tok[0];
+        if (is_dec(c) || c == '-' || c == '+') {
+            // Fast path: a plain decimal integer (up to 18 digits, no leading zero) or float
+            // that is the whole token.
+            std::int64_t v = 0;
+            double d = 0;
+            if (small_integer(tok.data(), tok_end, true, v) == tok_end) {
+                emit([&](Sink& o) { o.add_int(v); });
+                pos_ = end;
+                return {};
+            }
+            if (c != '+' && small_float(tok.data(), tok_end, d) == tok_end) {
+                emit([&](Sink& o) { o.add_double(d); });
+                pos_ = end;
+                return {};
+            }
+        }
         bool numeric = is_dec(c) ||
                        ((c == '+' || c == '-' || c == '.') && tok.size() > 1 &&
                         (is_dec(tok[1]) || (tok[1] == '.' && tok.size() > 2 && is_dec(tok[2])))) ||
@@ -767,6 +768,12 @@ private:
             return fail(
                 make_error(errc::unexpected_char, start, "a dot outside a (key . value) pair"));
         }
+        if (!has_any(tok, symbol_odd)) {
+            // ASCII with none of the refused bytes: the symbol as it is.
+            emit([&](Sink& o) { o.add_string(tok); });
+            pos_ = end;
+            return {};
+        }
         std::size_t valid = utf8_valid_prefix(tok);
         if (valid != tok.size()) {
             return fail(make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in symbol"));
@@ -776,7 +783,7 @@ private:
             return fail(make_error(errc::unexpected_char, start + bad,
                                    "unexpected " + describe_at(start + bad) + " in a symbol"));
         }
-        e_string(tok);
+        emit([&](Sink& o) { o.add_string(tok); });
         pos_ = end;
         return {};
     }
@@ -817,7 +824,7 @@ private:
                 return bad("no exact form of");
             }
             double d = t[1] == 'i' ? HUGE_VAL : std::nan("");
-            e_double(t[0] == '-' ? -d : d);
+            emit([&](Sink& o) { o.add_double(t[0] == '-' ? -d : d); });
             pos_ = start + tok.size();
             return {};
         }
@@ -840,7 +847,7 @@ private:
                 for (char ch : body) {
                     d = d * radix + hex_value(ch);
                 }
-                e_double(neg ? -d : d);
+                emit([&](Sink& o) { o.add_double(neg ? -d : d); });
                 pos_ = start + tok.size();
                 return {};
             }
@@ -891,11 +898,7 @@ private:
             scratch_.insert(scratch_.begin(), '0');
         }
         double d = 0;
-        auto r = std::from_chars(scratch_.data(), scratch_.data() + scratch_.size(), d);
-        if (r.ec == std::errc::result_out_of_range) {
-            std::size_t e = scratch_.find_first_of("eE");
-            d = (e == std::string::npos || scratch_[e + 1] != '-') ? HUGE_VAL : 0.0;
-        } else if (r.ec != std::errc()) {
+        if (read_double_saturating(scratch_, d).ec != std::errc()) {
             return bad("not a number:");
         }
         if (neg) {
@@ -905,9 +908,9 @@ private:
             if (d != std::floor(d) || std::fabs(d) >= 9.2e18) {
                 return bad("exact non-integers are not supported:");
             }
-            e_int(static_cast<std::int64_t>(d));
+            emit([&](Sink& o) { o.add_int(static_cast<std::int64_t>(d)); });
         } else {
-            e_double(d);
+            emit([&](Sink& o) { o.add_double(d); });
         }
         pos_ = start + tok.size();
         return {};
@@ -915,57 +918,23 @@ private:
 
     result<void> emit_integer(std::string_view digits, int radix, bool neg, std::size_t start,
                               std::size_t len) {
-        std::uint64_t mag = 0;
-        bool big = false;
-        for (char ch : digits) {
-            auto v = static_cast<std::uint64_t>(hex_value(ch));
-            if (!big && mag > (UINT64_MAX - v) / static_cast<std::uint64_t>(radix)) {
-                big = true;
-            }
-            if (!big) {
-                mag = mag * static_cast<std::uint64_t>(radix) + v;
-            }
-        }
+        const radix_value rv = read_radix(digits, static_cast<unsigned>(radix));
         pos_ = start + len;
-        if (!big) {
-            if (!neg) {
-                e_uint(mag);
-                return {};
-            }
-            if (mag <= std::uint64_t{1} << 63) {
-                e_int(mag == (std::uint64_t{1} << 63) ? INT64_MIN
-                                                      : -static_cast<std::int64_t>(mag));
-                return {};
-            }
+        if (fits_64(rv, neg)) {
+            emit([&](Sink& o) { add_radix_value(o, rv, neg); });
+            return {};
         }
-        scratch_.clear();
-        if (radix == 10) {
-            for (char ch : digits) {
-                if (!(scratch_.empty() && ch == '0')) {
-                    scratch_.push_back(ch);
-                }
-            }
-        } else {
-            if (digits.size() > 4096) {
-                return fail(make_error(errc::invalid_number, start,
-                                       "integer literal longer than 4096 digits"));
-            }
-            scratch_ = "0";
-            for (char ch : digits) {
-                decimal_mul_add(scratch_, static_cast<unsigned>(radix),
-                                static_cast<unsigned>(hex_value(ch)));
-            }
+        if (!radix_to_decimal(digits, static_cast<unsigned>(radix), rv, scratch_)) {
+            return fail(make_error(errc::invalid_number, start,
+                                   "integer literal longer than 4096 digits"));
         }
         if (neg) {
             scratch_.insert(scratch_.begin(), '-');
         }
-        e_bignum(scratch_);
+        emit([&](Sink& o) { o.add_bignum(scratch_); });
         return {};
     }
 
-    std::string_view in_;
-    builder& b_;
-    std::size_t pos_ = 0;
     std::uint32_t depth_ = 0;
     std::size_t key_depth_ = SIZE_MAX;  // builder depth while a map key is read
     std::size_t key_at_ = 0;
@@ -979,70 +948,53 @@ private:
     std::string& scratch_ = thread_scratch();
 };
 
+// One pass straight into the tape (detail::tape_sink), the builder for whatever that run does
+// not finish (detail/text_reader.hpp).
 result<void> decode_sexpr(std::string_view in, builder& b, const decode_options&) {
-    sexpr_reader r(in, b);
-    return r.run();
+    return decode_text_fast<sexpr_reader>(in, b);
 }
 
 // ---- writer ----
 
 // A string in the escapes R7RS, Guile and Racket all read: \" \\ \a \b \t \n \r. Other
 // control characters are written as themselves (legal inside a string everywhere), since
-// R7RS's \x1f; is misread by Guile's and Racket's default readers.
+// R7RS's \x1f; is misread by Guile's and Racket's default readers. Plain runs are found 16
+// bytes a step.
 void write_string(output_buffer& out, std::string_view s) {
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        char c = s[i];
-        const char* esc = nullptr;
-        switch (c) {
-            case '"':
-                esc = "\\\"";
-                break;
-            case '\\':
-                esc = "\\\\";
-                break;
-            case '\a':
-                esc = "\\a";
-                break;
-            case '\b':
-                esc = "\\b";
-                break;
-            case '\t':
-                esc = "\\t";
-                break;
-            case '\n':
-                esc = "\\n";
-                break;
-            case '\r':
-                esc = "\\r";
-                break;
-            default:
-                continue;
-        }
-        out.append(s.data() + run, i - run);
-        out.append(esc);
-        run = i + 1;
+    const char* e = s.data() + s.size();
+    // The next byte to look at (a quote, the backslash, a control byte) at or after p, or e.
+    auto next = [&](const char* p) {
+        return scan_to_special4(p, e, '"', '\\', '"', '"', sexpr_bytes, escaped);
+    };
+    const char* p = next(s.data());
+    if (p == e) {
+        append_wrapped(out, '"', s, '"');  // nothing to escape: one copy
+        return;
     }
-    out.append(s.data() + run, s.size() - run);
+    out.push_back('"');
+    const char* run = s.data();
+    for (; p != e; p = next(p + 1)) {
+        const char* esc = *p == '\a' ? "\\a" : *p == '\b' ? "\\b" : short_escape(*p);
+        if (esc == nullptr) {
+            continue;  // another control byte: written as it is
+        }
+        out.append(run, static_cast<std::size_t>(p - run));
+        out.append(esc, 2);
+        run = p + 1;
+    }
+    out.append(run, static_cast<std::size_t>(e - run));
     out.push_back('"');
 }
 
 // A key written as a symbol: an R7RS identifier of ASCII letters, digits and
 // ! $ % & * / < = > ? ^ _ ~ + - . @ that starts with a letter or one of ! $ % & * / < = > ? ^ _ ~.
 bool plain_identifier(std::string_view s) {
-    if (s.empty() || s.size() > 256) {
-        return false;
-    }
-    auto initial = [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-               std::strchr("!$%&*/<=>?^_~", c) != nullptr;
-    };
-    if (!initial(s[0]) || s[0] == 0) {
+    if (s.empty() || s.size() > 256 ||
+        !sexpr_bytes.has(static_cast<unsigned char>(s[0]), ident_initial)) {
         return false;
     }
     for (char c : s) {
-        if (c == 0 || !(initial(c) || is_dec(c) || c == '+' || c == '-' || c == '.' || c == '@')) {
+        if (!sexpr_bytes.has(static_cast<unsigned char>(c), ident_later)) {
             return false;
         }
     }
@@ -1051,118 +1003,69 @@ bool plain_identifier(std::string_view s) {
 
 constexpr scalar_spelling sexpr_spelling{"#nil", "#f", "#t", "+nan.0", "+inf.0", "-inf.0"};
 
-class sexpr_writer {
+// The hooks of detail::walk_text. Compact: one space between elements. Pretty: one element per
+// line, two spaces per level, the closing parenthesis on its own line. A map is an association
+// list of (key . value) pairs.
+class sexpr_writer : public text_hooks {
 public:
-    sexpr_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    using text_hooks::text_hooks;
 
-    result<void> write(value v, int depth) {
-        if (write_scalar(out_, v, sexpr_spelling)) {
-            return {};
+    const scalar_spelling& spelling() const { return sexpr_spelling; }
+    bool leaf(value v) {
+        if (v.kind() != kind::bytes) {
+            write_string(out_, v.get_string());
+            return true;
         }
-        switch (v.kind()) {
-            case kind::null:
-            case kind::boolean_false:
-            case kind::boolean_true:
-            case kind::int64:
-            case kind::uint64:
-            case kind::bignum:
-            case kind::float64:
-                return {};  // write_scalar wrote it
-            case kind::string:
-            case kind::timestamp:
-                write_string(out_, v.get_string());
-                return {};
-            case kind::bytes: {
-                out_.append("#u8(");
-                std::string_view b = v.get_string();
-                for (std::size_t i = 0; i < b.size(); ++i) {
-                    if (i != 0) {
-                        out_.push_back(' ');
-                    }
-                    write_uint(out_, static_cast<unsigned char>(b[i]));
-                }
-                out_.push_back(')');
-                return {};
+        out_.append("#u8(");
+        std::string_view b = v.get_string();
+        for (std::size_t i = 0; i < b.size(); ++i) {
+            if (i != 0) {
+                put(' ');
             }
-            case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in sexpr"));
-                }
-                return write(v.tagged_value(), depth);
-            case kind::array: {
-                out_.append("#(");
-                bool first = true;
-                for (value c : v.items()) {
-                    separator(first, depth + 1);
-                    first = false;
-                    POLYCODEC_TRY(write(c, depth + 1));
-                }
-                close(first, depth);
-                return {};
-            }
-            case kind::map: {
-                out_.push_back('(');
-                bool first = true;
-                for (auto [k, val] : v.entries()) {
-                    separator(first, depth + 1);
-                    first = false;
-                    out_.push_back('(');
-                    POLYCODEC_TRY(write_key(k));
-                    out_.append(" . ");
-                    POLYCODEC_TRY(write(val, depth + 1));
-                    out_.push_back(')');
-                }
-                close(first, depth);
-                return {};
-            }
+            write_uint(out_, static_cast<unsigned char>(b[i]));
         }
-        return {};
+        put(')');
+        return true;
+    }
+    int tagged(value& v, int) { return drop_tag(v, "sexpr"); }
+    void open_array(int) { out_.append("#("); }
+    void array_item(bool first, int depth) { separate(first, depth, ' '); }
+    void close_array(bool empty, int depth) { close(empty, depth); }
+    void open_map(int) { put('('); }
+    // Each pair's ')' is written before the next pair's separator and before the map's ')'.
+    bool map_key(value k, bool first, int depth) {
+        if (!first) {
+            put(')');
+        }
+        separate(first, depth, ' ');
+        put('(');
+        if (k.kind() == kind::string && plain_identifier(k.get_string())) {
+            out_.append(k.get_string());
+        } else if (!walk_text(*this, out_, k, 0)) {
+            // Any other scalar is its own datum; a tagged key follows the value rules.
+            return false;
+        }
+        out_.append(" . ");
+        return true;
+    }
+    void close_map(bool empty, int depth) {
+        if (!empty) {
+            put(')');
+        }
+        close(empty, depth);
     }
 
 private:
-    result<void> write_key(value k) {
-        if (k.kind() == kind::string && plain_identifier(k.get_string())) {
-            out_.append(k.get_string());
-            return {};
-        }
-        // Any other scalar is its own datum; a tagged key follows the value rules.
-        return write(k, 0);
-    }
-
-    // Compact: one space between elements. Pretty: one element per line, two spaces per level,
-    // the closing parenthesis on its own line.
-    void separator(bool first, int depth) {
-        if (opt_.pretty) {
-            newline(depth);
-        } else if (!first) {
-            out_.push_back(' ');
-        }
-    }
     void close(bool empty, int depth) {
-        if (opt_.pretty && !empty) {
+        if (!empty) {
             newline(depth);
         }
-        out_.push_back(')');
+        put(')');
     }
-    void newline(int depth) {
-        out_.push_back('\n');
-        for (int i = 0; i < depth; ++i) {
-            out_.append("  ");
-        }
-    }
-
-    output_buffer& out_;
-    const encode_options& opt_;
 };
 
 result<void> encode_sexpr(const document& doc, output_buffer& out, const encode_options& opt) {
-    sexpr_writer w(out, opt);
-    auto r = w.write(doc.root(), 0);
-    if (r && opt.pretty) {
-        out.push_back('\n');
-    }
-    return r;
+    return encode_text<sexpr_writer>(doc, out, opt);
 }
 
 }  // namespace
