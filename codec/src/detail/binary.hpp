@@ -1,5 +1,5 @@
 #pragma once
-// Pieces the binary codecs' fast paths share (msgpack, cbor, ubjson): big-endian loads and
+// Pieces the binary codecs' fast paths share (msgpack, cbor, ubjson, smile, pickle): big-endian loads and
 // stores of 1/2/4/8 bytes, the short-string copy that checks 32 bytes for ASCII at once, the
 // container frames of the one-pass decoders that write the tape (detail::tape_writer), and the
 // output cursor of the encoders that walk it. Formats share code only through detail/
@@ -187,6 +187,14 @@ struct out_cursor {
         if (static_cast<std::size_t>(end - o) < Slack) {
             release();
             acquire();
+        }
+    }
+    /// At least n bytes free at o (an element longer than Slack: a string).
+    void reserve(std::size_t n) {
+        if (static_cast<std::size_t>(end - o) < n) {
+            release();
+            o = out.prepare(n);
+            end = out.data_mut() + out.capacity();
         }
     }
     output_buffer& out;
