@@ -547,3 +547,97 @@ TEST(FastPathAgreement, Ndjson) {
 
 }  // namespace
 }  // namespace polycodec
+
+namespace polycodec::test {
+// The CPython pickles of pickle_test.cpp's decode table.
+std::vector<std::string> cpython_pickles();
+}  // namespace polycodec::test
+
+namespace polycodec {
+namespace {
+
+// A map of n distinct keys "k0".."k{n-1}", then a map repeating the keys `again` (the
+// encoder's shared-name references: short below 64, long above, the table restarting at
+// 1024), as JSON.
+std::string many_keys(int n, std::initializer_list<int> again) {
+    std::string json = "[{";
+    for (int i = 0; i < n; ++i) {
+        json += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+    }
+    json += "},{";
+    bool first = true;
+    for (int k : again) {
+        json += (first ? "\"k" : ",\"k") + std::to_string(k) + "\":[\"v\"]";
+        first = false;
+    }
+    return json + "}]";
+}
+
+TEST(FastPathAgreement, Smile) {
+    std::vector<std::string> valid = generated(format_id::smile);
+    for (const char* name : {"bench.sml", "records.sml"}) {
+        valid.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    for (const std::string& json : {many_keys(70, {3, 65, 69}), many_keys(1100, {5, 1050})}) {
+        valid.push_back(test::must_encode(format_id::smile, test::must_decode(format_id::json, json)));
+    }
+    // What the fast path hands to the reader (big integers, BigDecimal, 7-bit and raw binary,
+    // reserved tokens) next to what it takes: shared value references short and long, long
+    // names and text, int32/int64/float32, the end marker, no header (hand-written, Smile 1.0).
+    std::string values = "3a 29 0a 03 f8";
+    for (int i = 0; i < 40; ++i) {
+        values += " 41 61 " + std::string(1, "0123456789abcdef"[i / 16 % 16]) +
+                  std::string(1, "0123456789abcdef"[i % 16]);
+    }
+    // 0x41 'a' <byte>: "a" + one of 0x00..0x27 (control bytes and ASCII).
+    values += " 01 1f ec 1f ec 27 f9";
+    for (const std::string& h : {values, std::string("3a 29 0a 03 f8 41 61 62 01 01 20 f9"),
+                                 std::string("3a 29 0a 01 fa 34 6c 6f 6e 67 fc e0 78 79 fc 40 c2 fb"),
+                                 std::string("fa 80 61 24 a0 81 62 62 25 0b 1d 1c 79 62 7f a4 fb ff"),
+                                 std::string("3a 29 0a 00 f8 28 0b 7e 00 00 00 29 00 3f 70 00 00 00 00 00 00 00 f9"),
+                                 std::string("3a 29 0a 00 f8 26 81 01 00 e8 81 20 01 2a 84 81 01 00 c2 f9"),
+                                 std::string("3a 29 0a 04 f8 fd 83 01 02 03 21 f9"),
+                                 std::string("3a 29 0a 00 fa 80 61 f8 f8 f9 fa fb f9 81 62 63 e4 c3 a9 fc fb")}) {
+        valid.push_back(hex(h));
+    }
+    run_agreement(format_id::smile, detail::smile_codec, valid);
+}
+
+TEST(FastPathAgreement, Pickle) {
+    std::vector<std::string> valid = generated(format_id::pickle);
+    for (const char* name : {"bench.pickle", "records.pickle"}) {
+        valid.push_back(test::read_file(test::fixtures_dir() / name));
+    }
+    for (const std::string& p : test::cpython_pickles()) {
+        valid.push_back(p);
+    }
+    // Batches of 1000 (our encoder, as CPython's): a list of 2500 items, a dict of 1001.
+    std::string list = "[", dict = "{";
+    for (int i = 0; i < 2500; ++i) {
+        list += (i ? "," : "") + std::to_string(i * 7919 - 5000000);
+    }
+    for (int i = 0; i < 1001; ++i) {
+        dict += (i ? ",\"" : "\"") + std::to_string(i) + "\":[" + std::to_string(i) + "]";
+    }
+    for (const std::string& json : {list + "]", dict + "}"}) {
+        valid.push_back(
+            test::must_encode(format_id::pickle, test::must_decode(format_id::json, json)));
+    }
+    // Memo gets of scalars (taken) and of containers (the reader), PUTs of protocols 1-3,
+    // EMPTY_TUPLE, sets, a tuple key, SHORT_BINSTRING as text and as bytes, LONG1 and LONG4
+    // of up to 8 bytes and beyond (CPython's opcodes, hand-assembled).
+    for (const char* h : {"8005 5d 94 28 8c 01 61 94 68 01 68 01 65 2e",
+                          "8002 5d 71 00 28 58 01 00 00 00 61 71 01 4b 05 71 02 68 01 68 02 88 65 2e",
+                          "8002 5d 71 00 28 4e 71 01 47 3f f8 00 00 00 00 00 00 72 02 00 00 00 6a 01 00 00 00 6a 02 00 00 00 65 2e",
+                          "8005 5d 94 28 29 94 8f 94 28 4b 01 90 68 01 65 2e",
+                          "8005 7d 94 28 29 4e 8c 01 61 94 68 01 75 2e",
+                          "8002 5d 71 00 28 55 02 68 69 55 02 ff fe 8a 00 8a 02 ff 7f 8b 03 00 00 00 01 02 83 8a 09 00 00 00 00 00 00 00 00 01 65 2e",
+                          "8005 7d 94 28 4b 01 7d 94 4b 02 5d 94 75 2e", "8005 7d 94 28 5d 94 4b 01 75 2e",
+                          "8005 5d 94 28 5d 94 28 4b 01 4b 02 65 5d 94 4b 03 61 65 2e"}) {
+        valid.push_back(hex(h));
+    }
+    run_agreement(format_id::pickle, detail::pickle_codec, valid);
+}
+
+}  // namespace
+}  // namespace polycodec

@@ -2,8 +2,9 @@
 // Pieces the binary codecs' fast paths share: big-endian loads and stores of 1/2/4/8 bytes,
 // the short-string copy that checks 32 bytes for ASCII at once, the frame loop of counted
 // containers of the one-pass decoders that write the tape (detail::tape_writer: fast_open,
-// fast_value_done; msgpack, cbor, ubjson), and the output cursor of the encoders that walk it
-// (also bencode, postcard). Formats share code only through detail/ (docs/ARCHITECTURE.md).
+// fast_value_done; msgpack, cbor, ubjson; smile and pickle use the frames), and the output
+// cursor of the encoders that walk it, with reserve() for long strings (also bencode,
+// postcard, smile, pickle). Formats share code only through detail/ (docs/ARCHITECTURE.md).
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -216,6 +217,14 @@ struct out_cursor {
         if (static_cast<std::size_t>(end - o) < Slack) {
             release();
             acquire();
+        }
+    }
+    /// At least n bytes free at o (an element longer than Slack: a string).
+    void reserve(std::size_t n) {
+        if (static_cast<std::size_t>(end - o) < n) {
+            release();
+            o = out.prepare(n);
+            end = out.data_mut() + out.capacity();
         }
     }
     output_buffer& out;

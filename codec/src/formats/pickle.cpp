@@ -10,6 +10,7 @@
 // later opcodes still append to, e.g. EMPTY_LIST BINPUT 0 ... APPENDS), then emits the root into
 // the builder; a memo object met a second time is copied with builder::add_copy.
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -18,8 +19,10 @@
 #include <vector>
 
 #include "detail/big_integer.hpp"
+#include "detail/binary.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -1108,7 +1111,413 @@ private:
     std::string& scratch_ = scratch_space_.text;
 };
 
+// ---- fast path ----
+//
+// One pass that writes the tape directly (detail::tape_writer), for the pickles of tree data
+// that CPython and our encoder write: scalars, EMPTY_LIST / EMPTY_DICT / EMPTY_SET filled by
+// APPEND(S) / SETITEM(S) / ADDITEMS, EMPTY_TUPLE, memo puts, and memo gets of scalars. Every
+// value is written to the tape where it is pushed: a container's children are exactly the
+// stack entries above it that a later APPEND-family opcode attaches to it, in push order, so
+// the tape is in document order without an arena. A container attached to its parent (or left
+// as the root at STOP) is closed there. Anything else (an error, a limit, a refused opcode,
+// tuples built from the stack, big integers, protocol-0 text, POP / DUP, a memo get of a
+// container) returns false, and decode_pickle resets the builder and runs pickle_reader, which
+// decides and words every error exactly as before. On success the tape is the one
+// pickle_reader emits.
+
+constexpr std::size_t fast_max_marks = 64;
+using fast_writer = tape_writer<256, 2048, false>;
+
+enum class fk : std::uint8_t { list, dict, set };
+
+// A container on the stack (EMPTY_LIST, EMPTY_DICT, EMPTY_SET) still open. The open
+// containers are not only nested ones: a batch of up to 1000 children waits on the stack for
+// its APPENDS, so the nesting depth is their height, known when they are attached.
+struct fast_open {
+    std::size_t entry;     // its place on the stack
+    std::size_t start;     // its header's tape index
+    std::uint64_t count;   // children attached so far (a dict: entries)
+    std::uint32_t height;  // levels of containers in it, itself included
+    fk kind;
+};
+
+// The stack holds the tape index of each entry; memo entries are 0 (empty), 1 + the tape
+// index of a scalar, or memo_container (a container or a tuple: a get of it takes
+// pickle_reader).
+struct fast_scratch {
+    std::vector<std::uint64_t> stack;
+    std::vector<fast_open> open;
+    std::vector<std::uint64_t> memo;
+};
+constexpr std::uint64_t memo_container = ~std::uint64_t{0};
+
+fast_scratch& thread_fast_scratch() {
+    thread_local fast_scratch s;
+    if (s.stack.size() < 1024) {
+        s.stack.resize(1024);
+        s.open.resize(256);
+    }
+    s.memo.clear();
+    return s;
+}
+
+inline std::uint64_t le_at(const unsigned char* p, int n) noexcept {
+    std::uint64_t v = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(&v, p, static_cast<std::size_t>(n));
+    } else {
+        for (int i = 0; i < n; ++i) {
+            v |= std::uint64_t{p[i]} << (8 * i);
+        }
+    }
+    return v;
+}
+
+bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& opt) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t size = in.size();
+    if (size >= 0xffffffffu) {
+        return false;
+    }
+    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, opt.limits.max_depth);
+    const std::size_t expand = size * 64 + (std::size_t{64} << 20);
+    const std::size_t max_bytes = std::min<std::size_t>(b.limits().max_bytes,
+                                                        std::min(expand, opt.limits.max_bytes));
+    fast_scratch& s = thread_fast_scratch();
+    std::uint64_t* st = s.stack.data();  // the stack: st[0 .. sn)
+    std::size_t sn = 0;
+    std::vector<std::uint64_t>& memo = s.memo;
+    fast_open* cs = s.open.data();  // the open containers: cs[0 .. cn), by stack place
+    std::size_t cn = 0;
+    std::size_t marks[fast_max_marks];
+    std::size_t nmarks = 0;
+    std::uint64_t memo_entries = 0;
+    fast_writer tw(b);
+    std::size_t pos = 0;
+    std::uint64_t n = 0;
+    std::size_t from = 0;  // the first entry an APPEND-family opcode attaches
+    fk want = fk::list;
+
+    for (;;) {
+        if (pos >= size) {
+            return false;
+        }
+        const std::size_t here = tw.size();  // the tape index of what this opcode pushes
+        std::uint64_t* w = tw.words(4);
+        const unsigned c = p[pos++];
+        const std::size_t left = size - pos;
+        switch (c) {
+            case op::binint1:
+                if (left < 1) {
+                    return false;
+                }
+                n = p[pos];
+                pos += 1;
+                goto int_value;
+            case op::binint2:
+                if (left < 2) {
+                    return false;
+                }
+                n = le_at(p + pos, 2);
+                pos += 2;
+                goto int_value;
+            case op::binint:
+                if (left < 4) {
+                    return false;
+                }
+                n = static_cast<std::uint64_t>(
+                    static_cast<std::int64_t>(static_cast<std::int32_t>(le_at(p + pos, 4))));
+                pos += 4;
+                goto int_value;
+            case op::long1:
+            case op::long4: {
+                const int k = c == op::long1 ? 1 : 4;
+                if (left < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                const std::uint64_t len = le_at(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                if (len > 8 || len > size - pos) {
+                    return false;  // big integers: pickle_reader
+                }
+                n = len == 0 ? 0 : le_at(p + pos, static_cast<int>(len));
+                if (len > 0 && len < 8 && (n >> (8 * len - 1)) != 0) {
+                    n |= ~std::uint64_t{0} << (8 * len);
+                }
+                pos += len;
+                goto int_value;
+            }
+            case op::binfloat:
+                if (left < 8) {
+                    return false;
+                }
+                w[0] = tape_word(kind::float64, 0, 0);
+                w[1] = load_be(p + pos, 8);
+                pos += 8;
+                tw.advance(2);
+                goto push;
+            case op::none:
+                w[0] = tape_word(kind::null, 0, 0);
+                tw.advance(1);
+                goto push;
+            case op::newtrue:
+                w[0] = tape_word(kind::boolean_true, 0, 0);
+                tw.advance(1);
+                goto push;
+            case op::newfalse:
+                w[0] = tape_word(kind::boolean_false, 0, 0);
+                tw.advance(1);
+                goto push;
+            case op::short_binunicode:
+                if (left < 1) {
+                    return false;
+                }
+                n = p[pos];
+                pos += 1;
+                goto text;
+            case op::binunicode:
+            case op::binunicode8: {
+                const int k = c == op::binunicode ? 4 : 8;
+                if (left < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = le_at(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                goto text;
+            }
+            case op::short_binbytes:
+            case op::binbytes:
+            case op::binbytes8:
+            case op::bytearray8:
+            case op::short_binstring:
+            case op::binstring: {
+                const int k = c == op::short_binbytes || c == op::short_binstring ? 1
+                              : c == op::binbytes || c == op::binstring           ? 4
+                                                                                  : 8;
+                if (left < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                n = le_at(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                if (n > size - pos) {
+                    return false;
+                }
+                const std::string_view v(reinterpret_cast<const char*>(p + pos), n);
+                // Python 2 str: text when it is valid UTF-8, else bytes.
+                const bool str = (c == op::short_binstring || c == op::binstring) && utf8_valid(v);
+                std::memcpy(tw.bytes(n), v.data(), n);
+                tw.payload(w, str ? kind::string : kind::bytes, 0, n);
+                pos += n;
+                goto push;
+            }
+            case op::empty_tuple:
+                tw.open_empty(w, kind::array);
+                goto push;
+            case op::empty_list:
+            case op::empty_dict:
+            case op::empty_set: {
+                if (tw.over_budget(max_bytes)) {
+                    return false;
+                }
+                if (cn == s.open.size()) {
+                    s.open.resize(2 * cn);
+                    cs = s.open.data();
+                }
+                const fk k = c == op::empty_dict ? fk::dict : c == op::empty_list ? fk::list : fk::set;
+                cs[cn++] = {sn, here, 0, 1, k};
+                tw.open(w, k == fk::dict ? kind::map : kind::array, 0);
+                goto push;
+            }
+            case op::mark:
+                if (nmarks >= fast_max_marks || nmarks >= opt.limits.max_depth) {
+                    return false;
+                }
+                marks[nmarks++] = sn;
+                continue;
+            case op::append:
+                from = sn - 1;
+                want = fk::list;
+                if (sn < (nmarks == 0 ? 0 : marks[nmarks - 1]) + 2) {
+                    return false;
+                }
+                goto attach;
+            case op::setitem:
+                from = sn - 2;
+                want = fk::dict;
+                if (sn < (nmarks == 0 ? 0 : marks[nmarks - 1]) + 3) {
+                    return false;
+                }
+                goto attach;
+            case op::appends:
+            case op::setitems:
+            case op::additems: {
+                if (nmarks == 0) {
+                    return false;
+                }
+                from = marks[--nmarks];
+                want = c == op::appends ? fk::list : c == op::additems ? fk::set : fk::dict;
+                const std::size_t floor = nmarks == 0 ? 0 : marks[nmarks - 1];
+                if (from == 0 || from <= floor || (want == fk::dict && (sn - from) % 2 != 0)) {
+                    return false;
+                }
+                goto attach;
+            }
+            case op::binput:
+            case op::long_binput:
+            case op::memoize: {
+                std::uint64_t idx = memo_entries;
+                if (c != op::memoize) {
+                    const int k = c == op::binput ? 1 : 4;
+                    if (left < static_cast<std::size_t>(k)) {
+                        return false;
+                    }
+                    idx = le_at(p + pos, k);
+                    pos += static_cast<std::size_t>(k);
+                }
+                if (sn <= (nmarks == 0 ? 0 : marks[nmarks - 1]) || idx >= max_memo ||
+                    idx > size) {
+                    return false;
+                }
+                if (idx >= memo.size()) {
+                    memo.resize(idx + 1, 0);
+                }
+                if (memo[idx] == 0) {
+                    ++memo_entries;
+                }
+                const std::uint64_t at = st[sn - 1];
+                const bool container =
+                    (cn != 0 && cs[cn - 1].entry == sn - 1) ||
+                    static_cast<kind>(tw.at(at) >> document::kind_shift) == kind::array;
+                memo[idx] = container ? memo_container : at + 1;
+                continue;
+            }
+            case op::binget:
+            case op::long_binget: {
+                const int k = c == op::binget ? 1 : 4;
+                if (left < static_cast<std::size_t>(k)) {
+                    return false;
+                }
+                const std::uint64_t idx = le_at(p + pos, k);
+                pos += static_cast<std::size_t>(k);
+                if (idx >= memo.size() || memo[idx] == 0 || memo[idx] == memo_container) {
+                    return false;
+                }
+                // A copy of the scalar (builder::add_copy: its payload bytes too).
+                const std::size_t at = memo[idx] - 1;
+                const std::uint64_t h = tw.at(at);
+                const auto ek = static_cast<kind>(h >> document::kind_shift);
+                if (ek == kind::null || ek == kind::boolean_false || ek == kind::boolean_true) {
+                    w[0] = h;
+                    tw.advance(1);
+                } else if (ek == kind::string || ek == kind::bytes) {
+                    const std::size_t len = tw.at(at + 1);
+                    char* d = tw.bytes(len);
+                    std::memmove(d, d - tw.bytes_used() + (h & document::payload_mask), len);
+                    tw.payload(w, ek, 0, len);
+                    if (tw.over_budget(max_bytes)) {
+                        return false;
+                    }
+                } else {
+                    w[0] = h;
+                    w[1] = tw.at(at + 1);
+                    tw.advance(2);
+                }
+                goto push;
+            }
+            case op::proto:
+                if (left < 1 || p[pos] > 5) {
+                    return false;
+                }
+                ++pos;
+                continue;
+            case op::frame:
+                if (left < 8 || le_at(p + pos, 8) > left - 8) {
+                    return false;
+                }
+                pos += 8;
+                continue;
+            case op::stop: {
+                if (sn != 1 || nmarks != 0 || pos != size) {
+                    return false;
+                }
+                if (cn != 0) {  // the root container: the builder's depth limit on its height
+                    if (cs[0].height > max_depth) {
+                        return false;
+                    }
+                    tw.close(cs[0].start, cs[0].count);
+                }
+                if (tw.over_budget(max_bytes)) {
+                    return false;
+                }
+                tw.finish();
+                return true;
+            }
+            default:  // everything else: pickle_reader takes it or words the refusal
+                return false;
+        }
+
+    int_value:
+        w[0] = tape_word(kind::int64, 0, 0);
+        w[1] = n;
+        tw.advance(2);
+        goto push;
+
+    text:
+        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+            return false;
+        }
+        pos += n;
+
+    push:
+        if (sn == s.stack.size()) {
+            if (sn >= max_stack) {
+                return false;
+            }
+            s.stack.resize(2 * sn);
+            st = s.stack.data();
+        }
+        st[sn++] = here;
+        continue;
+
+    attach: {
+        // Entries from .. sn become children of entry from - 1, which must be an open
+        // container of kind `want`. The containers among them are complete: each ends where
+        // the next entry starts, the last at the tape's end.
+        std::uint32_t height = 0;  // of the tallest container attached
+        while (cn != 0 && cs[cn - 1].entry >= from) {
+            const fast_open& x = cs[cn - 1];
+            if (want == fk::dict && (x.entry - from) % 2 == 0) {
+                return false;  // an unhashable key: pickle_reader words it
+            }
+            tw.close(x.start, x.count);
+            if (x.entry + 1 < sn) {
+                tw.at(x.start) = (tw.at(x.start) & ~document::payload_mask) | st[x.entry + 1];
+            }
+            height = std::max(height, x.height);
+            --cn;
+        }
+        if (cn == 0 || cs[cn - 1].entry != from - 1 || cs[cn - 1].kind != want) {
+            return false;
+        }
+        fast_open& parent = cs[cn - 1];
+        parent.count += want == fk::dict ? (sn - from) / 2 : sn - from;
+        if (height >= max_depth) {
+            return false;  // the parent's height would pass the depth limit
+        }
+        parent.height = std::max(parent.height, height + 1);
+        sn = from;
+        continue;
+    }
+    }
+}
+
 result<void> decode_pickle(std::string_view in, builder& b, const decode_options& opt) {
+    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+        if (decode_pickle_fast(in, b, opt)) {
+            return {};
+        }
+        b.reset();  // the reader below finds the error (or the limit) and reports it
+    }
     pickle_reader r(in, b, opt);
     return r.run();
 }
@@ -1123,13 +1532,158 @@ public:
         out_.push_back(static_cast<char>(op::proto));
         out_.push_back(5);
         open_frame();
-        POLYCODEC_TRY(write(root));
+        POLYCODEC_TRY(write_tape(root));
         out_.push_back(static_cast<char>(op::stop));
         close_frame();
         return {};
     }
 
 private:
+    // One walk over the tape front to back (the tape lists the elements in the order pickle
+    // writes them): null, booleans, integers of 64 bits, floats, strings under 64 KiB and the
+    // containers with their batches are written through the cursor, which has room for one
+    // element; anything else (a key that is not a string, uint64, bignum, bytes, a tag, long
+    // text) commits it and goes through write() / write_key() below for its subtree.
+    struct frame {
+        std::size_t end;     // the container's end index
+        std::uint64_t rest;  // children (dict: entries) after the current batch
+        std::uint64_t left;  // children of the current batch still to write
+        std::uint64_t batch; // its size
+        bool map;
+        bool key_next;       // a dict whose next element is a key
+    };
+    static std::vector<frame>& thread_frames() {
+        thread_local std::vector<frame> frames(64);
+        return frames;
+    }
+    // An opcode with 8 bytes, a batch end and a MARK; a short string's 32-byte copy.
+    static constexpr std::size_t slack = 48;
+
+    // At the start of a value, as write() does: a frame holding 64 KiB is closed first.
+    void frame_check(out_cursor<slack>& c) {
+        const auto at = static_cast<std::size_t>(c.o - (c.end - out_.capacity()));
+        if (at - frame_start_ - 9 >= frame_target) {
+            c.release();
+            close_frame();
+            open_frame();
+            c.acquire();
+        }
+    }
+    // A batch of up to 1000 children starts (MARK before more than one).
+    static char* open_batch(char* o, frame& f) {
+        f.batch = f.rest < 1000 ? f.rest : 1000;
+        f.rest -= f.batch;
+        f.left = f.batch;
+        if (f.batch > 1) {
+            *o++ = static_cast<char>(op::mark);
+        }
+        return o;
+    }
+
+    result<void> write_tape(value root) {
+        const document& doc = *root.doc();
+        const std::uint64_t* const t = doc.tape().data();
+        const char* const payload = doc.bytes().data();
+        const std::size_t payload_size = doc.bytes().size();
+        std::size_t i = root.index();
+        std::vector<frame>& storage = thread_frames();
+        frame* frames = storage.data();  // the open containers: frames[0 .. sp)
+        std::size_t sp = 0;
+        out_cursor<slack> c(out_);
+        char*& o = c.o;
+        do {
+            c.room();
+            const std::uint64_t w = t[i];
+            const auto k = static_cast<kind>(w >> document::kind_shift);
+            if (sp != 0 && frames[sp - 1].key_next) {
+                frames[sp - 1].key_next = false;
+                if (k == kind::string && t[i + 1] < 256) {
+                    frame_check(c);
+                    short_text(c, payload, payload_size, w, t[i + 1]);
+                    i += 2;
+                } else {
+                    value v(&doc, i);
+                    c.release();
+                    POLYCODEC_TRY(write_key(v));
+                    c.acquire();
+                    i = v.end_index();
+                }
+                continue;
+            }
+            frame_check(c);
+            switch (k) {
+                case kind::null:
+                    *o++ = static_cast<char>(op::none);
+                    i += 1;
+                    break;
+                case kind::boolean_false:
+                    *o++ = static_cast<char>(op::newfalse);
+                    i += 1;
+                    break;
+                case kind::boolean_true:
+                    *o++ = static_cast<char>(op::newtrue);
+                    i += 1;
+                    break;
+                case kind::int64:
+                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
+                    i += 2;
+                    break;
+                case kind::float64:
+                    o = float_at(o, t[i + 1]);
+                    i += 2;
+                    break;
+                case kind::array:
+                case kind::map: {
+                    const bool map = k == kind::map;
+                    *o++ = static_cast<char>(map ? op::empty_dict : op::empty_list);
+                    const std::uint64_t n = t[i + 1];
+                    i += 2;
+                    if (n == 0) {
+                        break;
+                    }
+                    if (sp == storage.size()) {
+                        storage.resize(2 * sp);
+                        frames = storage.data();
+                    }
+                    frames[sp] = {w & document::payload_mask, n, 0, 0, map, map};
+                    o = open_batch(o, frames[sp++]);
+                    continue;
+                }
+                default: {
+                    if (k == kind::string && t[i + 1] < 256) {
+                        short_text(c, payload, payload_size, w, t[i + 1]);
+                        i += 2;
+                        break;
+                    }
+                    value v(&doc, i);
+                    c.release();
+                    POLYCODEC_TRY(write(v));
+                    c.acquire();
+                    i = v.end_index();
+                    break;
+                }
+            }
+            // A value is complete: it ends batches, and the containers it completes.
+            while (sp != 0) {
+                c.room();
+                frame& f = frames[sp - 1];
+                f.key_next = f.map;
+                if (--f.left != 0) {
+                    break;
+                }
+                *o++ = static_cast<char>(f.batch > 1 ? (f.map ? op::setitems : op::appends)
+                                                     : (f.map ? op::setitem : op::append));
+                if (f.rest != 0) {
+                    o = open_batch(o, f);
+                    break;
+                }
+                --sp;
+            }
+        } while (sp != 0);
+        c.release();
+        return {};
+    }
+
     // CPython's framer: a frame is closed at the start of a value once it holds 64 KiB; a
     // frame under 4 bytes is written without its FRAME header; payloads of 64 KiB or more
     // are written outside frames.
@@ -1170,21 +1724,22 @@ private:
         out_.append(buf, static_cast<std::size_t>(n));
     }
 
-    void write_int(std::int64_t v) {
+    // The smallest opcode of an int64: BININT1, BININT2, BININT, else LONG1 with the shortest
+    // two's complement, as CPython's encode_long (at most 10 bytes at o).
+    static char* int_at(char* o, std::int64_t v) noexcept {
+        const auto u = static_cast<std::uint64_t>(v);
+        int n;
         if (v >= 0 && v <= 0xff) {
-            out_.push_back(static_cast<char>(op::binint1));
-            put_le(static_cast<std::uint64_t>(v), 1);
+            *o++ = static_cast<char>(op::binint1);
+            n = 1;
         } else if (v >= 0 && v <= 0xffff) {
-            out_.push_back(static_cast<char>(op::binint2));
-            put_le(static_cast<std::uint64_t>(v), 2);
+            *o++ = static_cast<char>(op::binint2);
+            n = 2;
         } else if (v >= INT32_MIN && v <= INT32_MAX) {
-            out_.push_back(static_cast<char>(op::binint));
-            put_le(static_cast<std::uint64_t>(v), 4);
+            *o++ = static_cast<char>(op::binint);
+            n = 4;
         } else {
-            // LONG1 with the shortest two's complement, as CPython's encode_long.
-            char buf[10] = {static_cast<char>(op::long1), 0};
-            auto u = static_cast<std::uint64_t>(v);
-            int n = 8;
+            n = 8;
             while (n > 1) {
                 unsigned top = (u >> (8 * (n - 1))) & 0xffu;
                 unsigned next = (u >> (8 * (n - 2))) & 0x80u;
@@ -1194,13 +1749,42 @@ private:
                     break;
                 }
             }
-            buf[1] = static_cast<char>(n);
-            for (int i = 0; i < n; ++i) {
-                buf[2 + i] = static_cast<char>((u >> (8 * i)) & 0xff);
-            }
-            out_.append(buf, static_cast<std::size_t>(2 + n));
+            *o++ = static_cast<char>(op::long1);
+            *o++ = static_cast<char>(n);
         }
+        if constexpr (std::endian::native == std::endian::little) {
+            std::memcpy(o, &u, 8);  // all 8 stored, n count
+        } else {
+            for (int i = 0; i < n; ++i) {
+                o[i] = static_cast<char>((u >> (8 * i)) & 0xff);
+            }
+        }
+        return o + n;
     }
+    // BINFLOAT: the bits big-endian (9 bytes at o).
+    static char* float_at(char* o, std::uint64_t bits) noexcept {
+        put_be_at(o, op::binfloat, bits, 8);
+        return o + 9;
+    }
+    // SHORT_BINUNICODE of the string (n < 256 bytes) whose tape word is w, at the cursor: one
+    // 32-byte copy when that much payload can be read (the bytes past n are overwritten by
+    // what follows).
+    static void short_text(out_cursor<slack>& c, const char* payload, std::size_t payload_size,
+                           std::uint64_t w, std::size_t n) {
+        const std::uint64_t off = w & document::payload_mask;
+        c.o[0] = static_cast<char>(op::short_binunicode);
+        c.o[1] = static_cast<char>(n);
+        if (n <= 32 && off + 32 <= payload_size) {
+            std::memcpy(c.o + 2, payload + off, 32);
+        } else {
+            c.reserve(n + 2);
+            c.o[0] = static_cast<char>(op::short_binunicode);
+            c.o[1] = static_cast<char>(n);
+            std::memcpy(c.o + 2, payload + off, n);
+        }
+        c.o += 2 + n;
+    }
+
     void write_long(const big_integer& b) {
         std::string bytes = to_twos_complement_le(b);
         if (bytes.size() < 256) {
@@ -1257,9 +1841,11 @@ private:
             case kind::boolean_true:
                 out_.push_back(static_cast<char>(op::newtrue));
                 return {};
-            case kind::int64:
-                write_int(v.get_int());
+            case kind::int64: {
+                char* p = out_.prepare(10);
+                out_.commit(static_cast<std::size_t>(int_at(p, v.get_int()) - p));
                 return {};
+            }
             case kind::uint64: {
                 big_integer b;
                 std::uint64_t m = v.get_uint();
@@ -1280,11 +1866,8 @@ private:
                 std::uint64_t bits;
                 double d = v.get_double();
                 std::memcpy(&bits, &d, 8);
-                char buf[9] = {static_cast<char>(op::binfloat)};
-                for (int i = 0; i < 8; ++i) {
-                    buf[1 + i] = static_cast<char>((bits >> (8 * (7 - i))) & 0xff);
-                }
-                out_.append(buf, 9);
+                char* p = out_.prepare(9);
+                out_.commit(static_cast<std::size_t>(float_at(p, bits) - p));
                 return {};
             }
             case kind::string:

@@ -2,14 +2,18 @@
 // binary JSON: every token of value and key mode, shared name and value back-references,
 // 7-bit and raw binary, BigInteger and BigDecimal. Where the specification is loose, the
 // choices follow Jackson's SmileParser and SmileGenerator (see docs/formats/smile.md).
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <forward_list>
 #include <string>
+#include <vector>
 
 #include "detail/bigint_text.hpp"
+#include "detail/binary.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/decimal.hpp"
@@ -35,6 +39,10 @@ std::string byte_name(unsigned char m) {
 }
 
 // ---- reader ----
+
+inline std::int64_t unzigzag(std::uint64_t v) noexcept {
+    return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+}
 
 // Strings seen so far for back-references; slices of the input, so nothing is copied.
 struct shared_table {
@@ -143,10 +151,6 @@ private:
                 make_error(errc::invalid_number, start, std::string(what) + " out of range"));
         }
         return v;
-    }
-
-    static std::int64_t unzigzag(std::uint64_t v) noexcept {
-        return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
     }
 
     // n fixed 7-bit bytes of a float, right-aligned.
@@ -586,7 +590,344 @@ private:
     bool raw_binary_ = false;
 };
 
+// ---- fast path ----
+//
+// One loop that writes the tape and the payload bytes directly (detail::tape_writer) instead
+// of going through the builder per element: every token of plain JSON-like data (literals,
+// small, int32 and int64 integers, floats, strings of every length, key and value
+// back-references, arrays and objects). It takes valid input within the limits only: on
+// anything else (an error, a limit, nesting past 64, big numbers, binary) it returns false,
+// and decode_smile resets the builder and runs smile_reader above, which decides and words
+// every error exactly as before. On success the tape is the one smile_reader builds.
+
+constexpr std::size_t fast_max_frames = 64;  // deeper input takes smile_reader
+using fast_writer = tape_writer<256, 2048, false>;
+
+// An open container of the fast path; frames[0] is the top level (one value, never closed).
+struct smile_frame {
+    std::size_t start = 0;    // tape index of the header
+    std::uint64_t count = 0;  // values of an array, entries of an object, read so far
+    bool map = false;
+    bool key_next = false;    // an object whose next token is a key or its end
+};
+
+// smile_reader::read_vint for valid input: false where it reports an error.
+template <int MaxBytes, int MaxBits>
+[[gnu::always_inline]] inline bool fast_vint(const unsigned char* p, std::size_t size,
+                                             std::size_t& pos, std::uint64_t& out) noexcept {
+    std::uint64_t v = 0;
+    for (int i = 0;; ++i) {
+        if (pos >= size || i == MaxBytes) {
+            return false;
+        }
+        const unsigned c = p[pos++];
+        if ((c & 0x80) != 0) {
+            if ((c & 0x40) != 0 || (v >> 58) != 0) {
+                return false;
+            }
+            v = (v << 6) | (c & 0x3f);
+            break;
+        }
+        if ((v >> 57) != 0) {
+            return false;
+        }
+        v = (v << 7) | c;
+    }
+    if (MaxBits < 64 && (v >> (MaxBits % 64)) != 0) {
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+// n 7-bit bytes of a float, right-aligned (smile_reader::read_7bit_fixed).
+template <int N>
+[[gnu::always_inline]] inline bool fast_7bit_fixed(const unsigned char* p, std::size_t size,
+                                                   std::size_t& pos, std::uint64_t& out) noexcept {
+    if (size - pos < static_cast<std::size_t>(N)) {
+        return false;
+    }
+    std::uint64_t v = 0;
+    for (int i = 0; i < N; ++i) {
+        const unsigned c = p[pos + i];
+        if (c > 0x7f) {
+            return false;
+        }
+        v = (v << 7) | c;
+    }
+    pos += N;
+    out = v;
+    return true;
+}
+
+// The shared-string tables of the fast path: slices of the input (shared_table's rules).
+struct fast_shared {
+    std::string_view items[max_shared];
+    std::size_t count = 0;
+    bool enabled = false;
+    void add(const unsigned char* s, std::size_t n) noexcept {
+        if (!enabled) {
+            return;
+        }
+        if (count == max_shared) {
+            count = 0;
+        }
+        items[count++] = {reinterpret_cast<const char*>(s), n};
+    }
+};
+
+// Text up to the end-of-string marker 0xfc (long strings and names), checked as UTF-8 and
+// copied to the payload; n is its length.
+inline bool long_text(fast_writer& tw, std::uint64_t* w, const unsigned char* p, std::size_t size,
+                      std::size_t& pos, std::size_t& n) {
+    const void* end = std::memchr(p + pos, end_of_string, size - pos);
+    if (end == nullptr) {
+        return false;
+    }
+    n = static_cast<std::size_t>(static_cast<const unsigned char*>(end) - (p + pos));
+    const std::string_view s(reinterpret_cast<const char*>(p + pos), n);
+    if (utf8_valid_prefix(s) != n) {
+        return false;
+    }
+    std::memcpy(tw.bytes(n), s.data(), n);
+    tw.payload(w, kind::string, 0, n);
+    pos += n + 1;
+    return true;
+}
+
+bool decode_smile_fast(std::string_view in, builder& b) {
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t size = in.size();
+    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
+    const std::size_t max_bytes = b.limits().max_bytes;
+    std::size_t pos = 0;
+    fast_shared names;
+    fast_shared values;
+    names.enabled = true;
+    if (size != 0 && p[0] == ':') {
+        if (size < 4 || p[1] != ')' || p[2] != '\n' || (p[3] >> 4) != 0) {
+            return false;
+        }
+        names.enabled = (p[3] & header_flag_shared_names) != 0;
+        values.enabled = (p[3] & header_flag_shared_values) != 0;
+        pos = 4;
+    }
+    fast_writer tw(b);
+    smile_frame frames[fast_max_frames + 1];
+    smile_frame* top = frames;
+    std::uint64_t v = 0;
+    std::size_t n = 0;
+    const std::string_view* ref = nullptr;
+
+    for (;;) {
+        if (pos >= size) {
+            return false;
+        }
+        std::uint64_t* w = tw.words(4);
+        const unsigned t = p[pos++];
+        if (top->key_next) {
+            if (t >= 0x80 && t <= 0xf7) {  // short ASCII (1-64) and Unicode (2-57) names
+                n = t < 0xc0 ? (t & 0x3fu) + 1 : (t & 0x3fu) + 2;
+                if (!fast_text(tw, w, p + pos, size - pos, n)) {
+                    return false;
+                }
+                names.add(p + pos, n);
+                pos += n;
+            } else if (t >= 0x40 && t <= 0x7f) {
+                const std::size_t index = t & 0x3fu;
+                if (!names.enabled || index >= names.count) {
+                    return false;
+                }
+                ref = &names.items[index];
+                goto copy_ref;
+            } else if (t == 0xfb) {
+                tw.close(top->start, top->count);
+                --top;
+                goto done;
+            } else if (t == 0x20) {
+                tw.payload(w, kind::string, 0, 0);
+            } else if (t >= 0x30 && t <= 0x33) {
+                if (pos >= size) {
+                    return false;
+                }
+                const std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | p[pos++];
+                if (index < 64 || !names.enabled || index >= names.count) {
+                    return false;
+                }
+                ref = &names.items[index];
+                goto copy_ref;
+            } else if (t == 0x34) {
+                const unsigned char* s = p + pos;
+                if (!long_text(tw, w, p, size, pos, n)) {
+                    return false;
+                }
+                names.add(s, n);
+            } else {
+                return false;
+            }
+            top->key_next = false;
+            continue;
+        }
+        switch (t >> 5) {
+            case 0:  // 0x01-0x1f: short shared value reference
+                if (t == 0 || !values.enabled || t - 1u >= values.count) {
+                    return false;
+                }
+                ref = &values.items[t - 1u];
+                goto copy_ref;
+            case 2:  // tiny and short ASCII: 1-32, 33-64 bytes
+            case 3:
+                n = (t & 0x1f) + (t < 0x60 ? 1u : 33u);
+                goto text;
+            case 4:  // tiny and short Unicode: 2-33, 34-65 bytes
+            case 5:
+                n = (t & 0x1f) + (t < 0xa0 ? 2u : 34u);
+                goto text;
+            case 6:  // small integer, zigzag in 5 bits: Jackson's int
+                w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(int_width::bits32), 0);
+                w[1] = static_cast<std::uint64_t>(unzigzag(t & 0x1f));
+                tw.advance(2);
+                goto done;
+            default:
+                break;
+        }
+        switch (t) {
+            case 0x20:
+                tw.payload(w, kind::string, 0, 0);
+                break;
+            case 0x21:
+                w[0] = tape_word(kind::null, 0, 0);
+                tw.advance(1);
+                break;
+            case 0x22:
+                w[0] = tape_word(kind::boolean_false, 0, 0);
+                tw.advance(1);
+                break;
+            case 0x23:
+                w[0] = tape_word(kind::boolean_true, 0, 0);
+                tw.advance(1);
+                break;
+            case 0x24:
+                if (!fast_vint<5, 32>(p, size, pos, v)) {
+                    return false;
+                }
+                w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(int_width::bits32), 0);
+                w[1] = static_cast<std::uint64_t>(unzigzag(v));
+                tw.advance(2);
+                break;
+            case 0x25:
+                if (!fast_vint<10, 64>(p, size, pos, v)) {
+                    return false;
+                }
+                w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(int_width::bits64), 0);
+                w[1] = static_cast<std::uint64_t>(unzigzag(v));
+                tw.advance(2);
+                break;
+            case 0x28: {
+                if (!fast_7bit_fixed<5>(p, size, pos, v)) {
+                    return false;
+                }
+                const auto bits = static_cast<std::uint32_t>(v);
+                float f;
+                std::memcpy(&f, &bits, 4);
+                const double d = static_cast<double>(f);
+                w[0] = tape_word(kind::float64, 0, 0);
+                std::memcpy(&w[1], &d, 8);
+                tw.advance(2);
+                break;
+            }
+            case 0x29:
+                if (!fast_7bit_fixed<10>(p, size, pos, v)) {
+                    return false;
+                }
+                w[0] = tape_word(kind::float64, 0, 0);
+                w[1] = v;
+                tw.advance(2);
+                break;
+            case 0xe0:
+            case 0xe4:  // long text: not back-referencable
+                if (!long_text(tw, w, p, size, pos, n)) {
+                    return false;
+                }
+                break;
+            case 0xec:
+            case 0xed:
+            case 0xee:
+            case 0xef: {
+                if (pos >= size) {
+                    return false;
+                }
+                const std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | p[pos++];
+                if (index < 31 || !values.enabled || index >= values.count) {
+                    return false;
+                }
+                ref = &values.items[index];
+                goto copy_ref;
+            }
+            case 0xf8:
+            case 0xfa:
+                if (static_cast<std::size_t>(top - frames) >= max_depth ||
+                    tw.over_budget(max_bytes)) {
+                    return false;
+                }
+                *++top = {tw.size(), 0, t == 0xfa, t == 0xfa};
+                tw.open(w, t == 0xfa ? kind::map : kind::array, 0);
+                continue;
+            case 0xf9:
+                if (top == frames || top->map) {
+                    return false;
+                }
+                tw.close(top->start, top->count);
+                --top;
+                break;
+            default:  // big numbers, binary, reserved tokens, errors: smile_reader
+                return false;
+        }
+        goto done;
+
+    text:
+        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+            return false;
+        }
+        values.add(p + pos, n);
+        pos += n;
+        goto done;
+
+    copy_ref:  // a back-reference: a copy of the string (long names too, so within the budget)
+        std::memcpy(tw.bytes(ref->size()), ref->data(), ref->size());
+        tw.payload(w, kind::string, 0, ref->size());
+        if (tw.over_budget(max_bytes)) {
+            return false;
+        }
+        if (top->key_next) {
+            top->key_next = false;
+            continue;
+        }
+
+    done:
+        if (top == frames) {
+            break;
+        }
+        ++top->count;
+        top->key_next = top->map;
+    }
+    if (pos < size && p[pos] == 0xff) {
+        ++pos;  // the optional end-of-content marker
+    }
+    if (pos != size || tw.over_budget(max_bytes)) {
+        return false;
+    }
+    tw.finish();
+    return true;
+}
+
 result<void> decode_smile(std::string_view in, builder& b, const decode_options&) {
+    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
+        if (decode_smile_fast(in, b)) {
+            return {};
+        }
+        b.reset();  // the reader below finds the error (or the limit) and reports it
+    }
     // The back-reference tables (32 KiB) live in the reader, on the stack: no allocation.
     smile_reader r(in, b);
     return r.run();
@@ -594,53 +935,267 @@ result<void> decode_smile(std::string_view in, builder& b, const decode_options&
 
 // ---- writer ----
 
+// The writers below put an element at o and return its end; `o` must have room for it (the
+// tape walk keeps at least `slack` bytes free before each element and reserves more for
+// longer strings).
+constexpr std::size_t slack = 80;  // a short string of 64 bytes and its token, an int64, a float64
+
+// Unsigned VInt: 7-bit groups big-endian, the last with bit 7 set and 6 bits (at most 10 bytes).
+inline char* vint_at(char* o, std::uint64_t v) noexcept {
+    if (v < (1u << 13)) {  // 1 or 2 bytes: the common small integers and lengths
+        if (v < 64) {
+            *o = static_cast<char>(0x80 | v);
+            return o + 1;
+        }
+        o[0] = static_cast<char>(v >> 6);
+        o[1] = static_cast<char>(0x80 | (v & 0x3f));
+        return o + 2;
+    }
+    std::size_t n = 1;
+    for (std::uint64_t r = v >> 6; r != 0; r >>= 7) {
+        ++n;
+    }
+    char* e = o + n;
+    e[-1] = static_cast<char>(0x80 | (v & 0x3f));
+    v >>= 6;
+    for (char* q = e - 2; q >= o; --q) {
+        *q = static_cast<char>(v & 0x7f);
+        v >>= 7;
+    }
+    return e;
+}
+
+inline std::uint64_t zigzag(std::int64_t v) noexcept {
+    return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+
+inline char* int_at(char* o, std::int64_t v) noexcept {
+    if (v >= -16 && v <= 15) {
+        *o = static_cast<char>(0xc0 | zigzag(v));
+        return o + 1;
+    }
+    *o = v >= INT32_MIN && v <= INT32_MAX ? 0x24 : 0x25;
+    return vint_at(o + 1, zigzag(v));
+}
+
+inline bool is_ascii(std::string_view s) noexcept {
+    const char* p = s.data();
+    const std::size_t n = s.size();
+    std::uint64_t acc = 0;
+    if (n >= 8) {
+        for (std::size_t i = 0; i + 8 <= n; i += 8) {
+            std::uint64_t w;
+            std::memcpy(&w, p + i, 8);
+            acc |= w;
+        }
+        std::uint64_t w;
+        std::memcpy(&w, p + n - 8, 8);  // the last 8, overlapping
+        acc |= w;
+    } else if (n >= 4) {
+        std::uint32_t a, b;
+        std::memcpy(&a, p, 4);
+        std::memcpy(&b, p + n - 4, 4);
+        acc = a | b;
+    } else {
+        for (std::size_t i = 0; i < n; ++i) {
+            acc |= static_cast<unsigned char>(p[i]);
+        }
+    }
+    return (acc & 0x8080808080808080ULL) == 0;
+}
+
+// The smallest form, as Jackson writes it: tiny/short ASCII or Unicode up to 64 bytes, else
+// long text ended by 0xfc. Room for s.size() + 2 bytes.
+inline char* string_at(char* o, std::string_view s) noexcept {
+    const std::size_t n = s.size();
+    if (n == 0) {
+        *o = 0x20;
+        return o + 1;
+    }
+    const bool ascii = is_ascii(s);
+    if (n <= 64) {
+        if (ascii) {
+            *o = static_cast<char>(n <= 32 ? 0x40 + n - 1 : 0x60 + n - 33);
+        } else {
+            *o = static_cast<char>(n <= 33 ? 0x80 + n - 2 : 0xa0 + n - 34);
+        }
+        std::memcpy(o + 1, s.data(), n);
+        return o + 1 + n;
+    }
+    *o = static_cast<char>(ascii ? 0xe0 : 0xe4);
+    std::memcpy(o + 1, s.data(), n);
+    o[1 + n] = static_cast<char>(end_of_string);
+    return o + 2 + n;
+}
+
 class smile_writer {
 public:
     smile_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
+    // Header: version 0, shared key names on (Jackson's default); shared string values and
+    // raw binary off. Then one walk over the tape front to back: the tape lists the elements
+    // in the order Smile writes them, so a container needs only its end index (to write its
+    // end marker) and, for an object, whether a key comes next. The common elements are
+    // written through the cursor; the rare ones (big numbers, binary, decimals, tags, keys
+    // that are not strings) commit it and write through out_.
     result<void> run(value root) {
-        // Header: version 0, shared key names on (Jackson's default); shared string values
-        // and raw binary off.
-        out_.append(":)\n", 3);
-        out_.push_back(static_cast<char>(header_flag_shared_names));
-        return write(root);
+        const document& doc = *root.doc();
+        const std::uint64_t* const t = doc.tape().data();
+        const char* const payload = doc.bytes().data();
+        const std::size_t payload_size = doc.bytes().size();
+        std::size_t i = root.index();
+        const std::size_t end = root.end_index();
+        std::vector<frame>& storage = thread_frames();
+        frame* frames = storage.data();  // the open containers: frames[0 .. sp)
+        std::size_t sp = 0;
+        // The innermost open container (the root's place at first), kept in locals; the
+        // frames hold those of the containers around it.
+        std::size_t cur_end = end;
+        bool cur_map = false;
+        bool key_next = false;  // in an object, keys and values alternate
+        out_cursor<slack> c(out_);
+        char*& o = c.o;
+        std::memcpy(o, ":)\n", 3);
+        o[3] = static_cast<char>(header_flag_shared_names);
+        o += 4;
+        for (;;) {
+            while (i == cur_end) {
+                if (sp == 0) {
+                    c.release();
+                    return {};
+                }
+                c.room();
+                *o++ = static_cast<char>(cur_map ? 0xfb : 0xf9);
+                --sp;
+                cur_end = frames[sp].end;
+                cur_map = frames[sp].map;
+                key_next = frames[sp].key_next;
+            }
+            c.room();
+            const bool key = key_next;
+            key_next = cur_map && !key;
+            std::uint64_t w = t[i];
+            auto k = static_cast<kind>(w >> document::kind_shift);
+            if (key) {
+                if (k == kind::string || k == kind::timestamp) {
+                    const std::string_view s(payload + (w & document::payload_mask), t[i + 1]);
+                    c.reserve(s.size() + 3);
+                    o = name_at(o, s);
+                    i += 2;
+                    continue;
+                }
+                value v(&doc, i);
+                c.release();
+                POLYCODEC_TRY(write_key(v));
+                c.acquire();
+                i = v.end_index();
+                continue;
+            }
+            // A dropped tag writes its inner value in its place (or refuses).
+            while (k == kind::tagged) {
+                value v(&doc, i);
+                if (is_decimal_fraction(v)) {
+                    break;
+                }
+                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+                    c.release();
+                    return fail(unrepresentable(
+                        v, "tag " + std::to_string(v.tag()) + " is not representable in smile"));
+                }
+                i += 2;
+                w = t[i];
+                k = static_cast<kind>(w >> document::kind_shift);
+            }
+            switch (k) {
+                case kind::null:
+                    *o++ = 0x21;
+                    i += 1;
+                    continue;
+                case kind::boolean_false:
+                    *o++ = 0x22;
+                    i += 1;
+                    continue;
+                case kind::boolean_true:
+                    *o++ = 0x23;
+                    i += 1;
+                    continue;
+                case kind::int64:
+                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
+                    i += 2;
+                    continue;
+                case kind::float64: {
+                    const std::uint64_t bits = t[i + 1];
+                    o[0] = 0x29;
+                    for (int j = 0; j < 10; ++j) {
+                        o[1 + j] = static_cast<char>((bits >> (7 * (9 - j))) & 0x7f);
+                    }
+                    o += 11;
+                    i += 2;
+                    continue;
+                }
+                case kind::string:
+                case kind::timestamp: {
+                    const std::uint64_t off = w & document::payload_mask;
+                    const std::uint64_t n = t[i + 1];
+                    if (n - 1 < 32 && off + 32 <= payload_size) {
+                        // 1-32 bytes: one 32-byte copy that also says whether they are ASCII
+                        // (the bytes past n are overwritten by what follows); Unicode text
+                        // has at least 2 bytes.
+                        const bool ascii = copy32_ascii(
+                            o + 1, reinterpret_cast<const unsigned char*>(payload + off), n);
+                        *o = static_cast<char>(ascii ? 0x40 + n - 1 : 0x80 + n - 2);
+                        o += 1 + n;
+                        i += 2;
+                        continue;
+                    }
+                    const std::string_view s(payload + off, n);
+                    c.reserve(s.size() + 2);
+                    o = string_at(o, s);
+                    i += 2;
+                    continue;
+                }
+                case kind::array:
+                case kind::map:
+                    *o++ = static_cast<char>(k == kind::map ? 0xfa : 0xf8);
+                    if (sp == storage.size()) {
+                        storage.resize(2 * sp);
+                        frames = storage.data();
+                    }
+                    frames[sp++] = {cur_end, cur_map, key_next};
+                    cur_end = w & document::payload_mask;
+                    cur_map = k == kind::map;
+                    key_next = cur_map;
+                    i += 2;
+                    continue;
+                default:
+                    break;
+            }
+            value v(&doc, i);
+            c.release();
+            POLYCODEC_TRY(write_rare(v));
+            c.acquire();
+            i = v.end_index();
+        }
     }
 
 private:
-    result<void> write(value v) {
+    struct frame {
+        std::size_t end;  // the container's end index
+        bool map;
+        bool key_next;    // (the state of an enclosing container while an inner one is open)
+    };
+    static std::vector<frame>& thread_frames() {
+        thread_local std::vector<frame> frames(64);
+        return frames;
+    }
+
+    // uint64, bignum, bytes, a decimal fraction: written through out_.
+    result<void> write_rare(value v) {
         switch (v.kind()) {
-            case kind::null:
-                out_.push_back(0x21);
-                return {};
-            case kind::boolean_false:
-                out_.push_back(0x22);
-                return {};
-            case kind::boolean_true:
-                out_.push_back(0x23);
-                return {};
-            case kind::int64:
-                write_int(v.get_int());
-                return {};
             case kind::uint64:
             case kind::bignum:
                 out_.push_back(0x26);
                 return write_big_integer(v);
-            case kind::float64: {
-                double d = v.get_double();
-                std::uint64_t bits;
-                std::memcpy(&bits, &d, 8);
-                out_.push_back(0x29);
-                char* p = out_.prepare(10);
-                for (int i = 0; i < 10; ++i) {
-                    p[i] = static_cast<char>((bits >> (7 * (9 - i))) & 0x7f);
-                }
-                out_.commit(10);
-                return {};
-            }
-            case kind::string:
-            case kind::timestamp:
-                write_string(v.get_string());
-                return {};
             case kind::bytes: {
                 std::string_view s = v.get_string();
                 out_.push_back(static_cast<char>(0xe8));
@@ -648,61 +1203,14 @@ private:
                 write_7bit(s);
                 return {};
             }
-            case kind::tagged:
-                if (is_decimal_fraction(v)) {
-                    return write_big_decimal(v);
-                }
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in smile"));
-                }
-                return write(v.tagged_value());
-            case kind::array:
-                out_.push_back(static_cast<char>(0xf8));
-                for (value c : v.items()) {
-                    POLYCODEC_TRY(write(c));
-                }
-                out_.push_back(static_cast<char>(0xf9));
-                return {};
-            case kind::map:
-                out_.push_back(static_cast<char>(0xfa));
-                for (auto [k, val] : v.entries()) {
-                    POLYCODEC_TRY(write_key(k));
-                    POLYCODEC_TRY(write(val));
-                }
-                out_.push_back(static_cast<char>(0xfb));
-                return {};
+            default:
+                return write_big_decimal(v);
         }
-        return {};
     }
 
-    // Unsigned VInt: 7-bit groups big-endian, the last with bit 7 set and 6 bits.
     void write_vint(std::uint64_t v) {
-        char buf[11];
-        int n = 0;
-        buf[10 - n++] = static_cast<char>(0x80 | (v & 0x3f));
-        v >>= 6;
-        while (v != 0) {
-            buf[10 - n++] = static_cast<char>(v & 0x7f);
-            v >>= 7;
-        }
-        out_.append(buf + 11 - n, static_cast<std::size_t>(n));
-    }
-
-    static std::uint64_t zigzag(std::int64_t v) noexcept {
-        return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
-    }
-
-    void write_int(std::int64_t v) {
-        if (v >= -16 && v <= 15) {
-            out_.push_back(static_cast<char>(0xc0 | zigzag(v)));
-        } else if (v >= INT32_MIN && v <= INT32_MAX) {
-            out_.push_back(0x24);
-            write_vint(zigzag(v));
-        } else {
-            out_.push_back(0x25);
-            write_vint(zigzag(v));
-        }
+        char* p = out_.prepare(10);
+        out_.commit(static_cast<std::size_t>(vint_at(p, v) - p));
     }
 
     // The 7-bit "safe" encoding (see smile_reader::read_7bit).
@@ -777,7 +1285,9 @@ private:
                 return fail(unrepresentable(v, "decimal exponent " + std::to_string(exp) +
                                                    " is outside the int32 scale of smile"));
             }
-            write_string(decimal_fraction_text(v));
+            std::string text = decimal_fraction_text(v);
+            char* p = out_.prepare(text.size() + 2);
+            out_.commit(static_cast<std::size_t>(string_at(p, text) - p));
             return {};
         }
         std::string text = integer_text(m);
@@ -787,105 +1297,104 @@ private:
         return {};
     }
 
-    static bool is_ascii(std::string_view s) noexcept {
-        for (char c : s) {
-            if ((static_cast<unsigned char>(c) & 0x80) != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    // The smallest form, as Jackson writes it: tiny/short ASCII or Unicode up to 64 bytes,
-    // else long text ended by 0xfc.
-    void write_string(std::string_view s) {
-        std::size_t n = s.size();
-        if (n == 0) {
-            out_.push_back(0x20);
-            return;
-        }
-        bool ascii = is_ascii(s);
-        if (n <= 64) {
-            unsigned char t;
-            if (ascii) {
-                t = static_cast<unsigned char>(n <= 32 ? 0x40 + n - 1 : 0x60 + n - 33);
-            } else {
-                t = static_cast<unsigned char>(n <= 33 ? 0x80 + n - 2 : 0xa0 + n - 34);
-            }
-            out_.push_back(static_cast<char>(t));
-            out_.append(s);
-            return;
-        }
-        out_.push_back(static_cast<char>(ascii ? 0xe0 : 0xe4));
-        out_.append(s);
-        out_.push_back(static_cast<char>(end_of_string));
-    }
-
+    // A key that is not a string (the rare path, through out_).
     result<void> write_key(value k) {
         switch (k.kind()) {
-            case kind::string:
-            case kind::timestamp:
-                write_name(k.get_string());
-                return {};
             case kind::int64:
             case kind::uint64:
-            case kind::bignum: {
+            case kind::bignum:
                 // Integer keys become their decimal text (DESIGN section 3: not lossy). The
                 // text is kept for back-references while the document is written.
                 key_text_.emplace_front(integer_text(k));
-                write_name(key_text_.front());
-                return {};
-            }
+                break;
             default: {
                 POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "smile"));
                 key_text_.emplace_front(std::move(text));
-                write_name(key_text_.front());
-                return {};
+                break;
             }
         }
+        const std::string& s = key_text_.front();
+        char* p = out_.prepare(s.size() + 3);
+        out_.commit(static_cast<std::size_t>(name_at(p, s) - p));
+        return {};
     }
 
     // ---- shared key names: an open-addressing table of the last <= 1024 names ----
 
-    static std::size_t hash(std::string_view s) noexcept {
-        std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-        for (char c : s) {
-            h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    // a[0..n) == b[0..n), short names without a call (overlapping loads inside both).
+    static bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+        if (n >= 8 && n <= 16) {
+            std::uint64_t a0, a1, b0, b1;
+            std::memcpy(&a0, a, 8);
+            std::memcpy(&b0, b, 8);
+            std::memcpy(&a1, a + n - 8, 8);
+            std::memcpy(&b1, b + n - 8, 8);
+            return ((a0 ^ b0) | (a1 ^ b1)) == 0;
         }
-        return static_cast<std::size_t>(h ^ (h >> 29));
+        if (n >= 4 && n < 8) {
+            std::uint32_t a0, a1, b0, b1;
+            std::memcpy(&a0, a, 4);
+            std::memcpy(&b0, b, 4);
+            std::memcpy(&a1, a + n - 4, 4);
+            std::memcpy(&b1, b + n - 4, 4);
+            return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+        }
+        return std::memcmp(a, b, n) == 0;
     }
 
-    void write_name(std::string_view s) {
+    // Of the length and the first and last 4 bytes (the table compares whole names, so the
+    // hash only spreads them).
+    static std::size_t hash(std::string_view s) noexcept {
+        const std::size_t n = s.size();
+        std::uint64_t h;
+        if (n >= 4) {
+            std::uint32_t a, b;
+            std::memcpy(&a, s.data(), 4);
+            std::memcpy(&b, s.data() + n - 4, 4);
+            h = a | (std::uint64_t{b} << 32);
+        } else {
+            h = static_cast<unsigned char>(s[0]) | (std::uint64_t{static_cast<unsigned char>(s[n / 2])} << 8) |
+                (std::uint64_t{static_cast<unsigned char>(s[n - 1])} << 16);
+        }
+        h = (h ^ (n * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+        return static_cast<std::size_t>(h >> 40);
+    }
+
+    // A key name or its back-reference; room for s.size() + 3 bytes.
+    char* name_at(char* o, std::string_view s) {
         if (s.empty()) {
-            out_.push_back(0x20);
-            return;
+            *o = 0x20;
+            return o + 1;
         }
         std::size_t slot = hash(s) & (slot_count - 1);
         while (slots_[slot] != 0) {
             std::size_t index = slots_[slot] - 1u;
-            if (names_[index] == s) {
+            if (names_[index].n == s.size() && same_bytes(names_[index].p, s.data(), s.size())) {
                 if (index < 64) {
-                    out_.push_back(static_cast<char>(0x40 | index));
-                } else {
-                    out_.push_back(static_cast<char>(0x30 | (index >> 8)));
-                    out_.push_back(static_cast<char>(index & 0xff));
+                    *o = static_cast<char>(0x40 | index);
+                    return o + 1;
                 }
-                return;
+                o[0] = static_cast<char>(0x30 | (index >> 8));
+                o[1] = static_cast<char>(index & 0xff);
+                return o + 2;
             }
             slot = (slot + 1) & (slot_count - 1);
         }
-        std::size_t n = s.size();
-        bool ascii = is_ascii(s);
+        const std::size_t n = s.size();
+        const bool ascii = is_ascii(s);
         if (ascii && n <= 64) {
-            out_.push_back(static_cast<char>(0x80 + n - 1));
-            out_.append(s);
+            *o = static_cast<char>(0x80 + n - 1);
+            std::memcpy(o + 1, s.data(), n);
+            o += 1 + n;
         } else if (!ascii && n <= 56) {
-            out_.push_back(static_cast<char>(0xc0 + n - 2));
-            out_.append(s);
+            *o = static_cast<char>(0xc0 + n - 2);
+            std::memcpy(o + 1, s.data(), n);
+            o += 1 + n;
         } else {
-            out_.push_back(0x34);
-            out_.append(s);
-            out_.push_back(static_cast<char>(end_of_string));
+            *o = 0x34;
+            std::memcpy(o + 1, s.data(), n);
+            o[1 + n] = static_cast<char>(end_of_string);
+            o += 2 + n;
         }
         // Every non-empty name is remembered, long ones too (Jackson's SmileGenerator).
         if (name_count_ == max_shared) {
@@ -893,15 +1402,21 @@ private:
             name_count_ = 0;
             slot = hash(s) & (slot_count - 1);
         }
-        names_[name_count_] = s;
+        names_[name_count_] = {s.data(), s.size()};
         slots_[slot] = static_cast<std::uint16_t>(++name_count_);
+        return o;
     }
 
     static constexpr std::size_t slot_count = 2048;
 
     output_buffer& out_;
     const encode_options& opt_;
-    std::array<std::string_view, max_shared> names_{};
+    // The names by index; only those below name_count_ are read (not initialised: 16 KiB).
+    struct name_ref {
+        const char* p;
+        std::size_t n;
+    };
+    name_ref names_[max_shared];
     std::array<std::uint16_t, slot_count> slots_{};
     std::size_t name_count_ = 0;
     // Texts of non-string keys, kept (stable addresses) while names may refer to them; a
