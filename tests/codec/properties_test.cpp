@@ -250,14 +250,9 @@ TEST(PropertiesUnflatten, LinePathAgreesWithTheGeneralUnflatten) {
             document flat = must_decode(format_id::properties, text);
             document want;
             builder b(want);
-            detail::unflatten_options uo;
-            uo.separator = ".";
-            uo.nest = opt.unflatten;
-            uo.infer = opt.infer;
-            uo.arrays = true;
-            uo.last_wins = true;
-            uo.whole_if_empty_part = true;
-            uo.noun = "key";
+            // What decode_properties hands the general path.
+            const detail::unflatten_options uo{".", opt.unflatten, opt.infer, true, true, true,
+                                               "key"};
             auto expected = detail::unflatten(flat.root(), b, uo, offsets);
             document got;
             auto r = decode(format_id::properties, text, got, opt);
