@@ -2,8 +2,11 @@
 // 17), every escape and continuation rule of LineReader/loadConvert worked out by hand, error
 // positions, exact encodings (Properties.store with escapeUnicode), flattening and lossy cases.
 // tests/differential/test_properties.py checks the same against java.util.Properties itself.
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "detail/unflatten.hpp"
 #include "support/support.hpp"
 
 namespace polycodec::test {
@@ -193,6 +196,77 @@ TEST(PropertiesUnflatten, LastWinsAsJavaAndConflictsAreErrors) {
     e = decode_error(format_id::properties, "a.b=1\n# c\na=2\n", opt);
     EXPECT_EQ(e.code, errc::duplicate_key);
     EXPECT_EQ(e.offset, 10u);
+}
+
+// The decoder writes the nested document straight from the lines while the keys come in
+// document order, and hands anything else (keys out of order, repeats, a value that is also
+// a group, arrays not in index order, empty parts) to the general unflatten of the flat map.
+// Both must give the same document: here the flat read and detail::unflatten (the general
+// path itself) against the decoder, on generated files of every such case, and hand-checked
+// documents for the ordered case.
+TEST(PropertiesUnflatten, LinePathAgreesWithTheGeneralUnflatten) {
+    EXPECT_EQ(nested("r.0.a=1\nr.0.b.0=x\nr.0.b.1=y\nr.1.a=2\nr.1.c.d=\\u0041\ns=t\n", true),
+              R"({"r":[{"a":1,"b":["x","y"]},{"a":2,"c":{"d":"A"}}],"s":"t"})");
+    EXPECT_EQ(nested("a.b=1\na.c=2\nd.0=3\nd.1=4\na.e=5\n"),
+              R"({"a":{"b":"1","c":"2","e":"5"},"d":["3","4"]})");
+    EXPECT_EQ(nested("l.1=b\nl.0=a\nm.0=x\nm.01=y\n"), R"({"l":["a","b"],"m":{"0":"x","01":"y"}})");
+    EXPECT_EQ(nested("a..b=1\n.c=2\nd.=3\na.b=4\n"), R"({"a..b":"1",".c":"2","d.":"3","a":{"b":"4"}})");
+
+    const char* parts[] = {"a", "b", "0", "1", "2", "01", "x", "", "10"};
+    const char* values[] = {"1", "-0", "007", "1.5", "true", "v", "", "12345678901234567890",
+                            "-9", "1e999", "\\u00e9t\\u00e9", "NaN", "-123456789012345678"};
+    std::uint64_t seed = 0x9E3779B97F4A7C15ull;
+    auto next = [&](std::uint64_t n) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return (seed >> 33) % n;
+    };
+    int fast_like = 0;
+    for (int round = 0; round < 3000; ++round) {
+        std::string text;
+        std::vector<std::uint64_t> offsets;
+        const std::uint64_t lines = 1 + next(12);
+        const bool ordered = round % 2 == 0;  // keys of an ordered walk, as flattening writes
+        for (std::uint64_t i = 0; i < lines; ++i) {
+            std::string key;
+            if (ordered) {
+                key = "r." + std::to_string(i / 3) + "." + parts[i % 3];
+                if (next(4) == 0) {
+                    key += std::string(".") + parts[next(9)];
+                }
+            } else {
+                const std::uint64_t depth = 1 + next(3);
+                for (std::uint64_t d = 0; d < depth; ++d) {
+                    key += (d != 0 ? "." : "");
+                    key += parts[next(9)];
+                }
+            }
+            offsets.push_back(text.size());
+            text += key + "=" + values[next(13)] + "\n";
+        }
+        for (int mode = 0; mode < 3; ++mode) {
+            decode_options opt;
+            opt.unflatten = mode != 1;
+            opt.infer = mode != 0;
+            document flat = must_decode(format_id::properties, text);
+            document want;
+            builder b(want);
+            // What decode_properties hands the general path.
+            const detail::unflatten_options uo{".", opt.unflatten, opt.infer, true, true, true,
+                                               "key"};
+            auto expected = detail::unflatten(flat.root(), b, uo, offsets);
+            document got;
+            auto r = decode(format_id::properties, text, got, opt);
+            ASSERT_EQ(static_cast<bool>(r), static_cast<bool>(expected)) << text;
+            if (!r) {
+                EXPECT_EQ(r.error().code, expected.error().code) << text;
+                EXPECT_EQ(r.error().offset, expected.error().offset) << text;
+                continue;
+            }
+            fast_like += ordered ? 1 : 0;
+            EXPECT_TRUE(equal(got, want)) << text << " mode " << mode << ": " << dbg(got) << " vs " << dbg(want);
+        }
+    }
+    EXPECT_GT(fast_like, 1000);
 }
 
 TEST(PropertiesUnflatten, DeepKeysStopAtTheDepthLimit) {

@@ -80,6 +80,25 @@ inline kind classify(std::string_view s) {
 
 /// Appends `s` typed as classify() says.
 inline void add(builder& b, std::string_view s) {
+    // The common case first: an integer of up to 18 digits (no leading zero) is summed as it
+    // is recognised, which is what classify() and add_decimal_integer() would make of it.
+    const std::size_t minus = !s.empty() && s[0] == '-' ? 1 : 0;
+    const std::size_t digits = s.size() - minus;
+    if (digits >= 1 && digits <= 18 && (digits == 1 || s[minus] != '0')) {
+        std::uint64_t v = 0;
+        std::size_t p = minus;
+        for (; p < s.size(); ++p) {
+            const auto d = static_cast<unsigned>(static_cast<unsigned char>(s[p]) - '0');
+            if (d > 9) {
+                break;
+            }
+            v = v * 10 + d;
+        }
+        if (p == s.size()) {
+            b.add_int(minus != 0 ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v));
+            return;
+        }
+    }
     switch (classify(s)) {
         case kind::string:
             b.add_string(s);

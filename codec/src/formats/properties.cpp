@@ -15,12 +15,14 @@
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
 #include "detail/text.hpp"
+#include "detail/text_reader.hpp"
 #include "detail/try.hpp"
 #include "detail/unflatten.hpp"
 #include "detail/utf8.hpp"
@@ -32,8 +34,6 @@ namespace {
 constexpr std::size_t scratch_keep_bytes = std::size_t{16} << 20;
 
 inline bool ws(char c) { return c == ' ' || c == '\t' || c == '\f'; }
-// The bytes that end a key or escape the next one (Properties.load0).
-constexpr text::byte_set key_stops{std::string_view("=: \t\f\\", 6)};
 inline bool eol(char c) { return c == '\n' || c == '\r'; }
 
 int hex_value(char c) {
@@ -67,15 +67,301 @@ struct joined_line {
 
 struct reader_scratch {
     joined_line joined;
+    // With a nester: unescaped and joined keys (which must outlive their line) in the first
+    // half, the current line's unescaped value in the second; escapes only shrink.
+    std::unique_ptr<char[]> arena;
+    std::size_t arena_size = 0;
+};
+
+// unflatten=true / infer=true straight from the lines: the nested document is written as the
+// keys come, with a stack of the containers open along the current key's path. That gives
+// detail/unflatten.hpp's document exactly when each group's keys are consecutive, no key is
+// repeated, no key is both a value and a group, and a group is an array (first key "0", then
+// "1", "2", ... in order) or a map whose first key is not an index; on anything else add()
+// returns false and the caller reads the input again through the flat document and the tree.
+class nester {
+public:
+    nester(builder& b, bool nest, bool infer) : b_(b), nest_(nest), infer_(infer) {
+        s_.levels.clear();
+        s_.names.clear();
+        if (s_.table_used != 0) {
+            std::fill(s_.table.begin(), s_.table.end(), slot{});
+            s_.table_used = 0;
+        }
+        flat_bytes_ = 16;
+    }
+    ~nester() {
+        if (s_.table.capacity() * sizeof(slot) > scratch_keep_bytes) {
+            std::vector<slot>().swap(s_.table);
+            s_.table_used = 0;
+        }
+    }
+    nester(const nester&) = delete;
+    nester& operator=(const nester&) = delete;
+
+    bool begin() {
+        if (!b_.begin_map()) {
+            return false;
+        }
+        s_.levels.push_back(level{false, 0, 0, next_serial()});
+        return true;
+    }
+    bool finish() {
+        while (!s_.levels.empty()) {
+            close_top();
+        }
+        return b_.ok();
+    }
+
+    // One entry: `key` stays valid until the end of the document, `value` only for the call.
+    bool add(std::string_view key, std::string_view value) {
+        // The flat document's size (what the general path builds first) keeps its budget.
+        flat_bytes_ += 32 + key.size() + value.size();
+        if (flat_bytes_ > b_.limits().max_bytes) {
+            return false;
+        }
+        // The parts the key shares with the previous one (keys of one group come one after
+        // another) are not split again: the previous key's parts, but its last, that end
+        // before the first byte where the two keys differ. The rest is split at its dots.
+        std::size_t d = 0;
+        std::size_t rest = 0;
+        if (prev_split_ && parts_.size() > 1) {
+            const std::size_t same = common_prefix(prev_key_, key);
+            while (d + 1 < parts_.size()) {
+                const auto at = static_cast<std::size_t>(parts_[d].data() - prev_key_.data());
+                if (at + parts_[d].size() >= same) {
+                    break;
+                }
+                parts_[d] = key.substr(at, parts_[d].size());
+                rest = at + parts_[d].size() + 1;
+                ++d;
+            }
+        }
+        parts_.erase(parts_.begin() + static_cast<std::ptrdiff_t>(d), parts_.end());
+        bool split = nest_;
+        if (split) {
+            const char* s = key.data();
+            const std::size_t n = key.size();
+            std::size_t part = rest;
+            for (std::size_t p = rest; p < n; ++p) {
+                if (s[p] == '.') {
+                    if (p == part) {
+                        split = false;  // an empty part: the key stays whole
+                        break;
+                    }
+                    parts_.push_back(key.substr(part, p - part));
+                    part = p + 1;
+                }
+            }
+            if (part == n) {
+                split = false;  // the empty key, or one that ends in a dot
+            }
+            if (split) {
+                parts_.push_back(key.substr(part));
+            }
+        }
+        if (!split) {
+            parts_.clear();
+            parts_.push_back(key);
+            d = 0;
+        }
+        prev_key_ = key;
+        prev_split_ = split;
+        auto& levels = s_.levels;
+        const std::size_t k = parts_.size() - 1;
+        while (levels.size() > d + 1) {
+            close_top();
+        }
+        if (!add_kid(d, parts_[d])) {
+            return false;
+        }
+        for (std::size_t j = d + 1; j <= k; ++j) {
+            const bool array = parts_[j] == "0";
+            if (!array && is_index(parts_[j])) {
+                return false;  // may be an array in another order: the tree decides
+            }
+            if (!(array ? b_.begin_array() : b_.begin_map())) {
+                return false;
+            }
+            levels.push_back(level{array, 0, s_.names.size(), next_serial()});
+            if (!add_kid(j, parts_[j])) {
+                return false;
+            }
+        }
+        if (infer_) {
+            textinfer::add(b_, value);
+        } else {
+            b_.add_string(value);
+        }
+        return true;
+    }
+
+private:
+    struct level {
+        bool array;
+        std::size_t count;
+        std::size_t names_at;  // this map's kid names start at s_.names[names_at]
+        std::uint32_t serial;
+        std::string_view last{};
+    };
+    struct slot {
+        std::uint32_t serial = 0;  // 0: empty
+        std::uint32_t hash = 0;
+        std::string_view name;
+    };
+    struct scratch {
+        std::vector<level> levels;
+        std::vector<std::string_view> names;
+        std::vector<slot> table;
+        std::size_t table_used = 0;
+    };
+    static constexpr std::size_t linear_kids = 16;
+
+    // The length of the longest common prefix of a and b.
+    static std::size_t common_prefix(std::string_view a, std::string_view b) {
+        const std::size_t n = std::min(a.size(), b.size());
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t x, y;
+            std::memcpy(&x, a.data() + i, 8);
+            std::memcpy(&y, b.data() + i, 8);
+            if (x != y) {
+                break;
+            }
+        }
+        while (i < n && a[i] == b[i]) {
+            ++i;
+        }
+        return i;
+    }
+    static bool is_index(std::string_view s) {
+        std::uint64_t v = 0;
+        return unflatten_impl::index_name(s, UINT64_MAX, v);
+    }
+    std::uint32_t next_serial() { return ++serial_; }
+
+    void close_top() {
+        level& l = s_.levels.back();
+        if (l.array) {
+            b_.end_array();
+        } else {
+            b_.end_map();
+            s_.names.resize(l.names_at);
+        }
+        s_.levels.pop_back();
+    }
+
+    // Adds kid `name` to the open container at `d` (its key, for a map), or false when the
+    // tree would make something else of it.
+    bool add_kid(std::size_t d, std::string_view name) {
+        level& l = s_.levels[d];
+        if (l.array) {
+            std::uint64_t v = 0;
+            if (!unflatten_impl::index_name(name, UINT64_MAX, v) || v != l.count) {
+                return false;
+            }
+        } else {
+            if (!new_name(l, name)) {
+                return false;
+            }
+            b_.add_string(name);
+        }
+        ++l.count;
+        l.last = name;
+        return true;
+    }
+
+    // Whether map `l` has no kid `name` yet; records it.
+    bool new_name(level& l, std::string_view name) {
+        auto& names = s_.names;
+        if (l.count < linear_kids) {
+            for (std::size_t i = l.names_at; i < names.size(); ++i) {
+                if (names[i] == name) {
+                    return false;
+                }
+            }
+            names.push_back(name);
+            if (l.count + 1 == linear_kids) {
+                for (std::size_t i = l.names_at; i < names.size(); ++i) {
+                    insert(l.serial, names[i]);
+                }
+            }
+            return true;
+        }
+        return insert(l.serial, name);
+    }
+
+    // Inserts (serial, name) into the open-addressing table, false when it is there already.
+    bool insert(std::uint32_t serial, std::string_view name) {
+        auto& t = s_.table;
+        if ((s_.table_used + 1) * 2 > t.size()) {
+            std::vector<slot> old;
+            old.swap(t);
+            t.assign(old.empty() ? 64 : old.size() * 2, slot{});
+            for (const slot& o : old) {
+                if (o.serial != 0) {
+                    place(o);
+                }
+            }
+        }
+        const std::uint32_t h = unflatten_impl::name_hash(serial, name);
+        const std::size_t mask = t.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            slot& sl = t[i];
+            if (sl.serial == 0) {
+                sl = slot{serial, h, name};
+                ++s_.table_used;
+                return true;
+            }
+            if (sl.hash == h && sl.serial == serial && sl.name == name) {
+                return false;
+            }
+        }
+    }
+    void place(const slot& o) {
+        auto& t = s_.table;
+        const std::size_t mask = t.size() - 1;
+        std::size_t i = o.hash & mask;
+        while (t[i].serial != 0) {
+            i = (i + 1) & mask;
+        }
+        t[i] = o;
+    }
+
+    static scratch& thread_scratch() {
+        thread_local scratch s;
+        return s;
+    }
+
+    builder& b_;
+    bool nest_;
+    bool infer_;
+    std::uint32_t serial_ = 0;
+    std::size_t flat_bytes_ = 0;
+    std::string_view prev_key_;  // the previous key, split into parts_ when prev_split_
+    bool prev_split_ = false;
+    scratch& s_ = thread_scratch();
+    std::vector<std::string_view>& parts_ = parts_scratch();
+    static std::vector<std::string_view>& parts_scratch() {
+        thread_local std::vector<std::string_view> p;
+        return p;
+    }
 };
 
 class properties_reader {
 public:
-    properties_reader(std::string_view in, builder& b, std::vector<std::uint64_t>* offsets)
-        : in_(in), b_(b), offsets_(offsets) {}
+    properties_reader(std::string_view in, builder& b, std::vector<std::uint64_t>* offsets,
+                      nester* nest = nullptr)
+        : in_(in), b_(b), offsets_(offsets), nest_(nest) {}
+    /// With a nester: it refused the input (run() then returns ok, the builder holds junk).
+    bool abandoned() const { return abandoned_; }
     ~properties_reader() {
         if (s_.joined.text.capacity() > scratch_keep_bytes) {
             std::string().swap(s_.joined.text);
+        }
+        if (s_.arena_size > 2 * scratch_keep_bytes) {
+            s_.arena.reset();
+            s_.arena_size = 0;
         }
     }
     properties_reader(const properties_reader&) = delete;
@@ -86,7 +372,17 @@ public:
         if (valid != in_.size()) {
             return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
         }
-        if (!b_.begin_map()) {
+        if (nest_ != nullptr) {
+            if (s_.arena_size < 2 * in_.size()) {
+                s_.arena = std::make_unique_for_overwrite<char[]>(2 * in_.size());
+                s_.arena_size = 2 * in_.size();
+            }
+            keys_ = s_.arena.get();
+            if (!nest_->begin()) {
+                abandoned_ = true;
+                return {};
+            }
+        } else if (!b_.begin_map()) {
             return fail(make_error(b_.status(), 0, "document larger than its size budget"));
         }
         for (;;) {
@@ -96,9 +392,20 @@ public:
                 break;
             }
             POLYCODEC_TRY(entry(line));
+            if (nest_ != nullptr) {
+                if (abandoned_ || !b_.ok()) {
+                    abandoned_ = true;
+                    return {};
+                }
+                continue;
+            }
             if (!b_.ok()) {
                 return fail(make_error(b_.status(), pos_, "document larger than its size budget"));
             }
+        }
+        if (nest_ != nullptr) {
+            abandoned_ = !nest_->finish();
+            return {};
         }
         b_.end_map();
         if (!b_.ok()) {
@@ -256,15 +563,23 @@ private:
         std::size_t key_len = 0;
         std::size_t value_start = len;
         bool has_sep = false;
-        // Runs of ordinary bytes are skipped at once; a backslash escapes the byte after it.
+        // Runs of ordinary bytes are skipped 16 at a time (the scan stops at every control
+        // byte too: those other than \t and \f are key bytes); a backslash escapes the next.
+        bool key_escaped = false;
         for (;;) {
-            key_len = text::scan_to(line, key_len, key_stops);
+            key_len = static_cast<std::size_t>(
+                scan_to_special4(s + key_len, s + len, '=', ':', ' ', '\\') - s);
             if (key_len >= len) {
                 break;
             }
             const char c = s[key_len];
             if (c == '\\') {
+                key_escaped = true;
                 key_len = std::min(key_len + 2, len);
+                continue;
+            }
+            if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\f') {
+                ++key_len;
                 continue;
             }
             value_start = key_len + 1;
@@ -282,6 +597,9 @@ private:
             }
             ++value_start;
         }
+        if (nest_ != nullptr) {
+            return nested_entry(line, key_len, value_start, key_escaped);
+        }
         if (offsets_ != nullptr) {
             offsets_->push_back(line_at_);
         }
@@ -293,6 +611,32 @@ private:
 
     error bad_escape(std::size_t i, std::string why) const {
         return make_error(errc::invalid_string, at(i), std::move(why));
+    }
+
+    // The entry's key and value for the nester: keys that do not lie in the input as they are
+    // (escaped, or on a joined line) are copied to the arena, as is an escaped value.
+    result<void> nested_entry(std::string_view line, std::size_t key_len,
+                              std::size_t value_start, bool key_escaped) {
+        std::string_view key = line.substr(0, key_len);
+        std::string_view value = line.substr(value_start);
+        if (key_escaped || joined_) {
+            char* w = keys_;
+            part_name_ = "key";
+            POLYCODEC_TRY(unescape(key, 0, w));
+            key = std::string_view(keys_, static_cast<std::size_t>(w - keys_));
+            keys_ = w;
+        }
+        if (!value.empty() && std::memchr(value.data(), '\\', value.size()) != nullptr) {
+            char* out = s_.arena.get() + in_.size();
+            char* w = out;
+            part_name_ = "value";
+            POLYCODEC_TRY(unescape(value, value_start, w));
+            value = std::string_view(out, static_cast<std::size_t>(w - out));
+        }
+        if (!nest_->add(key, value)) {
+            abandoned_ = true;
+        }
+        return {};
     }
 
     // Properties.loadConvert: `part` starts at position `base` of the logical line.
@@ -309,9 +653,25 @@ private:
         if (out == nullptr) {
             return fail(make_error(b_.status(), at(base), "document larger than its size budget"));
         }
+        char* w = out;
+        POLYCODEC_TRY(unescape(part, base, w));
+        b_.end_string(w);
+        return {};
+    }
+
+    // Writes `part` unescaped at `w` (room for part.size() bytes), advancing `w`.
+    result<void> unescape(std::string_view part, std::size_t base, char*& w) {
+        const char* s = part.data();
+        std::size_t len = part.size();
+        const void* bs = len == 0 ? nullptr : std::memchr(s, '\\', len);
+        if (bs == nullptr) {
+            std::memcpy(w, s, len);
+            w += len;
+            return {};
+        }
         auto first = static_cast<std::size_t>(static_cast<const char*>(bs) - s);
-        std::memcpy(out, s, first);
-        char* w = out + first;
+        std::memcpy(w, s, first);
+        w += first;
         std::size_t i = first;
         while (i < len) {
             char c = s[i];
@@ -363,7 +723,6 @@ private:
             }
             w += utf8_encode(cp, w);
         }
-        b_.end_string(w);
         return {};
     }
 
@@ -391,6 +750,9 @@ private:
     std::string_view in_;
     builder& b_;
     std::vector<std::uint64_t>* offsets_;
+    nester* nest_;
+    char* keys_ = nullptr;  // where the next key goes in the arena
+    bool abandoned_ = false;
     static constexpr std::size_t unknown = SIZE_MAX;
     std::size_t pos_ = 0;
     std::size_t next_lf_ = unknown;  // line_end's memory: the next LF, CR at or after a scan
@@ -411,6 +773,15 @@ result<void> decode_properties(std::string_view in, builder& b, const decode_opt
         properties_reader r(in, b, nullptr);
         return r.run();
     }
+    {
+        nester nest(b, opt.unflatten, opt.infer);
+        properties_reader r(in, b, nullptr, &nest);
+        POLYCODEC_TRY(r.run());
+        if (!r.abandoned()) {
+            return {};
+        }
+    }
+    b.reset();  // the general path below reads it (and finds any error)
     thread_local document flat;
     thread_local std::vector<std::uint64_t> offsets;
     offsets.clear();
