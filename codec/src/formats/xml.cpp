@@ -1192,12 +1192,14 @@ private:
                 const unsigned m = *p;
                 if (m == '/') {
                     ++p;
-                    cptr ne = scan_name(p, end);
+                    // The open element's name (a Name already) and a byte that ends it.
                     const xnode& top = s_.nodes[s_.stack.back()];
-                    if (ne == nullptr || static_cast<std::size_t>(ne - p) != top.name_len ||
-                        std::memcmp(p, s_.arena.data() + top.name_off, top.name_len) != 0) {
+                    if (static_cast<std::size_t>(end - p) <= top.name_len ||
+                        std::memcmp(p, s_.arena.data() + top.name_off, top.name_len) != 0 ||
+                        ascii_name[p[top.name_len]] != 0) {
                         return false;  // not the open element's end tag
                     }
+                    cptr ne = p + top.name_len;
                     p = skip_ws(ne, end);
                     if (p == end || *p != '>') {
                         return false;
