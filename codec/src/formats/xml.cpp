@@ -982,26 +982,26 @@ private:
         return !handoff_;
     }
 
-    // A comment from p (just after "<!--").
-    bool comment_fast(cptr& p, cptr end) {
-        cptr start = p;
-        bool cr = false;
+    // The body of a comment or a PI from p: where its end ("-->" or "?>") starts, or nullptr
+    // (the input ends, a byte it cannot hold, "--" inside a comment); cr: it has a CR.
+    static cptr body_end(cptr p, cptr end, const std::array<std::uint8_t, 256>& cls, bool& cr) {
         for (;;) {
-            while (p != end && comment_class[*p] == c_plain) {
+            while (p != end && cls[*p] == c_plain) {
                 ++p;
             }
             if (p == end) {
-                return false;
+                return nullptr;
             }
-            switch (comment_class[*p]) {
+            switch (cls[*p]) {
                 case c_dash:
                     if (end - p >= 2 && p[1] == '-') {
-                        if (end - p >= 3 && p[2] == '>') {
-                            comment(lf(view(start, p), cr));
-                            p += 3;
-                            return !handoff_;
-                        }
-                        return false;  // "--" inside a comment
+                        return end - p >= 3 && p[2] == '>' ? p : nullptr;
+                    }
+                    ++p;
+                    break;
+                case c_qm:
+                    if (end - p >= 2 && p[1] == '>') {
+                        return p;
                     }
                     ++p;
                     break;
@@ -1012,15 +1012,27 @@ private:
                 case c_high: {
                     std::size_t k = utf8_char(p, end);
                     if (k == 0) {
-                        return false;
+                        return nullptr;
                     }
                     p += k;
                     break;
                 }
                 default:
-                    return false;
+                    return nullptr;
             }
         }
+    }
+
+    // A comment from p (just after "<!--").
+    bool comment_fast(cptr& p, cptr end) {
+        bool cr = false;
+        cptr e = body_end(p, end, comment_class, cr);
+        if (e == nullptr) {
+            return false;
+        }
+        comment(lf(view(p, e), cr));
+        p = e + 3;
+        return !handoff_;
     }
 
     // A processing instruction from p (just after "<?").
@@ -1050,40 +1062,14 @@ private:
             return false;
         }
         p = skip_ws(p, end);
-        cptr start = p;
         bool cr = false;
-        for (;;) {
-            while (p != end && pi_class[*p] == c_plain) {
-                ++p;
-            }
-            if (p == end) {
-                return false;
-            }
-            switch (pi_class[*p]) {
-                case c_qm:
-                    if (end - p >= 2 && p[1] == '>') {
-                        pi(target, lf(view(start, p), cr));
-                        p += 2;
-                        return !handoff_;
-                    }
-                    ++p;
-                    break;
-                case c_cr:
-                    cr = true;
-                    ++p;
-                    break;
-                case c_high: {
-                    std::size_t k = utf8_char(p, end);
-                    if (k == 0) {
-                        return false;
-                    }
-                    p += k;
-                    break;
-                }
-                default:
-                    return false;
-            }
+        cptr e = body_end(p, end, pi_class, cr);
+        if (e == nullptr) {
+            return false;
         }
+        pi(target, lf(view(p, e), cr));
+        p = e + 2;
+        return !handoff_;
     }
 
     // A CDATA section from p (just after "<![CDATA["): its text, as expat gives it.
