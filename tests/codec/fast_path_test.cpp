@@ -17,10 +17,13 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "detail/text_reader.hpp"
 #include "formats/formats.hpp"
 #include "polycodec/formats/postcard.hpp"
 #include "support/support.hpp"
+#include "support/xml_paths.hpp"
 
 namespace polycodec {
 namespace {
@@ -543,6 +546,84 @@ TEST(FastPathAgreement, Ndjson) {
         valid.push_back(in);
     }
     run_agreement(format_id::ndjson, detail::ndjson_codec, valid);
+}
+
+// XML: the one-pass scanner vs expat (tests/support/xml_paths.hpp), under each option set.
+void run_xml_agreement(const std::vector<std::string>& inputs, bool mutate,
+                       test::xml_paths_tally& tally) {
+    std::vector<decode_options> opts = test::xml_paths_options();
+    for (const std::string& in : inputs) {
+        std::vector<std::string> all{in};
+        if (mutate && !in.empty()) {
+            std::vector<std::string> m = mutations(in, in.size() > 4096 ? 60 : 150, in.size() + 7);
+            all.insert(all.end(), m.begin(), m.end());
+        }
+        for (const std::string& x : all) {
+            for (const decode_options& o : opts) {
+                std::string why = test::xml_paths_disagree(x, o, &tally);
+                ASSERT_EQ(why, "") << test::to_hex(x.substr(0, 96)) << "\n"
+                                   << x.substr(0, 200) << "\nordered " << o.xml.ordered
+                                   << " lossy " << o.lossy;
+            }
+        }
+    }
+}
+
+TEST(FastPathAgreement, Xml) {
+    std::vector<std::string> valid{test::read_file(test::fixtures_dir() / "bench.xml")};
+    // Each construct the fast path takes, and its neighbours that it leaves to expat.
+    for (const char* in : {
+             "<a/>", "<a>x</a>", "<a b='1' c=\"2\">t</a>", "<?xml version=\"1.0\"?><a/>",
+             "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n<a>\n</a>\n",
+             "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>\xe9</a>",
+             "\xef\xbb\xbf<a>bom</a>", "<a>&lt;&gt;&amp;&apos;&quot;&#65;&#x42;&#x1F600;</a>",
+             "<a b='&lt;&#9;x&#10;\ty\r\nz'/>", "<a><![CDATA[<x>&amp;]]]]><![CDATA[>]]></a>",
+             "<a>x\r\ny\rz</a>", "<a><!-- c --><?p d?>t<?q?></a><!--after-->",
+             "<!--before--><?pi x\r\ny?><r><x>1</x><x>2</x><y/></r>",
+             "<a>mixed<b/>text</a>", "<a> <b>1</b> </a>", "<a>h\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80</a>",
+             "<a:b xmlns:a='u'><a:c/></a:b>", "<a x='1' x='2'/>", "<a>]]></a>", "<a b='<'/>",
+             "<a>\x01</a>", "<a>\xc0\xaf</a>", "<a>\xed\xa0\x80</a>", "<a>\xef\xbf\xbe</a>",
+             "<a></b>", "<a>", "<a/><b/>", "x<a/>", "<a/>x", "<a>&foo;</a>", "<a>&#0;</a>",
+             "<a>&#xD800;</a>", "<!DOCTYPE a [<!ENTITY e 'x'>]><a>&e;</a>", "<a><!-- a--b --></a>",
+             "<\xc3\xa9/>", "<a \xc3\xa9='1'/>", "<a b='1'c='2'/>", "<a/ >", "</a>", "",
+             "<?xml version='1.0'?><?xml version='1.0'?><a/>", " <?xml version='1.0'?><a/>",
+             "<a>\x7f\xc2\x85</a>", "<a><b><c><d><e/></d></c></b></a>", "<_.-:9 a.b-c='v'/>",
+         }) {
+        valid.push_back(in);
+    }
+    test::xml_paths_tally tally;
+    run_xml_agreement(valid, true, tally);
+    EXPECT_GE(tally.fast, 1000) << tally.inputs;
+    EXPECT_GE(tally.handed_off, 100) << tally.inputs;
+    EXPECT_GE(tally.errors, 1000) << tally.inputs;
+    std::printf("xml: %d runs, %d by the fast path, %d handed off to expat, %d errors\n",
+                tally.inputs, tally.fast, tally.handed_off, tally.errors);
+}
+
+// The W3C XML conformance suite (../shared/corpus/xml, zipped): every document in it.
+TEST(FastPathAgreement, XmlConformanceCorpus) {
+    POLYCODEC_REQUIRE_CORPUS("xml/xmlts20130923.zip", zip);
+    std::filesystem::path tmp = std::filesystem::temp_directory_path() /
+                                ("polycodec-xmlfast-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(tmp);
+    std::filesystem::create_directories(tmp);
+    std::string cmd = "unzip -q '" + zip.string() + "' -d '" + tmp.string() + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::vector<std::string> inputs;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(tmp)) {
+        std::string ext = e.path().extension().string();
+        if (e.is_regular_file() && (ext == ".xml" || ext == ".ent" || ext == ".dtd")) {
+            inputs.push_back(test::read_file(e.path()));
+        }
+    }
+    std::filesystem::remove_all(tmp);
+    ASSERT_GE(inputs.size(), 2000u);
+    test::xml_paths_tally tally;
+    run_xml_agreement(inputs, false, tally);
+    EXPECT_GE(tally.fast, 1000) << tally.inputs;
+    EXPECT_GE(tally.handed_off, 1000) << tally.inputs;
+    std::printf("xml conformance: %d runs, %d by the fast path, %d handed off, %d errors\n",
+                tally.inputs, tally.fast, tally.handed_off, tally.errors);
 }
 
 }  // namespace

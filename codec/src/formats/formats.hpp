@@ -66,4 +66,11 @@ extern const codec_functions properties_codec;
 extern const codec_functions protojson_codec;
 extern const codec_functions plist_codec;
 
+/// xml's two readers apart, for the agreement tests and fuzz_diff_xml (xml_codec.decode runs
+/// the fast path and, where it hands off, expat): `expat` the ordinary reader alone, `fast`
+/// the one-pass scanner alone, which fails with *handed_off set where it would hand off.
+enum class xml_reader_kind { fast, expat };
+result<void> decode_xml_only(xml_reader_kind which, std::string_view in, builder& b,
+                             const decode_options& opt, bool* handed_off = nullptr);
+
 }  // namespace polycodec::detail

@@ -98,6 +98,25 @@ xml_scratch& scratch() {
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// ASCII bytes allowed as the first byte of a Name (1) and after it (2); 0x80 and up: 4
+// (decoded as code points by the slow path).
+constexpr auto ascii_name = [] {
+    std::array<std::uint8_t, 256> t{};
+    for (int c = 'A'; c <= 'Z'; ++c) {
+        t[c] = 3;
+        t[c + 32] = 3;
+    }
+    t[':'] = t['_'] = 3;
+    for (int c = '0'; c <= '9'; ++c) {
+        t[c] = 2;
+    }
+    t['-'] = t['.'] = 2;
+    for (int c = 0x80; c < 0x100; ++c) {
+        t[c] = 4;
+    }
+    return t;
+}();
+
 std::string_view strip(std::string_view s) {
     while (!s.empty() && is_ws(s.front())) {
         s.remove_prefix(1);
@@ -107,6 +126,38 @@ std::string_view strip(std::string_view s) {
     }
     return s;
 }
+
+// The fast path's byte classes (xml_reader::content and its helpers).
+enum : std::uint8_t { c_plain = 0, c_lt, c_amp, c_cr, c_rsb, c_high, c_bad, c_dash, c_qm };
+
+// Byte classes in content (text), CDATA sections, comments and PI data.
+constexpr std::array<std::uint8_t, 256> fast_classes(int where) {
+    std::array<std::uint8_t, 256> t{};
+    for (int c = 0; c < 0x20; ++c) {
+        t[c] = c_bad;
+    }
+    t['\t'] = t['\n'] = c_plain;
+    t['\r'] = c_cr;
+    for (int c = 0x80; c < 0x100; ++c) {
+        t[c] = c_high;
+    }
+    if (where == 0) {  // content
+        t['<'] = c_lt;
+        t['&'] = c_amp;
+        t[']'] = c_rsb;
+    } else if (where == 1) {  // CDATA
+        t[']'] = c_rsb;
+    } else if (where == 2) {  // comment
+        t['-'] = c_dash;
+    } else {  // PI
+        t['?'] = c_qm;
+    }
+    return t;
+}
+constexpr auto text_class = fast_classes(0);
+constexpr auto cdata_class = fast_classes(1);
+constexpr auto comment_class = fast_classes(2);
+constexpr auto pi_class = fast_classes(3);
 
 // ---- reader ----
 
@@ -118,13 +169,43 @@ public:
         max_bytes_ = b.limits().max_bytes;
     }
 
-    result<void> run() {
+    void clear_tree() {
         s_.nodes.clear();
         s_.attrs.clear();
         s_.arena.clear();
         s_.stack.clear();
         s_.nodes.push_back(xnode{node_type::document});
         s_.stack.push_back(0);
+    }
+
+    // which: 0 both readers (the fast path, then expat where it hands off), 1 expat alone,
+    // 2 the fast path alone (*handed_off set where it hands off).
+    result<void> run(int which = 0, bool* handed_off = nullptr) {
+        clear_tree();
+        if (which != 1) {
+            std::size_t report_mark = opt_.report != nullptr ? opt_.report->size() : 0;
+            fast_ = true;
+            bool ok = fast_scan() && !handoff_;
+            fast_ = false;
+            if (ok) {
+                return emit();
+            }
+            if (handed_off != nullptr) {
+                *handed_off = true;
+            }
+            if (which == 2) {
+                return fail(make_error(errc::malformed, 0, "the fast path hands off"));
+            }
+            // Whatever the fast path did is forgotten: expat reads the whole input again.
+            if (opt_.report != nullptr) {
+                opt_.report->erase(opt_.report->begin() +
+                                       static_cast<std::ptrdiff_t>(report_mark),
+                                   opt_.report->end());
+            }
+            reported_ = 0;
+            handoff_ = false;
+            clear_tree();
+        }
         XML_Parser& slot = opt_.xml.expand_namespaces ? s_.ns : s_.plain;
         if (slot == nullptr) {
             slot = opt_.xml.expand_namespaces ? XML_ParserCreateNS(nullptr, ns_sep)
@@ -171,6 +252,9 @@ private:
     static xml_reader& self(void* ud) { return *static_cast<xml_reader*>(ud); }
 
     error here(errc code, std::string msg) {
+        if (fast_) {
+            return make_error(code, 0, std::move(msg));  // the fast path hands off: not used
+        }
         error e = make_error(code, static_cast<std::uint64_t>(std::max<XML_Index>(
                                        0, XML_GetCurrentByteIndex(p_))),
                              std::move(msg));
@@ -182,6 +266,10 @@ private:
     }
 
     void stop(error e) {
+        if (fast_) {
+            handoff_ = true;  // expat reads the input again and finds this itself
+            return;
+        }
         if (err_.code == errc::ok) {
             err_ = std::move(e);
         }
@@ -214,6 +302,10 @@ private:
                 ++reported_;
                 opt_.report->push_back({path(), kind, what});
             }
+            return;
+        }
+        if (fast_) {
+            handoff_ = true;  // the refusal (and its position) is expat's
             return;
         }
         if (lossy_.code == errc::ok) {
@@ -318,8 +410,10 @@ private:
         r.over_budget();
     }
 
-    static void XMLCALL on_end(void* ud, const XML_Char*) {
-        xml_reader& r = self(ud);
+    static void XMLCALL on_end(void* ud, const XML_Char*) { self(ud).end_element(); }
+
+    void end_element() {
+        xml_reader& r = *this;
         if (!r.opt_.xml.ordered) {
             // Mixed content: text that is not white space beside child elements.
             const xnode& e = r.s_.nodes[r.s_.stack.back()];
@@ -336,6 +430,12 @@ private:
         if (!r.count_text(n)) {
             return;
         }
+        r.text_piece(s, n);
+    }
+
+    // Character data (expat may deliver one run in several pieces; consecutive pieces join).
+    void text_piece(const char* s, std::size_t n) {
+        xml_reader& r = *this;
         xnode& parent = r.s_.nodes[r.s_.stack.back()];
         if (!parent.has_text) {
             for (std::size_t k = 0; k < n; ++k) {
@@ -391,12 +491,17 @@ private:
 
     static void XMLCALL on_comment(void* ud, const XML_Char* data) {
         xml_reader& r = self(ud);
-        if (!r.opt_.xml.ordered) {
-            r.lossy("xml_comment", "a comment");
+        std::string_view d(data);
+        if (r.opt_.xml.ordered && !r.count_text(d.size())) {
             return;
         }
-        std::string_view d(data);
-        if (!r.count_text(d.size())) {
+        r.comment(d);
+    }
+
+    void comment(std::string_view d) {
+        xml_reader& r = *this;
+        if (!r.opt_.xml.ordered) {
+            r.lossy("xml_comment", "a comment");
             return;
         }
         xnode c{node_type::comment};
@@ -408,13 +513,18 @@ private:
 
     static void XMLCALL on_pi(void* ud, const XML_Char* target, const XML_Char* data) {
         xml_reader& r = self(ud);
-        if (!r.opt_.xml.ordered) {
-            r.lossy("xml_processing_instruction", "a processing instruction");
-            return;
-        }
         std::string_view t(target);
         std::string_view d(data);
-        if (!r.count_text(t.size() + d.size())) {
+        if (r.opt_.xml.ordered && !r.count_text(t.size() + d.size())) {
+            return;
+        }
+        r.pi(t, d);
+    }
+
+    void pi(std::string_view t, std::string_view d) {
+        xml_reader& r = *this;
+        if (!r.opt_.xml.ordered) {
+            r.lossy("xml_processing_instruction", "a processing instruction");
             return;
         }
         xnode n{node_type::pi};
@@ -512,6 +622,656 @@ private:
         }
 #endif
         return here(c, msg);
+    }
+
+    // ---- fast path ----
+    // A one-pass scanner of our own for the common subset of XML 1.0 (docs/formats/xml.md
+    // "Fast path"): UTF-8 (or ASCII), an optional XML declaration, elements, attributes, text,
+    // CDATA sections, comments, processing instructions, the five predefined entities and
+    // character references. It builds the scratch tree through the member functions the
+    // expat callbacks use (text_piece, end_element, comment, pi; start tags as on_start), so
+    // both readers give the same tree and emit() the same tape. Well-formedness is checked
+    // in full for what it accepts; anything else (a DOCTYPE, another entity or encoding, a
+    // non-ASCII name, namespaces=expand, any error, any refusal) returns false: the whole
+    // input goes to expat, whose errors, limits and DTD and entity rules stay the only ones.
+
+    using cptr = const unsigned char*;
+
+
+    // Attribute values: 0 a byte copied as it is; else a look (quotes, '<', '&', white space
+    // normalised to a space, non-ASCII, control characters).
+    static constexpr auto attr_class = [] {
+        std::array<std::uint8_t, 256> t{};
+        for (int c = 0; c < 0x20; ++c) {
+            t[c] = 1;
+        }
+        for (int c = 0x80; c < 0x100; ++c) {
+            t[c] = 1;
+        }
+        t['"'] = t['\''] = t['<'] = t['&'] = 1;
+        return t;
+    }();
+
+    static std::string_view view(cptr a, cptr b) {
+        return {reinterpret_cast<const char*>(a), static_cast<std::size_t>(b - a)};
+    }
+
+    // The length of the UTF-8 sequence at p (lead byte 0x80 or more) when it is well formed
+    // and an XML Char (not a surrogate, U+FFFE or U+FFFF); 0 otherwise.
+    static std::size_t utf8_char(cptr p, cptr end) {
+        const unsigned c = p[0];
+        const auto left = end - p;
+        auto cont = [&](int i) { return (p[i] & 0xC0) == 0x80; };
+        if (c < 0xC2) {
+            return 0;
+        }
+        if (c < 0xE0) {
+            return left >= 2 && cont(1) ? 2 : 0;
+        }
+        if (c < 0xF0) {
+            if (left < 3 || !cont(1) || !cont(2) || (c == 0xE0 && p[1] < 0xA0) ||
+                (c == 0xED && p[1] >= 0xA0) || (c == 0xEF && p[1] == 0xBF && p[2] >= 0xBE)) {
+                return 0;
+            }
+            return 3;
+        }
+        if (c < 0xF5) {
+            if (left < 4 || !cont(1) || !cont(2) || !cont(3) || (c == 0xF0 && p[1] < 0x90) ||
+                (c == 0xF4 && p[1] >= 0x90)) {
+                return 0;
+            }
+            return 4;
+        }
+        return 0;
+    }
+
+    // An ASCII Name at p: its end, or nullptr (no name, or a non-ASCII byte in it: expat's).
+    static cptr scan_name(cptr p, cptr end) {
+        if (p == end || (ascii_name[*p] & 1) == 0) {
+            return nullptr;
+        }
+        ++p;
+        while (p != end && (ascii_name[*p] & 2) != 0) {
+            ++p;
+        }
+        if (p != end && *p >= 0x80) {
+            return nullptr;
+        }
+        return p;
+    }
+
+    static cptr skip_ws(cptr p, cptr end) {
+        while (p != end && is_ws(static_cast<char>(*p))) {
+            ++p;
+        }
+        return p;
+    }
+
+    // A reference at p ('&'): the predefined entities and character references of an XML
+    // Char, written as UTF-8 to buf (n bytes); the byte after ';', or nullptr.
+    static cptr reference(cptr p, cptr end, char* buf, std::size_t& n) {
+        ++p;
+        if (p != end && *p == '#') {
+            ++p;
+            bool hex = p != end && *p == 'x';
+            if (hex) {
+                ++p;
+            }
+            cptr digits = p;
+            std::uint32_t cp = 0;
+            for (; p != end && *p != ';'; ++p) {
+                unsigned c = *p;
+                unsigned v = 0;
+                if (c >= '0' && c <= '9') {
+                    v = c - '0';
+                } else if (hex && (c | 0x20) >= 'a' && (c | 0x20) <= 'f') {
+                    v = (c | 0x20) - 'a' + 10;
+                } else {
+                    return nullptr;
+                }
+                cp = cp * (hex ? 16 : 10) + v;
+                if (cp > 0x10FFFF) {
+                    return nullptr;
+                }
+            }
+            if (p == end || p == digits) {
+                return nullptr;
+            }
+            if (!(cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
+                  (cp >= 0xE000 && cp <= 0xFFFD) || cp >= 0x10000)) {
+                return nullptr;
+            }
+            if (cp < 0x80) {
+                buf[0] = static_cast<char>(cp);
+                n = 1;
+            } else if (cp < 0x800) {
+                buf[0] = static_cast<char>(0xC0 | (cp >> 6));
+                buf[1] = static_cast<char>(0x80 | (cp & 0x3F));
+                n = 2;
+            } else if (cp < 0x10000) {
+                buf[0] = static_cast<char>(0xE0 | (cp >> 12));
+                buf[1] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+                buf[2] = static_cast<char>(0x80 | (cp & 0x3F));
+                n = 3;
+            } else {
+                buf[0] = static_cast<char>(0xF0 | (cp >> 18));
+                buf[1] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+                buf[2] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+                buf[3] = static_cast<char>(0x80 | (cp & 0x3F));
+                n = 4;
+            }
+            return p + 1;
+        }
+        static constexpr std::pair<std::string_view, char> named[] = {
+            {"lt;", '<'}, {"gt;", '>'}, {"amp;", '&'}, {"apos;", '\''}, {"quot;", '"'}};
+        for (const auto& [name, ch] : named) {
+            if (static_cast<std::size_t>(end - p) >= name.size() &&
+                std::memcmp(p, name.data(), name.size()) == 0) {
+                buf[0] = ch;
+                n = 1;
+                return p + name.size();
+            }
+        }
+        return nullptr;
+    }
+
+    // Line ends normalised (CR LF and CR to LF) into s_.text (free until emit()), for
+    // comments and PI data.
+    std::string_view lf(std::string_view s, bool cr) {
+        if (!cr) {
+            return s;
+        }
+        s_.text.clear();
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            if (s[i] == '\r') {
+                s_.text += '\n';
+                if (i + 1 < s.size() && s[i + 1] == '\n') {
+                    ++i;
+                }
+            } else {
+                s_.text += s[i];
+            }
+        }
+        return s_.text;
+    }
+
+    // The XML declaration at p ("<?xml" and white space): version 1.0, encoding UTF-8 (any
+    // case) or none, standalone yes or no.
+    static bool xml_decl(cptr& p, cptr end) {
+        p += 5;
+        auto ws = [&] {
+            cptr s = p;
+            p = skip_ws(p, end);
+            return p != s;
+        };
+        auto word = [&](std::string_view w) {
+            if (static_cast<std::size_t>(end - p) >= w.size() &&
+                std::memcmp(p, w.data(), w.size()) == 0) {
+                p += w.size();
+                return true;
+            }
+            return false;
+        };
+        auto value = [&](std::string_view& v) {
+            ws();
+            if (p == end || *p != '=') {
+                return false;
+            }
+            ++p;
+            ws();
+            if (p == end || (*p != '"' && *p != '\'')) {
+                return false;
+            }
+            unsigned char q = *p++;
+            cptr s = p;
+            while (p != end && *p != q && *p != '<' && *p != '>') {
+                ++p;
+            }
+            if (p == end || *p != q) {
+                return false;
+            }
+            v = view(s, p);
+            ++p;
+            return true;
+        };
+        std::string_view v;
+        if (!ws() || !word("version") || !value(v) || v != "1.0") {
+            return false;
+        }
+        bool sp = ws();
+        if (sp && word("encoding")) {
+            if (!value(v) || v.size() != 5 || (v[0] | 0x20) != 'u' || (v[1] | 0x20) != 't' ||
+                (v[2] | 0x20) != 'f' || v[3] != '-' || v[4] != '8') {
+                return false;
+            }
+            sp = ws();
+        }
+        if (sp && word("standalone")) {
+            if (!value(v) || (v != "yes" && v != "no")) {
+                return false;
+            }
+            ws();
+        }
+        return word("?>");
+    }
+
+    // A start tag from p (just after '<'): the element opened (and closed for "/>").
+    bool start_tag(cptr& p, cptr end) {
+        cptr ne = scan_name(p, end);
+        if (ne == nullptr || s_.stack.size() > opt_.limits.max_depth) {
+            return false;
+        }
+        xnode n{node_type::element};
+        n.name_off = store(view(p, ne));
+        n.name_len = static_cast<std::uint32_t>(ne - p);
+        n.attr_first = static_cast<std::uint32_t>(s_.attrs.size());
+        p = ne;
+        bool empty = false;
+        for (;;) {
+            if (p == end) {
+                return false;
+            }
+            unsigned c = *p;
+            if (c == '>') {
+                ++p;
+                break;
+            }
+            if (c == '/') {
+                if (end - p < 2 || p[1] != '>') {
+                    return false;
+                }
+                p += 2;
+                empty = true;
+                break;
+            }
+            if (!is_ws(static_cast<char>(c))) {
+                return false;  // an attribute needs white space before it
+            }
+            p = skip_ws(p, end);
+            if (p == end) {
+                return false;
+            }
+            if (*p == '>' || *p == '/') {
+                continue;
+            }
+            cptr an = scan_name(p, end);
+            if (an == nullptr) {
+                return false;
+            }
+            xattr at{};
+            std::string_view aname = view(p, an);
+            for (std::size_t k = n.attr_first; k < s_.attrs.size(); ++k) {
+                if (str(s_.attrs[k].name_off, s_.attrs[k].name_len) == aname) {
+                    return false;  // a duplicate attribute: expat's error
+                }
+            }
+            if (s_.attrs.size() - n.attr_first >= 256) {
+                return false;  // the pairwise check stays small
+            }
+            at.name_off = store(aname);
+            at.name_len = static_cast<std::uint32_t>(aname.size());
+            p = skip_ws(an, end);
+            if (p == end || *p != '=') {
+                return false;
+            }
+            p = skip_ws(p + 1, end);
+            if (p == end || (*p != '"' && *p != '\'')) {
+                return false;
+            }
+            const unsigned char q = *p++;
+            at.val_off = static_cast<std::uint32_t>(s_.arena.size());
+            // The value, normalised as for an attribute of type CDATA (no DTD declares one):
+            // references replaced, each white space character (CR LF as one) a space.
+            for (;;) {
+                cptr run = p;
+                while (p != end && attr_class[*p] == 0) {
+                    ++p;
+                }
+                s_.arena.append(view(run, p));
+                if (p == end) {
+                    return false;
+                }
+                unsigned v = *p;
+                if (v == q) {
+                    ++p;
+                    break;
+                }
+                if (v == '"' || v == '\'') {
+                    s_.arena += static_cast<char>(v);
+                    ++p;
+                } else if (v == '\t' || v == '\n') {
+                    s_.arena += ' ';
+                    ++p;
+                } else if (v == '\r') {
+                    s_.arena += ' ';
+                    ++p;
+                    if (p != end && *p == '\n') {
+                        ++p;
+                    }
+                } else if (v == '&') {
+                    char buf[4];
+                    std::size_t k = 0;
+                    cptr r = reference(p, end, buf, k);
+                    if (r == nullptr) {
+                        return false;
+                    }
+                    s_.arena.append(buf, k);
+                    p = r;
+                } else if (v >= 0x80) {
+                    std::size_t k = utf8_char(p, end);
+                    if (k == 0) {
+                        return false;
+                    }
+                    s_.arena.append(view(p, p + k));
+                    p += k;
+                } else {
+                    return false;  // '<' or a control character
+                }
+            }
+            at.val_len = static_cast<std::uint32_t>(s_.arena.size() - at.val_off);
+            s_.attrs.push_back(at);
+        }
+        n.attr_count = static_cast<std::uint32_t>(s_.attrs.size()) - n.attr_first;
+        s_.nodes[s_.stack.back()].has_elems = true;
+        std::uint32_t idx = add_child(n);
+        s_.stack.push_back(idx);
+        over_budget();
+        if (empty) {
+            end_element();
+        }
+        return !handoff_;
+    }
+
+    // The body of a comment or a PI from p: where its end ("-->" or "?>") starts, or nullptr
+    // (the input ends, a byte it cannot hold, "--" inside a comment); cr: it has a CR.
+    static cptr body_end(cptr p, cptr end, const std::array<std::uint8_t, 256>& cls, bool& cr) {
+        for (;;) {
+            while (p != end && cls[*p] == c_plain) {
+                ++p;
+            }
+            if (p == end) {
+                return nullptr;
+            }
+            switch (cls[*p]) {
+                case c_dash:
+                    if (end - p >= 2 && p[1] == '-') {
+                        return end - p >= 3 && p[2] == '>' ? p : nullptr;
+                    }
+                    ++p;
+                    break;
+                case c_qm:
+                    if (end - p >= 2 && p[1] == '>') {
+                        return p;
+                    }
+                    ++p;
+                    break;
+                case c_cr:
+                    cr = true;
+                    ++p;
+                    break;
+                case c_high: {
+                    std::size_t k = utf8_char(p, end);
+                    if (k == 0) {
+                        return nullptr;
+                    }
+                    p += k;
+                    break;
+                }
+                default:
+                    return nullptr;
+            }
+        }
+    }
+
+    // A comment from p (just after "<!--").
+    bool comment_fast(cptr& p, cptr end) {
+        bool cr = false;
+        cptr e = body_end(p, end, comment_class, cr);
+        if (e == nullptr) {
+            return false;
+        }
+        comment(lf(view(p, e), cr));
+        p = e + 3;
+        return !handoff_;
+    }
+
+    // A processing instruction from p (just after "<?").
+    bool pi_fast(cptr& p, cptr end) {
+        cptr ne = scan_name(p, end);
+        if (ne == nullptr) {
+            return false;
+        }
+        std::string_view target = view(p, ne);
+        if (target.size() == 3 && (target[0] | 0x20) == 'x' && (target[1] | 0x20) == 'm' &&
+            (target[2] | 0x20) == 'l') {
+            return false;  // an XML declaration out of place, or a reserved target
+        }
+        p = ne;
+        if (p == end) {
+            return false;
+        }
+        if (*p == '?') {
+            if (end - p < 2 || p[1] != '>') {
+                return false;
+            }
+            p += 2;
+            pi(target, {});
+            return !handoff_;
+        }
+        if (!is_ws(static_cast<char>(*p))) {
+            return false;
+        }
+        p = skip_ws(p, end);
+        bool cr = false;
+        cptr e = body_end(p, end, pi_class, cr);
+        if (e == nullptr) {
+            return false;
+        }
+        pi(target, lf(view(p, e), cr));
+        p = e + 2;
+        return !handoff_;
+    }
+
+    // A CDATA section from p (just after "<![CDATA["): its text, as expat gives it.
+    bool cdata_fast(cptr& p, cptr end) {
+        cptr run = p;
+        for (;;) {
+            while (p != end && cdata_class[*p] == c_plain) {
+                ++p;
+            }
+            if (p == end) {
+                return false;
+            }
+            switch (cdata_class[*p]) {
+                case c_rsb:
+                    if (end - p >= 3 && p[1] == ']' && p[2] == '>') {
+                        if (p != run) {
+                            text_piece(reinterpret_cast<const char*>(run),
+                                       static_cast<std::size_t>(p - run));
+                        }
+                        p += 3;
+                        return true;
+                    }
+                    ++p;
+                    break;
+                case c_cr:
+                    if (p != run) {
+                        text_piece(reinterpret_cast<const char*>(run),
+                                   static_cast<std::size_t>(p - run));
+                    }
+                    text_piece("\n", 1);
+                    ++p;
+                    if (p != end && *p == '\n') {
+                        ++p;
+                    }
+                    run = p;
+                    break;
+                case c_high: {
+                    std::size_t k = utf8_char(p, end);
+                    if (k == 0) {
+                        return false;
+                    }
+                    p += k;
+                    break;
+                }
+                default:
+                    return false;
+            }
+        }
+    }
+
+    // The content of the element just opened, from p to its end tag (and the elements in it).
+    bool content(cptr& p, cptr end) {
+        const std::size_t base = s_.stack.size() - 1;  // the stack once it is closed
+        cptr run = p;
+        for (;;) {
+            while (p != end && text_class[*p] == c_plain) {
+                ++p;
+            }
+            if (p == end) {
+                return false;
+            }
+            const unsigned c = *p;
+            switch (text_class[c]) {
+                case c_high: {
+                    std::size_t k = utf8_char(p, end);
+                    if (k == 0) {
+                        return false;
+                    }
+                    p += k;
+                    continue;
+                }
+                case c_rsb:
+                    if (end - p >= 3 && p[1] == ']' && p[2] == '>') {
+                        return false;  // "]]>" in text
+                    }
+                    ++p;
+                    continue;
+                case c_bad:
+                    return false;
+                default:
+                    break;
+            }
+            if (p != run) {
+                text_piece(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run));
+            }
+            if (c == '\r') {
+                text_piece("\n", 1);
+                ++p;
+                if (p != end && *p == '\n') {
+                    ++p;
+                }
+            } else if (c == '&') {
+                char buf[4];
+                std::size_t k = 0;
+                cptr r = reference(p, end, buf, k);
+                if (r == nullptr) {
+                    return false;
+                }
+                text_piece(buf, k);
+                p = r;
+            } else {  // '<'
+                ++p;
+                if (p == end) {
+                    return false;
+                }
+                const unsigned m = *p;
+                if (m == '/') {
+                    ++p;
+                    // The open element's name (a Name already) and a byte that ends it.
+                    const xnode& top = s_.nodes[s_.stack.back()];
+                    if (static_cast<std::size_t>(end - p) <= top.name_len ||
+                        std::memcmp(p, s_.arena.data() + top.name_off, top.name_len) != 0 ||
+                        ascii_name[p[top.name_len]] != 0) {
+                        return false;  // not the open element's end tag
+                    }
+                    cptr ne = p + top.name_len;
+                    p = skip_ws(ne, end);
+                    if (p == end || *p != '>') {
+                        return false;
+                    }
+                    ++p;
+                    end_element();
+                    if (s_.stack.size() == base) {
+                        return !handoff_;
+                    }
+                } else if (m == '!') {
+                    if (end - p >= 3 && p[1] == '-' && p[2] == '-') {
+                        p += 3;
+                        if (!comment_fast(p, end)) {
+                            return false;
+                        }
+                    } else if (end - p >= 8 && std::memcmp(p, "![CDATA[", 8) == 0) {
+                        p += 8;
+                        if (!cdata_fast(p, end)) {
+                            return false;
+                        }
+                    } else {
+                        return false;
+                    }
+                } else if (m == '?') {
+                    ++p;
+                    if (!pi_fast(p, end)) {
+                        return false;
+                    }
+                } else if (!start_tag(p, end)) {
+                    return false;
+                }
+                if (handoff_) {
+                    return false;
+                }
+            }
+            run = p;
+        }
+    }
+
+    // The whole document: true when the tree is built, false to hand off to expat.
+    bool fast_scan() {
+        if (opt_.xml.expand_namespaces || in_.size() > static_cast<std::size_t>(INT32_MAX)) {
+            return false;
+        }
+        auto p = reinterpret_cast<cptr>(in_.data());
+        cptr end = p + in_.size();
+        if (end - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
+            p += 3;  // a UTF-8 byte order mark
+        }
+        if (end - p >= 6 && std::memcmp(p, "<?xml", 5) == 0 && is_ws(static_cast<char>(p[5])) &&
+            !xml_decl(p, end)) {
+            return false;
+        }
+        bool root = false;
+        for (;;) {
+            p = skip_ws(p, end);
+            if (p == end) {
+                return root;
+            }
+            if (*p != '<' || end - p < 2) {
+                return false;
+            }
+            if (p[1] == '?') {
+                p += 2;
+                if (!pi_fast(p, end)) {
+                    return false;
+                }
+            } else if (p[1] == '!') {
+                if (end - p < 4 || p[2] != '-' || p[3] != '-') {
+                    return false;  // a DOCTYPE (or an error): expat's
+                }
+                p += 4;
+                if (!comment_fast(p, end)) {
+                    return false;
+                }
+            } else {
+                if (root) {
+                    return false;  // a second root element
+                }
+                ++p;
+                if (!start_tag(p, end) || (s_.stack.size() > 1 && !content(p, end))) {
+                    return false;
+                }
+                root = true;
+            }
+        }
     }
 
     // ---- tape ----
@@ -847,13 +1607,16 @@ private:
     std::size_t max_bytes_ = 0;
     std::size_t entity_decls_ = 0;
     int reported_ = 0;
+    bool fast_ = false;     // the fast path is reading: errors and refusals hand off
+    bool handoff_ = false;  // it met something it leaves to expat
     bool subset_ = false;     // a DOCTYPE with an external subset, not yet skipped
     std::string subset_id_;  // its system id
 };
 
-result<void> decode_xml(std::string_view in, builder& b, const decode_options& opt) {
+result<void> decode_xml_reader(std::string_view in, builder& b, const decode_options& opt,
+                               int which, bool* handed_off) {
     xml_reader r(in, b, opt);
-    result<void> res = r.run();
+    result<void> res = r.run(which, handed_off);
     // The scratch tree of a large document is given back, so that one big request does not
     // pin its peak per thread; a steady stream of small ones keeps its buffers.
     constexpr std::size_t keep = std::size_t{4} << 20;
@@ -868,6 +1631,10 @@ result<void> decode_xml(std::string_view in, builder& b, const decode_options& o
         std::vector<xattr>().swap(s.attrs);
     }
     return res;
+}
+
+result<void> decode_xml(std::string_view in, builder& b, const decode_options& opt) {
+    return decode_xml_reader(in, b, opt, 0, nullptr);
 }
 
 // ---- writer ----
@@ -903,24 +1670,6 @@ bool name_char(std::uint32_t c) {
            (c >= 0x300 && c <= 0x36F) || (c >= 0x203F && c <= 0x2040);
 }
 
-// ASCII bytes allowed as the first byte of a Name (1) and after it (2); 0x80 and up: 4
-// (decoded as code points by the slow path).
-constexpr auto ascii_name = [] {
-    std::array<std::uint8_t, 256> t{};
-    for (int c = 'A'; c <= 'Z'; ++c) {
-        t[c] = 3;
-        t[c + 32] = 3;
-    }
-    t[':'] = t['_'] = 3;
-    for (int c = '0'; c <= '9'; ++c) {
-        t[c] = 2;
-    }
-    t['-'] = t['.'] = 2;
-    for (int c = 0x80; c < 0x100; ++c) {
-        t[c] = 4;
-    }
-    return t;
-}();
 
 /// XML 1.0 (fifth edition) production [5] Name.
 bool valid_name(std::string_view s) {
@@ -1663,5 +2412,10 @@ result<void> encode_xml(const document& doc, output_buffer& out, const encode_op
 }  // namespace
 
 const codec_functions xml_codec{decode_xml, encode_xml};
+
+result<void> decode_xml_only(xml_reader_kind which, std::string_view in, builder& b,
+                             const decode_options& opt, bool* handed_off) {
+    return decode_xml_reader(in, b, opt, which == xml_reader_kind::expat ? 1 : 2, handed_off);
+}
 
 }  // namespace polycodec::detail
