@@ -317,6 +317,44 @@ TEST(CsvEncode, ArraysBecomeIndexColumns) {
               "{\"id\":4,\"t.0\":\"null\",\"t.1\":7,\"t.2\":2.0}]");
 }
 
+TEST(CsvEncode, RowsOfOneShapeAgreeWithTheOrdinaryWalk) {
+    // write_maps compares a row with the last walked row's shape and, when it matches, skips
+    // building its column names (pass 1) and puts its leaves straight into their cells (pass 2).
+    // Rows 1, 5 and 6 (0-based) match the row before them; rows 2, 3 and 4 do not (an array
+    // of another size, a row after such a change, another key order). Leaves of other kinds
+    // in a matching row are fine. lossy=allow turns the fast path off: the same text.
+    const char* json =
+        R"([{"a":1,"t":[1,2]},{"a":"12","t":[3,4]},{"a":null,"t":[5]},{"a":true,"t":[6,null]},)"
+        R"({"t":[7,8],"a":2.5},{"t":["",9],"a":"x,y"},{"t":[10,11],"a":"q\"r"}])";
+    const std::string want =
+        "a,t.0,t.1\r\n"
+        "1,1,2\r\n"
+        "\"12\",3,4\r\n"
+        ",5,\r\n"
+        "true,6,null\r\n"
+        "2.5,7,8\r\n"
+        "\"x,y\",\"\",9\r\n"
+        "\"q\"\"r\",10,11\r\n";
+    EXPECT_EQ(encode_cv(json), want);
+    encode_options lossy;
+    lossy.lossy = true;
+    EXPECT_EQ(encode_cv(json, lossy), want);
+    // Maps inside arrays: the same sizes but another key is another shape (its own column).
+    EXPECT_EQ(encode_cv(R"([{"m":[{"x":1}]},{"m":[{"x":2}]},{"m":[{"y":3}]}])"),
+              "m.0.x,m.0.y\r\n1,\r\n2,\r\n,3\r\n");
+    // A row that fails after rows of one shape: the same error and path as the ordinary walk.
+    const std::pair<const char*, const char*> cases[] = {
+        {R"([{"a":[1,2]},{"a":[1,2]},{"a":[1,{}]}])", "/2/a/1"},
+        {R"([{"a":[1,2]},{"a":[3,4]},{"b":[5,6]}])", "/0"},
+    };
+    for (const auto& [in, path] : cases) {
+        SCOPED_TRACE(in);
+        error e = encode_error(in);
+        EXPECT_EQ(e.code, errc::unrepresentable) << describe(e);
+        EXPECT_EQ(e.path, path) << describe(e);
+    }
+}
+
 TEST(CsvEncode, ArraysOfMapsAndNestedArrays) {
     // New columns join the union where first seen (t.1 after x); maps inside arrays may miss
     // keys (absent cells); an array empty in every row keeps a `key.0` column.
@@ -357,6 +395,34 @@ TEST(CsvEncode, RecordsFixtureRoundTrips) {
 }
 
 // ---- csv-spectrum ----
+
+TEST(CsvEncode, FixturesEncodeAsWithoutTheShapeFastPath) {
+    // lossy=allow turns write_maps' fast path off; where the default encode succeeds no lossy
+    // event happened, so both must write the same bytes (bench.json, records.json: rows of
+    // one shape and rows of several).
+    int tables = 0;
+    for (const auto& f : std::filesystem::directory_iterator(fixtures_dir())) {
+        if (f.path().extension() != ".json") {
+            continue;
+        }
+        SCOPED_TRACE(f.path().string());
+        document d;
+        if (!decode(format_id::json, read_file(f.path()), d)) {
+            continue;
+        }
+        output_buffer plain;
+        if (!encode(format_id::csv, d, plain)) {
+            continue;
+        }
+        encode_options lossy;
+        lossy.lossy = true;
+        output_buffer other;
+        ASSERT_TRUE(encode(format_id::csv, d, other, lossy));
+        EXPECT_EQ(plain.str(), other.str());
+        ++tables;
+    }
+    EXPECT_GE(tables, 2);
+}
 
 TEST(CsvCorpus, CsvSpectrum) {
     POLYCODEC_REQUIRE_CORPUS("csv/csv-spectrum", root);

@@ -584,12 +584,32 @@ struct column_info {
 };
 
 // Buffers kept per thread between documents, so encoding allocates nothing in steady state.
+// A row's structure as csv_writer::walk goes through it (write_maps' fast path): per node one
+// token, the kind in the low two bits and above them a map's or array's size or a key's index
+// into `keys`; a leaf is a scalar of any kind. `leaf_columns`: the column of each leaf in walk
+// order (the fill shape only).
+struct row_shape {
+    enum : std::uint64_t { leaf = 0, map = 1, array = 2, key = 3 };
+    std::vector<std::uint64_t> tokens;
+    std::vector<std::string_view> keys;  // views into the document being written
+    std::vector<std::uint32_t> leaf_columns;
+    bool valid = false;
+    void clear() {
+        tokens.clear();
+        keys.clear();
+        leaf_columns.clear();
+        valid = false;
+    }
+};
+
 struct writer_scratch {
     name_table columns;
     name_table arrays;  // column-name paths that hold an array
     std::vector<column_info> info;
     std::vector<value> cells;
     std::string name;
+    row_shape collected;  // the last row pass 1 walked
+    row_shape filled;     // the last row pass 2 walked, with its cells' columns
     // Stream mode: what the first record fixed.
     kind rows = kind::null;  // map or array rows; null before the first record
     std::uint64_t width = 0;
@@ -606,6 +626,8 @@ class csv_writer {
         s.info.clear();
         s.cells.clear();
         s.name.clear();
+        s.collected.clear();
+        s.filled.clear();
         return s;
     }
 
@@ -852,6 +874,7 @@ private:
             }
             return {};
         }
+        s_.filled.leaf_columns.push_back(static_cast<std::uint32_t>(c));
         cells_[c] = v;
         return {};
     }
@@ -1030,14 +1053,26 @@ private:
         std::string& name = s_.name;
         // Pass 1: the union of the column names in first-seen order.
         pass_ = pass::collect;
+        // Rows of the last walked row's shape add no column (shape_matches).
+        shape_odds odds1{!opt_.lossy};
+        row_shape& collected = s_.collected;
         for (value row : root.items()) {
             if (row.kind() != kind::map) {
                 return fail(unrepresentable(
                     row, std::string("a csv table mixes map rows and ") + kind_name(row.kind())));
             }
+            if (odds1.on && collected.valid) {
+                if (odds1.count(shape_matches(row, collected, false))) {
+                    continue;
+                }
+            }
             guess_ = 0;
             if (auto r = walk(row, name, false); !r) {
                 return r;
+            }
+            if (odds1.on) {
+                collected.clear();
+                collected.valid = record_shape(row, collected);
             }
         }
         drop_covered_placeholders();
@@ -1063,12 +1098,133 @@ private:
         // Pass 2: one line per row.
         pass_ = pass::fill;
         cells_.assign(columns_.size(), value());
+        row_shape& filled = s_.filled;
+        shape_odds odds2{!opt_.lossy};
         for (value row : root.items()) {
+            if (odds2.on && filled.valid) {
+                // A row of the last filled row's shape: its leaves straight into their cells;
+                // the cells that row left empty were absent there, and so are they here.
+                std::fill(cells_.begin(), cells_.end(), value());
+                if (odds2.count(shape_matches(row, filled, true))) {
+                    for (std::size_t c = 0; c < cells_.size(); ++c) {
+                        if (c != 0) {
+                            out_.push_back(delim_);
+                        }
+                        if (cells_[c].doc() != nullptr) {
+                            if (auto w = write_cell(cells_[c], info_[c].in_array); !w) {
+                                return w;
+                            }
+                        }
+                    }
+                    out_.append("\r\n");
+                    continue;
+                }
+            }
             if (auto r = write_map_row(row); !r) {
                 return r;
             }
+            if (odds2.on) {
+                filled.valid = record_shape(row, filled);
+            }
         }
         return {};
+    }
+
+    // ---- write_maps' fast path: rows of one shape ----
+    //
+    // What the two passes do with a row depends, but for its leaves' values, only on its
+    // shape: its keys in order, the size of each map and array in it, which values are
+    // containers. (The columns a row adds, the checks of pass 2 and absent_ok, the column of
+    // each leaf: all follow from the shape and the columns.) So a row of the shape of the
+    // last row walked adds no column in pass 1, and in pass 2 passes the same checks and puts
+    // its leaves in the same columns: it is compared with that shape, without building column
+    // names or looking them up. Only without lossy (a lossy event is reported once per row)
+    // and for rows whose keys are all strings (other keys are spelled by key_text).
+
+    /// Whether the fast path still pays in one pass over the rows: once it has missed 8 times
+    /// more than it matched (rows of changing shapes, records.json), the rest of the table
+    /// takes the ordinary walk alone, without recording shapes.
+    struct shape_odds {
+        bool on;
+        std::size_t hits = 0;
+        std::size_t misses = 0;
+        bool count(bool hit) {
+            if (hit) {
+                ++hits;
+            } else if (++misses > hits + 8) {
+                on = false;
+            }
+            return hit;
+        }
+    };
+
+    /// Appends the shape of `v` to `s`; false when a key is not a string.
+    static bool record_shape(value v, row_shape& s) {
+        if (v.kind() == kind::map) {
+            s.tokens.push_back(row_shape::map | (v.size() << 2));
+            for (auto [k, item] : v.entries()) {
+                if (k.kind() != kind::string) {
+                    return false;
+                }
+                s.tokens.push_back(row_shape::key | (s.keys.size() << 2));
+                s.keys.push_back(k.get_string());
+                if (!record_shape(item, s)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (v.kind() == kind::array) {
+            s.tokens.push_back(row_shape::array | (v.size() << 2));
+            for (value item : v.items()) {
+                if (!record_shape(item, s)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        s.tokens.push_back(row_shape::leaf);
+        return true;
+    }
+
+    /// Whether `row` has the shape of `s`; with `gather`, each leaf goes to its cell
+    /// (s.leaf_columns[leaf]). The tokens are in tape order (a container's children follow its
+    /// two words, a key's value follows the key), so one linear pass over the row's tape words
+    /// compares them, without recursion or container end lookups.
+    bool shape_matches(value row, const row_shape& s, bool gather) {
+        const document* doc = row.doc();
+        std::size_t i = row.index();
+        std::size_t leaf = 0;
+        for (const std::uint64_t t : s.tokens) {
+            const value v(doc, i);
+            const kind k = v.kind();
+            switch (t & 3) {
+                case row_shape::map:
+                case row_shape::array:
+                    if (k != ((t & 3) == row_shape::map ? kind::map : kind::array) ||
+                        v.size() != (t >> 2)) {
+                        return false;
+                    }
+                    i += 2;
+                    break;
+                case row_shape::key:
+                    if (k != kind::string || v.get_string() != s.keys[t >> 2]) {
+                        return false;
+                    }
+                    i += 2;
+                    break;
+                default:
+                    if (k == kind::map || k == kind::array) {
+                        return false;
+                    }
+                    if (gather) {
+                        cells_[s.leaf_columns[leaf++]] = v;
+                    }
+                    i = v.end_index();
+                    break;
+            }
+        }
+        return true;
     }
 
     void write_header() {
@@ -1085,6 +1241,7 @@ private:
 
     result<void> write_map_row(value row) {
         std::string& name = s_.name;
+        s_.filled.clear();  // visit_leaf records the cells' columns
         {
             std::fill(cells_.begin(), cells_.end(), value());
             guess_ = 0;
