@@ -355,8 +355,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     // The predicates below look at lines; a lone CR is a line break too (YAML 1.2 b-break), so
-    // they see the text with each lone CR as LF.
+    // they see the text with each lone CR as LF, and without a leading BOM.
     std::string lines = text;
+    if (lines.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+        lines.erase(0, 3);  // a BOM before the first line is no part of it
+    }
     for (std::size_t k = 0; k < lines.size(); ++k) {
         if (lines[k] == '\r' && (k + 1 == lines.size() || lines[k + 1] != '\n')) {
             lines[k] = '\n';
