@@ -277,5 +277,32 @@ TEST(YamlOracle, LibfyamlCutsAnEscapedBreakBeforeEmptyLines) {
     expect_libfyaml(true, "\"a\\\n \nb\\n\"\n", R"("a\u000ab\u000a")");
 }
 
+// libfyaml's fifteenth (docs/formats/yaml.md): an escaped backslash right before an escaped line
+// break in a double-quoted scalar. Should libfyaml change, the test fails and fuzz_diff_yaml's
+// may_hit_escaped_backslash_break_bug can go. Without the escaped backslash, or with an even run
+// (an escaped backslash, then a folded break), both agree.
+TEST(YamlOracle, LibfyamlFoldsAnEscapedBreakAfterAnEscapedBackslash) {
+    expect_libfyaml(false, "\"\\\\\\\n  xy\"\n", R"("\\xy")");
+    expect_libfyaml(false, "k: \"ab\\\\\\\\\\\n  cd\"\n", R"({"k":"ab\\\\cd"})");
+    expect_libfyaml(true, "\"\\\n  xy\"\n", R"("xy")");
+    expect_libfyaml(true, "\"\\\\\n  xy\"\n", R"("\\ xy")");
+}
+
+// libfyaml's sixteenth (docs/formats/yaml.md): it crashes (SIGSEGV in fy_indent_vacuum_internal;
+// fy-tool too) on a compact mapping inside an explicit key whose value starts with `:` after a
+// tab. The input is valid and we read it as npm yaml does. Should libfyaml stop crashing, the
+// death test fails and fuzz_diff_yaml's may_crash_on_indicator_after_tab_in_explicit_key can go.
+// With a space instead of the tab, or another scalar after the tab, libfyaml agrees.
+TEST(YamlOracle, LibfyamlCrashesOnAColonScalarAfterATabInAnExplicitKey) {
+    document d = test::must_decode(format_id::yaml, "? a:\t:x\n");
+    EXPECT_EQ(to_debug_string(d.root()), R"({{"a":":x"}:null})");
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH({ fy_stream fy("? a:\t:x\n"); }, "");
+    EXPECT_DEATH({ fy_stream fy("?\n  a:\t:x\n"); }, "");
+    expect_libfyaml(true, "? a: :x\n", R"({{"a":":x"}:null})");
+    expect_libfyaml(true, "? a:\tx\n");
+    expect_libfyaml(true, "- a:\t:x\n", R"([{"a":":x"}])");
+}
+
 }  // namespace
 }  // namespace polycodec

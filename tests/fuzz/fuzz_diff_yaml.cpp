@@ -297,6 +297,49 @@ bool may_hit_escaped_break_bug(std::string_view text) {
     return false;
 }
 
+// libfyaml's fifteenth (docs/formats/yaml.md): in a double-quoted scalar, an escaped backslash
+// right before an escaped line break (a line ending in three, five, ... backslashes). `"\\\`
+// / `  xy"` is a backslash, then the escaped break joins the lines without a space: "\\xy" (YAML
+// 1.2 s-double-escaped; npm yaml agrees). libfyaml takes the last backslash for an escaped one
+// and folds the break to a space ("\\ xy"), and its document API loses the last characters.
+// Not reported on an input where a line ends in an odd run of three or more backslashes.
+bool may_hit_escaped_backslash_break_bug(std::string_view text) {
+    for (std::size_t at = text.find("\\\n"); at != std::string_view::npos;
+         at = text.find("\\\n", at + 1)) {
+        std::size_t run = 1;
+        while (run <= at && text[at - run] == '\\') {
+            ++run;
+        }
+        if (run >= 3 && run % 2 == 1) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// libfyaml's sixteenth (docs/formats/yaml.md): it crashes (SIGSEGV in fy_indent_vacuum_internal,
+// fy-tool too) on a compact mapping inside an explicit key whose value, after a tab, is a plain
+// scalar starting with `:` (`? a:` tab `:x`, which is {{"a": ":x"}: null}; npm yaml agrees),
+// also with the `?` on a line of its own before the key, and the same with `-` or `?` after the
+// tab, which we refuse. Checked before libfyaml is called: not run on an input where a `:` after
+// a `?` is followed by white space with a tab in it, then one of `-`, `:` or `?`.
+bool may_crash_on_indicator_after_tab_in_explicit_key(std::string_view text) {
+    const std::size_t q = text.find('?');
+    for (std::size_t c = q == std::string_view::npos ? q : text.find(':', q + 1);
+         c != std::string_view::npos; c = text.find(':', c + 1)) {
+        std::size_t k = c + 1;
+        bool tab = false;
+        while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) {
+            tab = tab || text[k] == '\t';
+            ++k;
+        }
+        if (tab && k < text.size() && (text[k] == '-' || text[k] == ':' || text[k] == '?')) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // Whether libfyaml reads `text` as `d` holds it: true when it agrees, or refuses the text (an
 // input only one side accepts is not reported); else false with the difference in `why`.
 bool agrees(const polycodec::document& d, const std::string& text, std::string& why,
@@ -346,6 +389,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!r) {
         return 0;
     }
+    if (may_crash_on_indicator_after_tab_in_explicit_key(text)) {
+        return 0;  // libfyaml's sixteenth: it would crash, ours is checked by fuzz_decode_yaml
+    }
     // libfyaml reads the text as it is; where its fourth bug may apply, a reading of the text
     // with a line break appended may agree instead.
     std::string why;
@@ -370,7 +416,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         has_percent_line_after_the_first(lines) || has_colon_scalar_after_key_or_properties(lines) ||
         may_hit_top_level_comment_bug(lines) || may_hit_column_zero_block_scalar_bug(lines) ||
         may_hit_empty_block_key_bug(lines) || may_hit_quoted_crlf_bug(text) ||
-        may_hit_escaped_quote_run_bug(text) || may_hit_escaped_break_bug(lines)) {
+        may_hit_escaped_quote_run_bug(text) || may_hit_escaped_break_bug(lines) ||
+        may_hit_escaped_backslash_break_bug(lines)) {
         return 0;
     }
     std::fprintf(stderr, "%s\nours: %s\n", why.c_str(),
