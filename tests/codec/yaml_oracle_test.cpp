@@ -299,6 +299,10 @@ TEST(YamlOracle, LibfyamlCrashesOnAColonScalarAfterATabInAnExplicitKey) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_DEATH({ fy_stream fy("? a:\t:x\n"); }, "");
     EXPECT_DEATH({ fy_stream fy("?\n  a:\t:x\n"); }, "");
+    // A block scalar after the tab too: {{"a": ""}: null}.
+    EXPECT_EQ(to_debug_string(test::must_decode(format_id::yaml, "? a:\t>\n").root()),
+              R"({{"a":""}:null})");
+    EXPECT_DEATH({ fy_stream fy("? a:\t>\n"); }, "");
     expect_libfyaml(true, "? a: :x\n", R"({{"a":":x"}:null})");
     expect_libfyaml(true, "? a:\tx\n");
     expect_libfyaml(true, "- a:\t:x\n", R"([{"a":":x"}])");

@@ -321,8 +321,9 @@ bool may_hit_escaped_backslash_break_bug(std::string_view text) {
 // fy-tool too) on a compact mapping inside an explicit key whose value, after a tab, is a plain
 // scalar starting with `:` (`? a:` tab `:x`, which is {{"a": ":x"}: null}; npm yaml agrees),
 // also with the `?` on a line of its own before the key, and the same with `-` or `?` after the
-// tab, which we refuse. Checked before libfyaml is called: not run on an input where a `:` after
-// a `?` is followed by white space with a tab in it, then one of `-`, `:` or `?`.
+// tab, which we refuse, and a block scalar's `>` or `|` after the tab. Checked before libfyaml is
+// called: not run on an input where a `:` after a `?` is followed by white space with a tab in
+// it, then one of `-`, `:`, `?`, `>` or `|`.
 bool may_crash_on_indicator_after_tab_in_explicit_key(std::string_view text) {
     const std::size_t q = text.find('?');
     for (std::size_t c = q == std::string_view::npos ? q : text.find(':', q + 1);
@@ -333,7 +334,8 @@ bool may_crash_on_indicator_after_tab_in_explicit_key(std::string_view text) {
             tab = tab || text[k] == '\t';
             ++k;
         }
-        if (tab && k < text.size() && (text[k] == '-' || text[k] == ':' || text[k] == '?')) {
+        constexpr std::string_view starts = "-:?>|";
+        if (tab && k < text.size() && starts.find(text[k]) != std::string_view::npos) {
             return true;
         }
     }
