@@ -308,5 +308,17 @@ TEST(YamlOracle, LibfyamlCrashesOnAColonScalarAfterATabInAnExplicitKey) {
     expect_libfyaml(true, "- a:\t:x\n", R"([{"a":":x"}])");
 }
 
+// libfyaml's seventeenth (docs/formats/yaml.md): a block scalar with an indentation indicator
+// whose only lines are spaces, more than the indentation: the spaces past it are content (YAML
+// 1.2 l-nb-literal-text; PyYAML agrees), libfyaml reads "". Should libfyaml change, the test
+// fails and fuzz_diff_yaml's may_hit_blank_explicit_block_scalar_bug can go. With a line of
+// text after the blank one, both agree.
+TEST(YamlOracle, LibfyamlDropsSpacesOnlyLinesOfAnExplicitlyIndentedBlockScalar) {
+    expect_libfyaml(false, "- |1\n   \n", R"(["  \u000a"])");
+    expect_libfyaml(false, "|2\n   \n", R"(" \u000a")");
+    expect_libfyaml(true, "- |1\n   \n  x\n", R"(["  \u000a x\u000a"])");
+    expect_libfyaml(true, "- |1\n  x\n   \n", R"([" x\u000a  \u000a"])");
+}
+
 }  // namespace
 }  // namespace polycodec

@@ -317,6 +317,41 @@ bool may_hit_escaped_backslash_break_bug(std::string_view text) {
     return false;
 }
 
+// libfyaml's seventeenth (docs/formats/yaml.md): a block scalar with an indentation indicator
+// whose lines hold nothing but spaces, some more than the indentation (`- |1` / three spaces).
+// The spaces past the indentation are content (YAML 1.2 l-nb-literal-text: s-indent(n)
+// nb-char+), so it is "  \n", as PyYAML reads it too; libfyaml (and npm yaml) take the lines
+// for empty ones and give "". With a line of text after them all agree. Not reported on an
+// input holding a `|` or `>` right before an indentation indicator and a line of white space.
+bool may_hit_blank_explicit_block_scalar_bug(std::string_view text) {
+    bool header = false;
+    for (std::size_t k = 0; k + 1 < text.size() && !header; ++k) {
+        if (text[k] == '|' || text[k] == '>') {
+            std::size_t d = k + 1;
+            if (text[d] == '-' || text[d] == '+') {
+                ++d;
+            }
+            header = d < text.size() && text[d] >= '1' && text[d] <= '9';
+        }
+    }
+    if (!header) {
+        return false;
+    }
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t eol = text.find('\n', start);
+        if (eol == std::string_view::npos) {
+            eol = text.size();
+        }
+        const std::string_view line = text.substr(start, eol - start);
+        if (!line.empty() && line.find_first_not_of(" \t") == std::string_view::npos) {
+            return true;
+        }
+        start = eol + 1;
+    }
+    return false;
+}
+
 // libfyaml's sixteenth (docs/formats/yaml.md): it crashes (SIGSEGV in fy_indent_vacuum_internal,
 // fy-tool too) on a compact mapping inside an explicit key whose value, after a tab, is a plain
 // scalar starting with `:` (`? a:` tab `:x`, which is {{"a": ":x"}: null}; npm yaml agrees),
@@ -419,7 +454,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         may_hit_top_level_comment_bug(lines) || may_hit_column_zero_block_scalar_bug(lines) ||
         may_hit_empty_block_key_bug(lines) || may_hit_quoted_crlf_bug(text) ||
         may_hit_escaped_quote_run_bug(text) || may_hit_escaped_break_bug(lines) ||
-        may_hit_escaped_backslash_break_bug(lines)) {
+        may_hit_escaped_backslash_break_bug(lines) ||
+        may_hit_blank_explicit_block_scalar_bug(lines)) {
         return 0;
     }
     std::fprintf(stderr, "%s\nours: %s\n", why.c_str(),
