@@ -223,6 +223,8 @@ TEST(YamlOracle, LibfyamlTakesAColonBeforeAPlainCharacterForAValueIndicator) {
     expect_libfyaml(false, "[ &x :t ]\n", R"([":t"])");
     expect_libfyaml(false, "{ !!str :t }\n", R"({":t":null})");
     expect_libfyaml(false, "{\n  &f/o :t\n. &ft,\n}\n", R"({":t . &ft":null})");
+    // A comment line between the properties and the ':' (fuzz_diff_yaml, 4ddb4cf + 3).
+    expect_libfyaml(false, "---\n{&\"\n#\n  :!ar }\n", R"({":!ar":null})");
     // Without '?' or properties before it, without the space, or with a space after the ':', both
     // read the same.
     for (const char* text : {"{ a:b }\n", "{ a :b }\n", "[ :b ]\n", "{ ? a : b }\n"}) {

@@ -102,10 +102,10 @@ bool has_percent_line_after_the_first(std::string_view text) {
 // libfyaml's eighth (docs/formats/yaml.md): in flow context a ':' after white space and right
 // before a plain-safe character is not a value indicator (YAML 1.2 c-ns-flow-map-separate-value)
 // but starts a plain scalar: `{ ? :a b, : c }` has the key ":a b", `[ &x :t ]` is [":t"], also
-// with the '?' or the properties on the line before, as npm yaml reads them. libfyaml takes
+// with the '?' or the properties on the line before (comment lines between), as npm yaml reads them. libfyaml takes
 // such a ':' after '?' or node properties for a value indicator (an empty key). Not reported on
 // an input with a flow collection where a '?', an anchor or a tag is followed, after white
-// space, by a ':' and a character that is neither white space nor a flow indicator.
+// space and comments, by a ':' and a character that is neither white space nor a flow indicator.
 bool has_colon_scalar_after_key_or_properties(std::string_view text) {
     if (text.find_first_of("[{") == std::string_view::npos) {
         return false;
@@ -118,7 +118,23 @@ bool has_colon_scalar_after_key_or_properties(std::string_view text) {
             not_plain.find(text[k + 1]) != std::string_view::npos) {
             continue;
         }
-        const std::size_t last = text.find_last_not_of(space, k - 1);
+        std::size_t last = text.find_last_not_of(space, k - 1);
+        while (last != std::string_view::npos) {
+            // Comments between the properties and the ':' count as white space.
+            const std::size_t bol = text.rfind('\n', last);
+            const std::size_t start = bol == std::string_view::npos ? 0 : bol + 1;
+            std::size_t hash = std::string_view::npos;
+            for (std::size_t i = start; i <= last && hash == std::string_view::npos; ++i) {
+                if (text[i] == '#' &&
+                    (i == start || space.find(text[i - 1]) != std::string_view::npos)) {
+                    hash = i;
+                }
+            }
+            if (hash == std::string_view::npos) {
+                break;
+            }
+            last = hash == 0 ? std::string_view::npos : text.find_last_not_of(space, hash - 1);
+        }
         if (last == std::string_view::npos) {
             continue;
         }
