@@ -322,5 +322,13 @@ TEST(YamlOracle, LibfyamlDropsSpacesOnlyLinesOfAnExplicitlyIndentedBlockScalar) 
     expect_libfyaml(true, "- |1\n  x\n   \n", R"([" x\u000a  \u000a"])");
 }
 
+// libfyaml's tenth again (LibfyamlCutsAColumnZeroBlockScalarOnTheMarkerLine): a line starting
+// with a tab starts in column 0 too (a tab is no indentation), and a line of one space after it
+// is content (fuzz_diff_yaml at 321864e): libfyaml's document API loses the last line.
+TEST(YamlOracle, LibfyamlCutsAColumnZeroBlockScalarStartingWithATab) {
+    expect_libfyaml(false, "--- |\n\n\n\tx\n \n", R"("\u000a\u000a\u0009x\u000a \u000a")");
+    expect_libfyaml(true, "--- |\n\tx\n", R"("\u0009x\u000a")");
+}
+
 }  // namespace
 }  // namespace polycodec

@@ -181,7 +181,7 @@ bool has_bare_flow_question_mark(std::string_view text) {
 // text also ends in bytes libfyaml never wrote. The same with the header alone on its line in a
 // document after the first (`x` / `...` / `|` / `a` / `  l`). Not reported on an input with a
 // line starting `---` that holds a '|' or '>', or after a `---` or `...` line a line starting
-// with '|' or '>', followed by a line starting in column 0.
+// with '|' or '>', followed by a line starting in column 0 (a line starting with a tab too).
 bool may_hit_column_zero_block_scalar_bug(std::string_view text) {
     std::size_t at = 0;
     bool seen_marker = false;
@@ -205,7 +205,7 @@ bool may_hit_column_zero_block_scalar_bug(std::string_view text) {
             std::size_t next = text.find('\n', at);
             std::string_view l = text.substr(at, next == std::string_view::npos ? next : next - at);
             if (l.find_first_not_of(" \t\r") != std::string_view::npos) {
-                if (l[0] != ' ' && l[0] != '\t') {
+                if (l[0] != ' ') {  // a tab is no indentation: `\tx` starts in column 0
                     return true;
                 }
                 break;
