@@ -65,6 +65,19 @@ TEST(YamlOracle, LibfyamlReadsAnEmptyBlockScalarAtTheEndAsANewline) {
     tolerant.tolerate_split_pairs = true;
     EXPECT_TRUE(tolerant.match(d.root(), fy_document_root(fy.docs[0]), "")) << tolerant.why;
     EXPECT_EQ(tolerant.empty_block_newlines, 1);
+    // The same under `!!binary` (fuzz_diff_yaml at b83eee0): the byte is no base64, ours is
+    // no bytes; the strict oracle refuses it, the tolerant one accepts it.
+    document b = test::must_decode(format_id::yaml, "a: x\nb: !!binary |\n");
+    EXPECT_EQ(to_debug_string(b.root()), R"({"a":"x","b":b64""})");
+    fy_stream fb("a: x\nb: !!binary |\n");
+    ASSERT_TRUE(fb.ok);
+    oracle strict;
+    EXPECT_FALSE(strict.match(b.root(), fy_document_root(fb.docs[0]), ""));
+    EXPECT_NE(strict.why.find("not base64"), std::string::npos) << strict.why;
+    oracle lenient;
+    lenient.tolerate_split_pairs = true;
+    EXPECT_TRUE(lenient.match(b.root(), fy_document_root(fb.docs[0]), "")) << lenient.why;
+    EXPECT_EQ(lenient.empty_block_newlines, 1);
 }
 
 // libfyaml's fourth (docs/formats/yaml.md): a block scalar whose last line ends the input
