@@ -1716,7 +1716,7 @@ constexpr auto special = [] {
 
 // Copies n bytes with fixed-size moves for short n (names, short texts): no memcpy call, and
 // no byte read or written outside [src, src + n) and [dst, dst + n).
-inline void copy_small(char* dst, const char* src, std::size_t n) {
+[[gnu::always_inline]] inline void copy_small(char* dst, const char* src, std::size_t n) {
     if (n >= 8) {
         if (n > 16) {
             std::memcpy(dst, src, n);
@@ -1810,11 +1810,15 @@ public:
 
 private:
     result<void> check_name(value at, std::string_view name) {
-        if (!valid_name(name)) {
-            return fail(unrepresentable(at, "\"" + std::string(name.substr(0, 64)) +
-                                                "\" is not an XML name"));
+        if (!valid_name(name)) [[unlikely]] {
+            return not_a_name(at, name);
         }
         return {};
+    }
+    [[gnu::noinline]] [[gnu::cold]] static result<void> not_a_name(value at,
+                                                                   std::string_view name) {
+        return fail(unrepresentable(at, "\"" + std::string(name.substr(0, 64)) +
+                                            "\" is not an XML name"));
     }
 
     // `name` as written: "{uri}local" under namespaces=expand becomes "nsN:local", with
@@ -2115,7 +2119,7 @@ private:
 
     // A scalar or null element without namespaces (most elements): "<name>text</name>" or
     // "<name/>", the tags written in one piece each.
-    result<void> leaf(std::string_view name, value v, bool checked) {
+    [[gnu::always_inline]] result<void> leaf(std::string_view name, value v, bool checked) {
         if (!checked) {
             POLYCODEC_TRY(check_name(v, name));
         }
@@ -2646,6 +2650,11 @@ private:
         return put_close(w, c);
     }
 
+    // leaf() for the fast path, out of line: leaf() stays inlined in element().
+    [[gnu::noinline]] result<void> leaf_general(std::string_view name, value v) {
+        return leaf(name, v, true);
+    }
+
     // element(name, v, 0, true) for a valid `name`, by one pass over the tape with an
     // explicit stack, writing through a local pointer into room reserved per element. Taken
     // here: null, booleans, numbers, strings (but those with a character escaped() refuses
@@ -2789,7 +2798,7 @@ private:
                     if (e == nullptr) [[unlikely]] {
                         // escaped() decides: refused, replaced, or a long text
                         POLYCODEC_XML_GENERAL(
-                            leaf(std::string_view(cur.name, cur.len), value(doc, i), true));
+                            leaf_general(std::string_view(cur.name, cur.len), value(doc, i)));
                         goto finished;
                     }
                     w = e;
@@ -3001,7 +3010,7 @@ private:
     std::vector<std::pair<std::string, std::string>> ns_;  // uri, prefix in scope
     int ns_counter_ = 0;
     bool fast_;
-    tag_slot tag_cache_[tag_slots];
+    tag_slot tag_cache_[tag_slots];  // the fast path's tags (tags_of)
 };
 
 result<void> encode_xml(const document& doc, output_buffer& out, const encode_options& opt) {
