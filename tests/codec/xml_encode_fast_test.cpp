@@ -240,6 +240,33 @@ TEST(XmlEncodeFastPath, HandWritten) {
     for (const char* c : cases) {
         expect_agree(from_json(c), c, t);
     }
+    // Names around the tag cache's 16 bytes (longer ones are checked and copied each time),
+    // valid and not, as keys of leaves, maps and arrays, and many distinct names (slots
+    // taken over by others).
+    for (std::string name : {std::string(15, 'n'), std::string(16, 'n'), std::string(17, 'n'),
+                             std::string(24, 'n'), std::string(100, 'n'),
+                             std::string(16, 'n') + " ", std::string(20, 'n') + "\\u0001",
+                             "1" + std::string(30, 'n'), "\u00e9" + std::string(20, 'n')}) {
+        std::string q = "\"" + name + "\"";
+        for (std::string json :
+             {"{" + q + ":1}", "{\"r\":{" + q + ":\"x&\"}}", "{\"r\":{" + q + ":[1,2,3]}}",
+              "{\"r\":{" + q + ":{\"a\":null," + q + ":{}}}}",
+              "{\"r\":[{" + q + ":[true,[],{\"b\":2}]}," + q + "]}",
+              "{\"r\":{\"a\":[[0]," + q + "]," + q + ":[null,null]}}"}) {
+            expect_agree(from_json(json), json, t);
+        }
+    }
+    {
+        std::string json = "{\"r\":{";
+        for (int k = 0; k < 300; ++k) {
+            // "k12" and "keyname_12": some names share their first 8 bytes
+            json += std::string(k ? "," : "") + (k % 2 ? "\"k" : "\"keyname_") +
+                    std::to_string(k * 7919 % 1000) + "\":[" +
+                    std::to_string(k) + ",\"" + std::to_string(k) + "<\"]";
+        }
+        json += "}}";
+        expect_agree(from_json(json), "300 distinct names", t);
+    }
     // Scalars JSON has not: bytes, bignum, timestamp, tagged, NaN and infinities, integer keys.
     {
         document d;
