@@ -73,4 +73,10 @@ enum class xml_reader_kind { fast, expat };
 result<void> decode_xml_only(xml_reader_kind which, std::string_view in, builder& b,
                              const decode_options& opt, bool* handed_off = nullptr);
 
+/// xml's writer with (`fast`, what xml_codec.encode runs) or without (`general`) its fast path,
+/// for the agreement test (tests/codec/xml_encode_fast_test.cpp): both write the same bytes.
+enum class xml_writer_kind { fast, general };
+result<void> encode_xml_only(xml_writer_kind which, const document& doc, output_buffer& out,
+                             const encode_options& opt);
+
 }  // namespace polycodec::detail

@@ -1716,7 +1716,7 @@ constexpr auto special = [] {
 
 // Copies n bytes with fixed-size moves for short n (names, short texts): no memcpy call, and
 // no byte read or written outside [src, src + n) and [dst, dst + n).
-inline void copy_small(char* dst, const char* src, std::size_t n) {
+[[gnu::always_inline]] inline void copy_small(char* dst, const char* src, std::size_t n) {
     if (n >= 8) {
         if (n > 16) {
             std::memcpy(dst, src, n);
@@ -1744,7 +1744,14 @@ inline void copy_small(char* dst, const char* src, std::size_t n) {
 
 class xml_writer {
 public:
-    xml_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    /// `fast`: the fast path where it applies (false: the general functions alone, for
+    /// encode_xml_only and the agreement test).
+    xml_writer(output_buffer& out, const encode_options& opt, bool fast = true)
+        : out_(out), opt_(opt), fast_(fast) {
+        for (tag_slot& s : tag_cache_) {
+            s.len = 0;
+        }
+    }
 
     result<void> run(value root) {
         out_.append("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n");
@@ -1781,14 +1788,15 @@ public:
             }
             POLYCODEC_TRY(node(root, 0));
         } else if (!opt_.xml.root.empty()) {
-            POLYCODEC_TRY(element(opt_.xml.root, root, 0));
+            POLYCODEC_TRY(fast() ? fast_root(opt_.xml.root, root)
+                                 : element(opt_.xml.root, root, 0));
         } else if (root.kind() == kind::map && root.size() == 1 &&
                    (*root.entries().begin()).val.kind() != kind::array) {
             entry e = *root.entries().begin();
-            POLYCODEC_TRY(member(e.key, e.val, 0));
+            POLYCODEC_TRY(fast() ? fast_member(e.key, e.val) : member(e.key, e.val, 0));
         } else if (allow_lossy(opt_, root, "xml_root_wrapped",
                                "wrapped in a <root> element (no root= given)")) {
-            POLYCODEC_TRY(element("root", root, 0));
+            POLYCODEC_TRY(fast() ? fast_root("root", root) : element("root", root, 0));
         } else {
             return fail(unrepresentable(
                 root, "an XML document has one root element: a map with one key whose value is "
@@ -1802,11 +1810,15 @@ public:
 
 private:
     result<void> check_name(value at, std::string_view name) {
-        if (!valid_name(name)) {
-            return fail(unrepresentable(at, "\"" + std::string(name.substr(0, 64)) +
-                                                "\" is not an XML name"));
+        if (!valid_name(name)) [[unlikely]] {
+            return not_a_name(at, name);
         }
         return {};
+    }
+    [[gnu::noinline]] [[gnu::cold]] static result<void> not_a_name(value at,
+                                                                   std::string_view name) {
+        return fail(unrepresentable(at, "\"" + std::string(name.substr(0, 64)) +
+                                            "\" is not an XML name"));
     }
 
     // `name` as written: "{uri}local" under namespaces=expand becomes "nsN:local", with
@@ -2074,9 +2086,7 @@ private:
         bool checked = false;  // the name is validated at the first element, once
         for (value item : v.items()) {
             if (item.kind() == kind::array) {
-                if (!allow_lossy(opt_, item, "xml_nested_array", "a nested array dropped")) {
-                    return fail(unrepresentable(item, "an array inside an array has no XML form"));
-                }
+                POLYCODEC_TRY(nested_array(item));
                 continue;
             }
             if (!first && opt_.pretty) {
@@ -2109,7 +2119,7 @@ private:
 
     // A scalar or null element without namespaces (most elements): "<name>text</name>" or
     // "<name/>", the tags written in one piece each.
-    result<void> leaf(std::string_view name, value v, bool checked) {
+    [[gnu::always_inline]] result<void> leaf(std::string_view name, value v, bool checked) {
         if (!checked) {
             POLYCODEC_TRY(check_name(v, name));
         }
@@ -2272,12 +2282,609 @@ private:
 
     result<void> member_item(value item, int depth) {
         if (item.kind() == kind::array) {
-            if (!allow_lossy(opt_, item, "xml_nested_array", "a nested array dropped")) {
-                return fail(unrepresentable(item, "an array inside an array has no XML form"));
-            }
-            return {};
+            return nested_array(item);
         }
         return element("item", item, depth);
+    }
+
+    // An array inside an array has no XML form: dropped under lossy=allow.
+    result<void> nested_array(value item) {
+        if (!allow_lossy(opt_, item, "xml_nested_array", "a nested array dropped")) {
+            return fail(unrepresentable(item, "an array inside an array has no XML form"));
+        }
+        return {};
+    }
+
+    // ---- the fast path (docs/formats/xml.md "Encoding: the fast path") ----
+
+    // run()'s root element when neither pretty=true nor namespaces=expand is set: without them
+    // an element's bytes do not depend on where it stands, so an element the fast path does
+    // not take is written by the general functions above, in place, with the same bytes,
+    // errors and lossy fallbacks.
+    bool fast() const { return fast_ && !opt_.pretty && !opt_.xml.expand_namespaces; }
+
+    // element(name, v, 0) for root=NAME and the <root> wrapper.
+    result<void> fast_root(std::string_view name, value v) {
+        if (!valid_name(name)) {
+            return element(name, v, 0);  // refused there
+        }
+        if (v.kind() != kind::array) {
+            return fast_element(name, v);
+        }
+        // An array: one <item> per element, as element() writes it.
+        out_.push_back('<');
+        out_.append(name);
+        out_.push_back('>');
+        for (value item : v.items()) {
+            if (item.kind() == kind::array) {
+                POLYCODEC_TRY(nested_array(item));
+                continue;
+            }
+            POLYCODEC_TRY(fast_element("item", item));
+        }
+        out_.append("</");
+        out_.append(name);
+        out_.push_back('>');
+        return {};
+    }
+
+    // member(k, v, 0) for the root's one entry (v is not an array).
+    result<void> fast_member(value k, value v) {
+        if (k.kind() == kind::string && valid_name(k.get_string())) {
+            return fast_element(k.get_string(), v);
+        }
+        return member(k, v, 0);  // the name refused there, or a key's text
+    }
+
+    struct room {
+        char* w;
+        char* lim;
+    };
+    // The fast path's output: hands the bytes written up to w (null: none since the last
+    // sync) to out_ and returns room for at least `need` more.
+    [[gnu::noinline]] room refill(char* w, std::size_t need) {
+        if (w != nullptr) {
+            sync(w);
+        }
+        char* p = out_.prepare(need < 4096 ? 4096 : need);
+        return {p, out_.data_mut() + out_.capacity()};
+    }
+    void sync(char* w) {
+        out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size())));
+    }
+
+    // Tape index just past the element at i.
+    static std::size_t skip(const document* doc, const std::uint64_t* t, std::size_t i) {
+        switch (static_cast<kind>(t[i] >> document::kind_shift)) {
+            case kind::null:
+            case kind::boolean_false:
+            case kind::boolean_true:
+                return i + 1;
+            case kind::array:
+            case kind::map:
+                return static_cast<std::size_t>(t[i] & document::payload_mask);
+            case kind::tagged:
+                return value(doc, i).end_index();
+            default:
+                return i + 2;
+        }
+    }
+
+    // The escaped text of s[0, n) at w, which has room for n * 5 bytes (the longest
+    // replacement, "&amp;", is 5 bytes for 1); null at a character the fast path leaves to
+    // escaped() (a control character other than tab, LF and CR; U+FFFE, U+FFFF).
+    static char* fast_text(char* w, const char* s, std::size_t n) {
+        const char* p = s;
+        const char* const end = s + n;
+        const char* run = s;
+        for (;;) {
+#if defined(__SSE2__)
+            {
+                const __m128i ctl = _mm_set1_epi8(0x1F);
+                const __m128i amp = _mm_set1_epi8('&');
+                const __m128i lt = _mm_set1_epi8('<');
+                const __m128i gt = _mm_set1_epi8('>');
+                const __m128i ef = _mm_set1_epi8(static_cast<char>(0xEF));
+                while (end - p >= 16) {
+                    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+                    __m128i m = _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v);  // v <= 0x1F
+                    m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, amp),
+                                                     _mm_cmpeq_epi8(v, lt)));
+                    m = _mm_or_si128(m, _mm_or_si128(_mm_cmpeq_epi8(v, gt),
+                                                     _mm_cmpeq_epi8(v, ef)));
+                    auto bits = static_cast<unsigned>(_mm_movemask_epi8(m));
+                    if (bits != 0) {
+                        p += __builtin_ctz(bits);
+                        break;
+                    }
+                    p += 16;
+                }
+            }
+#endif
+            while (p != end && (special[static_cast<unsigned char>(*p)] & 1) == 0) {
+                ++p;
+            }
+            if (p == end) {
+                break;
+            }
+            const char* rep;
+            std::size_t len;
+            switch (static_cast<unsigned char>(*p)) {
+                case '&':
+                    rep = "&amp;";
+                    len = 5;
+                    break;
+                case '<':
+                    rep = "&lt;";
+                    len = 4;
+                    break;
+                case '>':
+                    rep = "&gt;";
+                    len = 4;
+                    break;
+                case '\r':
+                    rep = "&#13;";
+                    len = 5;
+                    break;
+                case '\t':
+                case '\n':
+                    ++p;
+                    continue;
+                case 0xEF:
+                    if (end - p >= 3 && static_cast<unsigned char>(p[1]) == 0xBF &&
+                        (static_cast<unsigned char>(p[2]) & 0xFE) == 0xBE) {
+                        return nullptr;
+                    }
+                    ++p;
+                    continue;
+                default:
+                    return nullptr;
+            }
+            const auto k = static_cast<std::size_t>(p - run);
+            copy_small(w, run, k);
+            w += k;
+            std::memcpy(w, rep, 5);  // the room holds 5 bytes here whatever len is
+            w += len;
+            run = ++p;
+        }
+        const auto k = static_cast<std::size_t>(end - run);
+        copy_small(w, run, k);
+        return w + k;
+    }
+
+    // The tags of element names of 1 to 16 bytes, "<name>" and "</name>" padded to 24 bytes
+    // so that each is written by one fixed-size copy; a name is entered once it passed
+    // valid_name, so a hit needs no check. Looked up by the name's bytes (`a`, `b`: the
+    // overlapping loads of copy_small, which with the length determine the name).
+    struct tag_slot {
+        std::uint64_t a;
+        std::uint64_t b;
+        std::size_t len;  // 0: empty
+        char open[24];
+        char close[24];
+    };
+    static constexpr std::size_t tag_slots = 64;
+
+    // An element name as the fast path writes it: the cached tags, or (a name over 16
+    // bytes) none.
+    struct tag_ref {
+        const char* name;
+        std::size_t len;
+        const char* open;   // null: no cached tags
+        const char* close;
+    };
+
+    static void name_words(const char* s, std::size_t n, std::uint64_t& a, std::uint64_t& b) {
+        if (n >= 8) {
+            std::memcpy(&a, s, 8);
+            std::memcpy(&b, s + n - 8, 8);
+        } else if (n >= 4) {
+            std::uint32_t x;
+            std::uint32_t y;
+            std::memcpy(&x, s, 4);
+            std::memcpy(&y, s + n - 4, 4);
+            a = x | (std::uint64_t{y} << 32);
+            b = 0;
+        } else {
+            a = static_cast<unsigned char>(s[0]) |
+                (std::uint64_t{static_cast<unsigned char>(s[n / 2])} << 8) |
+                (std::uint64_t{static_cast<unsigned char>(s[n - 1])} << 16);
+            b = 0;
+        }
+    }
+
+    // The cached tags of `name` (1 to 16 bytes), validating and entering it on a miss; null
+    // when it is no XML name.
+    const tag_slot* tags_of(const char* s, std::size_t n) {
+        std::uint64_t a;
+        std::uint64_t b;
+        name_words(s, n, a, b);
+        tag_slot& slot =
+            tag_cache_[((a ^ (b * 0x9E3779B97F4A7C15ull) ^ n) * 0xFF51AFD7ED558CCDull) >> 58];
+        if (slot.len == n && slot.a == a && slot.b == b) [[likely]] {
+            return &slot;
+        }
+        if (!valid_name(std::string_view(s, n))) {
+            return nullptr;
+        }
+        slot.a = a;
+        slot.b = b;
+        slot.len = n;
+        std::memset(slot.open, 0, sizeof slot.open);
+        std::memset(slot.close, 0, sizeof slot.close);
+        slot.open[0] = '<';
+        std::memcpy(slot.open + 1, s, n);
+        slot.open[n + 1] = '>';
+        slot.close[0] = '<';
+        slot.close[1] = '/';
+        std::memcpy(slot.close + 2, s, n);
+        slot.close[n + 2] = '>';
+        return &slot;
+    }
+
+    // The tags of `name`, validated; false when it is no XML name.
+    bool resolve(const char* s, std::size_t n, tag_ref& r) {
+        r.name = s;
+        r.len = n;
+        if (n - 1 < 16) {
+            const tag_slot* slot = tags_of(s, n);
+            if (slot == nullptr) {
+                return false;
+            }
+            r.open = slot->open;
+            r.close = slot->close;
+            return true;
+        }
+        r.open = r.close = nullptr;
+        return valid_name(std::string_view(s, n));
+    }
+
+    [[gnu::always_inline]] static char* put_open(char* w, const tag_ref& c) {
+        if (c.open != nullptr) [[likely]] {
+            std::memcpy(w, c.open, 24);
+        } else {
+            w[0] = '<';
+            copy_small(w + 1, c.name, c.len);
+            w[c.len + 1] = '>';
+        }
+        return w + c.len + 2;
+    }
+    [[gnu::always_inline]] static char* put_close(char* w, const tag_ref& c) {
+        if (c.close != nullptr) [[likely]] {
+            std::memcpy(w, c.close, 24);
+        } else {
+            w[0] = '<';
+            w[1] = '/';
+            copy_small(w + 2, c.name, c.len);
+            w[c.len + 2] = '>';
+        }
+        return w + c.len + 3;
+    }
+
+    static bool is_leaf(kind k) {
+        return static_cast<unsigned>(k) - static_cast<unsigned>(kind::null) <=
+               static_cast<unsigned>(kind::string) - static_cast<unsigned>(kind::null);
+    }
+    // The room put_leaf needs for the leaf with header h at t[i].
+    static std::size_t leaf_room(std::uint64_t h, const std::uint64_t* t, std::size_t i,
+                                 std::size_t nl) {
+        std::size_t n = 0;
+        if (static_cast<kind>(h >> document::kind_shift) == kind::string &&
+            t[i + 1] <= max_fast_text) {
+            n = static_cast<std::size_t>(t[i + 1]) * 5;
+        }
+        return n + 2 * nl + 80;
+    }
+    static constexpr std::uint64_t max_fast_text = 65536;
+
+    // The leaf element (null, boolean, number or string; header h at t[i]) named c at w,
+    // which has leaf_room; returns the end, or null (what was written at w is garbage) for a
+    // string that escaped() must write: one with a character it refuses or replaces, or one
+    // over 64 KiB.
+    [[gnu::always_inline]] static char* put_leaf(char* w, const tag_ref& c, std::uint64_t h,
+                                                 const std::uint64_t* t, std::size_t i,
+                                                 const char* bytes) {
+        const auto k = static_cast<kind>(h >> document::kind_shift);
+        w = put_open(w, c);
+        switch (k) {
+            case kind::null:
+                w[-1] = '/';  // "<name/>"
+                *w++ = '>';
+                return w;
+            case kind::boolean_false:
+                std::memcpy(w, "false", 5);
+                w += 5;
+                break;
+            case kind::boolean_true:
+                std::memcpy(w, "true", 4);
+                w += 4;
+                break;
+            case kind::int64: {
+                const std::uint64_t u = t[i + 1];
+                if (static_cast<std::int64_t>(u) < 0) {
+                    *w++ = '-';
+                    w = write_uint_digits(w, 0 - u);
+                } else {
+                    w = write_uint_digits(w, u);
+                }
+                break;
+            }
+            case kind::uint64:
+                w = write_uint_digits(w, t[i + 1]);
+                break;
+            case kind::float64: {
+                double d;
+                std::memcpy(&d, &t[i + 1], 8);
+                if (std::isfinite(d)) [[likely]] {
+                    bool integral;
+                    w += shortest_double_chars(w, d, &integral);
+                    if (integral) {
+                        std::memcpy(w, ".0", 2);
+                        w += 2;
+                    }
+                } else if (std::isnan(d)) {
+                    std::memcpy(w, "NaN", 3);
+                    w += 3;
+                } else if (d > 0) {
+                    std::memcpy(w, "Infinity", 8);
+                    w += 8;
+                } else {
+                    std::memcpy(w, "-Infinity", 9);
+                    w += 9;
+                }
+                break;
+            }
+            default: {  // string
+                const std::uint64_t n = t[i + 1];
+                if (n > max_fast_text) [[unlikely]] {
+                    return nullptr;
+                }
+                w = fast_text(w, bytes + (h & document::payload_mask),
+                              static_cast<std::size_t>(n));
+                if (w == nullptr) [[unlikely]] {
+                    return nullptr;
+                }
+                break;
+            }
+        }
+        return put_close(w, c);
+    }
+
+    // leaf() for the fast path, out of line: leaf() stays inlined in element().
+    [[gnu::noinline]] result<void> leaf_general(std::string_view name, value v) {
+        return leaf(name, v, true);
+    }
+
+    // element(name, v, 0, true) for a valid `name`, by one pass over the tape with an
+    // explicit stack, writing through a local pointer into room reserved per element. Taken
+    // here: null, booleans, numbers, strings (but those with a character escaped() refuses
+    // or replaces, or over 64 KiB), maps whose keys are all non-empty element names (no
+    // attribute, no text key), and as map values arrays of two or more elements, or of one
+    // in force_list. The rest goes to element(), member(), leaf() and nested_array(), for
+    // that element only.
+    result<void> fast_element(std::string_view root_name, value root) {
+        struct frame {
+            tag_ref tag;        // a map: its element's (the end tag); an array: its items'
+            std::uint64_t rem;  // entries or items still to write
+            bool array;         // the items of an array (one element per item, no tags of its own)
+            bool checked;       // an array: its name was validated (at its first element)
+            char close[24];     // a map: its end tag, when cached (tag.close points here)
+            char open[24];      // an array: its items' start tag, when cached
+        };
+        constexpr int max_stack = 128;
+        frame st[max_stack];
+        int sp = 0;
+        const document* doc = root.doc();
+        const std::uint64_t* t = doc->tape().data();
+        const char* bytes = doc->bytes().data();
+        const std::string& prefix = opt_.xml.attr_prefix;
+        const std::string& text_key = opt_.xml.text_key;
+        const std::size_t plen = prefix.size();
+        const std::size_t tlen = text_key.size();
+        const char p0 = plen != 0 ? prefix[0] : 0;
+        const char t0 = tlen != 0 ? text_key[0] : 0;
+        std::size_t i = root.index();
+        tag_ref cur{};
+        if (!resolve(root_name.data(), root_name.size(), cur)) {
+            return element(root_name, root, 0);  // refused there
+        }
+        room r = refill(nullptr, 256);
+        char* w = r.w;
+        char* lim = r.lim;
+        // Hands the element at i (named cur) to `call`, a general function, and goes on past it.
+#define POLYCODEC_XML_GENERAL(call)      \
+    do {                                 \
+        sync(w);                         \
+        std::size_t past_ = skip(doc, t, i); \
+        POLYCODEC_TRY(call);             \
+        r = refill(nullptr, 256);        \
+        w = r.w;                         \
+        lim = r.lim;                     \
+        i = past_;                       \
+    } while (false)
+        enum class at { value, entry, item };
+        at next = at::value;
+        for (;;) {
+            if (next == at::item) {
+                frame& f = st[sp - 1];
+                if (static_cast<kind>(t[i] >> document::kind_shift) == kind::array) {
+                    POLYCODEC_XML_GENERAL(nested_array(value(doc, i)));
+                    goto finished;
+                }
+                if (!f.checked) {
+                    if (!resolve(f.tag.name, f.tag.len, f.tag)) {
+                        cur = f.tag;
+                        POLYCODEC_XML_GENERAL(  // refused there
+                            element(std::string_view(cur.name, cur.len), value(doc, i), 0));
+                        goto finished;
+                    }
+                    if (f.tag.open != nullptr) {
+                        std::memcpy(f.open, f.tag.open, 24);
+                        std::memcpy(f.close, f.tag.close, 24);
+                        f.tag.open = f.open;
+                        f.tag.close = f.close;
+                    }
+                    f.checked = true;
+                }
+                cur = f.tag;
+                // Leaf items in a row (most arrays) without the dispatch below; the last one
+                // goes there.
+                while (f.rem > 1) {
+                    const std::uint64_t h = t[i];
+                    if (!is_leaf(static_cast<kind>(h >> document::kind_shift))) {
+                        break;
+                    }
+                    const std::size_t need = leaf_room(h, t, i, cur.len);
+                    if (static_cast<std::size_t>(lim - w) < need) [[unlikely]] {
+                        r = refill(w, need);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    char* e = put_leaf(w, cur, h, t, i, bytes);
+                    if (e == nullptr) [[unlikely]] {
+                        break;  // the dispatch below hands it to leaf()
+                    }
+                    w = e;
+                    i += static_cast<kind>(h >> document::kind_shift) <= kind::boolean_true ? 1 : 2;
+                    --f.rem;
+                }
+                if (static_cast<kind>(t[i] >> document::kind_shift) == kind::array) {
+                    POLYCODEC_XML_GENERAL(nested_array(value(doc, i)));
+                    goto finished;
+                }
+            } else if (next == at::entry) {
+                // i: a key of the map on top, a non-empty string that is neither an
+                // attribute nor the text key (the map was checked when it was opened).
+                const std::uint64_t kh = t[i];
+                const std::size_t ki = i;
+                const char* nm = bytes + (kh & document::payload_mask);
+                const auto nl = static_cast<std::size_t>(t[i + 1]);
+                i += 2;
+                const std::uint64_t h = t[i];
+                if (static_cast<kind>(h >> document::kind_shift) == kind::array) {
+                    const std::uint64_t count = t[i + 1];
+                    if ((count < 2 && (count == 0 || !forced(std::string_view(nm, nl)))) ||
+                        sp == max_stack) {
+                        // refused, or a lossy fallback: member() decides
+                        POLYCODEC_XML_GENERAL(member(value(doc, ki), value(doc, i), 0));
+                        goto finished;
+                    }
+                    frame& f = st[sp++];
+                    f.tag = {nm, nl, nullptr, nullptr};
+                    f.rem = count;
+                    f.array = true;
+                    f.checked = false;
+                    i += 2;
+                    next = at::item;
+                    continue;
+                }
+                if (!resolve(nm, nl, cur)) {
+                    POLYCODEC_XML_GENERAL(member(value(doc, ki), value(doc, i), 0));  // refused
+                    goto finished;
+                }
+            }
+            // The element named cur (a valid name) whose value is at i.
+            {
+                const std::uint64_t h = t[i];
+                const auto k = static_cast<kind>(h >> document::kind_shift);
+                if (is_leaf(k)) [[likely]] {
+                    const std::size_t need = leaf_room(h, t, i, cur.len);
+                    if (static_cast<std::size_t>(lim - w) < need) [[unlikely]] {
+                        r = refill(w, need);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    char* e = put_leaf(w, cur, h, t, i, bytes);
+                    if (e == nullptr) [[unlikely]] {
+                        // escaped() decides: refused, replaced, or a long text
+                        POLYCODEC_XML_GENERAL(
+                            leaf_general(std::string_view(cur.name, cur.len), value(doc, i)));
+                        goto finished;
+                    }
+                    w = e;
+                    i += k <= kind::boolean_true ? 1 : 2;
+                } else if (k == kind::map) {
+                    const std::uint64_t count = t[i + 1];
+                    const auto end = static_cast<std::size_t>(h & document::payload_mask);
+                    // Only child elements by non-empty string keys, or element() decides.
+                    bool plain = sp < max_stack;
+                    for (std::size_t j = i + 2; plain && j < end;) {
+                        const std::uint64_t kh = t[j];
+                        if (static_cast<kind>(kh >> document::kind_shift) != kind::string) {
+                            plain = false;
+                            break;
+                        }
+                        const char* ks = bytes + (kh & document::payload_mask);
+                        const auto kn = static_cast<std::size_t>(t[j + 1]);
+                        if (kn == 0 ||
+                            (kn > plen && plen != 0 && ks[0] == p0 &&
+                             std::memcmp(ks, prefix.data(), plen) == 0) ||
+                            (kn == tlen && ks[0] == t0 &&
+                             std::memcmp(ks, text_key.data(), kn) == 0)) {
+                            plain = false;
+                            break;
+                        }
+                        j = skip(doc, t, j + 2);
+                    }
+                    if (!plain) {
+                        POLYCODEC_XML_GENERAL(
+                            element(std::string_view(cur.name, cur.len), value(doc, i), 0, true));
+                        goto finished;
+                    }
+                    if (static_cast<std::size_t>(lim - w) < cur.len + 32) [[unlikely]] {
+                        r = refill(w, cur.len + 32);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    w = put_open(w, cur);
+                    if (count == 0) {
+                        w[-1] = '/';  // "<name/>"
+                        *w++ = '>';
+                        i += 2;
+                        goto finished;
+                    }
+                    frame& f = st[sp++];
+                    f.tag = cur;
+                    if (cur.close != nullptr) {
+                        std::memcpy(f.close, cur.close, 24);
+                        f.tag.close = f.close;
+                        f.tag.open = nullptr;  // not needed, not kept
+                    }
+                    f.rem = count;
+                    f.array = false;
+                    f.checked = true;
+                    i += 2;
+                    next = at::entry;
+                    continue;
+                } else {  // bytes, bignum, timestamp, tagged (and a root array)
+                    POLYCODEC_XML_GENERAL(
+                        element(std::string_view(cur.name, cur.len), value(doc, i), 0, true));
+                }
+            }
+        finished:
+            // After an element: end the containers it finished, then the next entry or item.
+            for (;;) {
+                if (sp == 0) {
+                    sync(w);
+                    return {};
+                }
+                frame& f = st[sp - 1];
+                if (--f.rem != 0) {
+                    next = f.array ? at::item : at::entry;
+                    break;
+                }
+                if (!f.array) {
+                    if (static_cast<std::size_t>(lim - w) < f.tag.len + 32) [[unlikely]] {
+                        r = refill(w, f.tag.len + 32);
+                        w = r.w;
+                        lim = r.lim;
+                    }
+                    w = put_close(w, f.tag);
+                }
+                --sp;
+            }
+        }
+#undef POLYCODEC_XML_GENERAL
     }
 
     // ---- ordered (JsonML-style) ----
@@ -2402,6 +3009,8 @@ private:
     std::string aqn_;
     std::vector<std::pair<std::string, std::string>> ns_;  // uri, prefix in scope
     int ns_counter_ = 0;
+    bool fast_;
+    tag_slot tag_cache_[tag_slots];  // the fast path's tags (tags_of)
 };
 
 result<void> encode_xml(const document& doc, output_buffer& out, const encode_options& opt) {
@@ -2416,6 +3025,12 @@ const codec_functions xml_codec{decode_xml, encode_xml};
 result<void> decode_xml_only(xml_reader_kind which, std::string_view in, builder& b,
                              const decode_options& opt, bool* handed_off) {
     return decode_xml_reader(in, b, opt, which == xml_reader_kind::expat ? 1 : 2, handed_off);
+}
+
+result<void> encode_xml_only(xml_writer_kind which, const document& doc, output_buffer& out,
+                             const encode_options& opt) {
+    xml_writer w(out, opt, which == xml_writer_kind::fast);
+    return w.run(doc.root());
 }
 
 }  // namespace polycodec::detail
