@@ -176,6 +176,9 @@ public:
         s_.stack.clear();
         s_.nodes.push_back(xnode{node_type::document});
         s_.stack.push_back(0);
+        base_ = 0;
+        refd_ = 0;
+        tail_ = npos;
     }
 
     // which: 0 both readers (the fast path, then expat where it hands off), 1 expat alone,
@@ -316,10 +319,17 @@ private:
         }
     }
 
-    // The checks run per callback: inline, their errors out of line.
+    // The checks run per callback: inline, their errors out of line. The tree's bytes: its
+    // nodes, attributes and the arena's text, counting what the fast path refers to in its
+    // copy of the input (refd_) as stored, and the copy itself (base_ bytes) not at all: the
+    // same count as expat's reading of the same input gives.
+    std::size_t tree_bytes() const {
+        return s_.nodes.size() * sizeof(xnode) + s_.attrs.size() * sizeof(xattr) +
+               (s_.arena.size() - base_) + refd_;
+    }
+
     bool over_budget() {
-        if (s_.nodes.size() * sizeof(xnode) + s_.attrs.size() * sizeof(xattr) + s_.arena.size() >
-            max_bytes_) [[unlikely]] {
+        if (tree_bytes() > max_bytes_) [[unlikely]] {
             stop_over_budget();
             return true;
         }
@@ -371,6 +381,7 @@ private:
     std::uint32_t add_child(xnode n) {
         auto idx = static_cast<std::uint32_t>(s_.nodes.size());
         std::uint32_t parent = s_.stack.back();
+        tail_ = n.type == node_type::text ? idx : npos;
         s_.nodes.push_back(n);
         xnode& p = s_.nodes[parent];
         if (p.last_child == npos) {
@@ -434,9 +445,12 @@ private:
     }
 
     // Character data (expat may deliver one run in several pieces; consecutive pieces join).
-    void text_piece(const char* s, std::size_t n) {
+    // `off`: where the fast path has the piece in its copy of the input (referred to, not
+    // copied), else npos (stored).
+    void text_piece(const char* s, std::size_t n, std::uint32_t off = npos) {
         xml_reader& r = *this;
-        xnode& parent = r.s_.nodes[r.s_.stack.back()];
+        const std::uint32_t parent_idx = r.s_.stack.back();
+        xnode& parent = r.s_.nodes[parent_idx];
         if (!parent.has_text) {
             for (std::size_t k = 0; k < n; ++k) {
                 if (!is_ws(s[k])) {
@@ -449,37 +463,29 @@ private:
             // The default mapping joins an element's text pieces: the first one (and what
             // follows it directly) is kept on the element, without a text node.
             if (parent.pieces == 0) {
-                parent.data_off = r.store(std::string_view(s, n));
+                parent.data_off = off != npos ? refer(off, n) : r.store(std::string_view(s, n));
                 parent.data_len = static_cast<std::uint32_t>(n);
                 parent.pieces = 1;
-                r.over_budget();
-                return;
-            }
-            if (parent.first_text == npos &&
-                parent.data_off + parent.data_len == r.s_.arena.size()) {
-                r.s_.arena.append(s, n);
-                parent.data_len += static_cast<std::uint32_t>(n);
-                if (n > 4096) {
+                tail_ = parent_idx;
+                if (!fast_) {
                     r.over_budget();
                 }
+                return;
+            }
+            if (parent.first_text == npos && tail_ == parent_idx) {
+                join(parent.data_off, parent.data_len, s, n);
                 return;
             }
         }
-        if (parent.last_child != npos) {
+        if (parent.last_child != npos && tail_ == parent.last_child &&
+            r.s_.nodes[parent.last_child].type == node_type::text) {
             xnode& last = r.s_.nodes[parent.last_child];
-            if (last.type == node_type::text && last.data_off + last.data_len == r.s_.arena.size()) {
-                r.s_.arena.append(s, n);
-                last.data_len += static_cast<std::uint32_t>(n);
-                if (n > 4096) {
-                    r.over_budget();
-                }
-                return;
-            }
+            join(last.data_off, last.data_len, s, n);
+            return;
         }
         xnode t{node_type::text};
-        t.data_off = r.store(std::string_view(s, n));
+        t.data_off = off != npos ? refer(off, n) : r.store(std::string_view(s, n));
         t.data_len = static_cast<std::uint32_t>(n);
-        std::uint32_t parent_idx = r.s_.stack.back();
         std::uint32_t idx = r.add_child(t);
         xnode& p = r.s_.nodes[parent_idx];
         if (p.first_text == npos) {
@@ -487,6 +493,31 @@ private:
         }
         ++p.pieces;
         r.over_budget();
+    }
+
+    // The fast path's text at `off` in its copy of the input, referred to (not copied).
+    std::uint32_t refer(std::uint32_t off, std::size_t n) {
+        refd_ += n;
+        return off;
+    }
+
+    // Appends a piece to the text at off, len (the last text stored or referred to: moved to
+    // the end of the arena first when it is not there).
+    void join(std::uint32_t& off, std::uint32_t& len, const char* s, std::size_t n) {
+        if (off + len != s_.arena.size()) {
+            if (off < base_) {
+                refd_ -= len;
+            }
+            s_.arena.reserve(s_.arena.size() + len + n);
+            const std::uint32_t from = off;
+            off = static_cast<std::uint32_t>(s_.arena.size());
+            s_.arena.append(s_.arena.data() + from, len);
+        }
+        s_.arena.append(s, n);
+        len += static_cast<std::uint32_t>(n);
+        if (n > 4096) {
+            over_budget();
+        }
     }
 
     static void XMLCALL on_comment(void* ud, const XML_Char* data) {
@@ -656,6 +687,11 @@ private:
         return {reinterpret_cast<const char*>(a), static_cast<std::size_t>(b - a)};
     }
 
+    // The offset of p in the input, and so in the arena's copy of it.
+    std::uint32_t offset(cptr p) const {
+        return static_cast<std::uint32_t>(reinterpret_cast<const char*>(p) - in_.data());
+    }
+
     // The length of the UTF-8 sequence at p (lead byte 0x80 or more) when it is well formed
     // and an XML Char (not a surrogate, U+FFFE or U+FFFF); 0 otherwise.
     static std::size_t utf8_char(cptr p, cptr end) {
@@ -698,6 +734,19 @@ private:
             return nullptr;
         }
         return p;
+    }
+
+    // n bytes at p and q equal (short names compared inline, no memcmp call).
+    static bool same_bytes(cptr p, const char* q, std::size_t n) {
+        if (n > 16) {
+            return std::memcmp(p, q, n) == 0;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            if (p[i] != static_cast<unsigned char>(q[i])) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static cptr skip_ws(cptr p, cptr end) {
@@ -862,8 +911,8 @@ private:
             return false;
         }
         xnode n{node_type::element};
-        n.name_off = store(view(p, ne));
         n.name_len = static_cast<std::uint32_t>(ne - p);
+        n.name_off = refer(offset(p), n.name_len);
         n.attr_first = static_cast<std::uint32_t>(s_.attrs.size());
         p = ne;
         bool empty = false;
@@ -908,8 +957,8 @@ private:
             if (s_.attrs.size() - n.attr_first >= 256) {
                 return false;  // the pairwise check stays small
             }
-            at.name_off = store(aname);
             at.name_len = static_cast<std::uint32_t>(aname.size());
+            at.name_off = refer(offset(p), at.name_len);
             p = skip_ws(an, end);
             if (p == end || *p != '=') {
                 return false;
@@ -919,13 +968,26 @@ private:
                 return false;
             }
             const unsigned char q = *p++;
+            cptr run = p;
+            while (p != end && attr_class[*p] == 0) {
+                ++p;
+            }
+            if (p != end && *p == q) {  // nothing to normalise: referred to
+                at.val_len = static_cast<std::uint32_t>(p - run);
+                at.val_off = refer(offset(run), at.val_len);
+                ++p;
+                s_.attrs.push_back(at);
+                continue;
+            }
             at.val_off = static_cast<std::uint32_t>(s_.arena.size());
             // The value, normalised as for an attribute of type CDATA (no DTD declares one):
             // references replaced, each white space character (CR LF as one) a space.
-            for (;;) {
-                cptr run = p;
-                while (p != end && attr_class[*p] == 0) {
-                    ++p;
+            for (bool first = true;; first = false) {
+                if (!first) {
+                    run = p;
+                    while (p != end && attr_class[*p] == 0) {
+                        ++p;
+                    }
                 }
                 s_.arena.append(view(run, p));
                 if (p == end) {
@@ -975,7 +1037,11 @@ private:
         s_.nodes[s_.stack.back()].has_elems = true;
         std::uint32_t idx = add_child(n);
         s_.stack.push_back(idx);
-        over_budget();
+        // The tree only grows while the fast path reads: checked now and then against memory
+        // running away, and at the end (fast_scan).
+        if ((idx & 1023) == 0 && over_budget()) {
+            return false;
+        }
         if (empty) {
             end_element();
         }
@@ -1087,7 +1153,7 @@ private:
                     if (end - p >= 3 && p[1] == ']' && p[2] == '>') {
                         if (p != run) {
                             text_piece(reinterpret_cast<const char*>(run),
-                                       static_cast<std::size_t>(p - run));
+                                       static_cast<std::size_t>(p - run), offset(run));
                         }
                         p += 3;
                         return true;
@@ -1097,7 +1163,7 @@ private:
                 case c_cr:
                     if (p != run) {
                         text_piece(reinterpret_cast<const char*>(run),
-                                   static_cast<std::size_t>(p - run));
+                                   static_cast<std::size_t>(p - run), offset(run));
                     }
                     text_piece("\n", 1);
                     ++p;
@@ -1153,7 +1219,8 @@ private:
                     break;
             }
             if (p != run) {
-                text_piece(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run));
+                text_piece(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run),
+                           offset(run));
             }
             if (c == '\r') {
                 text_piece("\n", 1);
@@ -1181,7 +1248,7 @@ private:
                     // The open element's name (a Name already) and a byte that ends it.
                     const xnode& top = s_.nodes[s_.stack.back()];
                     if (static_cast<std::size_t>(end - p) <= top.name_len ||
-                        std::memcmp(p, s_.arena.data() + top.name_off, top.name_len) != 0 ||
+                        !same_bytes(p, s_.arena.data() + top.name_off, top.name_len) ||
                         ascii_name[p[top.name_len]] != 0) {
                         return false;  // not the open element's end tag
                     }
@@ -1230,6 +1297,10 @@ private:
         if (opt_.xml.expand_namespaces || in_.size() > static_cast<std::size_t>(INT32_MAX)) {
             return false;
         }
+        // The arena starts with a copy of the input: names, attribute values and text are
+        // referred to there (by offset, as stored ones are); only what differs is stored.
+        s_.arena.assign(in_);
+        base_ = in_.size();
         auto p = reinterpret_cast<cptr>(in_.data());
         cptr end = p + in_.size();
         if (end - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
@@ -1243,7 +1314,7 @@ private:
         for (;;) {
             p = skip_ws(p, end);
             if (p == end) {
-                return root;
+                return root && !over_budget();
             }
             if (*p != '<' || end - p < 2) {
                 return false;
@@ -1606,6 +1677,9 @@ private:
     std::size_t text_budget_ = 0;
     std::size_t max_bytes_ = 0;
     std::size_t entity_decls_ = 0;
+    std::size_t base_ = 0;  // the fast path: its copy of the input at the arena's start
+    std::size_t refd_ = 0;  // the bytes of text and names it refers to there
+    std::uint32_t tail_ = npos;  // the node whose text was stored last (nothing since)
     int reported_ = 0;
     bool fast_ = false;     // the fast path is reading: errors and refusals hand off
     bool handoff_ = false;  // it met something it leaves to expat
