@@ -32,6 +32,7 @@
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
+#include "detail/text_reader.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -77,7 +78,6 @@ struct xml_scratch {
     std::string arena;
     std::vector<std::uint32_t> stack;
     std::vector<std::uint32_t> group;
-    std::vector<std::uint32_t> tails;
     std::string text;
     XML_Parser plain = nullptr;
     XML_Parser ns = nullptr;
@@ -117,7 +117,35 @@ constexpr auto ascii_name = [] {
     return t;
 }();
 
+// n bytes at a and b equal; wide: 8 bytes can be read at each (a name of up to 8 bytes is
+// then one compare of two words, no loop and no memcmp call).
+inline bool same_text(const char* a, const char* b, std::size_t n, bool wide) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (wide && n - 1 < 8) {
+        std::uint64_t x;
+        std::uint64_t y;
+        std::memcpy(&x, a, 8);
+        std::memcpy(&y, b, 8);
+        return ((x ^ y) << (64 - 8 * n)) == 0;  // the first n bytes are the low ones
+    }
+#else
+    (void)wide;
+#endif
+    if (n > 16) {
+        return std::memcmp(a, b, n) == 0;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (a[i] != b[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 std::string_view strip(std::string_view s) {
+    if (s.empty() || (!is_ws(s.front()) && !is_ws(s.back()))) {
+        return s;  // the common case: nothing to trim
+    }
     while (!s.empty() && is_ws(s.front())) {
         s.remove_prefix(1);
     }
@@ -736,19 +764,6 @@ private:
         return p;
     }
 
-    // n bytes at p and q equal (short names compared inline, no memcmp call).
-    static bool same_bytes(cptr p, const char* q, std::size_t n) {
-        if (n > 16) {
-            return std::memcmp(p, q, n) == 0;
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            if (p[i] != static_cast<unsigned char>(q[i])) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     static cptr skip_ws(cptr p, cptr end) {
         while (p != end && is_ws(static_cast<char>(*p))) {
             ++p;
@@ -1248,7 +1263,9 @@ private:
                     // The open element's name (a Name already) and a byte that ends it.
                     const xnode& top = s_.nodes[s_.stack.back()];
                     if (static_cast<std::size_t>(end - p) <= top.name_len ||
-                        !same_bytes(p, s_.arena.data() + top.name_off, top.name_len) ||
+                        !same_text(reinterpret_cast<const char*>(p),
+                                   s_.arena.data() + top.name_off, top.name_len,
+                                   end - p >= 8 && top.name_off + 8 <= s_.arena.size()) ||
                         ascii_name[p[top.name_len]] != 0) {
                         return false;  // not the open element's end tag
                     }
@@ -1358,31 +1375,25 @@ private:
         if (x.name_len != y.name_len) {
             return false;
         }
-        const char* p = s_.arena.data() + x.name_off;
-        const char* q = s_.arena.data() + y.name_off;
-        if (x.name_len > 16) {
-            return std::memcmp(p, q, x.name_len) == 0;
-        }
-        for (std::uint32_t i = 0; i < x.name_len; ++i) {
-            if (p[i] != q[i]) {
-                return false;
-            }
-        }
-        return true;
+        return same_text(s_.arena.data() + x.name_off, s_.arena.data() + y.name_off, x.name_len,
+                         std::max(x.name_off, y.name_off) + std::size_t{8} <= s_.arena.size());
     }
 
-    void add_key(std::string_view prefix, std::string_view name) {
-        char* p = b_.begin_string(prefix.size() + name.size());
+    template <class Sink>
+    static void add_key(Sink& b, std::string_view prefix, std::string_view name) {
+        char* p = b.begin_string(prefix.size() + name.size());
         std::memcpy(p, prefix.data(), prefix.size());
         std::memcpy(p + prefix.size(), name.data(), name.size());
-        b_.end_string(p + prefix.size() + name.size());
+        b.end_string(p + prefix.size() + name.size());
     }
+    void add_key(std::string_view prefix, std::string_view name) { add_key(b_, prefix, name); }
 
-    void add_text(std::string_view t) {
+    template <class Sink>
+    void add_text(Sink& b, std::string_view t) {
         if (opt_.infer) {
-            textinfer::add(b_, t);
+            textinfer::add(b, t);
         } else {
-            b_.add_string(t);
+            b.add_string(t);
         }
     }
 
@@ -1437,31 +1448,46 @@ private:
         }
         const xnode& r = s_.nodes[root];
         std::string_view name = str(r.name_off, r.name_len);
+        if (!opt_.xml.root.empty() && name != opt_.xml.root) {
+            return fail(make_error(errc::malformed, 0,
+                                   "the root element is <" + std::string(name) + ">, root=" +
+                                       opt_.xml.root + " expects <" + opt_.xml.root + ">"));
+        }
+        // Straight to the tape first (detail::tape_sink, without the builder's bookkeeping per
+        // element); where that run does not finish (the depth limit, the size budget) the
+        // builder writes the document again and words the error as before.
+        if (b_.depth() == 0 && b_.ok() && b_.doc().empty() && b_.doc().bytes().empty()) {
+            tape_sink ts(b_);
+            if (default_document(ts, root, name) && ts.finish()) {
+                return {};
+            }
+            b_.reset();
+        }
+        if (!default_document(b_, root, name)) {
+            return fail(emit_error());
+        }
+        return {};
+    }
+
+    // The default mapping of the document whose root element is `root`, named `name`.
+    template <class Sink>
+    bool default_document(Sink& b, std::uint32_t root, std::string_view name) {
         if (!opt_.xml.root.empty()) {
-            if (name != opt_.xml.root) {
-                return fail(make_error(errc::malformed, 0,
-                                       "the root element is <" + std::string(name) +
-                                           ">, root=" + opt_.xml.root + " expects <" +
-                                           opt_.xml.root + ">"));
-            }
-            if (!element(root)) {
-                return fail(emit_error());
-            }
-            return {};
+            return element(b, root);
         }
-        if (!b_.begin_map()) {
-            return fail(emit_error());
+        if (!b.begin_map()) {
+            return false;
         }
-        b_.add_string(name);
-        bool ok = forced(name) ? b_.begin_array() && element(root) : element(root);
+        b.add_string(name);
+        bool ok = forced(name) ? b.begin_array() && element(b, root) : element(b, root);
         if (!ok) {
-            return fail(emit_error());
+            return false;
         }
         if (forced(name)) {
-            b_.end_array();
+            b.end_array();
         }
-        b_.end_map();
-        return {};
+        b.end_map();
+        return true;
     }
 
     // Links the element children of `e` into groups of one name (next_same, group_first,
@@ -1469,10 +1495,10 @@ private:
     // has its name (runs of repeated children), else the group of its name among the
     // distinct names so far; past 32 distinct names, a sort by name instead.
     void group_children(const xnode& e) {
-        std::vector<std::uint32_t>& heads = s_.group;
-        std::vector<std::uint32_t>& tails = s_.tails;
-        heads.clear();
-        tails.clear();
+        constexpr std::size_t few = 32;
+        std::uint32_t heads[few];  // the first child of each name so far
+        std::uint32_t tails[few];  // its group's last child
+        std::size_t groups = 0;
         std::uint32_t prev = npos;
         std::size_t pg = 0;
         for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
@@ -1481,24 +1507,25 @@ private:
                 continue;
             }
             k.next_same = npos;
-            std::size_t g = heads.size();
+            std::size_t g = groups;
             if (prev != npos && same_name(prev, c)) {
                 g = pg;
             } else {
-                for (std::size_t i = 0; i < heads.size(); ++i) {
+                for (std::size_t i = 0; i < groups; ++i) {
                     if (same_name(heads[i], c)) {
                         g = i;
                         break;
                     }
                 }
             }
-            if (g == heads.size()) {
-                if (heads.size() == 32) {
+            if (g == groups) {
+                if (groups == few) {
                     group_sorted(e);
                     return;
                 }
-                heads.push_back(c);
-                tails.push_back(c);
+                heads[groups] = c;
+                tails[groups] = c;
+                ++groups;
                 k.group_first = true;
                 k.group_count = 1;
             } else {
@@ -1544,26 +1571,27 @@ private:
     }
 
     // The xmltodict value of element `idx`.
-    bool element(std::uint32_t idx) {
+    template <class Sink>
+    bool element(Sink& b, std::uint32_t idx) {
         const xnode& e = s_.nodes[idx];
         const bool elems = e.has_elems;
         const bool text = e.has_text;
         const std::uint32_t pieces = e.pieces;
         if (e.attr_count == 0 && !elems) {
             if (!text) {
-                b_.add_null();
+                b.add_null();
             } else {
-                add_text(joined_text(e, pieces));
+                add_text(b, joined_text(e, pieces));
             }
             return true;
         }
-        if (!b_.begin_map()) {
+        if (!b.begin_map()) {
             return false;
         }
         for (std::uint32_t a = e.attr_first; a < e.attr_first + e.attr_count; ++a) {
             const xattr& at = s_.attrs[a];
-            add_key(opt_.xml.attr_prefix, str(at.name_off, at.name_len));
-            add_text(str(at.val_off, at.val_len));
+            add_key(b, opt_.xml.attr_prefix, str(at.name_off, at.name_len));
+            add_text(b, str(at.val_off, at.val_len));
         }
         if (elems) {
             group_children(e);
@@ -1573,28 +1601,28 @@ private:
                     continue;
                 }
                 std::string_view name = str(k.name_off, k.name_len);
-                b_.add_string(name);
+                b.add_string(name);
                 if (k.group_count > 1 || forced(name)) {
-                    if (!b_.begin_array()) {
+                    if (!b.begin_array()) {
                         return false;
                     }
                     for (std::uint32_t m = c; m != npos; m = s_.nodes[m].next_same) {
-                        if (!element(m)) {
+                        if (!element(b, m)) {
                             return false;
                         }
                     }
-                    b_.end_array();
-                } else if (!element(c)) {
+                    b.end_array();
+                } else if (!element(b, c)) {
                     return false;
                 }
             }
         }
         if (text) {
-            b_.add_string(opt_.xml.text_key);
-            add_text(joined_text(s_.nodes[idx], pieces));
+            b.add_string(opt_.xml.text_key);
+            add_text(b, joined_text(s_.nodes[idx], pieces));
         }
-        b_.end_map();
-        return b_.ok();
+        b.end_map();
+        return b.ok();
     }
 
     // The element's text pieces joined, trimmed as xmltodict does.
