@@ -210,9 +210,11 @@ public:
     }
 
     // which: 0 both readers (the fast path, then expat where it hands off), 1 expat alone,
-    // 2 the fast path alone (*handed_off set where it hands off).
+    // 2 the fast path alone (*handed_off set where it hands off). Expat alone writes the
+    // document through the builder only (the reference the tape_sink run is held to).
     result<void> run(int which = 0, bool* handed_off = nullptr) {
         clear_tree();
+        tape_ = which != 1;
         if (which != 1) {
             std::size_t report_mark = opt_.report != nullptr ? opt_.report->size() : 0;
             fast_ = true;
@@ -1456,7 +1458,7 @@ private:
         // Straight to the tape first (detail::tape_sink, without the builder's bookkeeping per
         // element); where that run does not finish (the depth limit, the size budget) the
         // builder writes the document again and words the error as before.
-        if (b_.depth() == 0 && b_.ok() && b_.doc().empty() && b_.doc().bytes().empty()) {
+        if (tape_ && b_.depth() == 0 && b_.ok() && b_.doc().empty() && b_.doc().bytes().empty()) {
             tape_sink ts(b_);
             if (default_document(ts, root, name) && ts.finish()) {
                 return {};
@@ -1710,6 +1712,7 @@ private:
     std::uint32_t tail_ = npos;  // the node whose text was stored last (nothing since)
     int reported_ = 0;
     bool fast_ = false;     // the fast path is reading: errors and refusals hand off
+    bool tape_ = true;      // emit() tries tape_sink before the builder
     bool handoff_ = false;  // it met something it leaves to expat
     bool subset_ = false;     // a DOCTYPE with an external subset, not yet skipped
     std::string subset_id_;  // its system id
