@@ -108,6 +108,13 @@ inline void add(Builder& b, std::string_view s) {
             return;
         }
     }
+    // Text that starts as none of the typed forms can start stays a string.
+    const char c0 = s.empty() ? 'x' : s[0];
+    if (!(c0 == '-' || (c0 >= '0' && c0 <= '9') || c0 == 't' || c0 == 'f' || c0 == 'N' ||
+          c0 == 'I')) {
+        b.add_string(s);
+        return;
+    }
     double parsed = 0;
     switch (classify(s, &parsed)) {
         case kind::string:

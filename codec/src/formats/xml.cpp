@@ -142,8 +142,16 @@ inline bool same_text(const char* a, const char* b, std::size_t n, bool wide) {
     return true;
 }
 
-std::string_view strip(std::string_view s) {
-    if (s.empty() || (!is_ws(s.front()) && !is_ws(s.back()))) {
+// White space (XML's S) as a table, for strip's first look.
+constexpr auto ws_table = [] {
+    std::array<bool, 256> t{};
+    t[' '] = t['\t'] = t['\n'] = t['\r'] = true;
+    return t;
+}();
+
+[[gnu::always_inline]] inline std::string_view strip(std::string_view s) {
+    if (s.empty() || (!ws_table[static_cast<unsigned char>(s.front())] &&
+                      !ws_table[static_cast<unsigned char>(s.back())])) {
         return s;  // the common case: nothing to trim
     }
     while (!s.empty() && is_ws(s.front())) {
@@ -722,6 +730,30 @@ private:
         return static_cast<std::uint32_t>(reinterpret_cast<const char*>(p) - in_.data());
     }
 
+    // The fast path's text from run to p: text_piece, with its most common case inline (the
+    // first piece of an element's text under the default mapping).
+    [[gnu::always_inline]] void text_run(cptr run, cptr p) {
+        const auto n = static_cast<std::size_t>(p - run);
+        const std::uint32_t parent_idx = s_.stack.back();
+        xnode& parent = s_.nodes[parent_idx];
+        if (parent.pieces != 0 || opt_.xml.ordered || parent.type != node_type::element) {
+            text_piece(reinterpret_cast<const char*>(run), n, offset(run));
+            return;
+        }
+        if (!parent.has_text) {
+            for (cptr k = run; k != p; ++k) {
+                if (!ws_table[*k]) {
+                    parent.has_text = true;
+                    break;
+                }
+            }
+        }
+        parent.data_off = refer(offset(run), n);
+        parent.data_len = static_cast<std::uint32_t>(n);
+        parent.pieces = 1;
+        tail_ = parent_idx;
+    }
+
     // The length of the UTF-8 sequence at p (lead byte 0x80 or more) when it is well formed
     // and an XML Char (not a surrogate, U+FFFE or U+FFFF); 0 otherwise.
     static std::size_t utf8_char(cptr p, cptr end) {
@@ -1236,8 +1268,7 @@ private:
                     break;
             }
             if (p != run) {
-                text_piece(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run),
-                           offset(run));
+                text_run(run, p);
             }
             if (c == '\r') {
                 text_piece("\n", 1);
@@ -1628,11 +1659,15 @@ private:
     }
 
     // The element's text pieces joined, trimmed as xmltodict does.
-    std::string_view joined_text(const xnode& e, std::uint32_t pieces) {
+    [[gnu::always_inline]] std::string_view joined_text(const xnode& e, std::uint32_t pieces) {
+        if (pieces == 1 && e.first_text == npos) {
+            return strip(str(e.data_off, e.data_len));  // kept on the element
+        }
+        return joined_pieces(e, pieces);
+    }
+
+    [[gnu::noinline]] std::string_view joined_pieces(const xnode& e, std::uint32_t pieces) {
         if (pieces == 1) {
-            if (e.first_text == npos) {
-                return strip(str(e.data_off, e.data_len));  // kept on the element
-            }
             const xnode& t = s_.nodes[e.first_text];
             return strip(str(t.data_off, t.data_len));
         }
