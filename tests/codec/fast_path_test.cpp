@@ -600,6 +600,54 @@ TEST(FastPathAgreement, Xml) {
                 tally.inputs, tally.fast, tally.handed_off, tally.errors);
 }
 
+// The default mapping's tape_sink run at the builder's limits: for each depth limit and each
+// byte budget, the fast path and decode answer as expat with the builder alone (the tape run
+// gives way to the builder where it stops). Some budgets and depths must pass the tree's
+// checks and stop only at the document's, so that the tape run's fallback is what answers.
+TEST(FastPathAgreement, XmlTapeLimits) {
+    std::string attrs = "<r>";
+    for (int i = 0; i < 12; ++i) {
+        attrs += "<e a='" + std::to_string(i) + "' bb='x" + std::to_string(i) +
+                 "' ccc='-1.5' dddd='true'/>";
+    }
+    attrs += "</r>";
+    const std::vector<std::string> docs{
+        attrs,
+        "<r><x>1</x><x>2</x><y k='v'>t</y><x>3</x><z><w>a</w><w>b</w></z></r>",
+        "<a><b><c><d><e>deep</e><e/></d></c></b><b>again</b></a>",
+        "<r>" + std::string(5000, 'x') + "</r>",
+        "<r><s>" + std::string(4100, 'y') + "</s><s/><t u='" + std::string(300, 'z') + "'/></r>",
+    };
+    int emit_size = 0;
+    int emit_depth = 0;
+    for (const std::string& doc : docs) {
+        for (int infer = 0; infer <= 1; ++infer) {
+            for (std::size_t budget = 64; budget <= 12000; budget += budget < 2000 ? 8 : 256) {
+                decode_options o;
+                o.infer = infer == 1;
+                o.limits.max_bytes = budget;
+                ASSERT_EQ(test::xml_paths_disagree(doc, o), "") << doc << "\nmax_bytes " << budget;
+                document d;
+                bool handed_off = false;
+                test::xml_run r = test::xml_decode_with(2, doc, d, o, &handed_off);
+                emit_size += !r.ok && !handed_off && r.err.code == errc::size_exceeded;
+            }
+            for (std::uint32_t depth = 1; depth <= 8; ++depth) {
+                decode_options o;
+                o.infer = infer == 1;
+                o.limits.max_depth = depth;
+                ASSERT_EQ(test::xml_paths_disagree(doc, o), "") << doc << "\nmax_depth " << depth;
+                document d;
+                bool handed_off = false;
+                test::xml_run r = test::xml_decode_with(2, doc, d, o, &handed_off);
+                emit_depth += !r.ok && !handed_off && r.err.code == errc::depth_exceeded;
+            }
+        }
+    }
+    EXPECT_GE(emit_size, 10);
+    EXPECT_GE(emit_depth, 5);
+}
+
 // The W3C XML conformance suite (../shared/corpus/xml, zipped): every document in it.
 TEST(FastPathAgreement, XmlConformanceCorpus) {
     POLYCODEC_REQUIRE_CORPUS("xml/xmlts20130923.zip", zip);

@@ -6,6 +6,9 @@
 // The contract checked: where the fast path accepts, expat accepts with an equal document;
 // and xml_codec.decode (fast path, then expat where it hands off) answers exactly as expat
 // alone: the same document, or the same error (status, offset, line, column, path, message).
+// Expat alone also writes its document through the builder only, where the other two write
+// the default mapping straight to the tape (tape_sink) first: the two writers are held to
+// agree too, at the limits included.
 
 #include <algorithm>
 #include <string>
@@ -107,11 +110,14 @@ inline std::string xml_paths_disagree(std::string_view in, const decode_options&
 /// The option sets the readers are compared under: the default mapping, ordered=true,
 /// lossy=allow, force_list and a small depth limit.
 inline std::vector<decode_options> xml_paths_options() {
-    std::vector<decode_options> all(5);
+    std::vector<decode_options> all(7);
     all[1].xml.ordered = true;
     all[2].lossy = true;
     all[3].xml.force_list = {"a", "item"};
     all[4].limits.max_depth = 3;
+    all[5].infer = true;  // text typed (textinfer) on the way to the tape
+    all[5].lossy = true;
+    all[6].limits.max_bytes = 1500;  // the tree's budget and the tape's
     return all;
 }
 

@@ -18,7 +18,8 @@ namespace polycodec::detail::textinfer {
 
 enum class kind { string, boolean, integer, floating };
 
-inline kind classify(std::string_view s) {
+// classify(), with the value of a float in JSON grammar in *d (parsed once for add()).
+inline kind classify(std::string_view s, double* d) {
     if (s.empty()) {
         return kind::string;
     }
@@ -69,17 +70,25 @@ inline kind classify(std::string_view s) {
         return kind::string;
     }
     if (is_float) {
-        double d = 0;
-        if (!text::parse_double(s, d) || !std::isfinite(d)) {
+        double v = 0;
+        if (!text::parse_double(s, v) || !std::isfinite(v)) {
             return kind::string;  // "1e999" stays text
         }
+        *d = v;
         return kind::floating;
     }
     return kind::integer;
 }
 
-/// Appends `s` typed as classify() says.
-inline void add(builder& b, std::string_view s) {
+inline kind classify(std::string_view s) {
+    double d = 0;
+    return classify(s, &d);
+}
+
+/// Appends `s` typed as classify() says, to the builder or a builder-shaped sink
+/// (detail::tape_sink).
+template <class Builder>
+inline void add(Builder& b, std::string_view s) {
     // The common case first: an integer of up to 18 digits (no leading zero) is summed as it
     // is recognised, which is what classify() and add_decimal_integer() would make of it.
     const std::size_t minus = !s.empty() && s[0] == '-' ? 1 : 0;
@@ -99,7 +108,15 @@ inline void add(builder& b, std::string_view s) {
             return;
         }
     }
-    switch (classify(s)) {
+    // Text that starts as none of the typed forms can start stays a string.
+    const char c0 = s.empty() ? 'x' : s[0];
+    if (!(c0 == '-' || (c0 >= '0' && c0 <= '9') || c0 == 't' || c0 == 'f' || c0 == 'N' ||
+          c0 == 'I')) {
+        b.add_string(s);
+        return;
+    }
+    double parsed = 0;
+    switch (classify(s, &parsed)) {
         case kind::string:
             b.add_string(s);
             return;
@@ -117,7 +134,7 @@ inline void add(builder& b, std::string_view s) {
                 d = s[0] == '-' ? -std::numeric_limits<double>::infinity()
                                 : std::numeric_limits<double>::infinity();
             } else {
-                text::parse_double(s, d);
+                d = parsed;
             }
             b.add_double(d);
             return;

@@ -82,8 +82,10 @@ inline std::string describe_at(std::string_view s, std::size_t p) {
     return buf;
 }
 
-/// Adds a decimal integer (optional '-', digits, no leading zeros) as int64, uint64 or bignum.
-inline void add_decimal_integer(builder& b, std::string_view digits) {
+/// Adds a decimal integer (optional '-', digits, no leading zeros) as int64, uint64 or bignum,
+/// to the builder or a builder-shaped sink (detail::tape_sink).
+template <class Builder>
+inline void add_decimal_integer(Builder& b, std::string_view digits) {
     const char* first = digits.data();
     const char* last = first + digits.size();
     if (!digits.empty() && digits[0] == '-') {

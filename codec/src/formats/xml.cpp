@@ -32,6 +32,7 @@
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
+#include "detail/text_reader.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -77,7 +78,6 @@ struct xml_scratch {
     std::string arena;
     std::vector<std::uint32_t> stack;
     std::vector<std::uint32_t> group;
-    std::vector<std::uint32_t> tails;
     std::string text;
     XML_Parser plain = nullptr;
     XML_Parser ns = nullptr;
@@ -117,7 +117,43 @@ constexpr auto ascii_name = [] {
     return t;
 }();
 
-std::string_view strip(std::string_view s) {
+// n bytes at a and b equal; wide: 8 bytes can be read at each (a name of up to 8 bytes is
+// then one compare of two words, no loop and no memcmp call).
+inline bool same_text(const char* a, const char* b, std::size_t n, bool wide) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (wide && n - 1 < 8) {
+        std::uint64_t x;
+        std::uint64_t y;
+        std::memcpy(&x, a, 8);
+        std::memcpy(&y, b, 8);
+        return ((x ^ y) << (64 - 8 * n)) == 0;  // the first n bytes are the low ones
+    }
+#else
+    (void)wide;
+#endif
+    if (n > 16) {
+        return std::memcmp(a, b, n) == 0;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (a[i] != b[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// White space (XML's S) as a table, for strip's first look.
+constexpr auto ws_table = [] {
+    std::array<bool, 256> t{};
+    t[' '] = t['\t'] = t['\n'] = t['\r'] = true;
+    return t;
+}();
+
+[[gnu::always_inline]] inline std::string_view strip(std::string_view s) {
+    if (s.empty() || (!ws_table[static_cast<unsigned char>(s.front())] &&
+                      !ws_table[static_cast<unsigned char>(s.back())])) {
+        return s;  // the common case: nothing to trim
+    }
     while (!s.empty() && is_ws(s.front())) {
         s.remove_prefix(1);
     }
@@ -176,12 +212,17 @@ public:
         s_.stack.clear();
         s_.nodes.push_back(xnode{node_type::document});
         s_.stack.push_back(0);
+        base_ = 0;
+        refd_ = 0;
+        tail_ = npos;
     }
 
     // which: 0 both readers (the fast path, then expat where it hands off), 1 expat alone,
-    // 2 the fast path alone (*handed_off set where it hands off).
+    // 2 the fast path alone (*handed_off set where it hands off). Expat alone writes the
+    // document through the builder only (the reference the tape_sink run is held to).
     result<void> run(int which = 0, bool* handed_off = nullptr) {
         clear_tree();
+        tape_ = which != 1;
         if (which != 1) {
             std::size_t report_mark = opt_.report != nullptr ? opt_.report->size() : 0;
             fast_ = true;
@@ -316,10 +357,17 @@ private:
         }
     }
 
-    // The checks run per callback: inline, their errors out of line.
+    // The checks run per callback: inline, their errors out of line. The tree's bytes: its
+    // nodes, attributes and the arena's text, counting what the fast path refers to in its
+    // copy of the input (refd_) as stored, and the copy itself (base_ bytes) not at all: the
+    // same count as expat's reading of the same input gives.
+    std::size_t tree_bytes() const {
+        return s_.nodes.size() * sizeof(xnode) + s_.attrs.size() * sizeof(xattr) +
+               (s_.arena.size() - base_) + refd_;
+    }
+
     bool over_budget() {
-        if (s_.nodes.size() * sizeof(xnode) + s_.attrs.size() * sizeof(xattr) + s_.arena.size() >
-            max_bytes_) [[unlikely]] {
+        if (tree_bytes() > max_bytes_) [[unlikely]] {
             stop_over_budget();
             return true;
         }
@@ -371,6 +419,7 @@ private:
     std::uint32_t add_child(xnode n) {
         auto idx = static_cast<std::uint32_t>(s_.nodes.size());
         std::uint32_t parent = s_.stack.back();
+        tail_ = n.type == node_type::text ? idx : npos;
         s_.nodes.push_back(n);
         xnode& p = s_.nodes[parent];
         if (p.last_child == npos) {
@@ -434,9 +483,12 @@ private:
     }
 
     // Character data (expat may deliver one run in several pieces; consecutive pieces join).
-    void text_piece(const char* s, std::size_t n) {
+    // `off`: where the fast path has the piece in its copy of the input (referred to, not
+    // copied), else npos (stored).
+    void text_piece(const char* s, std::size_t n, std::uint32_t off = npos) {
         xml_reader& r = *this;
-        xnode& parent = r.s_.nodes[r.s_.stack.back()];
+        const std::uint32_t parent_idx = r.s_.stack.back();
+        xnode& parent = r.s_.nodes[parent_idx];
         if (!parent.has_text) {
             for (std::size_t k = 0; k < n; ++k) {
                 if (!is_ws(s[k])) {
@@ -449,37 +501,29 @@ private:
             // The default mapping joins an element's text pieces: the first one (and what
             // follows it directly) is kept on the element, without a text node.
             if (parent.pieces == 0) {
-                parent.data_off = r.store(std::string_view(s, n));
+                parent.data_off = off != npos ? refer(off, n) : r.store(std::string_view(s, n));
                 parent.data_len = static_cast<std::uint32_t>(n);
                 parent.pieces = 1;
-                r.over_budget();
-                return;
-            }
-            if (parent.first_text == npos &&
-                parent.data_off + parent.data_len == r.s_.arena.size()) {
-                r.s_.arena.append(s, n);
-                parent.data_len += static_cast<std::uint32_t>(n);
-                if (n > 4096) {
+                tail_ = parent_idx;
+                if (!fast_) {
                     r.over_budget();
                 }
+                return;
+            }
+            if (parent.first_text == npos && tail_ == parent_idx) {
+                join(parent.data_off, parent.data_len, s, n);
                 return;
             }
         }
-        if (parent.last_child != npos) {
+        if (parent.last_child != npos && tail_ == parent.last_child &&
+            r.s_.nodes[parent.last_child].type == node_type::text) {
             xnode& last = r.s_.nodes[parent.last_child];
-            if (last.type == node_type::text && last.data_off + last.data_len == r.s_.arena.size()) {
-                r.s_.arena.append(s, n);
-                last.data_len += static_cast<std::uint32_t>(n);
-                if (n > 4096) {
-                    r.over_budget();
-                }
-                return;
-            }
+            join(last.data_off, last.data_len, s, n);
+            return;
         }
         xnode t{node_type::text};
-        t.data_off = r.store(std::string_view(s, n));
+        t.data_off = off != npos ? refer(off, n) : r.store(std::string_view(s, n));
         t.data_len = static_cast<std::uint32_t>(n);
-        std::uint32_t parent_idx = r.s_.stack.back();
         std::uint32_t idx = r.add_child(t);
         xnode& p = r.s_.nodes[parent_idx];
         if (p.first_text == npos) {
@@ -487,6 +531,31 @@ private:
         }
         ++p.pieces;
         r.over_budget();
+    }
+
+    // The fast path's text at `off` in its copy of the input, referred to (not copied).
+    std::uint32_t refer(std::uint32_t off, std::size_t n) {
+        refd_ += n;
+        return off;
+    }
+
+    // Appends a piece to the text at off, len (the last text stored or referred to: moved to
+    // the end of the arena first when it is not there).
+    void join(std::uint32_t& off, std::uint32_t& len, const char* s, std::size_t n) {
+        if (off + len != s_.arena.size()) {
+            if (off < base_) {
+                refd_ -= len;
+            }
+            s_.arena.reserve(s_.arena.size() + len + n);
+            const std::uint32_t from = off;
+            off = static_cast<std::uint32_t>(s_.arena.size());
+            s_.arena.append(s_.arena.data() + from, len);
+        }
+        s_.arena.append(s, n);
+        len += static_cast<std::uint32_t>(n);
+        if (n > 4096) {
+            over_budget();
+        }
     }
 
     static void XMLCALL on_comment(void* ud, const XML_Char* data) {
@@ -654,6 +723,35 @@ private:
 
     static std::string_view view(cptr a, cptr b) {
         return {reinterpret_cast<const char*>(a), static_cast<std::size_t>(b - a)};
+    }
+
+    // The offset of p in the input, and so in the arena's copy of it.
+    std::uint32_t offset(cptr p) const {
+        return static_cast<std::uint32_t>(reinterpret_cast<const char*>(p) - in_.data());
+    }
+
+    // The fast path's text from run to p: text_piece, with its most common case inline (the
+    // first piece of an element's text under the default mapping).
+    [[gnu::always_inline]] void text_run(cptr run, cptr p) {
+        const auto n = static_cast<std::size_t>(p - run);
+        const std::uint32_t parent_idx = s_.stack.back();
+        xnode& parent = s_.nodes[parent_idx];
+        if (parent.pieces != 0 || opt_.xml.ordered || parent.type != node_type::element) {
+            text_piece(reinterpret_cast<const char*>(run), n, offset(run));
+            return;
+        }
+        if (!parent.has_text) {
+            for (cptr k = run; k != p; ++k) {
+                if (!ws_table[*k]) {
+                    parent.has_text = true;
+                    break;
+                }
+            }
+        }
+        parent.data_off = refer(offset(run), n);
+        parent.data_len = static_cast<std::uint32_t>(n);
+        parent.pieces = 1;
+        tail_ = parent_idx;
     }
 
     // The length of the UTF-8 sequence at p (lead byte 0x80 or more) when it is well formed
@@ -862,8 +960,8 @@ private:
             return false;
         }
         xnode n{node_type::element};
-        n.name_off = store(view(p, ne));
         n.name_len = static_cast<std::uint32_t>(ne - p);
+        n.name_off = refer(offset(p), n.name_len);
         n.attr_first = static_cast<std::uint32_t>(s_.attrs.size());
         p = ne;
         bool empty = false;
@@ -908,8 +1006,8 @@ private:
             if (s_.attrs.size() - n.attr_first >= 256) {
                 return false;  // the pairwise check stays small
             }
-            at.name_off = store(aname);
             at.name_len = static_cast<std::uint32_t>(aname.size());
+            at.name_off = refer(offset(p), at.name_len);
             p = skip_ws(an, end);
             if (p == end || *p != '=') {
                 return false;
@@ -919,13 +1017,26 @@ private:
                 return false;
             }
             const unsigned char q = *p++;
+            cptr run = p;
+            while (p != end && attr_class[*p] == 0) {
+                ++p;
+            }
+            if (p != end && *p == q) {  // nothing to normalise: referred to
+                at.val_len = static_cast<std::uint32_t>(p - run);
+                at.val_off = refer(offset(run), at.val_len);
+                ++p;
+                s_.attrs.push_back(at);
+                continue;
+            }
             at.val_off = static_cast<std::uint32_t>(s_.arena.size());
             // The value, normalised as for an attribute of type CDATA (no DTD declares one):
             // references replaced, each white space character (CR LF as one) a space.
-            for (;;) {
-                cptr run = p;
-                while (p != end && attr_class[*p] == 0) {
-                    ++p;
+            for (bool first = true;; first = false) {
+                if (!first) {
+                    run = p;
+                    while (p != end && attr_class[*p] == 0) {
+                        ++p;
+                    }
                 }
                 s_.arena.append(view(run, p));
                 if (p == end) {
@@ -975,7 +1086,11 @@ private:
         s_.nodes[s_.stack.back()].has_elems = true;
         std::uint32_t idx = add_child(n);
         s_.stack.push_back(idx);
-        over_budget();
+        // The tree only grows while the fast path reads: checked now and then against memory
+        // running away, and at the end (fast_scan).
+        if ((idx & 1023) == 0 && over_budget()) {
+            return false;
+        }
         if (empty) {
             end_element();
         }
@@ -1087,7 +1202,7 @@ private:
                     if (end - p >= 3 && p[1] == ']' && p[2] == '>') {
                         if (p != run) {
                             text_piece(reinterpret_cast<const char*>(run),
-                                       static_cast<std::size_t>(p - run));
+                                       static_cast<std::size_t>(p - run), offset(run));
                         }
                         p += 3;
                         return true;
@@ -1097,7 +1212,7 @@ private:
                 case c_cr:
                     if (p != run) {
                         text_piece(reinterpret_cast<const char*>(run),
-                                   static_cast<std::size_t>(p - run));
+                                   static_cast<std::size_t>(p - run), offset(run));
                     }
                     text_piece("\n", 1);
                     ++p;
@@ -1153,7 +1268,7 @@ private:
                     break;
             }
             if (p != run) {
-                text_piece(reinterpret_cast<const char*>(run), static_cast<std::size_t>(p - run));
+                text_run(run, p);
             }
             if (c == '\r') {
                 text_piece("\n", 1);
@@ -1181,7 +1296,9 @@ private:
                     // The open element's name (a Name already) and a byte that ends it.
                     const xnode& top = s_.nodes[s_.stack.back()];
                     if (static_cast<std::size_t>(end - p) <= top.name_len ||
-                        std::memcmp(p, s_.arena.data() + top.name_off, top.name_len) != 0 ||
+                        !same_text(reinterpret_cast<const char*>(p),
+                                   s_.arena.data() + top.name_off, top.name_len,
+                                   end - p >= 8 && top.name_off + 8 <= s_.arena.size()) ||
                         ascii_name[p[top.name_len]] != 0) {
                         return false;  // not the open element's end tag
                     }
@@ -1230,6 +1347,10 @@ private:
         if (opt_.xml.expand_namespaces || in_.size() > static_cast<std::size_t>(INT32_MAX)) {
             return false;
         }
+        // The arena starts with a copy of the input: names, attribute values and text are
+        // referred to there (by offset, as stored ones are); only what differs is stored.
+        s_.arena.assign(in_);
+        base_ = in_.size();
         auto p = reinterpret_cast<cptr>(in_.data());
         cptr end = p + in_.size();
         if (end - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
@@ -1243,7 +1364,7 @@ private:
         for (;;) {
             p = skip_ws(p, end);
             if (p == end) {
-                return root;
+                return root && !over_budget();
             }
             if (*p != '<' || end - p < 2) {
                 return false;
@@ -1287,31 +1408,25 @@ private:
         if (x.name_len != y.name_len) {
             return false;
         }
-        const char* p = s_.arena.data() + x.name_off;
-        const char* q = s_.arena.data() + y.name_off;
-        if (x.name_len > 16) {
-            return std::memcmp(p, q, x.name_len) == 0;
-        }
-        for (std::uint32_t i = 0; i < x.name_len; ++i) {
-            if (p[i] != q[i]) {
-                return false;
-            }
-        }
-        return true;
+        return same_text(s_.arena.data() + x.name_off, s_.arena.data() + y.name_off, x.name_len,
+                         std::max(x.name_off, y.name_off) + std::size_t{8} <= s_.arena.size());
     }
 
-    void add_key(std::string_view prefix, std::string_view name) {
-        char* p = b_.begin_string(prefix.size() + name.size());
+    template <class Sink>
+    static void add_key(Sink& b, std::string_view prefix, std::string_view name) {
+        char* p = b.begin_string(prefix.size() + name.size());
         std::memcpy(p, prefix.data(), prefix.size());
         std::memcpy(p + prefix.size(), name.data(), name.size());
-        b_.end_string(p + prefix.size() + name.size());
+        b.end_string(p + prefix.size() + name.size());
     }
+    void add_key(std::string_view prefix, std::string_view name) { add_key(b_, prefix, name); }
 
-    void add_text(std::string_view t) {
+    template <class Sink>
+    void add_text(Sink& b, std::string_view t) {
         if (opt_.infer) {
-            textinfer::add(b_, t);
+            textinfer::add(b, t);
         } else {
-            b_.add_string(t);
+            b.add_string(t);
         }
     }
 
@@ -1366,31 +1481,46 @@ private:
         }
         const xnode& r = s_.nodes[root];
         std::string_view name = str(r.name_off, r.name_len);
+        if (!opt_.xml.root.empty() && name != opt_.xml.root) {
+            return fail(make_error(errc::malformed, 0,
+                                   "the root element is <" + std::string(name) + ">, root=" +
+                                       opt_.xml.root + " expects <" + opt_.xml.root + ">"));
+        }
+        // Straight to the tape first (detail::tape_sink, without the builder's bookkeeping per
+        // element); where that run does not finish (the depth limit, the size budget) the
+        // builder writes the document again and words the error as before.
+        if (tape_ && b_.depth() == 0 && b_.ok() && b_.doc().empty() && b_.doc().bytes().empty()) {
+            tape_sink ts(b_);
+            if (default_document(ts, root, name) && ts.finish()) {
+                return {};
+            }
+            b_.reset();
+        }
+        if (!default_document(b_, root, name)) {
+            return fail(emit_error());
+        }
+        return {};
+    }
+
+    // The default mapping of the document whose root element is `root`, named `name`.
+    template <class Sink>
+    bool default_document(Sink& b, std::uint32_t root, std::string_view name) {
         if (!opt_.xml.root.empty()) {
-            if (name != opt_.xml.root) {
-                return fail(make_error(errc::malformed, 0,
-                                       "the root element is <" + std::string(name) +
-                                           ">, root=" + opt_.xml.root + " expects <" +
-                                           opt_.xml.root + ">"));
-            }
-            if (!element(root)) {
-                return fail(emit_error());
-            }
-            return {};
+            return element(b, root);
         }
-        if (!b_.begin_map()) {
-            return fail(emit_error());
+        if (!b.begin_map()) {
+            return false;
         }
-        b_.add_string(name);
-        bool ok = forced(name) ? b_.begin_array() && element(root) : element(root);
+        b.add_string(name);
+        bool ok = forced(name) ? b.begin_array() && element(b, root) : element(b, root);
         if (!ok) {
-            return fail(emit_error());
+            return false;
         }
         if (forced(name)) {
-            b_.end_array();
+            b.end_array();
         }
-        b_.end_map();
-        return {};
+        b.end_map();
+        return true;
     }
 
     // Links the element children of `e` into groups of one name (next_same, group_first,
@@ -1398,10 +1528,10 @@ private:
     // has its name (runs of repeated children), else the group of its name among the
     // distinct names so far; past 32 distinct names, a sort by name instead.
     void group_children(const xnode& e) {
-        std::vector<std::uint32_t>& heads = s_.group;
-        std::vector<std::uint32_t>& tails = s_.tails;
-        heads.clear();
-        tails.clear();
+        constexpr std::size_t few = 32;
+        std::uint32_t heads[few];  // the first child of each name so far
+        std::uint32_t tails[few];  // its group's last child
+        std::size_t groups = 0;
         std::uint32_t prev = npos;
         std::size_t pg = 0;
         for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
@@ -1410,24 +1540,25 @@ private:
                 continue;
             }
             k.next_same = npos;
-            std::size_t g = heads.size();
+            std::size_t g = groups;
             if (prev != npos && same_name(prev, c)) {
                 g = pg;
             } else {
-                for (std::size_t i = 0; i < heads.size(); ++i) {
+                for (std::size_t i = 0; i < groups; ++i) {
                     if (same_name(heads[i], c)) {
                         g = i;
                         break;
                     }
                 }
             }
-            if (g == heads.size()) {
-                if (heads.size() == 32) {
+            if (g == groups) {
+                if (groups == few) {
                     group_sorted(e);
                     return;
                 }
-                heads.push_back(c);
-                tails.push_back(c);
+                heads[groups] = c;
+                tails[groups] = c;
+                ++groups;
                 k.group_first = true;
                 k.group_count = 1;
             } else {
@@ -1473,26 +1604,27 @@ private:
     }
 
     // The xmltodict value of element `idx`.
-    bool element(std::uint32_t idx) {
+    template <class Sink>
+    bool element(Sink& b, std::uint32_t idx) {
         const xnode& e = s_.nodes[idx];
         const bool elems = e.has_elems;
         const bool text = e.has_text;
         const std::uint32_t pieces = e.pieces;
         if (e.attr_count == 0 && !elems) {
             if (!text) {
-                b_.add_null();
+                b.add_null();
             } else {
-                add_text(joined_text(e, pieces));
+                add_text(b, joined_text(e, pieces));
             }
             return true;
         }
-        if (!b_.begin_map()) {
+        if (!b.begin_map()) {
             return false;
         }
         for (std::uint32_t a = e.attr_first; a < e.attr_first + e.attr_count; ++a) {
             const xattr& at = s_.attrs[a];
-            add_key(opt_.xml.attr_prefix, str(at.name_off, at.name_len));
-            add_text(str(at.val_off, at.val_len));
+            add_key(b, opt_.xml.attr_prefix, str(at.name_off, at.name_len));
+            add_text(b, str(at.val_off, at.val_len));
         }
         if (elems) {
             group_children(e);
@@ -1502,36 +1634,40 @@ private:
                     continue;
                 }
                 std::string_view name = str(k.name_off, k.name_len);
-                b_.add_string(name);
+                b.add_string(name);
                 if (k.group_count > 1 || forced(name)) {
-                    if (!b_.begin_array()) {
+                    if (!b.begin_array()) {
                         return false;
                     }
                     for (std::uint32_t m = c; m != npos; m = s_.nodes[m].next_same) {
-                        if (!element(m)) {
+                        if (!element(b, m)) {
                             return false;
                         }
                     }
-                    b_.end_array();
-                } else if (!element(c)) {
+                    b.end_array();
+                } else if (!element(b, c)) {
                     return false;
                 }
             }
         }
         if (text) {
-            b_.add_string(opt_.xml.text_key);
-            add_text(joined_text(s_.nodes[idx], pieces));
+            b.add_string(opt_.xml.text_key);
+            add_text(b, joined_text(s_.nodes[idx], pieces));
         }
-        b_.end_map();
-        return b_.ok();
+        b.end_map();
+        return b.ok();
     }
 
     // The element's text pieces joined, trimmed as xmltodict does.
-    std::string_view joined_text(const xnode& e, std::uint32_t pieces) {
+    [[gnu::always_inline]] std::string_view joined_text(const xnode& e, std::uint32_t pieces) {
+        if (pieces == 1 && e.first_text == npos) {
+            return strip(str(e.data_off, e.data_len));  // kept on the element
+        }
+        return joined_pieces(e, pieces);
+    }
+
+    [[gnu::noinline]] std::string_view joined_pieces(const xnode& e, std::uint32_t pieces) {
         if (pieces == 1) {
-            if (e.first_text == npos) {
-                return strip(str(e.data_off, e.data_len));  // kept on the element
-            }
             const xnode& t = s_.nodes[e.first_text];
             return strip(str(t.data_off, t.data_len));
         }
@@ -1606,8 +1742,12 @@ private:
     std::size_t text_budget_ = 0;
     std::size_t max_bytes_ = 0;
     std::size_t entity_decls_ = 0;
+    std::size_t base_ = 0;  // the fast path: its copy of the input at the arena's start
+    std::size_t refd_ = 0;  // the bytes of text and names it refers to there
+    std::uint32_t tail_ = npos;  // the node whose text was stored last (nothing since)
     int reported_ = 0;
     bool fast_ = false;     // the fast path is reading: errors and refusals hand off
+    bool tape_ = true;      // emit() tries tape_sink before the builder
     bool handoff_ = false;  // it met something it leaves to expat
     bool subset_ = false;     // a DOCTYPE with an external subset, not yet skipped
     std::string subset_id_;  // its system id
