@@ -341,6 +341,8 @@ TEST(YamlOracle, LibfyamlDropsSpacesOnlyLinesOfAnExplicitlyIndentedBlockScalar) 
 TEST(YamlOracle, LibfyamlCutsAColumnZeroBlockScalarStartingWithATab) {
     expect_libfyaml(false, "--- |\n\n\n\tx\n \n", R"("\u000a\u000a\u0009x\u000a \u000a")");
     expect_libfyaml(true, "--- |\n\tx\n", R"("\u0009x\u000a")");
+    // A line of a tab alone, then a more-indented line (fuzz_diff_yaml at d415580, 389 s).
+    expect_libfyaml(false, "--- |\r\n\t\r\r x.\n", R"("\u0009\u000a\u000a x.\u000a")");
 }
 
 }  // namespace

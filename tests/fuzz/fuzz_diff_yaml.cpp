@@ -200,12 +200,13 @@ bool may_hit_column_zero_block_scalar_bug(std::string_view text) {
         if (!header) {
             continue;
         }
-        // the next line that is not empty (nor only white space)
+        // the next line that is not empty (nor only spaces)
         while (at < text.size()) {
             std::size_t next = text.find('\n', at);
             std::string_view l = text.substr(at, next == std::string_view::npos ? next : next - at);
-            if (l.find_first_not_of(" \t\r") != std::string_view::npos) {
-                if (l[0] != ' ') {  // a tab is no indentation: `\tx` starts in column 0
+            // A tab is no indentation: a line of a tab, or `\tx`, starts in column 0.
+            if (l.find_first_not_of(" \r") != std::string_view::npos) {
+                if (l[0] != ' ') {
                     return true;
                 }
                 break;
