@@ -706,8 +706,15 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
     // Values (keys included) the document gets, counted when their container opens.
     const std::uint64_t budget = static_cast<std::uint64_t>(size) * 16 + 4096;
     std::uint64_t emitted = 1;
+    // Tape room: at the start of each element (a key or a value) at least two free words for
+    // each element not yet started of the open containers (`pending`, this one included), so
+    // that no element but a UID (four words, which makes its own room) checks for room; a
+    // container restores it when it opens. The open containers are distinct objects whose
+    // references lie in distinct bytes, so `pending` stays below the input's size.
+    std::uint64_t pending = 1;
 
     bplist_tape tw(b);
+    tw.words(2);
     bplist_frame frames[bplist_fast_frames + 1];
     frames[0] = {nullptr, nullptr, 1, 1, 0, 0};  // the top level, never closed
     bplist_frame* top = frames;
@@ -783,7 +790,8 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
         }
         std::size_t at = offs[ref];
         const unsigned m = p[at];
-        std::uint64_t* w = tw.words(4);
+        std::uint64_t* w = &tw.at(tw.size());
+        --pending;
         switch (m >> 4) {
             case 0x0:
                 if (m == 0x00) {
@@ -925,6 +933,11 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                 *++top = {dict ? refs + n * rsize : refs, dict ? refs : nullptr, 0, n, tw.size(),
                           static_cast<std::uint32_t>(self)};
                 tw.open(w, k, n);
+                pending += dict ? 2 * n : n;
+                if (pending > max_bytes / 16) {
+                    return false;
+                }
+                tw.words(static_cast<std::size_t>(2 * pending));
                 goto next;
             }
             case 0x8: {
@@ -934,6 +947,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                     return false;
                 }
                 const std::uint64_t u = load_be_n(p + at + 1, n);
+                w = tw.words(4 + static_cast<std::size_t>(2 * pending));
                 w[0] = tape_word(kind::tagged, static_cast<std::uint64_t>(tag_space::other), 0);
                 w[1] = uid_tag;
                 tw.scalar(w + 2, u <= static_cast<std::uint64_t>(INT64_MAX) ? kind::int64
@@ -967,8 +981,9 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
             const unsigned km = p[kat];
             std::uint64_t n;
             std::size_t q;
+            --pending;
             if (((km >> 4) != 0x5 && (km >> 4) != 0x6) || !count(km, kat, n, q) ||
-                !text(km >> 4, n, q, tw.words(4))) {
+                !text(km >> 4, n, q, &tw.at(tw.size()))) {
                 return false;
             }
         }
@@ -2085,8 +2100,8 @@ private:
                 oend = begin + out_.capacity();
             }
         };
-        auto flush = [&] { out_.commit(static_cast<std::size_t>(o - begin) - out_.size()); };
-        auto put_head = [&](unsigned token, std::uint64_t n) {
+        auto flush = [&]() __attribute__((always_inline)) { out_.commit(static_cast<std::size_t>(o - begin) - out_.size()); };
+        auto put_head = [&](unsigned token, std::uint64_t n) __attribute__((always_inline)) {
             if (n < 15) {
                 *o++ = static_cast<char>(token | n);
                 return;
@@ -2097,7 +2112,8 @@ private:
             put_be(o, n, w);
             o += w;
         };
-        auto put_marker = [&](unsigned marker, std::uint64_t v, unsigned w) {
+        auto put_marker = [&](unsigned marker, std::uint64_t v, unsigned w)
+                              __attribute__((always_inline)) {
             *o++ = static_cast<char>(marker);
             put_be(o, v, w);
             o += w;
