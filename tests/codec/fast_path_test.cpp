@@ -768,5 +768,113 @@ TEST(FastPathAgreement, Pickle) {
     run_agreement(format_id::pickle, detail::pickle_codec, valid);
 }
 
+// Binary plist: the one-pass reader (decode_bplist_fast) vs bplist_reader, and the tape walk
+// of the binary writer vs its recursive writer (writer_only: lossy=allow under a tag sends the
+// document to object()). Our encoder's output (objects in our order, no sharing), plistlib's
+// bench fixture (shared scalars), the corpus' binary files (1- to 8-byte offsets and
+// references, UIDs, cycles), and hand-written objects and edge layouts: tiny offset tables
+// (the reader's bounds checks are not skipped there), counted lengths, long and UTF-16 keys,
+// each mutated.
+TEST(FastPathAgreement, PlistBinary) {
+    encode_options bin;
+    bin.plist_binary = true;
+    std::vector<std::string> valid;
+    std::vector<std::string> docs = {
+        R"({"a":1})",
+        R"([true,"a"])",
+        R"({"a":[1,2.5,"x",true,false],"b":{"c":{}},"d":[]})",
+        R"({"s":"h\u00e9llo \u65e5\u672c","long":"0123456789abcdef0123456789abcdef0123","n":-9223372036854775808,"u":18446744073709551615})",
+        R"({"k":[[[[[[[[[[1]]]]]]]]]]})",
+        R"({"x":1e300,"y":-0.0,"z":5e-324,"w":[{"a":{"b":[0,255,256,65535,65536,4294967296]}}]})",
+        R"({"a key of more than fourteen":"v","\u00e9t\u00e9":"\ud83d\ude00","0123456789abcdef0123456789abcdefX":[]})",
+    };
+    // More than 255 objects (two-byte references and offsets), more than 65535 bytes (four-byte
+    // offsets), and 15 or more elements (counted lengths).
+    std::string many = "[", big = "{";
+    for (int i = 0; i < 300; ++i) {
+        many += (i ? ",\"s" : "\"s") + std::to_string(i) + "\"";
+    }
+    for (int i = 0; i < 800; ++i) {
+        big += (i ? ",\"key" : "\"key") + std::to_string(i) + "\":\"" + std::string(90, 'a' + i % 26) +
+               "\"";
+    }
+    docs.push_back(many + "]");
+    docs.push_back(big + "}");
+    for (const std::string& json : docs) {
+        valid.push_back(test::must_encode(format_id::plist, test::must_decode(format_id::json, json), bin));
+    }
+    valid.push_back(test::must_encode(
+        format_id::plist,
+        test::must_decode(format_id::json, test::read_file(test::fixtures_dir() / "bench.json")),
+        bin));
+    valid.push_back(test::read_file(test::fixtures_dir() / "bench-binary.plist"));
+    std::filesystem::path corpus = test::corpus_dir();
+    if (!corpus.empty() && std::filesystem::exists(corpus / "plist")) {
+        for (const auto& e : std::filesystem::recursive_directory_iterator(corpus / "plist")) {
+            if (!e.is_regular_file()) {
+                continue;
+            }
+            std::string bytes = test::read_file(e.path());
+            if (bytes.rfind("bplist", 0) == 0) {
+                valid.push_back(bytes);
+            }
+        }
+    }
+    auto trailer = [](unsigned osize, unsigned rsize, std::uint64_t objects, std::uint64_t top,
+                      std::uint64_t table) {
+        std::string t(6, '\0');
+        t.push_back(static_cast<char>(osize));
+        t.push_back(static_cast<char>(rsize));
+        for (std::uint64_t v : {objects, top, table}) {
+            for (int i = 7; i >= 0; --i) {
+                t.push_back(static_cast<char>(v >> (8 * i)));
+            }
+        }
+        return t;
+    };
+    // Every scalar (plist_test's DecodesEveryScalar), a dict that contains itself, a shared
+    // string, a UID and a date in a dict, a 16-byte integer as the last object before a
+    // 1-object table, 4-byte offsets with 1-byte references.
+    valid.push_back("bplist00" +
+                    hex("ab 01 02 03 04 05 06 07 08 09 0a 0b 10 01 12 00 01 00 00 13 ff ff ff ff ff "
+                        "ff ff fe 14 00 00 00 00 00 00 00 00 ff ff ff ff ff ff ff ff 22 3f c0 00 "
+                        "00 23 3f d0 00 00 00 00 00 00 33 3f f8 00 00 00 00 00 00 42 00 ff 62 00 "
+                        "e9 26 3a 80 05 08 08 14 16 1b 24 35 3a 43 4c 4f 54 56") +
+                    trailer(1, 1, 12, 0, 87));
+    valid.push_back("bplist00" + hex("d1 01 00 51 41 08 0b") + trailer(1, 1, 2, 0, 13));
+    valid.push_back("bplist00" + hex("a3 01 01 01 51 41 08 0c") + trailer(1, 1, 2, 0, 14));
+    valid.push_back("bplist00" + hex("d2 01 02 03 04 51 75 51 64 80 07 33 41 b0 00 00 00 00 00 00 "
+                                     "08 0d 0f 11 13") +
+                    trailer(1, 1, 5, 0, 28));
+    valid.push_back("bplist00" + hex("14 80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 08") +
+                    trailer(1, 1, 1, 0, 25));
+    valid.push_back("bplist00" + hex("a1 01 09 00 00 00 08 00 00 00 0a") + trailer(4, 1, 2, 0, 11));
+    agreement tally;
+    int encoded = 0;
+    for (const std::string& in : valid) {
+        std::vector<std::string> inputs = mutations(in, in.size() > 4096 ? 100 : 200, in.size() + 7);
+        inputs.insert(inputs.begin(), in);
+        for (const std::string& m : inputs) {
+            check_agreement(format_id::plist, detail::plist_codec, m, tally);
+            document d;
+            if (!decode(format_id::plist, m, d)) {
+                continue;
+            }
+            // Without nulls the fast encoder takes it; both writers must give the same bytes.
+            output_buffer out;
+            if (encode(format_id::plist, d, out, bin)) {
+                EXPECT_EQ(test::to_hex(out.view()), test::to_hex(writer_only(format_id::plist, d, bin)))
+                    << test::to_hex(m.substr(0, 64));
+                ++encoded;
+            }
+        }
+    }
+    EXPECT_GE(tally.fast_ok, 300) << tally.inputs;
+    EXPECT_GE(tally.errors, 300) << tally.inputs;
+    EXPECT_GE(encoded, 300);
+    std::printf("plist binary: %d inputs, %d decoded, %d errors, %d encoded\n", tally.inputs,
+                tally.fast_ok, tally.errors, encoded);
+}
+
 }  // namespace
 }  // namespace polycodec

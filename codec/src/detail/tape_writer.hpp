@@ -61,8 +61,9 @@ public:
     tape_writer(const tape_writer&) = delete;
     tape_writer& operator=(const tape_writer&) = delete;
 
-    /// At least `k` free words at the returned pointer (the next element's place).
-    std::uint64_t* words(std::size_t k) {
+    /// At least `k` free words at the returned pointer (the next element's place). words() and
+    /// bytes() are forced inline: in a large decoder loop GCC may otherwise call them per element.
+    [[gnu::always_inline]] std::uint64_t* words(std::size_t k) {
         if (tcap_ - tn_ < k) {
             t0_ = tape_grow(tape_, tn_, k, TapeStep, Proportional);
             tcap_ = tape_.size();
@@ -77,7 +78,7 @@ public:
     std::uint64_t& at(std::size_t i) noexcept { return t0_[i]; }
 
     /// At least `n` free payload bytes at the returned pointer (at bytes_used()).
-    char* bytes(std::size_t n) {
+    [[gnu::always_inline]] char* bytes(std::size_t n) {
         if (bcap_ - bn_ < n) {
             b0_ = tape_grow(bytes_, bn_, n, BytesStep, Proportional);
             bcap_ = bytes_.size();

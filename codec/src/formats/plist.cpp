@@ -511,13 +511,12 @@ private:
 // the error, so the protections (cycles, depth, the shared-object budget, sizes) hold for both.
 
 struct bplist_frame {
-    const unsigned char* refs;  // the container's object references
-    std::uint64_t count;        // elements of an array, entries of a dict
-    std::uint64_t next;         // references read (a dict's: key, value, key, value ...)
-    std::uint64_t total;        // references to read (count, or twice it for a dict)
+    const unsigned char* refs;  // the value references (a dict's follow its key references)
+    const unsigned char* keys;  // a dict's key references; null for an array
+    std::uint64_t next;         // elements (an array's) or entries (a dict's) started
+    std::uint64_t count;        // elements or entries
     std::size_t start;          // tape index of the header
     std::uint32_t self;         // the container's object number (cycle check)
-    bool dict;
 };
 
 constexpr std::size_t bplist_fast_frames = 128;  // deeper input takes bplist_reader
@@ -617,6 +616,57 @@ inline std::size_t utf16_to_utf8(const unsigned char* s, std::size_t units, char
     return static_cast<std::size_t>(o - out);
 }
 
+// The offset table's `num` entries of `osize` bytes at o as 32-bit offsets at out; false when
+// one is outside [8, table) (the objects' area).
+inline bool read_offsets(const unsigned char* o, unsigned osize, std::size_t num,
+                         std::uint64_t table, std::uint32_t* out) noexcept {
+    std::uint64_t low = UINT64_MAX, high = 0;
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    if (osize == 2) {
+        // Eight big-endian 16-bit offsets a step: swapped, widened and stored, their bounds
+        // kept as signed 16-bit lanes (biased by 0x8000, as SSE2 has no unsigned min/max).
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i bias = _mm_set1_epi16(static_cast<short>(0x8000));
+        __m128i vmin = _mm_set1_epi16(0x7FFF), vmax = _mm_set1_epi16(static_cast<short>(0x8000));
+        for (; i + 8 <= num; i += 8) {
+            __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(o + 2 * i));
+            x = _mm_or_si128(_mm_slli_epi16(x, 8), _mm_srli_epi16(x, 8));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_unpacklo_epi16(x, zero));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 4), _mm_unpackhi_epi16(x, zero));
+            x = _mm_xor_si128(x, bias);
+            vmin = _mm_min_epi16(vmin, x);
+            vmax = _mm_max_epi16(vmax, x);
+        }
+        if (i != 0) {
+            alignas(16) std::uint16_t lo[8], hi[8];
+            _mm_store_si128(reinterpret_cast<__m128i*>(lo), _mm_xor_si128(vmin, bias));
+            _mm_store_si128(reinterpret_cast<__m128i*>(hi), _mm_xor_si128(vmax, bias));
+            for (int k = 0; k < 8; ++k) {
+                low = std::min<std::uint64_t>(low, lo[k]);
+                high = std::max<std::uint64_t>(high, hi[k]);
+            }
+        }
+    }
+#endif
+    auto rest = [&](auto width) {
+        for (; i < num; ++i) {
+            const std::uint64_t off = load_be_n(o + i * width, width);
+            low = std::min(low, off);
+            high = std::max(high, off);
+            out[i] = static_cast<std::uint32_t>(off);
+        }
+    };
+    if (osize == 1) {
+        rest(std::integral_constant<unsigned, 1>{});
+    } else if (osize == 2) {
+        rest(std::integral_constant<unsigned, 2>{});
+    } else {
+        rest(osize);
+    }
+    return low >= 8 && high < table;
+}
+
 // RS: the object reference size when it is 1 or 2 (loads of a constant width), 0 any other.
 template <unsigned RS>
 bool decode_bplist_fast(std::string_view in, builder& b) {
@@ -640,53 +690,108 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
     thread_local std::vector<std::uint8_t> state;  // 1 while a container is open (cycles)
     offsets.resize(static_cast<std::size_t>(num));
     state.assign(static_cast<std::size_t>(num), 0);
-    {
-        const unsigned char* o = p + table;
-        std::uint64_t low = UINT64_MAX, high = 0;
-        auto read = [&](auto width) {
-            for (std::size_t i = 0; i < num; ++i, o += width) {
-                const std::uint64_t off = load_be_n(o, width);
-                low = std::min(low, off);
-                high = std::max(high, off);
-                offsets[i] = static_cast<std::uint32_t>(off);
-            }
-        };
-        if (osize == 1) {
-            read(std::integral_constant<unsigned, 1>{});
-        } else if (osize == 2) {
-            read(std::integral_constant<unsigned, 2>{});
-        } else {
-            read(osize);
-        }
-        if (low < 8 || high >= table) {
-            return false;
-        }
+    if (!read_offsets(p + table, osize, static_cast<std::size_t>(num), table, offsets.data())) {
+        return false;
     }
     const std::uint32_t* const offs = offsets.data();
     std::uint8_t* const open = state.data();
     const std::size_t end = t;  // objects never run into the trailer
+    // Every object starts before the table; with 16 bytes of table or more after it, a marker
+    // and the 16 bytes of the widest fixed-size object (or a count's 9) end before the trailer,
+    // and their bounds checks can be skipped.
+    const bool roomy = t - table >= 16;
     const std::size_t max_depth =
         std::min<std::size_t>(b.limits().max_depth, bplist_fast_frames);
     const std::size_t max_bytes = b.limits().max_bytes;
+    // Values (keys included) the document gets, counted when their container opens.
     const std::uint64_t budget = static_cast<std::uint64_t>(size) * 16 + 4096;
-    std::uint64_t emitted = 0;
+    std::uint64_t emitted = 1;
+    // Tape room: at the start of each element (a key or a value) at least two free words for
+    // each element not yet started of the open containers (`pending`, this one included), so
+    // that no element but a UID (four words, which makes its own room) checks for room; a
+    // container restores it when it opens. The open containers are distinct objects whose
+    // references lie in distinct bytes, so `pending` stays below the input's size.
+    std::uint64_t pending = 1;
 
     bplist_tape tw(b);
+    tw.words(2);
     bplist_frame frames[bplist_fast_frames + 1];
-    bplist_frame* top = frames;  // frames[0]: the top level, never closed
+    frames[0] = {nullptr, nullptr, 1, 1, 0, 0};  // the top level, never closed
+    bplist_frame* top = frames;
     std::uint64_t ref = top_ref;
-    bool want_key = false;
+
+    // The count of a data, string, array or dict object whose marker m is at `at`: the low
+    // nibble, or 0xF and an integer object after the marker. q: where the contents start.
+    auto count = [&](unsigned m, std::size_t at, std::uint64_t& n, std::size_t& q)
+                     __attribute__((always_inline)) -> bool {
+        n = m & 0x0F;
+        q = at + 1;
+        if (n == 0x0F) {
+            if (!roomy && q >= end) {
+                return false;
+            }
+            const unsigned im = p[q];
+            if ((im & 0xF0) != 0x10 || (im & 0x0F) > 3) {
+                return false;
+            }
+            const unsigned k = 1u << (im & 3);
+            if (!roomy && end - q - 1 < k) {
+                return false;
+            }
+            n = load_be_n(p + q + 1, k);
+            q += 1 + k;
+        }
+        return true;
+    };
+    // Data (hi 0x4), an ASCII string (0x5) or a UTF-16 string (0x6) of n at q, written at w.
+    auto text = [&](unsigned hi, std::uint64_t n, std::size_t q, std::uint64_t* w)
+                    __attribute__((always_inline)) -> bool {
+        if (hi != 0x6) {
+            if (n > end - q) {
+                return false;
+            }
+            const char* s = reinterpret_cast<const char*>(p + q);
+            if (n <= 32) {
+                // Short: the 32-byte trailer follows the objects, so 32 bytes can be read and
+                // copied at once (the bytes past n are overwritten by the next payload or cut
+                // at the end).
+                char* d = tw.bytes(32);
+                std::memcpy(d, s, 32);
+                if (hi == 0x5 && !ascii_upto32(s, static_cast<std::size_t>(n))) {
+                    return false;
+                }
+            } else {
+                if ((hi == 0x5 && !ascii_only(s, n)) || n > max_bytes ||
+                    tw.over_budget(max_bytes - n)) {
+                    return false;
+                }
+                std::memcpy(tw.bytes(n), s, n);
+            }
+            tw.payload(w, hi == 0x4 ? kind::bytes : kind::string, 0, n);
+            return true;
+        }
+        if (n > (end - q) / 2) {
+            return false;
+        }
+        if (3 * n > max_bytes || tw.over_budget(max_bytes - 3 * n)) {
+            return false;
+        }
+        const std::size_t len = utf16_to_utf8(p + q, n, tw.bytes(3 * n));
+        if (len == SIZE_MAX) {
+            return false;
+        }
+        tw.payload(w, kind::string, 0, len);
+        return true;
+    };
 
     for (;;) {
-        if (++emitted > budget || ref >= num) {
+        if (ref >= num) {
             return false;
         }
         std::size_t at = offs[ref];
         const unsigned m = p[at];
-        if (want_key && (m >> 4) != 0x5 && (m >> 4) != 0x6) {
-            return false;
-        }
-        std::uint64_t* w = tw.words(4);
+        std::uint64_t* w = &tw.at(tw.size());
+        --pending;
         switch (m >> 4) {
             case 0x0:
                 if (m == 0x00) {
@@ -707,7 +812,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                     return false;
                 }
                 const unsigned n = 1u << lg;
-                if (at + 1 > end || n > end - at - 1) {
+                if (!roomy && n > end - at - 1) {
                     return false;
                 }
                 if (lg < 4) {
@@ -752,7 +857,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                     return false;
                 }
                 const unsigned n = m == 0x22 ? 4 : 8;
-                if (at + 1 > end || n > end - at - 1) {
+                if (!roomy && n > end - at - 1) {
                     return false;
                 }
                 double d;
@@ -771,86 +876,40 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                 break;
             }
             case 0x3: {
-                if (m != 0x33 || at + 1 > end || 8 > end - at - 1) {
+                if (m != 0x33 || (!roomy && 8 > end - at - 1)) {
                     return false;
                 }
                 std::uint64_t bits = load_be_n(p + at + 1, 8);
                 double d;
                 std::memcpy(&d, &bits, 8);
-                char text[32];
-                const std::size_t len = date_text(d, text);
+                char txt[32];
+                const std::size_t len = date_text(d, txt);
                 if (len == 0) {
                     return false;
                 }
-                std::memcpy(tw.bytes(len), text, len);
+                std::memcpy(tw.bytes(len), txt, len);
                 tw.payload(w, kind::timestamp,
                            static_cast<std::uint64_t>(timestamp_kind::offset_date_time), len);
                 break;
             }
             case 0x4:
             case 0x5:
-            case 0x6:
+            case 0x6: {
+                std::uint64_t n;
+                std::size_t q;
+                if (!count(m, at, n, q) || !text(m >> 4, n, q, w)) {
+                    return false;
+                }
+                break;
+            }
             case 0xA:
             case 0xD: {
-                // The count: the low nibble, or 0xF and an integer object after the marker.
-                std::uint64_t n = m & 0x0F;
-                std::size_t q = at + 1;
-                if (n == 0x0F) {
-                    if (q >= end) {
-                        return false;
-                    }
-                    const unsigned im = p[q];
-                    if ((im & 0xF0) != 0x10 || (im & 0x0F) > 3) {
-                        return false;
-                    }
-                    const unsigned k = 1u << (im & 3);
-                    if (end - q - 1 < k) {
-                        return false;
-                    }
-                    n = load_be_n(p + q + 1, k);
-                    q += 1 + k;
+                std::uint64_t n;
+                std::size_t q;
+                if (!count(m, at, n, q)) {
+                    return false;
                 }
-                const unsigned hi = m >> 4;
-                if (hi == 0x4 || hi == 0x5) {
-                    if (n > end - q) {
-                        return false;
-                    }
-                    const char* s = reinterpret_cast<const char*>(p + q);
-                    if (n <= 32) {
-                        // Short: the 32-byte trailer follows the objects, so 32 bytes can be
-                        // read and copied at once (the bytes past n are overwritten by the
-                        // next payload or cut at the end).
-                        char* d = tw.bytes(32);
-                        std::memcpy(d, s, 32);
-                        if (hi == 0x5 && !ascii_upto32(s, static_cast<std::size_t>(n))) {
-                            return false;
-                        }
-                    } else {
-                        if ((hi == 0x5 && !ascii_only(s, n)) || n > max_bytes ||
-                            tw.over_budget(max_bytes - n)) {
-                            return false;
-                        }
-                        std::memcpy(tw.bytes(n), s, n);
-                    }
-                    tw.payload(w, hi == 0x4 ? kind::bytes : kind::string, 0, n);
-                    break;
-                }
-                if (hi == 0x6) {
-                    if (n > (end - q) / 2) {
-                        return false;
-                    }
-                    if (3 * n > max_bytes || tw.over_budget(max_bytes - 3 * n)) {
-                        return false;
-                    }
-                    const std::size_t len = utf16_to_utf8(p + q, n, tw.bytes(3 * n));
-                    if (len == SIZE_MAX) {
-                        return false;
-                    }
-                    tw.payload(w, kind::string, 0, len);
-                    break;
-                }
-                // An array or a dict.
-                const bool dict = hi == 0xD;
+                const bool dict = (m >> 4) == 0xD;
                 const std::uint64_t per = rsize * (dict ? 2u : 1u);
                 if (n > (end - q) / per) {
                     return false;
@@ -865,19 +924,30 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                     tw.open_empty(w, k);
                     break;
                 }
+                emitted += dict ? 2 * n : n;
+                if (emitted > budget) {
+                    return false;
+                }
                 open[self] = 1;
-                *++top = {p + q, n, 0, dict ? 2 * n : n, tw.size(), static_cast<std::uint32_t>(self),
-                          dict};
+                const unsigned char* refs = p + q;
+                *++top = {dict ? refs + n * rsize : refs, dict ? refs : nullptr, 0, n, tw.size(),
+                          static_cast<std::uint32_t>(self)};
                 tw.open(w, k, n);
+                pending += dict ? 2 * n : n;
+                if (pending > max_bytes / 16) {
+                    return false;
+                }
+                tw.words(static_cast<std::size_t>(2 * pending));
                 goto next;
             }
             case 0x8: {
                 const unsigned n = (m & 0x0F) + 1;
-                if (n > 8 || at + 1 > end || n > end - at - 1 ||
+                if (n > 8 || (!roomy && n > end - at - 1) ||
                     static_cast<std::size_t>(top - frames) >= max_depth) {
                     return false;
                 }
                 const std::uint64_t u = load_be_n(p + at + 1, n);
+                w = tw.words(4 + static_cast<std::size_t>(2 * pending));
                 w[0] = tape_word(kind::tagged, static_cast<std::uint64_t>(tag_space::other), 0);
                 w[1] = uid_tag;
                 tw.scalar(w + 2, u <= static_cast<std::uint64_t>(INT64_MAX) ? kind::int64
@@ -889,34 +959,44 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
             default:
                 return false;
         }
-        // A value is complete: close the containers it ends.
-        while (top != frames && top->next == top->total) {
+        // A value is complete: close the containers it ends (frames[0] ends the loop).
+        while (top->next == top->count) {
+            if (top == frames) {
+                goto done;
+            }
             tw.close(top->start);
             open[top->self] = 0;
             --top;
         }
-        if (top == frames) {
-            break;
-        }
     next: {
         bplist_frame& f = *top;
         const std::uint64_t j = f.next++;
-        std::uint64_t slot = j;
-        want_key = false;
-        if (f.dict) {
-            want_key = (j & 1) == 0;
-            slot = want_key ? j / 2 : f.count + j / 2;
+        if (f.keys != nullptr) {
+            // A dict's key: a string object, written before its value.
+            const std::uint64_t kref = load_be_n(f.keys + j * rsize, rsize);
+            if (kref >= num) {
+                return false;
+            }
+            const std::size_t kat = offs[kref];
+            const unsigned km = p[kat];
+            std::uint64_t n;
+            std::size_t q;
+            --pending;
+            if (((km >> 4) != 0x5 && (km >> 4) != 0x6) || !count(km, kat, n, q) ||
+                !text(km >> 4, n, q, &tw.at(tw.size()))) {
+                return false;
+            }
         }
-        ref = load_be_n(f.refs + slot * rsize, rsize);
+        ref = load_be_n(f.refs + j * rsize, rsize);
     }
     }
+done:
     if (tw.over_budget(max_bytes)) {
         return false;
     }
     tw.finish();
     return true;
 }
-
 // ===================================================================== XML reader
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -1786,9 +1866,47 @@ public:
         const std::uint64_t table = out_.size() - base_;
         const unsigned osize = size_for(table);
         char* p = out_.prepare(static_cast<std::size_t>(next_id_) * osize + 32);
-        for (std::uint64_t i = 0; i < next_id_; ++i) {
-            put_be(p, offsets[static_cast<std::size_t>(i)], osize);
-            p += osize;
+        // Locals: the stores through p may alias any member or the vector's pointers.
+        const std::uint64_t* const offs = offsets.data();
+        const std::uint64_t count = next_id_;
+        auto put_offsets = [&](auto width) {
+            char* q = p;
+            for (std::uint64_t i = 0; i < count; ++i, q += width) {
+                put_be(q, offs[static_cast<std::size_t>(i)], width);
+            }
+            p = q;
+        };
+        if (osize == 1) {
+            put_offsets(std::integral_constant<unsigned, 1>{});
+        } else if (osize == 2) {
+#if defined(__SSE2__)
+            // Eight a step: the low 32 bits of each (below 2^16), biased into the signed
+            // range that the saturating pack keeps, packed, unbiased and byte-swapped.
+            const __m128i bias32 = _mm_set1_epi32(0x8000);
+            const __m128i bias16 = _mm_set1_epi16(static_cast<short>(0x8000));
+            auto low32 = [&](std::uint64_t i) {
+                const auto* s = reinterpret_cast<const __m128i*>(offs + i);
+                const __m128i a = _mm_shuffle_epi32(_mm_loadu_si128(s), _MM_SHUFFLE(3, 1, 2, 0));
+                const __m128i b =
+                    _mm_shuffle_epi32(_mm_loadu_si128(s + 1), _MM_SHUFFLE(3, 1, 2, 0));
+                return _mm_sub_epi32(_mm_unpacklo_epi64(a, b), bias32);
+            };
+            std::uint64_t i = 0;
+            for (; i + 8 <= count; i += 8, p += 16) {
+                __m128i x = _mm_xor_si128(_mm_packs_epi32(low32(i), low32(i + 4)), bias16);
+                x = _mm_or_si128(_mm_slli_epi16(x, 8), _mm_srli_epi16(x, 8));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(p), x);
+            }
+            for (; i < count; ++i, p += 2) {
+                put_be(p, offs[static_cast<std::size_t>(i)], 2);
+            }
+#else
+            put_offsets(std::integral_constant<unsigned, 2>{});
+#endif
+        } else if (osize == 4) {
+            put_offsets(std::integral_constant<unsigned, 4>{});
+        } else {
+            put_offsets(std::integral_constant<unsigned, 8>{});
         }
         std::memset(p, 0, 6);
         p[6] = static_cast<char>(osize);
@@ -1950,16 +2068,18 @@ private:
     // part of the output written, for what only object() handles.
     bool walk(const document& doc) {
         struct frame {
-            std::uint64_t left;  // children still to write (keys and values of a dict)
-            std::uint64_t id;    // the next child's object number (arrays; dict keys)
+            std::uint64_t left;  // elements (an array's) or entries (a dict's) still to write
+            std::uint64_t id;    // the next element's or key's object number
             std::uint64_t vid;   // the next value's object number (dicts)
             bool dict;
         };
         const std::uint64_t* const t = doc.tape().data();
         const std::size_t size = doc.tape().size();
         const char* const payload = doc.bytes().data();
+        const char* const payload_end = payload + doc.bytes().size();
         std::uint64_t* const offsets = offsets_->data();
         const unsigned rs = ref_size_;
+        const std::size_t base = base_;
         thread_local std::vector<frame> stack;
         stack.clear();
         stack.push_back({1, 0, 0, false});
@@ -1970,7 +2090,8 @@ private:
         char* begin = out_.data_mut();
         char* o = begin + out_.size();
         char* oend = begin + out_.capacity();
-        auto room = [&](std::size_t n) {
+        // Inlined everywhere: an out-of-line call would keep o, begin and oend in memory.
+        auto room = [&](std::size_t n) __attribute__((always_inline)) {
             if (static_cast<std::size_t>(oend - o) < n) {
                 out_.commit(static_cast<std::size_t>(o - begin) - out_.size());
                 out_.prepare(n);
@@ -1979,8 +2100,8 @@ private:
                 oend = begin + out_.capacity();
             }
         };
-        auto flush = [&] { out_.commit(static_cast<std::size_t>(o - begin) - out_.size()); };
-        auto put_head = [&](unsigned token, std::uint64_t n) {
+        auto flush = [&]() __attribute__((always_inline)) { out_.commit(static_cast<std::size_t>(o - begin) - out_.size()); };
+        auto put_head = [&](unsigned token, std::uint64_t n) __attribute__((always_inline)) {
             if (n < 15) {
                 *o++ = static_cast<char>(token | n);
                 return;
@@ -1991,30 +2112,66 @@ private:
             put_be(o, n, w);
             o += w;
         };
-        auto put_marker = [&](unsigned marker, std::uint64_t v, unsigned w) {
+        auto put_marker = [&](unsigned marker, std::uint64_t v, unsigned w)
+                              __attribute__((always_inline)) {
             *o++ = static_cast<char>(marker);
             put_be(o, v, w);
             o += w;
         };
+        // A string (ASCII as 0x5, others as UTF-16) or bytes element, with room(32) made.
+        auto put_text = [&](kind k, std::uint64_t head_word, std::uint64_t n)
+                            __attribute__((always_inline)) {
+            const char* sp = payload + (head_word & document::payload_mask);
+#if defined(__SSE2__)
+            // Short, with 16 readable bytes: one load, one check of the first n, one store
+            // (the bytes past n are overwritten next or lie past the end).
+            if (n < 15 && payload_end - sp >= 16) {
+                const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sp));
+                if (k != kind::string ||
+                    (static_cast<unsigned>(_mm_movemask_epi8(v)) & ((1u << n) - 1)) == 0) {
+                    *o++ = static_cast<char>((k == kind::string ? 0x50 : 0x40) | n);
+                    _mm_storeu_si128(reinterpret_cast<__m128i*>(o), v);
+                    o += n;
+                    return;
+                }
+            }
+#endif
+            if (k == kind::string && !ascii_only(sp, n)) {
+                flush();
+                string(std::string_view(sp, n));  // UTF-16
+                begin = out_.data_mut();
+                o = begin + out_.size();
+                oend = begin + out_.capacity();
+            } else {
+                room(n + 10);
+                put_head(k == kind::string ? 0x50 : 0x40, n);
+                std::memcpy(o, sp, n);
+                o += n;
+            }
+        };
         std::size_t i = 0;
         while (i < size) {
+            room(32);
             std::uint64_t id;
-            bool is_key = false;
             if (top->dict) {
-                is_key = (top->left & 1) == 0;
-                id = is_key ? top->id++ : top->vid++;
+                // The entry's key (a string, or only object() writes the map), then its value.
+                offsets[top->id++] = static_cast<std::uint64_t>(o - begin) - base;
+                const std::uint64_t key_word = t[i];
+                if (static_cast<kind>(key_word >> document::kind_shift) != kind::string) {
+                    flush();
+                    return false;
+                }
+                put_text(kind::string, key_word, t[i + 1]);
+                i += 2;
+                room(32);
+                id = top->vid++;
             } else {
                 id = top->id++;
             }
             --top->left;
-            offsets[id] = static_cast<std::uint64_t>(o - begin) - base_;
+            offsets[id] = static_cast<std::uint64_t>(o - begin) - base;
             const std::uint64_t head_word = t[i];
             const auto k = static_cast<kind>(head_word >> document::kind_shift);
-            if (is_key && k != kind::string) {
-                flush();
-                return false;
-            }
-            room(32);
             switch (k) {
                 case kind::boolean_false:
                 case kind::boolean_true:
@@ -2050,24 +2207,10 @@ private:
                     i += 2;
                     break;
                 case kind::string:
-                case kind::bytes: {
-                    const std::uint64_t n = t[i + 1];
-                    const char* sp = payload + (head_word & document::payload_mask);
-                    if (k == kind::string && !ascii_only(sp, n)) {
-                        flush();
-                        string(std::string_view(sp, n));  // UTF-16
-                        begin = out_.data_mut();
-                        o = begin + out_.size();
-                        oend = begin + out_.capacity();
-                    } else {
-                        room(n + 10);
-                        put_head(k == kind::string ? 0x50 : 0x40, n);
-                        std::memcpy(o, sp, n);
-                        o += n;
-                    }
+                case kind::bytes:
+                    put_text(k, head_word, t[i + 1]);
                     i += 2;
                     break;
-                }
                 case kind::bignum: {
                     int128 x;
                     if (!parse_int128(value(&doc, i).get_string(), x)) {
@@ -2125,10 +2268,34 @@ private:
                     const bool dict = k == kind::map;
                     const std::uint64_t n = t[i + 1];
                     const std::uint64_t nrefs = dict ? 2 * n : n;
-                    room(static_cast<std::size_t>(nrefs) * rs + 10);
+                    room(static_cast<std::size_t>(nrefs) * rs + 10 + 16);
                     put_head(dict ? 0xD0 : 0xA0, n);
                     const std::uint64_t first = next_id_;
                     next_id_ += nrefs;
+#if defined(__SSE2__)
+                    // The references first, first + 1, ...: 16 (one-byte) or 8 (two-byte,
+                    // byte-swapped) a store; the lanes past the last are overwritten next.
+                    if (rs == 1) {
+                        __m128i v = _mm_add_epi8(
+                            _mm_set1_epi8(static_cast<char>(first)),
+                            _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+                        for (std::uint64_t r = 0; r < nrefs; r += 16) {
+                            _mm_storeu_si128(reinterpret_cast<__m128i*>(o + r), v);
+                            v = _mm_add_epi8(v, _mm_set1_epi8(16));
+                        }
+                        o += nrefs;
+                    } else if (rs == 2) {
+                        __m128i v = _mm_add_epi16(_mm_set1_epi16(static_cast<short>(first)),
+                                                  _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
+                        for (std::uint64_t r = 0; r < nrefs; r += 8) {
+                            _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 2 * r),
+                                             _mm_or_si128(_mm_slli_epi16(v, 8),
+                                                          _mm_srli_epi16(v, 8)));
+                            v = _mm_add_epi16(v, _mm_set1_epi16(8));
+                        }
+                        o += 2 * nrefs;
+                    } else
+#endif
                     if (rs == 1) {
                         for (std::uint64_t r = 0; r < nrefs; ++r) {
                             *o++ = static_cast<char>(first + r);
@@ -2144,7 +2311,7 @@ private:
                     }
                     i += 2;
                     if (n != 0) {
-                        stack.push_back({nrefs, first, first + n, dict});
+                        stack.push_back({n, first, first + n, dict});
                         top = &stack.back();
                         continue;
                     }
