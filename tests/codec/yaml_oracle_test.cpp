@@ -255,6 +255,10 @@ TEST(YamlOracle, LibfyamlReadsTheNextPairIntoAnEmptyBlockScalar) {
     expect_libfyaml(false, "x:\n  ? |\n  ? a\n  : b\n", R"({"x":{"":null,"a":"b"}})");
     expect_libfyaml(false, "- ? >\n  ? a\n  : b\n", R"([{"":null,"a":"b"}])");
     expect_libfyaml(false, "- aaa: |\n  bbb: x\n", R"([{"aaa":"","bbb":"x"}])");
+    // An empty block scalar as an entry of a compact sequence in an explicit key (fuzz_diff_yaml
+    // at 36951ef): the key is ["", "b"].
+    expect_libfyaml(false, "? - >\n  - b\n: 1\n", R"({["","b"]:1})");
+    expect_libfyaml(false, "- ? - |\n    - b\n  : 1\n", R"([{["","b"]:1}])");
     expect_libfyaml(false, "- aaa: |\n \n  bbb: |\n    xxx\n",
                     R"([{"aaa":"","bbb":"xxx\u000a"}])");
     // At column 0, or with content indented more than the mapping, both read the same.

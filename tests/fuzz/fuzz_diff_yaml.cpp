@@ -225,8 +225,9 @@ bool may_hit_column_zero_block_scalar_bug(std::string_view text) {
 // value (`- aaa: |` / `  bbb: x`). Its content must be indented more than the mapping, so it is
 // empty and the next line is the next pair, as npm yaml reads it; libfyaml takes the following
 // lines at the mapping's own indentation for its content ("? a\n: b\n", "bbb: x\n"). Not
-// reported on an input where a line indented by spaces or "- " entries holds '|' or '>' and the
-// next line that is not empty is indented no more than that line's content.
+// reported on an input where a line indented by spaces or "- " entries or "? " keys holds '|' or
+// '>' and the next line that is not empty is indented no more than that line's content. The
+// same in a compact sequence in an explicit key (`? - >` / `  - b` / `: 1`: the key is ["", "b"]).
 bool may_hit_empty_block_key_bug(std::string_view text) {
     std::size_t at = 0;
     while (at < text.size()) {
@@ -237,8 +238,9 @@ bool may_hit_empty_block_key_bug(std::string_view text) {
         const std::string_view line = text.substr(at, eol - at);
         at = eol + 1;
         std::size_t q = 0;
-        while (q < line.size() && (line[q] == ' ' || (line[q] == '-' && q + 1 < line.size() &&
-                                                      line[q + 1] == ' '))) {
+        while (q < line.size() &&
+               (line[q] == ' ' || ((line[q] == '-' || line[q] == '?') && q + 1 < line.size() &&
+                                   line[q + 1] == ' '))) {
             ++q;
         }
         if (q == 0 || q >= line.size() || line.find_first_of("|>", q) == std::string_view::npos) {
