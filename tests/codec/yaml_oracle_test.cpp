@@ -335,6 +335,8 @@ TEST(YamlOracle, LibfyamlCrashesOnAColonScalarAfterATabInAnExplicitKey) {
 TEST(YamlOracle, LibfyamlDropsSpacesOnlyLinesOfAnExplicitlyIndentedBlockScalar) {
     expect_libfyaml(false, "- |1\n   \n", R"(["  \u000a"])");
     expect_libfyaml(false, "|2\n   \n", R"(" \u000a")");
+    // The spaces' line ended by CR LF (fuzz_diff_yaml at 6b2e379).
+    expect_libfyaml(false, "aa: |2\n   \r\n\n", R"({"aa":" \u000a"})");
     expect_libfyaml(true, "- |1\n   \n  x\n", R"(["  \u000a x\u000a"])");
     expect_libfyaml(true, "- |1\n  x\n   \n", R"([" x\u000a  \u000a"])");
 }

@@ -363,7 +363,8 @@ bool may_hit_blank_explicit_block_scalar_bug(std::string_view text) {
             eol = text.size();
         }
         const std::string_view line = text.substr(start, eol - start);
-        if (!line.empty() && line.find_first_not_of(" \t") == std::string_view::npos) {
+        if (line.find(' ') != std::string_view::npos &&
+            line.find_first_not_of(" \t\r") == std::string_view::npos) {
             return true;
         }
         start = eol + 1;
