@@ -78,27 +78,8 @@ inline kind classify(std::string_view s) {
     return kind::integer;
 }
 
-/// Appends `s` typed as classify() says.
-inline void add(builder& b, std::string_view s) {
-    // The common case first: an integer of up to 18 digits (no leading zero) is summed as it
-    // is recognised, which is what classify() and add_decimal_integer() would make of it.
-    const std::size_t minus = !s.empty() && s[0] == '-' ? 1 : 0;
-    const std::size_t digits = s.size() - minus;
-    if (digits >= 1 && digits <= 18 && (digits == 1 || s[minus] != '0')) {
-        std::uint64_t v = 0;
-        std::size_t p = minus;
-        for (; p < s.size(); ++p) {
-            const auto d = static_cast<unsigned>(static_cast<unsigned char>(s[p]) - '0');
-            if (d > 9) {
-                break;
-            }
-            v = v * 10 + d;
-        }
-        if (p == s.size()) {
-            b.add_int(minus != 0 ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v));
-            return;
-        }
-    }
+/// add() past its fast path: `s` typed by classify().
+[[gnu::noinline]] inline void add_classified(builder& b, std::string_view s) {
     switch (classify(s)) {
         case kind::string:
             b.add_string(s);
@@ -123,6 +104,30 @@ inline void add(builder& b, std::string_view s) {
             return;
         }
     }
+}
+
+/// Appends `s` typed as classify() says.
+inline void add(builder& b, std::string_view s) {
+    // The common case first: an integer of up to 18 digits (no leading zero) is summed as it
+    // is recognised, which is what classify() and add_decimal_integer() would make of it.
+    const std::size_t minus = !s.empty() && s[0] == '-' ? 1 : 0;
+    const std::size_t digits = s.size() - minus;
+    if (digits >= 1 && digits <= 18 && (digits == 1 || s[minus] != '0')) {
+        std::uint64_t v = 0;
+        std::size_t p = minus;
+        for (; p < s.size(); ++p) {
+            const auto d = static_cast<unsigned>(static_cast<unsigned char>(s[p]) - '0');
+            if (d > 9) {
+                break;
+            }
+            v = v * 10 + d;
+        }
+        if (p == s.size()) {
+            b.add_int(minus != 0 ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v));
+            return;
+        }
+    }
+    add_classified(b, s);
 }
 
 /// The text of scalar `v` as the urlform, ini and dotenv writers put it: strings and timestamps

@@ -350,6 +350,19 @@ private:
     }
 };
 
+// Whether `s` holds a backslash (short texts, most values, without a call).
+inline bool has_backslash(std::string_view s) {
+    if (s.size() >= 16) {
+        return std::memchr(s.data(), '\\', s.size()) != nullptr;
+    }
+    for (const char c : s) {
+        if (c == '\\') {
+            return true;
+        }
+    }
+    return false;
+}
+
 class properties_reader {
 public:
     properties_reader(std::string_view in, builder& b, std::vector<std::uint64_t>* offsets,
@@ -417,24 +430,27 @@ public:
     }
 
 private:
-    // The end of the natural line that starts at `p` (its CR or LF, or the end of input).
-    // memchr (vectorised in libc) for the next LF and the next CR, each remembered until the
-    // scan passes it, so a file of CR-only lines is still read in one pass.
-    std::size_t line_end(std::size_t p) {
+    // The end of the natural line that starts at `p` (its CR or LF, or the end of input):
+    // sixteen bytes a step while that many are left.
+    std::size_t line_end(std::size_t p) const {
         const char* s = in_.data();
-        std::size_t n = in_.size();
-        if (p >= n) {
-            return n;
+        const std::size_t n = in_.size();
+#if defined(__SSE2__)
+        const __m128i lf = _mm_set1_epi8('\n');
+        const __m128i cr = _mm_set1_epi8('\r');
+        while (p < n && n - p >= 16) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + p));
+            const int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr)));
+            if (m != 0) {
+                return p + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(m)));
+            }
+            p += 16;
         }
-        if (next_lf_ < p || next_lf_ == unknown) {
-            const void* lf = std::memchr(s + p, '\n', n - p);
-            next_lf_ = lf == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(lf) - s);
+#endif
+        while (p < n && !eol(s[p])) {
+            ++p;
         }
-        if (next_cr_ < p || next_cr_ == unknown) {
-            const void* cr = std::memchr(s + p, '\r', n - p);
-            next_cr_ = cr == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(cr) - s);
-        }
-        return std::min(next_lf_, next_cr_);
+        return std::min(p, n);
     }
     // Whether the natural line [from, end) ends in an odd number of backslashes.
     bool continued(std::size_t from, std::size_t end) const {
@@ -628,7 +644,7 @@ private:
             key = std::string_view(keys_, static_cast<std::size_t>(w - keys_));
             keys_ = w;
         }
-        if (!value.empty() && std::memchr(value.data(), '\\', value.size()) != nullptr) {
+        if (has_backslash(value)) {
             char* out = s_.arena.get() + in_.size();
             char* w = out;
             part_name_ = "value";
@@ -643,10 +659,8 @@ private:
 
     // Properties.loadConvert: `part` starts at position `base` of the logical line.
     result<void> convert(std::string_view part, std::size_t base) {
-        const char* s = part.data();
         std::size_t len = part.size();
-        const void* bs = len == 0 ? nullptr : std::memchr(s, '\\', len);
-        if (bs == nullptr) {
+        if (!has_backslash(part)) {
             b_.add_string(part);
             return {};
         }
@@ -755,10 +769,7 @@ private:
     nester* nest_;
     char* keys_ = nullptr;  // where the next key goes in the arena
     bool abandoned_ = false;
-    static constexpr std::size_t unknown = SIZE_MAX;
     std::size_t pos_ = 0;
-    std::size_t next_lf_ = unknown;  // line_end's memory: the next LF, CR at or after a scan
-    std::size_t next_cr_ = unknown;
     std::size_t line_at_ = 0;  // input offset of the current logical line
     bool joined_ = false;      // the current line is s_.joined.text
     const char* part_name_ = "key";
@@ -836,9 +847,12 @@ inline std::size_t plain_run(const unsigned char* p, std::size_t i, std::size_t 
                              std::uint8_t bit) {
 #if defined(__SSE2__)
     if (n - i >= 16) {
-        // Plain: above 0x20 (0x1F in a value), below 0x7F, none of = : # ! and backslash.
+        // Plain: above 0x20 (0x1F in a value), below 0x7F, none of = : # ! and backslash
+        // (nor '.' for part_plain).
         // Signed compares: bytes from 0x80 are negative, so not above the low bound.
-        const __m128i low = _mm_set1_epi8(bit == key_plain ? 0x20 : 0x1F);
+        const __m128i low = _mm_set1_epi8(bit == value_plain ? 0x1F : 0x20);
+        // part_plain: no dot either ('=' stands in for it in the other classes).
+        const __m128i dot = _mm_set1_epi8(bit == part_plain ? '.' : '=');
         const __m128i del = _mm_set1_epi8(0x7F);
         const __m128i eq = _mm_set1_epi8('=');
         const __m128i colon = _mm_set1_epi8(':');
@@ -847,11 +861,15 @@ inline std::size_t plain_run(const unsigned char* p, std::size_t i, std::size_t 
         const __m128i bs = _mm_set1_epi8('\\');
         do {
             const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-            const __m128i bad = _mm_or_si128(
+            const __m128i specials =
                 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, eq), _mm_cmpeq_epi8(x, colon)),
-                             _mm_or_si128(_mm_cmpeq_epi8(x, hash), _mm_cmpeq_epi8(x, bang))),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, hash), _mm_cmpeq_epi8(x, bang)));
+            const __m128i others =
                 _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, bs), _mm_cmpeq_epi8(x, del)),
-                             _mm_cmpeq_epi8(_mm_cmpgt_epi8(x, low), _mm_setzero_si128())));
+                             _mm_or_si128(_mm_cmpeq_epi8(x, dot),
+                                          _mm_cmpeq_epi8(_mm_cmpgt_epi8(x, low),
+                                                         _mm_setzero_si128())));
+            const __m128i bad = _mm_or_si128(specials, others);
             const int mask = _mm_movemask_epi8(bad);
             if (mask != 0) {
                 return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
