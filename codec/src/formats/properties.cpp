@@ -12,6 +12,7 @@
 // detail/unflatten.hpp, which dotenv uses too. The writer escapes as Properties.store to an
 // OutputStream does (ASCII only, \uXXXX beyond), and flattens nested maps and arrays with dots.
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -227,7 +228,10 @@ private:
             std::uint64_t x, y;
             std::memcpy(&x, a.data() + i, 8);
             std::memcpy(&y, b.data() + i, 8);
-            if (x != y) {
+            if (x != y) {  // the first differing byte (little-endian: the lowest set bit)
+                if constexpr (std::endian::native == std::endian::little) {
+                    return i + static_cast<std::size_t>(__builtin_ctzll(x ^ y) / 8);
+                }
                 break;
             }
         }
