@@ -4,10 +4,13 @@
 // tests/differential/test_properties.py checks the same against java.util.Properties itself.
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "detail/unflatten.hpp"
+#include "detail/utf8.hpp"
 #include "support/support.hpp"
 
 namespace polycodec::test {
@@ -38,6 +41,28 @@ error encode_error(std::string_view json, encode_options opt = {}) {
 
 // The javadoc of Properties.load(Reader): three lines that each give Truth=Beauty, a value
 // continued over three lines, and a key with no value.
+// utf8_valid_prefix takes 32 ASCII bytes a step: inputs whose ASCII runs end exactly at the
+// end of the input (in a buffer of exactly their size, which ASan bounds), and a bad byte at
+// every position of the first 100.
+TEST(PropertiesDecode, Utf8CheckEndsAtTheEndOfInput) {
+    for (std::size_t n : {8u, 31u, 32u, 33u, 63u, 64u, 65u, 96u, 100u}) {
+        std::unique_ptr<char[]> buf(new char[n]);
+        std::memset(buf.get(), 'a', n);
+        buf[n - 1] = '\n';
+        EXPECT_EQ(detail::utf8_valid_prefix(std::string_view(buf.get(), n)), n);
+        document d;
+        EXPECT_TRUE(decode(format_id::properties, std::string_view(buf.get(), n), d)) << n;
+        for (std::size_t bad = 0; bad < n; ++bad) {
+            std::string s(buf.get(), n);
+            s[bad] = '\xff';
+            EXPECT_EQ(detail::utf8_valid_prefix(s), bad) << n << " " << bad;
+        }
+        std::string two(buf.get(), n - 1);
+        two += "\xc3\xa9";  // a valid two-byte character at the very end
+        EXPECT_EQ(detail::utf8_valid_prefix(two), two.size());
+    }
+}
+
 TEST(PropertiesDecode, JavadocExamples) {
     EXPECT_EQ(props("Truth = Beauty\n"
                     " Truth:Beauty\n"

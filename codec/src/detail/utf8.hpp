@@ -23,6 +23,9 @@ inline std::size_t utf8_valid_prefix(std::string_view s) noexcept {
             }
             i += 32;
         }
+        if (i >= n) {
+            break;
+        }
         if (i + 8 <= n) {
             std::uint64_t w;
             std::memcpy(&w, p + i, 8);
