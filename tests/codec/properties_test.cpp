@@ -3,10 +3,14 @@
 // positions, exact encodings (Properties.store with escapeUnicode), flattening and lossy cases.
 // tests/differential/test_properties.py checks the same against java.util.Properties itself.
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "detail/unflatten.hpp"
+#include "detail/utf8.hpp"
 #include "support/support.hpp"
 
 namespace polycodec::test {
@@ -37,6 +41,28 @@ error encode_error(std::string_view json, encode_options opt = {}) {
 
 // The javadoc of Properties.load(Reader): three lines that each give Truth=Beauty, a value
 // continued over three lines, and a key with no value.
+// utf8_valid_prefix takes 32 ASCII bytes a step: inputs whose ASCII runs end exactly at the
+// end of the input (in a buffer of exactly their size, which ASan bounds), and a bad byte at
+// every position of the first 100.
+TEST(PropertiesDecode, Utf8CheckEndsAtTheEndOfInput) {
+    for (std::size_t n : {8u, 31u, 32u, 33u, 63u, 64u, 65u, 96u, 100u}) {
+        std::unique_ptr<char[]> buf(new char[n]);
+        std::memset(buf.get(), 'a', n);
+        buf[n - 1] = '\n';
+        EXPECT_EQ(detail::utf8_valid_prefix(std::string_view(buf.get(), n)), n);
+        document d;
+        EXPECT_TRUE(decode(format_id::properties, std::string_view(buf.get(), n), d)) << n;
+        for (std::size_t bad = 0; bad < n; ++bad) {
+            std::string s(buf.get(), n);
+            s[bad] = '\xff';
+            EXPECT_EQ(detail::utf8_valid_prefix(s), bad) << n << " " << bad;
+        }
+        std::string two(buf.get(), n - 1);
+        two += "\xc3\xa9";  // a valid two-byte character at the very end
+        EXPECT_EQ(detail::utf8_valid_prefix(two), two.size());
+    }
+}
+
 TEST(PropertiesDecode, JavadocExamples) {
     EXPECT_EQ(props("Truth = Beauty\n"
                     " Truth:Beauty\n"
@@ -348,6 +374,181 @@ TEST(PropertiesEncode, LossyCases) {
     EXPECT_EQ(events[2].kind, "empty_container_dropped");
     EXPECT_EQ(events[3].kind, "key_ambiguous");
     EXPECT_EQ(events[4].kind, "key_ambiguous");
+}
+
+// The writer copies runs of plain bytes (16 at a time past 16), writes short plain keys as the
+// line's tail, counts array indexes in place at the end of the key prefix and writes numbers
+// where they go: all against a reference that escapes character by character as saveConvert
+// does and builds every key anew, on generated documents (keys and values of every special
+// byte, non-ASCII text, lengths about 16 and 32, indexes past 9 and 99, nested and flat maps).
+std::string ref_escape(std::string_view s, bool key) {
+    std::string out;
+    char buf[8];
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c == ' ') {
+            out += key || i == 0 ? "\\ " : " ";
+        } else if (c == '\\' || c == '=' || c == ':' || c == '#' || c == '!') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c == '\t' || c == '\n' || c == '\r' || c == '\f') {
+            out += c == '\t' ? "\\t" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\f";
+        } else if (c >= 0x20 && c < 0x7f) {
+            out += static_cast<char>(c);
+        } else {
+            std::uint32_t cp = c;
+            std::size_t len = 1;
+            if (c >= 0xF0) {
+                cp = c & 7, len = 4;
+            } else if (c >= 0xE0) {
+                cp = c & 15, len = 3;
+            } else if (c >= 0xC0) {
+                cp = c & 31, len = 2;
+            }
+            for (std::size_t k = 1; k < len; ++k) {
+                cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+            }
+            auto unit = [&](std::uint32_t u) {
+                std::snprintf(buf, sizeof buf, "\\u%04X", u);
+                out += buf;
+            };
+            if (cp >= 0x10000) {
+                unit(0xD800 + ((cp - 0x10000) >> 10));
+                unit(0xDC00 + ((cp - 0x10000) & 0x3FF));
+            } else {
+                unit(cp);
+            }
+            i += len;
+            continue;
+        }
+        ++i;
+    }
+    return out;
+}
+
+struct gen_doc {
+    std::uint64_t seed;
+    std::uint64_t next(std::uint64_t n) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return (seed >> 33) % n;
+    }
+    std::string text(std::size_t max) {
+        static const char* pieces[] = {"a", "b", "z", "0", "9", " ", "=", ":", "#", "!", "\\",
+                                       "\t", "\n", "\r", "\f", "(NUL)",
+                                       "\x1f", "\x7f", "~", "\"", "\xc3\xa9", "\xe6\x9d\xb1",
+                                       "\xf0\x9f\x98\x80", "xxxxxxxxxxxxxxxx"};
+        std::string s;
+        const std::size_t n = next(4) == 0 ? next(max + 1) : next(6);
+        for (std::size_t i = 0; i < n && s.size() < max; ++i) {
+            const std::uint64_t k = next(4) == 0 ? next(24) : 0;
+            s += k == 15 ? std::string(1, '\0') : k == 0 ? std::string(1, "abcdefgh"[next(8)]) : pieces[k];
+        }
+        return s;
+    }
+    // A key: no dot, never empty, never an index, unique in its map (it ends in k<i>).
+    std::string key(std::size_t i) { return text(40) + "k" + std::to_string(i); }
+    void scalar(builder& b, std::string& line, std::string& want) {
+        switch (next(7)) {
+            case 0: {
+                const std::string s = text(48);
+                b.add_string(s);
+                want += line + "=" + ref_escape(s, false) + "\n";
+                return;
+            }
+            case 1: {
+                static const std::int64_t ints[] = {0, -1, 9, 10, 99, 100, -99, -100, 12345,
+                                                    INT64_MAX, INT64_MIN};
+                const std::int64_t v = next(2) == 0 ? ints[next(11)]
+                                                    : static_cast<std::int64_t>(next(2000000)) - 1000000;
+                b.add_int(v);
+                want += line + "=" + std::to_string(v) + "\n";
+                return;
+            }
+            case 2:
+                b.add_uint(UINT64_MAX);
+                want += line + "=18446744073709551615\n";
+                return;
+            case 3: {
+                const bool t = next(2) == 0;
+                b.add_bool(t);
+                want += line + (t ? "=true\n" : "=false\n");
+                return;
+            }
+            case 4: {
+                static const double ds[] = {0.5, -17.25, 2.0, 1e21, 1e-7};
+                static const char* texts[] = {"0.5", "-17.25", "2.0", "1e21", "1e-7"};
+                const std::uint64_t k = next(5);
+                b.add_double(ds[k]);
+                want += line + "=" + texts[k] + "\n";
+                return;
+            }
+            default: {
+                const std::string s = text(20);
+                b.add_string(s);
+                want += line + "=" + ref_escape(s, false) + "\n";
+                return;
+            }
+        }
+    }
+    void value(builder& b, const std::string& line, std::string& want, int depth) {
+        std::string l = line;
+        const std::uint64_t r = next(10);
+        if (depth >= 4 || r < 5) {
+            scalar(b, l, want);
+        } else if (r < 8) {
+            const std::uint64_t n = depth < 2 && next(8) == 0 ? 101 : 1 + next(13);
+            b.begin_array();
+            for (std::uint64_t i = 0; i < n; ++i) {
+                value(b, line + "." + std::to_string(i), want, depth + 1);
+            }
+            b.end_array();
+        } else {
+            map(b, line, want, depth + 1);
+        }
+    }
+    void map(builder& b, const std::string& line, std::string& want, int depth) {
+        const std::uint64_t n = 1 + next(7);
+        b.begin_map();
+        for (std::uint64_t i = 0; i < n; ++i) {
+            const std::string k = key(i);
+            b.add_string(k);
+            value(b, line.empty() ? ref_escape(k, true) : line + "." + ref_escape(k, true), want,
+                  depth);
+        }
+        b.end_map();
+    }
+};
+
+TEST(PropertiesEncode, FastWriterAgreesWithAReferenceOnGeneratedDocuments) {
+    gen_doc g{0x2545F4914F6CDD1Dull};
+    int nested = 0;
+    for (int round = 0; round < 900; ++round) {
+        document doc;
+        builder b(doc);
+        std::string want;
+        if (round % 3 == 0) {  // a flat map: any key, dots and empty ones included
+            b.begin_map();
+            const std::uint64_t n = g.next(10);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                const std::string k = g.next(3) == 0 ? g.text(40) + "." + g.text(3) : g.text(40);
+                b.add_string(k);
+                std::string line = ref_escape(k, true);
+                g.scalar(b, line, want);
+            }
+            b.end_map();
+        } else {  // nested below the root's one key
+            b.begin_map();
+            b.add_string("r");
+            g.map(b, "r", want, 0);
+            b.end_map();
+            ++nested;
+        }
+        output_buffer out;
+        auto r = encode(format_id::properties, doc, out);
+        ASSERT_TRUE(r) << describe(r.error());
+        ASSERT_EQ(out.str(), want) << dbg(doc);
+    }
+    EXPECT_GT(nested, 500);
 }
 
 TEST(PropertiesEncode, DecodeOfEncodeIsTheFlatMap) {

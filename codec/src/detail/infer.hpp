@@ -85,6 +85,37 @@ inline kind classify(std::string_view s) {
     return classify(s, &d);
 }
 
+/// add() past its fast paths: `s` typed by classify(), to the builder or a builder-shaped sink
+/// (detail::tape_sink).
+template <class Builder>
+[[gnu::noinline]] inline void add_classified(Builder& b, std::string_view s) {
+    double parsed = 0;
+    switch (classify(s, &parsed)) {
+        case kind::string:
+            b.add_string(s);
+            return;
+        case kind::boolean:
+            b.add_bool(s == "true");
+            return;
+        case kind::integer:
+            text::add_decimal_integer(b, s);
+            return;
+        case kind::floating: {
+            double d = 0;
+            if (s == "NaN") {
+                d = std::numeric_limits<double>::quiet_NaN();
+            } else if (s == "Infinity" || s == "-Infinity") {
+                d = s[0] == '-' ? -std::numeric_limits<double>::infinity()
+                                : std::numeric_limits<double>::infinity();
+            } else {
+                d = parsed;
+            }
+            b.add_double(d);
+            return;
+        }
+    }
+}
+
 /// Appends `s` typed as classify() says, to the builder or a builder-shaped sink
 /// (detail::tape_sink).
 template <class Builder>
@@ -115,31 +146,7 @@ inline void add(Builder& b, std::string_view s) {
         b.add_string(s);
         return;
     }
-    double parsed = 0;
-    switch (classify(s, &parsed)) {
-        case kind::string:
-            b.add_string(s);
-            return;
-        case kind::boolean:
-            b.add_bool(s == "true");
-            return;
-        case kind::integer:
-            text::add_decimal_integer(b, s);
-            return;
-        case kind::floating: {
-            double d = 0;
-            if (s == "NaN") {
-                d = std::numeric_limits<double>::quiet_NaN();
-            } else if (s == "Infinity" || s == "-Infinity") {
-                d = s[0] == '-' ? -std::numeric_limits<double>::infinity()
-                                : std::numeric_limits<double>::infinity();
-            } else {
-                d = parsed;
-            }
-            b.add_double(d);
-            return;
-        }
-    }
+    add_classified(b, s);
 }
 
 /// The text of scalar `v` as the urlform, ini and dotenv writers put it: strings and timestamps

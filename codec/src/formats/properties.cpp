@@ -12,7 +12,9 @@
 // detail/unflatten.hpp, which dotenv uses too. The writer escapes as Properties.store to an
 // OutputStream does (ASCII only, \uXXXX beyond), and flattens nested maps and arrays with dots.
 #include <algorithm>
+#include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -21,6 +23,7 @@
 
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
+#include "detail/number.hpp"
 #include "detail/text.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/try.hpp"
@@ -225,7 +228,10 @@ private:
             std::uint64_t x, y;
             std::memcpy(&x, a.data() + i, 8);
             std::memcpy(&y, b.data() + i, 8);
-            if (x != y) {
+            if (x != y) {  // the first differing byte (little-endian: the lowest set bit)
+                if constexpr (std::endian::native == std::endian::little) {
+                    return i + static_cast<std::size_t>(__builtin_ctzll(x ^ y) / 8);
+                }
                 break;
             }
         }
@@ -348,6 +354,19 @@ private:
     }
 };
 
+// Whether `s` holds a backslash (short texts, most values, without a call).
+inline bool has_backslash(std::string_view s) {
+    if (s.size() >= 16) {
+        return std::memchr(s.data(), '\\', s.size()) != nullptr;
+    }
+    for (const char c : s) {
+        if (c == '\\') {
+            return true;
+        }
+    }
+    return false;
+}
+
 class properties_reader {
 public:
     properties_reader(std::string_view in, builder& b, std::vector<std::uint64_t>* offsets,
@@ -415,24 +434,27 @@ public:
     }
 
 private:
-    // The end of the natural line that starts at `p` (its CR or LF, or the end of input).
-    // memchr (vectorised in libc) for the next LF and the next CR, each remembered until the
-    // scan passes it, so a file of CR-only lines is still read in one pass.
-    std::size_t line_end(std::size_t p) {
+    // The end of the natural line that starts at `p` (its CR or LF, or the end of input):
+    // sixteen bytes a step while that many are left.
+    std::size_t line_end(std::size_t p) const {
         const char* s = in_.data();
-        std::size_t n = in_.size();
-        if (p >= n) {
-            return n;
+        const std::size_t n = in_.size();
+#if defined(__SSE2__)
+        const __m128i lf = _mm_set1_epi8('\n');
+        const __m128i cr = _mm_set1_epi8('\r');
+        while (p < n && n - p >= 16) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + p));
+            const int m = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr)));
+            if (m != 0) {
+                return p + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(m)));
+            }
+            p += 16;
         }
-        if (next_lf_ < p || next_lf_ == unknown) {
-            const void* lf = std::memchr(s + p, '\n', n - p);
-            next_lf_ = lf == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(lf) - s);
+#endif
+        while (p < n && !eol(s[p])) {
+            ++p;
         }
-        if (next_cr_ < p || next_cr_ == unknown) {
-            const void* cr = std::memchr(s + p, '\r', n - p);
-            next_cr_ = cr == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(cr) - s);
-        }
-        return std::min(next_lf_, next_cr_);
+        return std::min(p, n);
     }
     // Whether the natural line [from, end) ends in an odd number of backslashes.
     bool continued(std::size_t from, std::size_t end) const {
@@ -626,7 +648,7 @@ private:
             key = std::string_view(keys_, static_cast<std::size_t>(w - keys_));
             keys_ = w;
         }
-        if (!value.empty() && std::memchr(value.data(), '\\', value.size()) != nullptr) {
+        if (has_backslash(value)) {
             char* out = s_.arena.get() + in_.size();
             char* w = out;
             part_name_ = "value";
@@ -641,10 +663,8 @@ private:
 
     // Properties.loadConvert: `part` starts at position `base` of the logical line.
     result<void> convert(std::string_view part, std::size_t base) {
-        const char* s = part.data();
         std::size_t len = part.size();
-        const void* bs = len == 0 ? nullptr : std::memchr(s, '\\', len);
-        if (bs == nullptr) {
+        if (!has_backslash(part)) {
             b_.add_string(part);
             return {};
         }
@@ -753,10 +773,7 @@ private:
     nester* nest_;
     char* keys_ = nullptr;  // where the next key goes in the arena
     bool abandoned_ = false;
-    static constexpr std::size_t unknown = SIZE_MAX;
     std::size_t pos_ = 0;
-    std::size_t next_lf_ = unknown;  // line_end's memory: the next LF, CR at or after a scan
-    std::size_t next_cr_ = unknown;
     std::size_t line_at_ = 0;  // input offset of the current logical line
     bool joined_ = false;      // the current line is s_.joined.text
     const char* part_name_ = "key";
@@ -809,16 +826,67 @@ result<void> decode_properties(std::string_view in, builder& b, const decode_opt
 
 constexpr char hex_digits[] = "0123456789ABCDEF";
 
-// Bytes that saveConvert writes as they are (a space only inside a value, past its start).
+// Bytes that saveConvert writes as they are: in a key (key_plain), and in a value past its
+// first byte (value_plain: a space too; a leading space is escaped).
+constexpr std::uint8_t key_plain = 1;
+constexpr std::uint8_t value_plain = 2;
+constexpr std::uint8_t part_plain = 4;  // key_plain but not '.'
+
 struct plain_table {
-    bool plain[256] = {};
+    std::uint8_t bits[256] = {};
     constexpr plain_table() {
         for (int c = 0x21; c < 0x7f; ++c) {
-            plain[c] = c != '=' && c != ':' && c != '#' && c != '!' && c != '\\';
+            if (c != '=' && c != ':' && c != '#' && c != '!' && c != '\\') {
+                bits[c] = key_plain | value_plain | (c != '.' ? part_plain : 0);
+            }
         }
+        bits[static_cast<unsigned char>(' ')] = value_plain;
     }
 };
 constexpr plain_table plain_bytes;
+
+// The end of the run of bytes of class `bit` that starts at p[i] (n when it reaches the end):
+// sixteen bytes a step while that many are left, then by the table.
+inline std::size_t plain_run(const unsigned char* p, std::size_t i, std::size_t n,
+                             std::uint8_t bit) {
+#if defined(__SSE2__)
+    if (n - i >= 16) {
+        // Plain: above 0x20 (0x1F in a value), below 0x7F, none of = : # ! and backslash
+        // (nor '.' for part_plain).
+        // Signed compares: bytes from 0x80 are negative, so not above the low bound.
+        const __m128i low = _mm_set1_epi8(bit == value_plain ? 0x1F : 0x20);
+        // part_plain: no dot either ('=' stands in for it in the other classes).
+        const __m128i dot = _mm_set1_epi8(bit == part_plain ? '.' : '=');
+        const __m128i del = _mm_set1_epi8(0x7F);
+        const __m128i eq = _mm_set1_epi8('=');
+        const __m128i colon = _mm_set1_epi8(':');
+        const __m128i hash = _mm_set1_epi8('#');
+        const __m128i bang = _mm_set1_epi8('!');
+        const __m128i bs = _mm_set1_epi8('\\');
+        do {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+            const __m128i specials =
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, eq), _mm_cmpeq_epi8(x, colon)),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, hash), _mm_cmpeq_epi8(x, bang)));
+            const __m128i others =
+                _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, bs), _mm_cmpeq_epi8(x, del)),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, dot),
+                                          _mm_cmpeq_epi8(_mm_cmpgt_epi8(x, low),
+                                                         _mm_setzero_si128())));
+            const __m128i bad = _mm_or_si128(specials, others);
+            const int mask = _mm_movemask_epi8(bad);
+            if (mask != 0) {
+                return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+            }
+            i += 16;
+        } while (n - i >= 16);
+    }
+#endif
+    while (i < n && (plain_bytes.bits[p[i]] & bit) != 0) {
+        ++i;
+    }
+    return i;
+}
 
 void put_u(output_buffer& out, std::uint32_t unit) {
     char buf[6] = {'\\', 'u', hex_digits[(unit >> 12) & 15], hex_digits[(unit >> 8) & 15],
@@ -828,30 +896,29 @@ void put_u(output_buffer& out, std::uint32_t unit) {
 
 // Properties.saveConvert with escapeUnicode: what Properties.store(OutputStream) writes, so the
 // output is ASCII and reads back the same with load(Reader) and load(InputStream) alike.
-// `key`: every space is escaped; in a value only a leading one.
+// `key`: every space is escaped; in a value only a leading one. Runs of plain bytes are found
+// by plain_run and copied whole.
 void escape(output_buffer& out, std::string_view s, bool key) {
-    const char* p = s.data();
-    std::size_t n = s.size();
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t n = s.size();
+    const std::uint8_t bit = key ? key_plain : value_plain;
     std::size_t i = 0;
+    if (!key && n != 0 && p[0] == ' ') {
+        out.append("\\ ");
+        i = 1;
+    }
     while (i < n) {
-        std::size_t run = i;
-        while (run < n) {
-            auto c = static_cast<unsigned char>(p[run]);
-            if (!plain_bytes.plain[c] && (c != ' ' || key || run == 0)) {
-                break;
-            }
-            ++run;
-        }
+        const std::size_t run = plain_run(p, i, n, bit);
         if (run != i) {
-            out.append(s.substr(i, run - i));
+            out.append(p + i, run - i);
             i = run;
             if (i >= n) {
                 break;
             }
         }
-        auto c = static_cast<unsigned char>(p[i]);
+        const unsigned char c = p[i];
         switch (c) {
-            case ' ':
+            case ' ':  // in a key
                 out.append("\\ ");
                 ++i;
                 continue;
@@ -896,7 +963,7 @@ void escape(output_buffer& out, std::string_view s, bool key) {
         std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
         cp = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
         for (std::size_t k = 1; k < len && i + k < n; ++k) {
-            cp = (cp << 6) | (static_cast<unsigned char>(p[i + k]) & 0x3F);
+            cp = (cp << 6) | (p[i + k] & 0x3F);
         }
         i += len;
         if (cp >= 0x10000) {
@@ -916,8 +983,8 @@ bool is_index_name(std::string_view s, std::uint64_t limit) {
 
 struct write_scratch {
     std::string key_text, text, names;
-    std::vector<std::size_t> path;       // prefix_ length before each open level
-    std::vector<std::pair<std::size_t, std::size_t>> spans;  // key texts of one map in names
+    std::vector<std::pair<std::size_t, std::size_t>> spans;  // (kid, offset in names)
+    std::vector<std::string_view> kids;                      // one map's key texts
     std::vector<std::string_view> sorted;
     output_buffer prefix;
 };
@@ -930,6 +997,9 @@ public:
             if (s->capacity() > scratch_keep_bytes) {
                 std::string().swap(*s);
             }
+        }
+        if (s_.prefix.capacity() > scratch_keep_bytes) {
+            s_.prefix.shrink(scratch_keep_bytes);
         }
     }
     properties_writer(const properties_writer&) = delete;
@@ -987,52 +1057,102 @@ private:
         return {};
     }
 
+    // Six bits of a key's text that repeats have alike: its size, first and last byte.
+    static unsigned digest(std::string_view s) {
+        if (s.empty()) {
+            return 0;
+        }
+        return (static_cast<unsigned>(s.size()) * 7 + static_cast<unsigned char>(s.front()) +
+                static_cast<unsigned char>(s.back()) * 3) & 63;
+    }
+
     result<void> check_map_keys(value m) {
         if (!nested_ || m.size() < 1) {
             return {};
         }
-        std::string& names = s_.names;
-        auto& spans = s_.spans;
-        names.clear();
-        spans.clear();
+        // Up to 32 string keys whose digests all differ cannot repeat: the common case, with
+        // no list of the keys made and no pairs compared.
+        const std::uint64_t count = m.size();
+        if (count > 32) {
+            return check_map_keys_by_list(m);
+        }
+        std::uint64_t seen = 0;
         bool all_index = true;
         for (auto [k, v] : m.entries()) {
             (void)v;
-            std::string t;
+            if (k.kind() != kind::string) {
+                return check_map_keys_by_list(m);
+            }
+            const std::string_view sv = k.get_string();
+            const unsigned h = digest(sv);
+            if ((seen >> h & 1) != 0) {
+                return check_map_keys_by_list(m);
+            }
+            seen |= std::uint64_t{1} << h;
+            all_index = all_index && is_index_name(sv, count);
+        }
+        return check_all_index(m, all_index);
+    }
+
+    result<void> check_all_index(value m, bool all_index) {
+        if (all_index && m.doc()->root().index() != m.index()) {
+            if (!allow_lossy(opt_, m, "key_ambiguous",
+                             "map written as is; unflatten reads it as an array")) {
+                return fail(unrepresentable(
+                    m, "a map whose keys are 0..n-1 is not representable in nested properties "
+                       "(unflatten reads it back as an array)"));
+            }
+        }
+        return {};
+    }
+
+    // check_map_keys from the list of the key texts.
+    result<void> check_map_keys_by_list(value m) {
+        // String keys are viewed where they are; the text of other keys goes to `names`
+        // (their views are set once it stops growing).
+        auto& kids = s_.kids;
+        std::string& names = s_.names;
+        auto& spans = s_.spans;
+        kids.clear();
+        names.clear();
+        spans.clear();
+        bool all_index = true;
+        std::string t;
+        for (auto [k, v] : m.entries()) {
+            (void)v;
             if (k.kind() == kind::string) {
                 std::string_view sv = k.get_string();
-                spans.emplace_back(names.size(), sv.size());
-                names.append(sv);
+                kids.push_back(sv);
                 all_index = all_index && is_index_name(sv, m.size());
             } else {
                 textinfer::scalar_text(k, t);
                 if (t.empty() && !k.is_null()) {
                     t = to_debug_string(k);
                 }
-                spans.emplace_back(names.size(), t.size());
+                spans.emplace_back(kids.size(), names.size());
+                kids.emplace_back(nullptr, t.size());
                 names.append(t);
                 all_index = all_index && is_index_name(t, m.size());
             }
         }
-        auto name = [&](std::size_t i) {
-            return std::string_view(names).substr(spans[i].first, spans[i].second);
-        };
+        for (auto [kid, at] : spans) {
+            kids[kid] = std::string_view(names).substr(at, kids[kid].size());
+        }
         std::string_view repeated;
-        if (spans.size() <= 32) {
-            for (std::size_t i = 0; i < spans.size() && repeated.empty(); ++i) {
-                for (std::size_t j = i + 1; j < spans.size(); ++j) {
-                    if (name(i) == name(j)) {
-                        repeated = name(i);
+        if (kids.size() <= 32) {
+            for (std::size_t i = 0; i < kids.size() && repeated.empty(); ++i) {
+                const std::string_view a = kids[i];
+                for (std::size_t j = i + 1; j < kids.size(); ++j) {
+                    const std::string_view b = kids[j];
+                    if (a.size() == b.size() && (a.empty() || a[0] == b[0]) && a == b) {
+                        repeated = a;
                         break;
                     }
                 }
             }
         } else {
             auto& sorted = s_.sorted;
-            sorted.clear();
-            for (std::size_t i = 0; i < spans.size(); ++i) {
-                sorted.push_back(name(i));
-            }
+            sorted.assign(kids.begin(), kids.end());
             std::sort(sorted.begin(), sorted.end());
             for (std::size_t i = 1; i < sorted.size(); ++i) {
                 if (sorted[i] == sorted[i - 1]) {
@@ -1051,55 +1171,235 @@ private:
             }
             return {};
         }
-        if (all_index && m.doc()->root().index() != m.index()) {
-            if (!allow_lossy(opt_, m, "key_ambiguous",
-                             "map written as is; unflatten reads it as an array")) {
-                return fail(unrepresentable(
-                    m, "a map whose keys are 0..n-1 is not representable in nested properties "
-                       "(unflatten reads it back as an array)"));
-            }
-        }
-        return {};
+        return check_all_index(m, all_index);
     }
 
     result<void> write_map(value m) {
         POLYCODEC_TRY(check_map_keys(m));
-        std::size_t len = prefix_.size();
-        for (auto [k, v] : m.entries()) {
+        const std::size_t len = prefix_.size();
+        const document* doc = m.doc();
+        for (std::size_t at = m.index() + 2, end = m.end_index(); at < end;) {
+            const value k(doc, at);
+            const value v(doc, k.end_index());
+            at = v.end_index();
             POLYCODEC_TRY(key_text(k));
             if (!nested_ && v.kind() != kind::tagged) {
                 // A flat map: the key goes straight to the output (no prefix to build).
                 direct_key_ = true;
-                POLYCODEC_TRY(write_value(v));
+                if (!scalar_line(v)) {
+                    POLYCODEC_TRY(write_value(v));
+                }
                 direct_key_ = false;
                 continue;
             }
-            POLYCODEC_TRY(check_part(k, key_view_));
+            // A short key of plain bytes and no dot (check_part has nothing to say of it) is
+            // its own text: a scalar's line is the prefix, the dot and the key. Else the key
+            // goes to the prefix escaped, as for containers.
+            const auto* kp = reinterpret_cast<const unsigned char*>(key_view_.data());
+            const std::size_t kn = key_view_.size();
+            const bool simple = kn != 0 && kn <= max_tail && plain_run(kp, 0, kn, part_plain) == kn;
+            if (!simple) {
+                POLYCODEC_TRY(check_part(k, key_view_));
+            }
             prefix_.truncate(len);
+            if (!direct_key_ && simple) {
+                dot_ = len != 0;
+                tail_ = key_view_;
+                const bool done = scalar_line(v);
+                dot_ = false;
+                tail_ = {};
+                if (done) {
+                    continue;
+                }
+            }
             if (len != 0) {
                 prefix_.push_back('.');
             }
             escape(prefix_, key_view_, true);
-            POLYCODEC_TRY(write_value(v));
+            if (!scalar_line(v)) {
+                POLYCODEC_TRY(write_value(v));
+            }
         }
         prefix_.truncate(len);
         return {};
     }
 
+    // The index at the end of prefix_ (from `at`, its dot) plus one: "x.9" to "x.10".
+    void next_index(std::size_t at) {
+        char* s = prefix_.data_mut() + at;
+        std::size_t k = prefix_.size() - at - 1;
+        for (; k > 0 && s[k] == '9'; --k) {
+            s[k] = '0';
+        }
+        if (k == 0) {
+            s[1] = '1';
+            prefix_.push_back('0');
+        } else {
+            ++s[k];
+        }
+    }
+
     result<void> write_array(value a) {
-        std::size_t len = prefix_.size();
-        std::size_t i = 0;
-        char buf[24];
-        for (value v : a.items()) {
-            prefix_.truncate(len);
-            prefix_.push_back('.');
-            auto r = std::to_chars(buf, buf + sizeof buf, i);
-            prefix_.append(std::string_view(buf, static_cast<std::size_t>(r.ptr - buf)));
-            POLYCODEC_TRY(write_value(v));
-            ++i;
+        // The element's index is counted in place at the end of the prefix (the lines and
+        // containers below only ever write after it, and cut the prefix back to it).
+        const std::size_t len = prefix_.size();
+        const document* doc = a.doc();
+        prefix_.append(".0", 2);
+        for (std::size_t at = a.index() + 2, end = a.end_index(); at < end; next_index(len)) {
+            const value v(doc, at);
+            at = v.end_index();
+            if (!scalar_line(v)) {
+                POLYCODEC_TRY(write_value(v));
+            }
         }
         prefix_.truncate(len);
         return {};
+    }
+
+    // n bytes from s to d, in at most four moves for up to 32 bytes.
+    [[gnu::always_inline]] static void copy_short(char* d, const char* s, std::size_t n) {
+        if (n >= 16 && n <= 32) {
+            std::memcpy(d, s, 16);
+            std::memcpy(d + n - 16, s + n - 16, 16);
+        } else if (n >= 8 && n < 16) {
+            std::memcpy(d, s, 8);
+            std::memcpy(d + n - 8, s + n - 8, 8);
+        } else if (n >= 4 && n < 8) {
+            std::memcpy(d, s, 4);
+            std::memcpy(d + n - 4, s + n - 4, 4);
+        } else if (n != 0 && n < 4) {
+            d[0] = s[0];
+            d[n / 2] = s[n / 2];
+            d[n - 1] = s[n - 1];
+        } else if (n != 0) {
+            std::memcpy(d, s, n);
+        }
+    }
+
+    // Where the next n bytes of out_ go (prepare without the call).
+    [[gnu::always_inline]] char* room(std::size_t n) {
+        if (out_.size() + n > out_.capacity()) [[unlikely]] {
+            out_.reserve(out_.size() + n);
+        }
+        return out_.data_mut() + out_.size();
+    }
+
+    // The line's key and '=' written, with room for `room` more bytes after them: where the
+    // value goes (finish_line(end) commits up to `end` and ends the line). The key is
+    // key_view_ escaped (direct_key_), or prefix_ and, with a tail_, a dot when dot_ and
+    // tail_. The prefix is copied 16 bytes a move, some bytes past its end (in its buffer,
+    // which has room for them) too: the line's next bytes overwrite them.
+    [[gnu::always_inline]] char* begin_line(std::size_t room) {
+        if (direct_key_) {
+            escape(out_, key_view_, true);
+            char* w = this->room(1 + room + 1);
+            *w = '=';
+            line_ = w;
+            return w + 1;
+        }
+        const std::size_t n = prefix_.size();
+        const char* pre = prefix_.data();
+        char* w = this->room(n + 16 + 1 + max_tail + 1 + room + 1);
+        line_ = w;
+        if (n + 16 <= prefix_.capacity()) [[likely]] {
+            for (std::size_t i = 0; i < n; i += 16) {
+                std::memcpy(w + i, pre + i, 16);
+            }
+        } else if (n != 0) {
+            std::memcpy(w, pre, n);
+        }
+        w += n;
+        if (!tail_.empty()) {
+            *w = '.';
+            w += dot_ ? 1 : 0;
+            copy_short(w, tail_.data(), tail_.size());
+            w += tail_.size();
+        }
+        *w = '=';
+        return w + 1;
+    }
+    [[gnu::always_inline]] void finish_line(char* end) {
+        *end++ = '\n';
+        out_.commit(static_cast<std::size_t>(end - line_));
+    }
+    // A line whose value is `text`, escaped.
+    [[gnu::noinline]] void text_line(std::string_view text) {
+        const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+        const std::size_t n = text.size();
+        if (n == 0 || (p[0] != ' ' && plain_run(p, 0, n, value_plain) == n)) {
+            char* w = begin_line(n);
+            if (n != 0) {
+                copy_short(w, text.data(), n);
+            }
+            finish_line(w + n);
+            return;
+        }
+        char* w = begin_line(0);
+        out_.commit(static_cast<std::size_t>(w - line_));
+        escape(out_, text, false);
+        out_.push_back('\n');
+    }
+
+    // The line of scalar `v` when it is a string, number or boolean (numbers and booleans are
+    // plain bytes, written where they go); false, and nothing written, for anything else.
+    [[gnu::always_inline]] bool scalar_line(value v) {
+        if (v.kind() == kind::int64) {
+            char* w = begin_line(24);
+            const std::int64_t i = v.get_int();
+            std::uint64_t u = static_cast<std::uint64_t>(i);
+            *w = '-';
+            w += i < 0 ? 1 : 0;
+            u = i < 0 ? 0 - u : u;
+            if (u < 100) {  // as write_uint_digits, without the call
+                w[0] = static_cast<char>('0' + u / 10);
+                w[1] = static_cast<char>('0' + u % 10);
+                finish_line(w + (u < 10 ? (w[0] = w[1], 1) : 2));
+                return true;
+            }
+            finish_line(write_uint_digits(w, u));
+            return true;
+        }
+        if (v.kind() == kind::string) {
+            text_line(v.get_string());
+            return true;
+        }
+        return other_scalar_line(v);
+    }
+    [[gnu::noinline]] bool other_scalar_line(value v) {
+        switch (v.kind()) {
+            case kind::string:
+                text_line(v.get_string());
+                return true;
+            case kind::uint64:
+                finish_line(write_uint_digits(begin_line(24), v.get_uint()));
+                return true;
+            case kind::boolean_true:
+            case kind::boolean_false: {
+                const bool t = v.kind() == kind::boolean_true;
+                char* w = begin_line(5);
+                std::memcpy(w, t ? "true" : "false", 5);
+                finish_line(w + (t ? 4 : 5));
+                return true;
+            }
+            case kind::float64: {
+                const double d = v.get_double();
+                if (!std::isfinite(d)) {
+                    text_line(std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
+                    return true;
+                }
+                char* w = begin_line(48);
+                bool integral = false;
+                w += shortest_double_chars(w, d, &integral);
+                if (integral) {
+                    *w++ = '.';
+                    *w++ = '0';
+                }
+                finish_line(w);
+                return true;
+            }
+            default:
+                return false;
+        }
     }
 
     result<void> write_value(value v) {
@@ -1129,23 +1429,15 @@ private:
                 if (!allow_lossy(opt_, inner, "null_to_empty", "null written as an empty value")) {
                     return fail(unrepresentable(inner, "null is not representable in properties"));
                 }
-                text_.clear();
-                break;
-            case kind::string:
-                break;
+                finish_line(begin_line(0));
+                return {};
             default:
-                textinfer::scalar_text(inner, text_);
+                if (!scalar_line(inner)) {  // timestamps, bignums, bytes: their text, escaped
+                    textinfer::scalar_text(inner, text_);
+                    text_line(text_);
+                }
+                return {};
         }
-        if (direct_key_) {
-            escape(out_, key_view_, true);
-        } else {
-            out_.append(prefix_.view());
-        }
-        out_.push_back('=');
-        escape(out_, inner.kind() == kind::string ? inner.get_string() : std::string_view(text_),
-                false);
-        out_.push_back('\n');
-        return {};
     }
 
     static write_scratch& thread_scratch() {
@@ -1160,8 +1452,12 @@ private:
     std::string& text_ = s_.text;
     output_buffer& prefix_ = s_.prefix;
     bool nested_ = false;
-    bool direct_key_ = false;     // write_value writes key_view_, not prefix_
+    bool direct_key_ = false;     // begin_line writes key_view_, not prefix_
     std::string_view key_view_;   // the current key's text (k's own, or key_)
+    char* line_ = nullptr;        // where begin_line's line starts in out_
+    static constexpr std::size_t max_tail = 32;
+    bool dot_ = false;            // begin_line writes a dot and tail_ after prefix_
+    std::string_view tail_;
 };
 
 result<void> encode_properties(const document& doc, output_buffer& out,
