@@ -351,5 +351,15 @@ TEST(YamlOracle, LibfyamlCutsAColumnZeroBlockScalarStartingWithATab) {
     expect_libfyaml(false, "--- |\r\n\t\r\r x.\n", R"("\u0009\u000a\u000a x.\u000a")");
 }
 
+// libfyaml's eighteenth (docs/formats/yaml.md): an empty line before a line of white space with
+// a tab in a block scalar. The tab is content past the detected indentation (npm yaml and
+// PyYAML agree); libfyaml drops the empty line. Should libfyaml change, the test fails and
+// fuzz_diff_yaml's may_hit_blank_tab_line_bug can go. With text after the tab, both agree.
+TEST(YamlOracle, LibfyamlDropsAnEmptyLineBeforeABlankLineWithATab) {
+    expect_libfyaml(false, "|\n\n \t\n", R"("\u000a\u0009\u000a")");
+    expect_libfyaml(false, "- |\n\n \t\n", R"(["\u000a\u0009\u000a"])");
+    expect_libfyaml(true, "|\n\n \tx\n", R"("\u000a\u0009x\u000a")");
+}
+
 }  // namespace
 }  // namespace polycodec
