@@ -284,6 +284,8 @@ TEST(YamlOracle, LibfyamlMiscountsARunOfEscapedQuotes) {
     expect_libfyaml(false, "'a''''b'\n", R"("a''b")");
     expect_libfyaml(false, "'ab''''''''cd'\n", R"("ab''''cd")");
     expect_libfyaml(true, "x: 'it''s a ''b'' c'\n", R"({"x":"it's a 'b' c"})");
+    // Escaped quotes starting folded lines (fuzz_diff_yaml at f3466b2, 410 s): " ' '".
+    expect_libfyaml(false, "'\n''\n'''\n", R"(" ' '")");
 }
 
 // libfyaml's fourteenth (docs/formats/yaml.md): an escaped line break followed by two or more

@@ -102,7 +102,8 @@ bool has_percent_line_after_the_first(std::string_view text) {
 // libfyaml's eighth (docs/formats/yaml.md): in flow context a ':' after white space and right
 // before a plain-safe character is not a value indicator (YAML 1.2 c-ns-flow-map-separate-value)
 // but starts a plain scalar: `{ ? :a b, : c }` has the key ":a b", `[ &x :t ]` is [":t"], also
-// with the '?' or the properties on the line before (comment lines between), as npm yaml reads them. libfyaml takes
+// with the '?' or the properties on the line before (comment lines between), as npm yaml reads
+// them. libfyaml takes
 // such a ':' after '?' or node properties for a value indicator (an empty key). Not reported on
 // an input with a flow collection where a '?', an anchor or a tag is followed, after white
 // space and comments, by a ':' and a character that is neither white space nor a flow indicator.
@@ -282,7 +283,23 @@ bool may_hit_quoted_crlf_bug(std::string_view text) {
 // still): one quote more per pair and short of its end. Not reported on an input holding four
 // quote characters in a row.
 bool may_hit_escaped_quote_run_bug(std::string_view text) {
-    return text.find("''''") != std::string_view::npos;
+    if (text.find("''''") != std::string_view::npos) {
+        return true;
+    }
+    // The same over line folds: two escaped quotes or more, one of them starting a line
+    // (`'` / `''` / `'''` is " ' '", as npm yaml and PyYAML read it; libfyaml loses a quote).
+    const std::size_t first = text.find("''");
+    if (first == std::string_view::npos || text.find("''", first + 2) == std::string_view::npos) {
+        return false;
+    }
+    for (std::size_t at = text.find('\n'); at != std::string_view::npos;
+         at = text.find('\n', at + 1)) {
+        const std::size_t k = text.find_first_not_of(" \t", at + 1);
+        if (k != std::string_view::npos && text.compare(k, 2, "''") == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 // libfyaml's fourteenth (docs/formats/yaml.md): in a double-quoted scalar, an escaped line
