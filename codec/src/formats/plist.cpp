@@ -714,7 +714,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
     std::uint64_t pending = 1;
 
     bplist_tape tw(b);
-    tw.words(2);
+    tw.hot_words(2);
     bplist_frame frames[bplist_fast_frames + 1];
     frames[0] = {nullptr, nullptr, 1, 1, 0, 0};  // the top level, never closed
     bplist_frame* top = frames;
@@ -755,7 +755,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                 // Short: the 32-byte trailer follows the objects, so 32 bytes can be read and
                 // copied at once (the bytes past n are overwritten by the next payload or cut
                 // at the end).
-                char* d = tw.bytes(32);
+                char* d = tw.hot_bytes(32);
                 std::memcpy(d, s, 32);
                 if (hi == 0x5 && !ascii_upto32(s, static_cast<std::size_t>(n))) {
                     return false;
@@ -765,7 +765,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                     tw.over_budget(max_bytes - n)) {
                     return false;
                 }
-                std::memcpy(tw.bytes(n), s, n);
+                std::memcpy(tw.hot_bytes(n), s, n);
             }
             tw.payload(w, hi == 0x4 ? kind::bytes : kind::string, 0, n);
             return true;
@@ -776,7 +776,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
         if (3 * n > max_bytes || tw.over_budget(max_bytes - 3 * n)) {
             return false;
         }
-        const std::size_t len = utf16_to_utf8(p + q, n, tw.bytes(3 * n));
+        const std::size_t len = utf16_to_utf8(p + q, n, tw.hot_bytes(3 * n));
         if (len == SIZE_MAX) {
             return false;
         }
@@ -847,7 +847,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                         *--s = '-';
                     }
                     const auto len = static_cast<std::size_t>(e - s);
-                    std::memcpy(tw.bytes(len), s, len);
+                    std::memcpy(tw.hot_bytes(len), s, len);
                     tw.payload(w, kind::bignum, 0, len);
                 }
                 break;
@@ -887,7 +887,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                 if (len == 0) {
                     return false;
                 }
-                std::memcpy(tw.bytes(len), txt, len);
+                std::memcpy(tw.hot_bytes(len), txt, len);
                 tw.payload(w, kind::timestamp,
                            static_cast<std::uint64_t>(timestamp_kind::offset_date_time), len);
                 break;
@@ -937,7 +937,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                 if (pending > max_bytes / 16) {
                     return false;
                 }
-                tw.words(static_cast<std::size_t>(2 * pending));
+                tw.hot_words(static_cast<std::size_t>(2 * pending));
                 goto next;
             }
             case 0x8: {
@@ -947,7 +947,7 @@ bool decode_bplist_fast(std::string_view in, builder& b) {
                     return false;
                 }
                 const std::uint64_t u = load_be_n(p + at + 1, n);
-                w = tw.words(4 + static_cast<std::size_t>(2 * pending));
+                w = tw.hot_words(4 + static_cast<std::size_t>(2 * pending));
                 w[0] = tape_word(kind::tagged, static_cast<std::uint64_t>(tag_space::other), 0);
                 w[1] = uid_tag;
                 tw.scalar(w + 2, u <= static_cast<std::uint64_t>(INT64_MAX) ? kind::int64
