@@ -363,5 +363,14 @@ TEST(YamlOracle, LibfyamlDropsAnEmptyLineBeforeABlankLineWithATab) {
     expect_libfyaml(true, "|\n\n \tx\n", R"("\u000a\u0009x\u000a")");
 }
 
+// libfyaml's nineteenth (docs/formats/yaml.md): the non-specific tag `!` under a redefined
+// primary handle. It still forces a string (npm yaml agrees); libfyaml gives the node the
+// handle's prefix as its tag. Should libfyaml change, the test fails and fuzz_diff_yaml's
+// redefines_primary_tag_handle can go. Without the %TAG directive, both agree.
+TEST(YamlOracle, LibfyamlPrefixesTheNonSpecificTagUnderARedefinedPrimaryHandle) {
+    expect_libfyaml(false, "%TAG ! tag:example.com,2002:\n---\n- ! 12\n", R"(["12"])");
+    expect_libfyaml(true, "- ! 12\n", R"(["12"])");
+}
+
 }  // namespace
 }  // namespace polycodec

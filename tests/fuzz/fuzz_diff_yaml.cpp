@@ -414,6 +414,15 @@ bool may_hit_blank_tab_line_bug(std::string_view text) {
     return false;
 }
 
+// libfyaml's nineteenth (docs/formats/yaml.md): with the primary handle redefined (`%TAG !
+// tag:x,2002:`), a node's non-specific tag `!` (`- ! 12`) still forces a string (YAML 1.2
+// c-non-specific-tag is its own production; npm yaml agrees: "12"); libfyaml applies the prefix
+// to it and the oracle sees a plain scalar of another tag (an integer). Not reported on an input
+// holding `%TAG ! `.
+bool redefines_primary_tag_handle(std::string_view text) {
+    return text.find("%TAG ! ") != std::string_view::npos;
+}
+
 // libfyaml's sixteenth (docs/formats/yaml.md): it crashes (SIGSEGV in fy_indent_vacuum_internal,
 // fy-tool too) on a compact mapping inside an explicit key whose value, after a tab, is a plain
 // scalar starting with `:` (`? a:` tab `:x`, which is {{"a": ":x"}: null}; npm yaml agrees),
@@ -518,7 +527,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         may_hit_escaped_quote_run_bug(text) || may_hit_escaped_break_bug(lines) ||
         may_hit_escaped_backslash_break_bug(lines) ||
         may_hit_blank_explicit_block_scalar_bug(lines) ||
-        may_hit_blank_tab_line_bug(lines)) {
+        may_hit_blank_tab_line_bug(lines) || redefines_primary_tag_handle(lines)) {
         return 0;
     }
     std::fprintf(stderr, "%s\nours: %s\n", why.c_str(),
