@@ -353,6 +353,24 @@ bool may_hit_escaped_backslash_break_bug(std::string_view text) {
     return false;
 }
 
+// Whether a line of `text` holds nothing but spaces, tabs and CRs, `c` among them.
+bool has_blank_line_holding(std::string_view text, char c) {
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t eol = text.find('\n', start);
+        if (eol == std::string_view::npos) {
+            eol = text.size();
+        }
+        const std::string_view line = text.substr(start, eol - start);
+        if (line.find(c) != std::string_view::npos &&
+            line.find_first_not_of(" \t\r") == std::string_view::npos) {
+            return true;
+        }
+        start = eol + 1;
+    }
+    return false;
+}
+
 // libfyaml's seventeenth (docs/formats/yaml.md): a block scalar with an indentation indicator
 // whose lines hold nothing but spaces, some more than the indentation (`- |1` / three spaces).
 // The spaces past the indentation are content (YAML 1.2 l-nb-literal-text: s-indent(n)
@@ -373,20 +391,7 @@ bool may_hit_blank_explicit_block_scalar_bug(std::string_view text) {
     if (!header) {
         return false;
     }
-    std::size_t start = 0;
-    while (start < text.size()) {
-        std::size_t eol = text.find('\n', start);
-        if (eol == std::string_view::npos) {
-            eol = text.size();
-        }
-        const std::string_view line = text.substr(start, eol - start);
-        if (line.find(' ') != std::string_view::npos &&
-            line.find_first_not_of(" \t\r") == std::string_view::npos) {
-            return true;
-        }
-        start = eol + 1;
-    }
-    return false;
+    return has_blank_line_holding(text, ' ');
 }
 
 // libfyaml's eighteenth (docs/formats/yaml.md): a literal or folded scalar with an empty line
@@ -398,20 +403,7 @@ bool may_hit_blank_tab_line_bug(std::string_view text) {
     if (text.find_first_of("|>") == std::string_view::npos) {
         return false;
     }
-    std::size_t start = 0;
-    while (start < text.size()) {
-        std::size_t eol = text.find('\n', start);
-        if (eol == std::string_view::npos) {
-            eol = text.size();
-        }
-        const std::string_view line = text.substr(start, eol - start);
-        if (line.find('\t') != std::string_view::npos &&
-            line.find_first_not_of(" \t\r") == std::string_view::npos) {
-            return true;
-        }
-        start = eol + 1;
-    }
-    return false;
+    return has_blank_line_holding(text, '\t');
 }
 
 // libfyaml's nineteenth (docs/formats/yaml.md): with the primary handle redefined (`%TAG !
