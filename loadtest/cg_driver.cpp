@@ -29,8 +29,8 @@
 #endif
 
 using namespace polycodec;
+using polycodec::loadtest::load_bench_data;
 using polycodec::loadtest::read_file;
-using polycodec::loadtest::wrap_records;
 
 #ifdef POLYCODEC_CGDRIVER_LIBYAML
 using polycodec::loadtest::libyaml_emit;  // the same calls as `peers` makes
@@ -115,15 +115,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::string op = argv[2];
-    std::string json = read_file(argv[3]);
     long n = std::atol(argv[4]);
     document src;
-    if (!decode(format_id::json, json, src)) {
-        std::fprintf(stderr, "cannot decode %s\n", argv[3]);
+    document wrapped;  // {"records": [...]} for map-root formats, as bench and peers do
+    if (!load_bench_data(argv[3], src, wrapped)) {
         return 1;
     }
-    document wrapped;  // {"records": [...]} for map-root formats, as bench and peers do
-    wrap_records(src, wrapped);
     const format_id f = info->id;
     // XML as bench times it: {"records": [...]} inside a <bench> root (root=bench both ways).
     const bool xml = f == format_id::xml;
@@ -177,8 +174,8 @@ int main(int argc, char** argv) {
     document back;
     // Text-only formats (properties, dotenv, ...) read back with unflatten and infer when the
     // plain read differs, as bench times them.
-    for (int mode = 1; mode <= 2 && !info->caps.boolean &&
-                       !(decode(f, bytes, back, dopt) && equal(in, back));
+    for (int mode = 1;
+         mode <= 2 && !info->caps.boolean && !(decode(f, bytes, back, dopt) && equal(in, back));
          ++mode) {
         dopt.unflatten = true;
         dopt.infer = mode == 2;

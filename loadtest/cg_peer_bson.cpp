@@ -19,8 +19,8 @@
 #include "polycodec/polycodec.hpp"
 
 using namespace polycodec;
-using polycodec::loadtest::read_file;
-using polycodec::loadtest::wrap_records;
+using polycodec::loadtest::cg_peer_input;
+using polycodec::loadtest::read_cg_peer_input;
 
 using polycodec::loadtest::bson_build;
 using polycodec::loadtest::bson_walk;
@@ -28,30 +28,18 @@ using polycodec::loadtest::keep;
 using polycodec::loadtest::sink;
 
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: polycodec-cgpeer-bson encode|decode FILE.json N\n");
-        return 2;
+    cg_peer_input in;
+    if (int status =
+            read_cg_peer_input(argc, argv, "polycodec-cgpeer-bson encode|decode FILE.json N", false,
+                               format_id::bson, true, in);
+        status != 0) {
+        return status;
     }
-    std::string op = argv[1];
-    std::string json = read_file(argv[2]);
-    long n = std::atol(argv[3]);
-    document src;
-    if (!decode(format_id::json, json, src)) {
-        std::fprintf(stderr, "cannot decode %s\n", argv[2]);
-        return 1;
-    }
-    document wrapped;  // {"records": [...]} as bench and peers do
-    wrap_records(src, wrapped);
-    output_buffer out;
-    if (!encode(format_id::bson, wrapped, out)) {
-        std::fprintf(stderr, "cannot encode %s\n", argv[2]);
-        return 1;
-    }
-    std::string bytes(out.view());
-    for (long i = 0; i < n; ++i) {
-        if (op == "encode") {
+    const std::string& bytes = in.bytes;
+    for (long i = 0; i < in.n; ++i) {
+        if (in.op == "encode") {
             bson_t b = BSON_INITIALIZER;
-            bson_build(&b, wrapped.root());
+            bson_build(&b, in.wrapped.root());
             keep(b.len);
             bson_destroy(&b);
         } else {

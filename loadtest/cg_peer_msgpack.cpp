@@ -7,35 +7,29 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <string>
-
 #include <msgpack.hpp>
+#include <string>
 
 #include "dataset.hpp"
 #include "polycodec/polycodec.hpp"
 
 using namespace polycodec;
-using polycodec::loadtest::read_file;
+using polycodec::loadtest::cg_peer_input;
+using polycodec::loadtest::read_cg_peer_input;
 
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: polycodec-cgpeer-msgpack encode|decode FILE.json N\n");
-        return 2;
+    cg_peer_input in;
+    if (int status =
+            read_cg_peer_input(argc, argv, "polycodec-cgpeer-msgpack encode|decode FILE.json N",
+                               false, format_id::msgpack, false, in);
+        status != 0) {
+        return status;
     }
-    std::string op = argv[1];
-    std::string json = read_file(argv[2]);
-    long n = std::atol(argv[3]);
-    document src;
-    output_buffer out;
-    if (!decode(format_id::json, json, src) || !encode(format_id::msgpack, src, out)) {
-        std::fprintf(stderr, "cannot convert %s\n", argv[2]);
-        return 1;
-    }
-    std::string bytes(out.view());
+    const std::string& bytes = in.bytes;
     auto handle = msgpack::unpack(bytes.data(), bytes.size());
     std::size_t sink = 0;
-    for (long i = 0; i < n; ++i) {
-        if (op == "encode") {
+    for (long i = 0; i < in.n; ++i) {
+        if (in.op == "encode") {
             msgpack::sbuffer sb;
             msgpack::pack(sb, handle.get());
             sink += sb.size();

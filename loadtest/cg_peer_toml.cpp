@@ -13,31 +13,19 @@
 #include "polycodec/polycodec.hpp"
 
 using namespace polycodec;
-using polycodec::loadtest::read_file;
-using polycodec::loadtest::wrap_records;
+using polycodec::loadtest::cg_peer_input;
+using polycodec::loadtest::read_cg_peer_input;
 
 int main(int argc, char** argv) {
-    if (argc != 4 || std::string(argv[1]) != "decode") {
-        std::fprintf(stderr, "usage: polycodec-cgpeer-toml decode FILE.json N\n");
-        return 2;
+    cg_peer_input in;
+    if (int status = read_cg_peer_input(argc, argv, "polycodec-cgpeer-toml decode FILE.json N",
+                                        true, format_id::toml, true, in);
+        status != 0) {
+        return status;
     }
-    std::string json = read_file(argv[2]);
-    long n = std::atol(argv[3]);
-    document src;
-    if (!decode(format_id::json, json, src)) {
-        std::fprintf(stderr, "cannot decode %s\n", argv[2]);
-        return 1;
-    }
-    document wrapped;  // {"records": [...]} as bench and peers do
-    wrap_records(src, wrapped);
-    output_buffer out;
-    if (!encode(format_id::toml, wrapped, out)) {
-        std::fprintf(stderr, "cannot encode %s as toml\n", argv[2]);
-        return 1;
-    }
-    std::string bytes(out.view());
+    const std::string& bytes = in.bytes;
     std::size_t total = 0;
-    for (long i = 0; i < n; ++i) {
+    for (long i = 0; i < in.n; ++i) {
         toml::table t = toml::parse(bytes);
         total += t.size();
     }

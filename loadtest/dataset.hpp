@@ -2,6 +2,8 @@
 // The benchmark dataset as every load-test tool reads it (DESIGN section 8): the file's bytes,
 // and the {"records": [...]} wrapping for formats whose root must be a map (TOML, BSON).
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -65,6 +67,19 @@ inline std::string split_target(const std::string& target, std::string& host, st
     return {};
 }
 
+/// The checks of a load run's --target and --duration: "" when both are fine, else the usage
+/// error to print (host and port are set from the target).
+inline std::string check_target_and_duration(const std::string& target, std::string& host,
+                                             std::string& port, double duration_s) {
+    if (std::string bad = split_target(target, host, port); !bad.empty()) {
+        return bad;
+    }
+    if (duration_s <= 0 || duration_s > 3600) {
+        return "--duration must be between 0 and 1 hour";
+    }
+    return {};
+}
+
 /// `wrapped` becomes {"records": <src's root>}, a copy.
 inline void wrap_records(const document& src, document& wrapped) {
     builder b(wrapped);
@@ -72,6 +87,58 @@ inline void wrap_records(const document& src, document& wrapped) {
     b.add_string("records");
     b.add_copy(src.root());
     b.end_map();
+}
+
+/// The callgrind drivers' data (cg_driver.cpp, cg_peer_*.cpp): FILE.json decoded into `src`
+/// and wrapped as {"records": [...]} into `wrapped`, as bench and peers do. False, after a
+/// message, when FILE does not decode.
+inline bool load_bench_data(const char* path, document& src, document& wrapped) {
+    if (!decode(format_id::json, read_file(path), src)) {
+        std::fprintf(stderr, "cannot decode %s\n", path);
+        return false;
+    }
+    wrap_records(src, wrapped);
+    return true;
+}
+
+/// `doc` encoded as `f` into `bytes` (the bytes a peer decodes). False, after a message naming
+/// FILE `path`, when it does not encode.
+inline bool encode_bench_data(format_id f, const document& doc, const char* path,
+                              std::string& bytes) {
+    output_buffer out;
+    if (!encode(f, doc, out)) {
+        std::fprintf(stderr, "cannot encode %s as %s\n", path, std::string(to_string(f)).c_str());
+        return false;
+    }
+    bytes = std::string(out.view());
+    return true;
+}
+
+/// What a callgrind peer driver (cg_peer_*.cpp) runs on: `OP FILE.json N` from its command
+/// line, FILE decoded and wrapped as bench does, and our bytes of it in the peer's format.
+struct cg_peer_input {
+    std::string op;  ///< "encode" or "decode"
+    long n = 0;
+    document src;
+    document wrapped;   ///< {"records": [...]}
+    std::string bytes;  ///< `wrapped` (or `src` when not `wrap`) in the peer's format
+};
+
+/// Fills `in` from the command line: 0 when it is ready, else the exit status after a message
+/// (2 for a usage error, `usage` being the line to print; 1 when FILE does not convert).
+inline int read_cg_peer_input(int argc, char** argv, const char* usage, bool decode_only,
+                              format_id f, bool wrap, cg_peer_input& in) {
+    if (argc != 4 || (decode_only && std::string(argv[1]) != "decode")) {
+        std::fprintf(stderr, "usage: %s\n", usage);
+        return 2;
+    }
+    in.op = argv[1];
+    in.n = std::atol(argv[3]);
+    if (!load_bench_data(argv[2], in.src, in.wrapped) ||
+        !encode_bench_data(f, wrap ? in.wrapped : in.src, argv[2], in.bytes)) {
+        return 1;
+    }
+    return 0;
 }
 
 }  // namespace polycodec::loadtest

@@ -488,11 +488,9 @@ int run_stream_load(int argc, char** argv) {
             return usage_error("unknown argument " + a);
         }
     }
-    if (std::string bad = split_target(target, opt.host, opt.port); !bad.empty()) {
+    if (std::string bad = check_target_and_duration(target, opt.host, opt.port, opt.duration_s);
+        !bad.empty()) {
         return usage_error(bad);
-    }
-    if (opt.duration_s <= 0 || opt.duration_s > 3600) {
-        return usage_error("--duration must be between 0 and 1 hour");
     }
 
     addrinfo hints{};

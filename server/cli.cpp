@@ -17,16 +17,10 @@
 #include "http/openapi.hpp"
 #include "polycodec/polycodec.hpp"
 #include "schema_loader.hpp"
+#include "version.hpp"
 
 namespace polycodec::cli {
 namespace {
-
-#ifndef POLYCODEC_VERSION
-#define POLYCODEC_VERSION "0.0.0"
-#endif
-#ifndef POLYCODEC_COMMIT
-#define POLYCODEC_COMMIT "unknown"
-#endif
 
 int usage_error(const std::string& msg) {
     std::fprintf(stderr, "polycodec: %s\n(see polycodec --help)\n", msg.c_str());

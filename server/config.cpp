@@ -1,6 +1,7 @@
 #include "config.hpp"
 
 #include <charconv>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -57,20 +58,33 @@ result<void> set(config& c, std::string_view name, std::string_view v) {
         target = *d;
         return {};
     };
+    // A size (1k, 64MiB, ...) from lo to hi bytes; `range` says the bounds in the error.
+    auto as_size = [&](std::size_t& target, std::size_t lo, std::size_t hi,
+                       std::string_view range) -> result<void> {
+        auto n = parse_size(v);
+        if (!n) {
+            return fail(bad("--" + std::string(name) + ": " + n.error().message));
+        }
+        if (*n < lo || *n > hi) {
+            return fail(bad("--" + std::string(name) + ": must be " + std::string(range)));
+        }
+        target = *n;
+        return {};
+    };
+    auto as_port = [&](int& target) -> result<void> {
+        auto p = parse_port("--" + std::string(name), v);
+        if (!p) {
+            return fail(p.error());
+        }
+        target = *p;
+        return {};
+    };
     if (name == "host") {
         c.host = std::string(v);
     } else if (name == "http-port") {
-        auto p = parse_port("--http-port", v);
-        if (!p) {
-            return fail(p.error());
-        }
-        c.http_port = *p;
+        return as_port(c.http_port);
     } else if (name == "tcp-port") {
-        auto p = parse_port("--tcp-port", v);
-        if (!p) {
-            return fail(p.error());
-        }
-        c.tcp_port = *p;
+        return as_port(c.tcp_port);
     } else if (name == "threads") {
         auto n = parse_uint("--threads", v);
         if (!n) {
@@ -81,23 +95,9 @@ result<void> set(config& c, std::string_view name, std::string_view v) {
         }
         c.threads = static_cast<unsigned>(*n);
     } else if (name == "max-body") {
-        auto n = parse_size(v);
-        if (!n) {
-            return fail(bad("--max-body: " + n.error().message));
-        }
-        if (*n == 0 || *n > 0x7fffffffu) {
-            return fail(bad("--max-body: must be between 1 byte and 2GiB"));
-        }
-        c.max_body = *n;
+        return as_size(c.max_body, 1, 0x7fffffffu, "between 1 byte and 2GiB");
     } else if (name == "max-record") {
-        auto n = parse_size(v);
-        if (!n) {
-            return fail(bad("--max-record: " + n.error().message));
-        }
-        if (*n == 0 || *n > 0x7fffffffu) {
-            return fail(bad("--max-record: must be between 1 byte and 2GiB"));
-        }
-        c.max_record = *n;
+        return as_size(c.max_record, 1, 0x7fffffffu, "between 1 byte and 2GiB");
     } else if (name == "compress-min-size") {
         if (v == "off") {
             c.compress = false;
@@ -110,14 +110,8 @@ result<void> set(config& c, std::string_view name, std::string_view v) {
         c.compress = true;
         c.compress_min_size = *n;
     } else if (name == "memory-budget") {
-        auto n = parse_size(v);
-        if (!n) {
-            return fail(bad("--memory-budget: " + n.error().message));
-        }
-        if (*n < (std::size_t{1} << 20)) {
-            return fail(bad("--memory-budget: must be at least 1MiB"));
-        }
-        c.memory_budget = *n;
+        return as_size(c.memory_budget, std::size_t{1} << 20,
+                       std::numeric_limits<std::size_t>::max(), "at least 1MiB");
     } else if (name == "max-connections") {
         auto n = parse_uint("--max-connections", v);
         if (!n) {

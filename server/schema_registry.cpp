@@ -22,27 +22,24 @@ struct schema_kind {
     bool (*holds)(const registry_entry& e);
 };
 
+// Parses a schema file's text with `Parse` into the entry's member `Slot`.
+template <auto Slot, auto Parse>
+result<void> load_into(std::string_view text, registry_entry& e) {
+    auto s = Parse(text);
+    if (!s) {
+        return fail(s.error());
+    }
+    e.*Slot = *s;
+    return {};
+}
+
 constexpr schema_kind schema_kinds[] = {
     {".json", "postcard",
-     [](std::string_view text, registry_entry& e) -> result<void> {
-         auto s = postcard::parse_schema(text);
-         if (!s) {
-             return fail(s.error());
-         }
-         e.postcard = *s;
-         return {};
-     },
+     load_into<&registry_entry::postcard, &postcard::parse_schema>,
      [](const registry_entry&) { return std::vector<std::string>{}; },
      [](const registry_entry& e) { return e.postcard != nullptr; }},
     {".avsc", "avro",
-     [](std::string_view text, registry_entry& e) -> result<void> {
-         auto s = avro::parse_schema(text);
-         if (!s) {
-             return fail(s.error());
-         }
-         e.avro = *s;
-         return {};
-     },
+     load_into<&registry_entry::avro, &avro::parse_schema>,
      [](const registry_entry& e) { return avro::type_names(*e.avro); },
      [](const registry_entry& e) { return e.avro != nullptr; }},
     // protobuf files load by path (a .proto goes through libprotobuf's compiler): listed here,

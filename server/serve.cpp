@@ -19,22 +19,15 @@
 
 #include "cli.hpp"
 #include "config.hpp"
+#include "front_ends.hpp"
 #include "http/openapi.hpp"
-#include "http/server.hpp"
 #include "listener.hpp"
 #include "logging.hpp"
 #include "metrics.hpp"
 #include "schema_registry.hpp"
 #include "service.hpp"
-#include "tcp/server.hpp"
 #include "tls.hpp"
-
-#ifndef POLYCODEC_VERSION
-#define POLYCODEC_VERSION "0.0.0"
-#endif
-#ifndef POLYCODEC_COMMIT
-#define POLYCODEC_COMMIT "unknown"
-#endif
+#include "version.hpp"
 
 namespace polycodec::cli {
 

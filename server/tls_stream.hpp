@@ -77,20 +77,14 @@ public:
 
     template <class MutableBuffers, class Handler>
     void async_read_some(const MutableBuffers& buffers, Handler&& handler) {
-        if (tls_) {
-            tls_->async_read_some(buffers, std::forward<Handler>(handler));
-        } else {
-            plain_.async_read_some(buffers, std::forward<Handler>(handler));
-        }
+        with_layer(
+            [&](auto& layer) { layer.async_read_some(buffers, std::forward<Handler>(handler)); });
     }
 
     template <class ConstBuffers, class Handler>
     void async_write_some(const ConstBuffers& buffers, Handler&& handler) {
-        if (tls_) {
-            tls_->async_write_some(buffers, std::forward<Handler>(handler));
-        } else {
-            plain_.async_write_some(buffers, std::forward<Handler>(handler));
-        }
+        with_layer(
+            [&](auto& layer) { layer.async_write_some(buffers, std::forward<Handler>(handler)); });
     }
 
     /// The server side of the TLS handshake; `handler(error_code)`. Only when is_tls().
@@ -126,6 +120,16 @@ public:
     }
 
 private:
+    /// Calls `f` with the layer that reads and writes: the TLS stream, or the socket.
+    template <class F>
+    void with_layer(F&& f) {
+        if (tls_) {
+            f(*tls_);
+        } else {
+            f(plain_);
+        }
+    }
+
     socket_type plain_;  ///< the socket without TLS; unused (closed) with TLS
     std::shared_ptr<boost::asio::ssl::context> ctx_;
     std::optional<boost::beast::ssl_stream<socket_type>> tls_;

@@ -18,10 +18,7 @@
 #include "polycodec/error.hpp"
 #include "polycodec/format.hpp"
 #include "polycodec/media_type.hpp"
-
-#ifndef POLYCODEC_VERSION
-#define POLYCODEC_VERSION "0.0.0"
-#endif
+#include "version.hpp"
 
 namespace polycodec::server::http {
 namespace {

@@ -1,4 +1,4 @@
-#include "http/server.hpp"
+#include "front_ends.hpp"
 
 #include <algorithm>
 #include <array>
@@ -18,27 +18,20 @@
 #include <unordered_set>
 #include <vector>
 
+#include "http/beast_names.hpp"
 #include "http/content_coding.hpp"
 #include "http/handler.hpp"
 #include "http/problem.hpp"
 #include "http/stream.hpp"
 #include "listener.hpp"
+#include "logging.hpp"
+#include "polycodec/stream.hpp"
 #include "tls.hpp"
 #include "tls_stream.hpp"
-#include "polycodec/stream.hpp"
-#include "transcode.hpp"
-#include "logging.hpp"
 #include "transcode.hpp"
 
 namespace polycodec::server::http {
 namespace {
-
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
-using tcp = net::ip::tcp;
-using error_code = boost::system::error_code;
-using clock_type = std::chrono::steady_clock;
 
 constexpr std::uint32_t header_limit = 16 * 1024;
 // A chunked body (no Content-Length) first reserves as for this many bytes, then grows its

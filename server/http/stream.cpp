@@ -22,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "http/beast_names.hpp"
 #include "http/problem.hpp"
 #include "listener.hpp"
 #include "logging.hpp"
@@ -30,13 +31,6 @@
 
 namespace polycodec::server::http {
 namespace {
-
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
-using tcp = net::ip::tcp;
-using error_code = boost::system::error_code;
-using clock_type = std::chrono::steady_clock;
 
 constexpr std::size_t read_window = 64 * 1024;   // body bytes per read
 constexpr std::size_t flush_at = 64 * 1024;      // output bytes per chunk (docs/SERVICE.md)

@@ -1,4 +1,4 @@
-#include "tcp/server.hpp"
+#include "front_ends.hpp"
 
 #include <algorithm>
 #include <boost/asio/ip/tcp.hpp>
