@@ -100,6 +100,10 @@ private:
     // ---- atmosphere: whitespace, ; comments, #| nested |# comments, #; datum comments ----
 
     [[gnu::always_inline]] result<void> skip_atmosphere() {
+        // One space between tokens, the common case, inline; anything else out of line.
+        while (pos_ < in_.size() && in_[pos_] == ' ') {
+            ++pos_;
+        }
         if (pos_ < in_.size() &&
             !sexpr_bytes.has(static_cast<unsigned char>(in_[pos_]), atmosphere_lead)) {
             return {};  // the common case: nothing to skip
