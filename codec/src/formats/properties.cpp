@@ -951,6 +951,19 @@ struct typed_text {
     return i;
 }
 
+// The decimal digits from t (before `stop`) summed into acc; where they end.
+[[gnu::always_inline]] inline const char* sum_digits(const char* t, const char* stop,
+                                                     std::uint64_t& acc) {
+    for (; t < stop; ++t) {
+        const auto dg = static_cast<unsigned>(static_cast<unsigned char>(*t) - '0');
+        if (dg > 9) {
+            break;
+        }
+        acc = acc * 10 + dg;
+    }
+    return t;
+}
+
 // Whether a[0, n) and b[0, n) are the same bytes.
 [[gnu::always_inline]] inline bool same_bytes(const char* a, const char* b, std::size_t n) {
     if (n < 8) {
@@ -1051,16 +1064,8 @@ public:
             // In an array, mostly its next index ends the key: read as a number at once.
             bool counted = false;
             if (levels_[d].array) {
-                const char* t = q;
                 std::uint64_t acc = 0;
-                const char* const stop = q + std::min<std::ptrdiff_t>(19, e - q);
-                for (; t < stop; ++t) {
-                    const auto dg = static_cast<unsigned>(static_cast<unsigned char>(*t) - '0');
-                    if (dg > 9) {
-                        break;
-                    }
-                    acc = acc * 10 + dg;
-                }
+                const char* const t = sum_digits(q, q + std::min<std::ptrdiff_t>(19, e - q), acc);
                 const std::uint8_t tc = t < e ? key_bytes[static_cast<unsigned char>(*t)] : key_eol;
                 if (t != q && (tc == key_sep || tc == key_eol) && (t - q == 1 || *q != '0') &&
                     acc == levels_[d].count) {
@@ -1121,16 +1126,9 @@ public:
             if (infer_) {
                 const bool minus = ve < e && *ve == '-';
                 const char* const digits = ve + (minus ? 1 : 0);
-                const char* t = digits;
                 std::uint64_t acc = 0;
-                const char* const stop = digits + std::min<std::ptrdiff_t>(18, e - digits);
-                for (; t < stop; ++t) {
-                    const auto dg = static_cast<unsigned>(static_cast<unsigned char>(*t) - '0');
-                    if (dg > 9) {
-                        break;
-                    }
-                    acc = acc * 10 + dg;
-                }
+                const char* const t =
+                    sum_digits(digits, digits + std::min<std::ptrdiff_t>(18, e - digits), acc);
                 if (t != digits && (t == e || eol(*t)) && (t - digits == 1 || *digits != '0')) {
                     is_int = true;
                     int_bits = minus ? 0 - acc : acc;
