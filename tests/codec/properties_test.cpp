@@ -11,6 +11,7 @@
 
 #include "detail/unflatten.hpp"
 #include "detail/utf8.hpp"
+#include "formats/formats.hpp"
 #include "support/support.hpp"
 
 namespace polycodec::test {
@@ -293,6 +294,158 @@ TEST(PropertiesUnflatten, LinePathAgreesWithTheGeneralUnflatten) {
         }
     }
     EXPECT_GT(fast_like, 1000);
+}
+
+// The one-pass fast path (detail::decode_properties_fast) against the general path (the flat
+// read and detail::unflatten, what decode_properties falls back to) on generated files: keys
+// of an ordered walk with shared prefixes (as flattening writes them) and every disturbance
+// of it (index gaps, indexes out of order or with leading zeros, repeated keys, a key both a
+// value and a group, empty parts), escapes, continuation lines, comments, blank lines, CR and
+// CRLF line ends, the three separators with white space, non-ASCII text, and values of every
+// infer case (the int64 edges, floats near the fast float path's limits, booleans, texts that
+// look like numbers). Where the fast path finishes, both give the same document (same values,
+// kinds, float bits, order); where the general path fails, the fast path must have given way.
+TEST(PropertiesUnflatten, FastPathAgreesWithTheGeneralPath) {
+    const char* values[] = {
+        "0", "-0", "7", "-7", "42", "007", "-01", "123456789012345678", "-123456789012345678",
+        "1234567890123456789", "9223372036854775807", "-9223372036854775808",
+        "9223372036854775808", "-9223372036854775809", "18446744073709551615",
+        "18446744073709551616", "99999999999999999999999", "1.5", "-17.5", "-16.25", "0.1",
+        "-0.0", "0.30000000000000004", "123456789012345.6", "1234567890123456.7",
+        "0.0000000000000000000001", "0.00000000000000000000001", "1e5", "1.5e-3", "1E+2",
+        "5e-324", "1e999", "01.5", "1.", ".5", "-.5", "1.5.", "true", "false", "True", "tru",
+        "falsey", "NaN", "Infinity", "-Infinity", "nan", "-", "", "x", "hello world",
+        "  lead", "trail  ", "a=b:c", "#not a comment", "caf\xc3\xa9", "\xe2\x82\xac 5",
+        "\xf0\x9f\x98\x80", "12 ", "1_000", "+1", "0x10"};
+    const char* names[] = {"a", "b", "id", "name", "tags", "x.y", "caf\xc3\xa9", "0", "1", "2"};
+    const char* seps[] = {"=", ":", " ", "\t", " = ", " : ", "=\t", "  ", "\f=", " =  "};
+    const char* breaks[] = {"\n", "\n", "\n", "\r\n", "\r", "\n\n", "\n   ", "\n# c\n",
+                            "\n! c\n", "\n\t\n"};
+    std::uint64_t seed = 0x2545F4914F6CDD1Dull;
+    auto next = [&](std::uint64_t n) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return (seed >> 33) % n;
+    };
+    int handled = 0;
+    int runs = 0;
+    for (int round = 0; round < 4000; ++round) {
+        std::string text;
+        if (next(8) == 0) {
+            text += next(2) == 0 ? "# header\n" : "\n  \n";
+        }
+        const std::uint64_t records = 1 + next(4);
+        const bool disturb = round % 3 == 0;
+        for (std::uint64_t r = 0; r < records; ++r) {
+            const std::uint64_t fields = 1 + next(5);
+            for (std::uint64_t f = 0; f < fields; ++f) {
+                std::string prefix = "rec." + std::to_string(r) + ".";
+                const std::uint64_t shape = next(3);
+                std::vector<std::string> keys;
+                const std::string n_f = std::to_string(f);  // fields differ in a record
+                if (shape == 0) {  // a scalar field
+                    keys.push_back(prefix + names[next(7)] + n_f);
+                } else if (shape == 1) {  // an array
+                    const std::uint64_t n = 1 + next(12);
+                    const std::string field = prefix + (next(2) == 0 ? "samples" : "list") + n_f;
+                    for (std::uint64_t i = 0; i < n; ++i) {
+                        keys.push_back(field + "." + std::to_string(i));
+                    }
+                } else {  // a nested map (its second name differs from its first)
+                    const std::uint64_t k = next(10);
+                    keys.push_back(prefix + "m" + n_f + "." + names[k]);
+                    keys.push_back(prefix + "m" + n_f + "." + names[(k + 1 + next(9)) % 10] + "." +
+                                   names[next(4)]);
+                }
+                for (std::string key : keys) {
+                    if (disturb) {
+                        switch (next(14)) {
+                            case 0:
+                                key += "." + std::to_string(next(3));  // value and group
+                                break;
+                            case 1:
+                                key = key.substr(0, key.rfind('.') + 1) + "0" +
+                                      std::to_string(next(3));  // a leading zero
+                                break;
+                            case 2:
+                                key = "rec." + std::to_string(next(4)) + ".id";  // maybe again
+                                break;
+                            case 3:
+                                key.insert(key.find('.') + 1, ".");  // an empty part
+                                break;
+                            case 4:
+                                key.insert(next(key.size()), "\\");  // an escape in the key
+                                break;
+                            case 5:
+                                key += ".";
+                                break;
+                            case 6:
+                                key = std::to_string(next(3));  // an index at the root
+                                break;
+                            default:
+                                break;
+                        }
+                    }
+                    if (next(10) == 0) {
+                        text += next(2) == 0 ? " " : "\t";
+                    }
+                    text += key;
+                    text += seps[next(10)];
+                    std::string value = values[next(sizeof values / sizeof values[0])];
+                    if (disturb && next(12) == 0) {
+                        value += next(2) == 0 ? "\\\n   more" : "\\u0041";
+                    }
+                    text += value;
+                    if (disturb && next(40) == 0) {
+                        text += "\\";  // a continuation (or a dropped backslash at the end)
+                    }
+                    text += breaks[next(10)];
+                }
+            }
+        }
+        if (next(6) == 0) {
+            text.pop_back();  // no line break at the end
+        }
+        for (int mode = 0; mode < 4; ++mode) {
+            decode_options opt;
+            opt.unflatten = (mode & 1) != 0;
+            opt.infer = (mode & 2) != 0;
+            document flat;
+            builder fb(flat);
+            auto flat_ok = detail::properties_codec.decode(text, fb, decode_options{});
+            document want;
+            builder wb(want);
+            result<void> expected = flat_ok;
+            if (flat_ok) {
+                std::vector<std::uint64_t> offsets;  // only errors use them
+                const detail::unflatten_options uo{".", opt.unflatten, opt.infer, true, true,
+                                                   true, "key"};
+                expected = detail::unflatten(flat.root(), wb, uo, offsets);
+            }
+            document fast;
+            builder b(fast);
+            const bool took = detail::decode_properties_fast(text, b, opt);
+            ++runs;
+            if (mode == 0) {
+                EXPECT_FALSE(took);  // the flat read has no fast path of its own
+                continue;
+            }
+            if (!took) {
+                EXPECT_TRUE(fast.empty()) << text;
+                continue;
+            }
+            ++handled;
+            ASSERT_TRUE(static_cast<bool>(expected)) << text << " mode " << mode;
+            EXPECT_TRUE(equal(fast, want)) << text << " mode " << mode << ": " << dbg(fast)
+                                           << " vs " << dbg(want);
+            EXPECT_EQ(dbg(fast), dbg(want)) << text << " mode " << mode;
+            // decode() itself gives the same.
+            document got;
+            ASSERT_TRUE(decode(format_id::properties, text, got, opt)) << text;
+            EXPECT_EQ(dbg(got), dbg(want)) << text;
+        }
+    }
+    EXPECT_GT(handled, runs / 4);  // most undisturbed files take the fast path
+    std::fprintf(stderr, "fast path took %d of %d reads\n", handled, runs);
 }
 
 TEST(PropertiesUnflatten, DeepKeysStopAtTheDepthLimit) {

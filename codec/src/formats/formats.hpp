@@ -66,6 +66,10 @@ extern const codec_functions properties_codec;
 extern const codec_functions protojson_codec;
 extern const codec_functions plist_codec;
 
+/// properties' one-pass fast path alone (unflatten and/or infer), for the agreement test:
+/// true with the document in `b` (empty at depth 0 before), false where it gives way to the
+/// nester and the general path (then `b` is reset). properties_codec.decode runs it first.
+bool decode_properties_fast(std::string_view in, builder& b, const decode_options& opt);
 /// xml's two readers apart, for the agreement tests and fuzz_diff_xml (xml_codec.decode runs
 /// the fast path and, where it hands off, expat): `expat` the ordinary reader alone, `fast`
 /// the one-pass scanner alone, which fails with *handed_off set where it would hand off.

@@ -76,6 +76,108 @@ struct reader_scratch {
     std::size_t arena_size = 0;
 };
 
+// The kid names of the maps open in a nested read, to find a repeated name: a map's names
+// are compared linearly up to `linear_kids`, then looked up in an open-addressing table keyed
+// by (the map's serial, name). One per thread (the nester and the fast path), reused.
+class kid_names {
+public:
+    static kid_names& local() {
+        thread_local kid_names k;
+        return k;
+    }
+    void reset() {
+        names_.clear();
+        if (table_used_ != 0) {
+            std::fill(table_.begin(), table_.end(), slot{});
+            table_used_ = 0;
+        }
+    }
+    // Frees a table grown past the scratch budget.
+    void trim() {
+        if (table_.capacity() * sizeof(slot) > scratch_keep_bytes) {
+            std::vector<slot>().swap(table_);
+            table_used_ = 0;
+        }
+    }
+    // Where a map opened now keeps its names (its `at`); release(at) when it closes.
+    std::size_t mark() const { return names_.size(); }
+    void release(std::size_t at) { names_.resize(at); }
+
+    // Whether the map `serial` (names from `at`, `count` kids so far) has no kid `name` yet;
+    // records it.
+    [[gnu::always_inline]] bool add(std::uint32_t serial, std::size_t at, std::size_t count,
+                                    std::string_view name) {
+        if (count < linear_kids) {
+            for (std::size_t i = at; i < names_.size(); ++i) {
+                const std::string_view o = names_[i];
+                if (o.size() == name.size() && (o.empty() || o[0] == name[0]) && o == name) {
+                    return false;
+                }
+            }
+            names_.push_back(name);
+            if (count + 1 == linear_kids) {
+                to_table(serial, at);
+            }
+            return true;
+        }
+        return insert(serial, name);
+    }
+
+private:
+    struct slot {
+        std::uint32_t serial = 0;  // 0: empty
+        std::uint32_t hash = 0;
+        std::string_view name;
+    };
+    static constexpr std::size_t linear_kids = 16;
+
+    [[gnu::noinline]] void to_table(std::uint32_t serial, std::size_t at) {
+        for (std::size_t i = at; i < names_.size(); ++i) {
+            insert(serial, names_[i]);
+        }
+    }
+    // Inserts (serial, name) into the open-addressing table, false when it is there already.
+    [[gnu::noinline]] bool insert(std::uint32_t serial, std::string_view name) {
+        auto& t = table_;
+        if ((table_used_ + 1) * 2 > t.size()) {
+            std::vector<slot> old;
+            old.swap(t);
+            t.assign(old.empty() ? 64 : old.size() * 2, slot{});
+            for (const slot& o : old) {
+                if (o.serial != 0) {
+                    place(o);
+                }
+            }
+        }
+        const std::uint32_t h = unflatten_impl::name_hash(serial, name);
+        const std::size_t mask = t.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            slot& sl = t[i];
+            if (sl.serial == 0) {
+                sl = slot{serial, h, name};
+                ++table_used_;
+                return true;
+            }
+            if (sl.hash == h && sl.serial == serial && sl.name == name) {
+                return false;
+            }
+        }
+    }
+    void place(const slot& o) {
+        auto& t = table_;
+        const std::size_t mask = t.size() - 1;
+        std::size_t i = o.hash & mask;
+        while (t[i].serial != 0) {
+            i = (i + 1) & mask;
+        }
+        t[i] = o;
+    }
+
+    std::vector<std::string_view> names_;
+    std::vector<slot> table_;
+    std::size_t table_used_ = 0;
+};
+
 // unflatten=true / infer=true straight from the lines: the nested document is written as the
 // keys come, with a stack of the containers open along the current key's path. That gives
 // detail/unflatten.hpp's document exactly when each group's keys are consecutive, no key is
@@ -86,19 +188,10 @@ class nester {
 public:
     nester(builder& b, bool nest, bool infer) : b_(b), nest_(nest), infer_(infer) {
         s_.levels.clear();
-        s_.names.clear();
-        if (s_.table_used != 0) {
-            std::fill(s_.table.begin(), s_.table.end(), slot{});
-            s_.table_used = 0;
-        }
+        names_.reset();
         flat_bytes_ = 16;
     }
-    ~nester() {
-        if (s_.table.capacity() * sizeof(slot) > scratch_keep_bytes) {
-            std::vector<slot>().swap(s_.table);
-            s_.table_used = 0;
-        }
-    }
+    ~nester() { names_.trim(); }
     nester(const nester&) = delete;
     nester& operator=(const nester&) = delete;
 
@@ -186,7 +279,7 @@ public:
             if (!(array ? b_.begin_array() : b_.begin_map())) {
                 return false;
             }
-            levels.push_back(level{array, 0, s_.names.size(), next_serial()});
+            levels.push_back(level{array, 0, names_.mark(), next_serial()});
             if (!add_kid(j, parts_[j])) {
                 return false;
             }
@@ -203,22 +296,13 @@ private:
     struct level {
         bool array;
         std::size_t count;
-        std::size_t names_at;  // this map's kid names start at s_.names[names_at]
+        std::size_t names_at;  // this map's kid names' kid_names mark
         std::uint32_t serial;
         std::string_view last{};
     };
-    struct slot {
-        std::uint32_t serial = 0;  // 0: empty
-        std::uint32_t hash = 0;
-        std::string_view name;
-    };
     struct scratch {
         std::vector<level> levels;
-        std::vector<std::string_view> names;
-        std::vector<slot> table;
-        std::size_t table_used = 0;
     };
-    static constexpr std::size_t linear_kids = 16;
 
     // The length of the longest common prefix of a and b.
     static std::size_t common_prefix(std::string_view a, std::string_view b) {
@@ -252,7 +336,7 @@ private:
             b_.end_array();
         } else {
             b_.end_map();
-            s_.names.resize(l.names_at);
+            names_.release(l.names_at);
         }
         s_.levels.pop_back();
     }
@@ -267,7 +351,7 @@ private:
                 return false;
             }
         } else {
-            if (!new_name(l, name)) {
+            if (!names_.add(l.serial, l.names_at, l.count, name)) {
                 return false;
             }
             b_.add_string(name);
@@ -275,63 +359,6 @@ private:
         ++l.count;
         l.last = name;
         return true;
-    }
-
-    // Whether map `l` has no kid `name` yet; records it.
-    bool new_name(level& l, std::string_view name) {
-        auto& names = s_.names;
-        if (l.count < linear_kids) {
-            for (std::size_t i = l.names_at; i < names.size(); ++i) {
-                if (names[i] == name) {
-                    return false;
-                }
-            }
-            names.push_back(name);
-            if (l.count + 1 == linear_kids) {
-                for (std::size_t i = l.names_at; i < names.size(); ++i) {
-                    insert(l.serial, names[i]);
-                }
-            }
-            return true;
-        }
-        return insert(l.serial, name);
-    }
-
-    // Inserts (serial, name) into the open-addressing table, false when it is there already.
-    bool insert(std::uint32_t serial, std::string_view name) {
-        auto& t = s_.table;
-        if ((s_.table_used + 1) * 2 > t.size()) {
-            std::vector<slot> old;
-            old.swap(t);
-            t.assign(old.empty() ? 64 : old.size() * 2, slot{});
-            for (const slot& o : old) {
-                if (o.serial != 0) {
-                    place(o);
-                }
-            }
-        }
-        const std::uint32_t h = unflatten_impl::name_hash(serial, name);
-        const std::size_t mask = t.size() - 1;
-        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-            slot& sl = t[i];
-            if (sl.serial == 0) {
-                sl = slot{serial, h, name};
-                ++s_.table_used;
-                return true;
-            }
-            if (sl.hash == h && sl.serial == serial && sl.name == name) {
-                return false;
-            }
-        }
-    }
-    void place(const slot& o) {
-        auto& t = s_.table;
-        const std::size_t mask = t.size() - 1;
-        std::size_t i = o.hash & mask;
-        while (t[i].serial != 0) {
-            i = (i + 1) & mask;
-        }
-        t[i] = o;
     }
 
     static scratch& thread_scratch() {
@@ -347,6 +374,7 @@ private:
     std::string_view prev_key_;  // the previous key, split into parts_ when prev_split_
     bool prev_split_ = false;
     scratch& s_ = thread_scratch();
+    kid_names& names_ = kid_names::local();
     std::vector<std::string_view>& parts_ = parts_scratch();
     static std::vector<std::string_view>& parts_scratch() {
         thread_local std::vector<std::string_view> p;
@@ -785,7 +813,554 @@ private:
     }
 };
 
+// ---- the fast path ----
+// unflatten and/or infer on the common file, in one pass that writes the tape directly
+// (detail/tape_writer.hpp): natural lines `key=value`, `key: value`, `key value` with neither
+// a backslash (no escapes, no continuation lines) nor an empty dotted part in them, whose
+// keys nest as the nester takes them (consecutive keys of a group, arrays in index order, no
+// repeated key, no key both a value and a group). A key's parts that it shares with the
+// previous key are found by comparing the two keys' bytes, not split again. Anything else
+// (invalid UTF-8 included) returns false and the nester, then the general path, read the
+// input from the start; what the fast path finishes is the nester's document.
+
+// n bytes from s to d, in at most four moves for up to 32 bytes.
+[[gnu::always_inline]] inline void copy_short(char* d, const char* s, std::size_t n) {
+    if (n >= 16 && n <= 32) {
+        std::memcpy(d, s, 16);
+        std::memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 8 && n < 16) {
+        std::memcpy(d, s, 8);
+        std::memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+        std::memcpy(d, s, 4);
+        std::memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n != 0 && n < 4) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    } else if (n != 0) {
+        std::memcpy(d, s, n);
+    }
+}
+
+// The key bytes past the shared prefix, by class.
+constexpr std::uint8_t key_dot = 1;
+constexpr std::uint8_t key_sep = 2;   // '=', ':', ' ', '\t', '\f': the key ends
+constexpr std::uint8_t key_eol = 3;   // LF, CR: the key ends, the value is empty
+constexpr std::uint8_t key_bail = 4;  // a backslash: not for the fast path
+// Bytes before a line's key: white space and line breaks.
+constexpr byte_table skip_bytes = make_byte_table([](unsigned char c) -> std::uint8_t {
+    return c == ' ' || c == '\t' || c == '\f' || c == '\n' || c == '\r' ? 1 : 0;
+});
+constexpr byte_table key_bytes = make_byte_table([](unsigned char c) -> std::uint8_t {
+    switch (c) {
+        case '.':
+            return key_dot;
+        case '=':
+        case ':':
+        case ' ':
+        case '\t':
+        case '\f':
+            return key_sep;
+        case '\n':
+        case '\r':
+            return key_eol;
+        case '\\':
+            return key_bail;
+        default:
+            return 0;
+    }
+});
+
+// Fixed steps under 2 KiB: glibc zero-fills larger growths with `rep stosb`, which costs far
+// more instructions per byte (callgrind: 84k per operation on bench.json at <512, 4096, true>).
+using fast_tape = tape_writer<224, 1792, false>;
+
+// What textinfer::add_classified makes of a text, recorded (the fast path writes it).
+struct typed_text {
+    kind k = kind::string;
+    std::uint64_t bits = 0;
+    void add_string(std::string_view) { k = kind::string; }
+    void add_bignum(std::string_view) { k = kind::bignum; }
+    void add_bool(bool v) { k = v ? kind::boolean_true : kind::boolean_false; }
+    void add_int(std::int64_t v) {
+        k = kind::int64;
+        bits = static_cast<std::uint64_t>(v);
+    }
+    void add_uint(std::uint64_t v) {
+        k = v <= static_cast<std::uint64_t>(INT64_MAX) ? kind::int64 : kind::uint64;
+        bits = v;
+    }
+    void add_double(double d) {
+        k = kind::float64;
+        std::memcpy(&bits, &d, 8);
+    }
+};
+
+[[gnu::noinline]] typed_text type_text(std::string_view s) {
+    typed_text t;
+    textinfer::add_classified(t, s);
+    return t;
+}
+
+// The first of LF, CR and backslash in [p, e), or e.
+[[gnu::always_inline]] inline const char* value_end(const char* p, const char* e) {
+#if defined(__SSE2__)
+    const __m128i lf = _mm_set1_epi8('\n');
+    const __m128i cr = _mm_set1_epi8('\r');
+    const __m128i bs = _mm_set1_epi8('\\');
+    while (e - p >= 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const int m = _mm_movemask_epi8(_mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr)), _mm_cmpeq_epi8(x, bs)));
+        if (m != 0) {
+            return p + __builtin_ctz(static_cast<unsigned>(m));
+        }
+        p += 16;
+    }
+#endif
+    while (p < e && *p != '\n' && *p != '\r' && *p != '\\') {
+        ++p;
+    }
+    return p;
+}
+
+// The length of the longest common prefix of a[0, n) and b[0, n).
+[[gnu::always_inline]] inline std::size_t same_prefix(const char* a, const char* b,
+                                                      std::size_t n) {
+    std::size_t i = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+        if (n >= 8) {
+            std::uint64_t x, y;
+            for (; i + 8 <= n; i += 8) {
+                std::memcpy(&x, a + i, 8);
+                std::memcpy(&y, b + i, 8);
+                if (x != y) {
+                    return i + static_cast<std::size_t>(__builtin_ctzll(x ^ y) / 8);
+                }
+            }
+            // The last n % 8 bytes in the word that ends at n (its first bytes are equal).
+            std::memcpy(&x, a + n - 8, 8);
+            std::memcpy(&y, b + n - 8, 8);
+            return x == y ? n : n - 8 + static_cast<std::size_t>(__builtin_ctzll(x ^ y) / 8);
+        }
+    }
+    while (i < n && a[i] == b[i]) {
+        ++i;
+    }
+    return i;
+}
+
+// The decimal digits from t (before `stop`) summed into acc; where they end.
+[[gnu::always_inline]] inline const char* sum_digits(const char* t, const char* stop,
+                                                     std::uint64_t& acc) {
+    for (; t < stop; ++t) {
+        const auto dg = static_cast<unsigned>(static_cast<unsigned char>(*t) - '0');
+        if (dg > 9) {
+            break;
+        }
+        acc = acc * 10 + dg;
+    }
+    return t;
+}
+
+// Whether a[0, n) and b[0, n) are the same bytes.
+[[gnu::always_inline]] inline bool same_bytes(const char* a, const char* b, std::size_t n) {
+    if (n < 8) {
+        return std::memcmp(a, b, n) == 0;
+    }
+    std::uint64_t x, y;
+    for (std::size_t i = 0; i + 8 < n; i += 8) {
+        std::memcpy(&x, a + i, 8);
+        std::memcpy(&y, b + i, 8);
+        if (x != y) {
+            return false;
+        }
+    }
+    std::memcpy(&x, a + n - 8, 8);
+    std::memcpy(&y, b + n - 8, 8);
+    return x == y;
+}
+
+class fast_reader {
+public:
+    static constexpr std::size_t max_parts = 64;
+
+    fast_reader(std::string_view in, builder& b, bool nest, bool infer)
+        : in_(in), b_(b), nest_(nest), infer_(infer) {}
+    ~fast_reader() { names_.trim(); }
+    fast_reader(const fast_reader&) = delete;
+    fast_reader& operator=(const fast_reader&) = delete;
+
+    // The document into the (empty) builder, or false: nothing is decided, the builder holds
+    // junk (the caller resets it).
+    bool run() {
+        if (utf8_valid_prefix(in_) != in_.size() || b_.limits().max_depth < 2) {
+            return false;
+        }
+        names_.reset();
+        fast_tape tw(b_);
+        // Roughly the document of a flattened file (two words and a few bytes a line), so that
+        // growth is rare; the tape writer zero-fills only what it grows into.
+        tw.reserve(in_.size() / 4 + 64, in_.size() / 4 + 64);
+        std::uint64_t* w = tw.hot_words(2);
+        tw.open(w, kind::map, 0);
+        levels_[0] = level{0, 0, names_.mark(), ++serial_, false};
+        std::size_t open = 1;       // levels_[0, open) are open
+        std::size_t prev_parts = 0;  // the previous key's parts (0: nothing to share)
+        std::size_t prev_d = 0;      // how many parts it shared with the one before
+        const char* prev_key = nullptr;
+        std::size_t prev_len = 0;
+        std::size_t flat_bytes = 16;  // the flat document's size, as the nester counts it
+        const std::size_t max_bytes = b_.limits().max_bytes;
+        const std::size_t max_depth = b_.limits().max_depth;
+        const char* p = in_.data();
+        const char* const e = p + in_.size();
+        for (;;) {
+            p += p + 1 < e && *p == '\n' ? 1 : 0;  // the common line break, then the rest
+            while (p < e && skip_bytes[static_cast<unsigned char>(*p)] != 0) {
+                ++p;
+            }
+            if (p == e) {
+                break;
+            }
+            if (*p == '#' || *p == '!') {
+                while (p < e && !eol(*p)) {
+                    ++p;
+                }
+                continue;
+            }
+            const char* key = p;
+            // The parts shared with the previous key: those of its parts, but its last, that
+            // end before the first byte where the two differ (its bytes hold no separator).
+            std::size_t d = 0;
+            std::size_t from = 0;
+            if (prev_parts > 1) {
+                // Mostly all of them: the key starts as the previous one up to its last part.
+                const std::size_t last = ends_[prev_parts - 2] + 1;
+                if (last <= static_cast<std::size_t>(e - key) && same_bytes(prev_key, key, last)) {
+                    d = prev_parts - 1;
+                    from = last;
+                    goto shared;
+                }
+                const std::size_t lim = std::min(prev_len, static_cast<std::size_t>(e - key));
+                const std::size_t same = same_prefix(prev_key, key, lim);
+                // Mostly as many as the previous key shared.
+                if (prev_d != 0 && ends_[prev_d - 1] < same &&
+                    (prev_d + 1 >= prev_parts || ends_[prev_d] >= same)) {
+                    d = prev_d;
+                } else {
+                    while (d + 1 < prev_parts && ends_[d] < same) {
+                        ++d;
+                    }
+                }
+                from = d == 0 ? 0 : ends_[d - 1] + 1;
+            }
+        shared:
+            prev_d = d;
+            std::size_t np = d;
+            const char* q = key + from;
+            std::uint8_t c = key_eol;
+            // In an array, mostly its next index ends the key: read as a number at once.
+            bool counted = false;
+            if (levels_[d].array) {
+                std::uint64_t acc = 0;
+                const char* const t = sum_digits(q, q + std::min<std::ptrdiff_t>(19, e - q), acc);
+                const std::uint8_t tc = t < e ? key_bytes[static_cast<unsigned char>(*t)] : key_eol;
+                if (t != q && (tc == key_sep || tc == key_eol) && (t - q == 1 || *q != '0') &&
+                    acc == levels_[d].count) {
+                    counted = true;
+                    q = t;
+                    c = tc;
+                }
+            }
+            for (; !counted && q < e; ++q) {
+                c = key_bytes[static_cast<unsigned char>(*q)];
+                if (c == 0) {
+                    continue;
+                }
+                if (c != key_dot) {
+                    break;
+                }
+                if (!nest_) {
+                    continue;
+                }
+                const auto at = static_cast<std::size_t>(q - key);
+                if (at == from || np + 1 >= max_parts) {
+                    return false;  // an empty part (the key stays whole), or too deep
+                }
+                ends_[np++] = at;
+                from = at + 1;
+            }
+            if (q == e) {
+                c = key_eol;
+            }
+            if (c == key_bail) {
+                return false;
+            }
+            const auto key_len = static_cast<std::size_t>(q - key);
+            if (key_len == from) {
+                return false;  // the empty key, or one that ends in a dot
+            }
+            ends_[np++] = key_len;
+            // The separator: white space, at most one '=' or ':', white space.
+            const char* v = q;
+            if (c == key_sep) {
+                bool has_sep = *v == '=' || *v == ':';
+                ++v;
+                for (; v < e; ++v) {
+                    const char x = *v;
+                    if (!ws(x)) {
+                        if (has_sep || (x != '=' && x != ':')) {
+                            break;
+                        }
+                        has_sep = true;
+                    }
+                }
+            }
+            // An integer value of up to 18 digits (textinfer::add's fast case) is summed as the
+            // line's end is looked for; anything else is scanned to its end, then typed.
+            const char* ve = v;
+            bool is_int = false;
+            std::uint64_t int_bits = 0;
+            if (infer_) {
+                const bool minus = ve < e && *ve == '-';
+                const char* const digits = ve + (minus ? 1 : 0);
+                std::uint64_t acc = 0;
+                const char* const t =
+                    sum_digits(digits, digits + std::min<std::ptrdiff_t>(18, e - digits), acc);
+                if (t != digits && (t == e || eol(*t)) && (t - digits == 1 || *digits != '0')) {
+                    is_int = true;
+                    int_bits = minus ? 0 - acc : acc;
+                    ve = t;
+                }
+            }
+            if (!is_int) {
+                ve = value_end(v, e);
+                if (ve != e && *ve == '\\') {
+                    return false;
+                }
+            }
+            const std::string_view value(v, static_cast<std::size_t>(ve - v));
+            p = ve;
+            flat_bytes += 32 + key_len + value.size();
+            if (flat_bytes > max_bytes) {
+                return false;
+            }
+            // Close what the key leaves, add its parts, open what it enters.
+            while (open > d + 1) {
+                const level& l = levels_[--open];
+                tw.close(l.start, l.count);
+                if (!l.array) {
+                    names_.release(l.names_at);
+                }
+            }
+            std::size_t begin = d == 0 ? 0 : ends_[d - 1] + 1;
+            if (counted) {
+                ++levels_[d].count;
+            } else if (!add_kid(tw, levels_[d], std::string_view(key + begin, ends_[d] - begin))) {
+                return false;
+            }
+            for (std::size_t j = d + 1; j < np; ++j) {
+                begin = ends_[j - 1] + 1;
+                const std::string_view name(key + begin, ends_[j] - begin);
+                const bool array = name.size() == 1 && name[0] == '0';
+                if ((!array && is_index_part(name)) || j >= max_depth) {
+                    return false;  // may be an array in another order: the tree decides
+                }
+                const std::size_t start = tw.size();
+                tw.open(tw.hot_words(2), array ? kind::array : kind::map, 0);
+                levels_[j] = level{start, 0, names_.mark(), ++serial_, array};
+                open = j + 1;
+                if (!add_kid(tw, levels_[j], name)) {
+                    return false;
+                }
+            }
+            prev_key = key;
+            prev_len = key_len;
+            prev_parts = np;
+            if (is_int) {
+                fast_tape::scalar(tw.hot_words(2), kind::int64, int_bits);
+                tw.advance(2);
+            } else if (infer_) {
+                add_typed(tw, value);
+            } else {
+                add_text(tw, kind::string, value);
+            }
+        }
+        while (open > 0) {
+            const level& l = levels_[--open];
+            tw.close(l.start, l.count);
+        }
+        if (tw.over_budget(max_bytes)) {
+            return false;
+        }
+        tw.finish();
+        return true;
+    }
+
+private:
+    struct level {
+        std::size_t start;     // the header's tape index
+        std::size_t count;     // kids so far
+        std::size_t names_at;  // a map's kid_names mark
+        std::uint32_t serial;
+        bool array;
+    };
+
+    // A decimal fraction in JSON grammar ("-17.5": no exponent, no leading zero) of at most
+    // 15 digits and 22 after the point, as parse_double reads it: the digits as an integer
+    // and one division by a power of ten, both exact, so the quotient is correctly rounded.
+    static bool short_decimal(std::string_view s, double& out) {
+        static constexpr double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                           1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                           1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+        const std::size_t n = s.size();
+        std::size_t i = s[0] == '-' ? 1 : 0;
+        const std::size_t int_at = i;
+        std::uint64_t m = 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; ++i) {
+            m = m * 10 + static_cast<unsigned>(s[i] - '0');
+        }
+        const std::size_t int_len = i - int_at;
+        if (int_len == 0 || (int_len > 1 && s[int_at] == '0') || i == n || s[i] != '.') {
+            return false;
+        }
+        const std::size_t frac_at = ++i;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; ++i) {
+            m = m * 10 + static_cast<unsigned>(s[i] - '0');
+        }
+        const std::size_t frac_len = i - frac_at;
+        if (i != n || frac_len == 0 || frac_len > 22 || int_len + frac_len > 15) {
+            return false;
+        }
+        const double v = static_cast<double>(m) / pow10[frac_len];
+        out = int_at != 0 ? -v : v;
+        return true;
+    }
+
+    // Whether `name` is the index `count` (index_name's text: decimal, no leading zero).
+    [[gnu::always_inline]] static bool is_count(std::string_view name, std::size_t count) {
+        const std::size_t n = name.size();
+        if (n == 0 || n > 19 || (n > 1 && name[0] == '0')) {
+            return false;
+        }
+        std::uint64_t v = 0;
+        for (const char c : name) {
+            const auto dg = static_cast<unsigned>(static_cast<unsigned char>(c) - '0');
+            if (dg > 9) {
+                return false;
+            }
+            v = v * 10 + dg;
+        }
+        return v == count;
+    }
+    static bool is_index_part(std::string_view s) {
+        std::uint64_t v = 0;
+        return unflatten_impl::index_name(s, UINT64_MAX, v);
+    }
+
+    [[gnu::always_inline]] static void add_text(fast_tape& tw, kind k, std::string_view s) {
+        char* d = tw.hot_bytes(s.size());
+        if (s.size() <= 32) {
+            copy_short(d, s.data(), s.size());
+        } else {
+            std::memcpy(d, s.data(), s.size());
+        }
+        tw.payload(tw.hot_words(2), k, 0, s.size());
+    }
+
+    // textinfer::add on the tape for a value that is not an integer of up to 18 digits (the
+    // line loop takes those).
+    [[gnu::always_inline]] static void add_typed(fast_tape& tw, std::string_view s) {
+        const char c0 = s.empty() ? 'x' : s[0];
+        if (!(c0 == '-' || (c0 >= '0' && c0 <= '9') || c0 == 't' || c0 == 'f' || c0 == 'N' ||
+              c0 == 'I')) {
+            add_text(tw, kind::string, s);
+            return;
+        }
+        if (s.size() == 4 && std::memcmp(s.data(), "true", 4) == 0) {
+            *tw.hot_words(1) = tape_word(kind::boolean_true, 0, 0);
+            tw.advance(1);
+            return;
+        }
+        if (s.size() == 5 && std::memcmp(s.data(), "false", 5) == 0) {
+            *tw.hot_words(1) = tape_word(kind::boolean_false, 0, 0);
+            tw.advance(1);
+            return;
+        }
+        double f = 0;
+        if (short_decimal(s, f)) {
+            std::uint64_t bits;
+            std::memcpy(&bits, &f, 8);
+            fast_tape::scalar(tw.hot_words(2), kind::float64, bits);
+            tw.advance(2);
+            return;
+        }
+        const typed_text t = type_text(s);
+        switch (t.k) {
+            case kind::string:
+            case kind::bignum:
+                add_text(tw, t.k, s);
+                return;
+            case kind::boolean_true:
+            case kind::boolean_false:
+                *tw.hot_words(1) = tape_word(t.k, 0, 0);
+                tw.advance(1);
+                return;
+            default:
+                fast_tape::scalar(tw.hot_words(2), t.k, t.bits);
+                tw.advance(2);
+                return;
+        }
+    }
+
+    // Kid `name` of level `l`: its key, for a map; false where the tree would differ.
+    [[gnu::always_inline]] bool add_kid(fast_tape& tw, level& l, std::string_view name) {
+        if (l.array) {
+            if (!is_count(name, l.count)) {
+                return false;
+            }
+        } else {
+            if (!names_.add(l.serial, l.names_at, l.count, name)) {
+                return false;
+            }
+            add_text(tw, kind::string, name);
+        }
+        ++l.count;
+        return true;
+    }
+
+    std::string_view in_;
+    builder& b_;
+    bool nest_;
+    bool infer_;
+    std::uint32_t serial_ = 0;
+    kid_names& names_ = kid_names::local();
+    level levels_[max_parts];
+    std::size_t ends_[max_parts];  // the current key's parts end at key[ends_[i]]
+};
+
+}  // namespace
+
+bool decode_properties_fast(std::string_view in, builder& b, const decode_options& opt) {
+    if ((!opt.unflatten && !opt.infer) || b.depth() != 0 || b.next_index() != 0) {
+        return false;
+    }
+    fast_reader r(in, b, opt.unflatten, opt.infer);
+    if (r.run()) {
+        return true;
+    }
+    b.reset();
+    return false;
+}
+
+namespace {
+
 result<void> decode_properties(std::string_view in, builder& b, const decode_options& opt) {
+    if (decode_properties_fast(in, b, opt)) {
+        return {};
+    }
     if (!opt.unflatten && !opt.infer) {
         properties_reader r(in, b, nullptr);
         return r.run();
@@ -1254,26 +1829,6 @@ private:
         }
         prefix_.truncate(len);
         return {};
-    }
-
-    // n bytes from s to d, in at most four moves for up to 32 bytes.
-    [[gnu::always_inline]] static void copy_short(char* d, const char* s, std::size_t n) {
-        if (n >= 16 && n <= 32) {
-            std::memcpy(d, s, 16);
-            std::memcpy(d + n - 16, s + n - 16, 16);
-        } else if (n >= 8 && n < 16) {
-            std::memcpy(d, s, 8);
-            std::memcpy(d + n - 8, s + n - 8, 8);
-        } else if (n >= 4 && n < 8) {
-            std::memcpy(d, s, 4);
-            std::memcpy(d + n - 4, s + n - 4, 4);
-        } else if (n != 0 && n < 4) {
-            d[0] = s[0];
-            d[n / 2] = s[n / 2];
-            d[n - 1] = s[n - 1];
-        } else if (n != 0) {
-            std::memcpy(d, s, n);
-        }
     }
 
     // Where the next n bytes of out_ go (prepare without the call).
