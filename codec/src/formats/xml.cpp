@@ -64,14 +64,12 @@ struct xnode {
     std::uint32_t last_child = npos;
     std::uint32_t next = npos;
     std::uint32_t next_same = npos;  // default mapping: the next sibling of the same name
-    std::uint32_t group_count = 0;
     // Runs of siblings of one name (the previous sibling an element of the same name), linked
-    // by next_same as they are read: a run's first element has run_tail (its last one) and
-    // run_count; the others have run_cont and their first one in run_tail.
+    // by next_same as they are read: a run's first element has its last one in run_tail (an
+    // index from its own on), the others their first one (an index below their own).
     std::uint32_t run_tail = npos;
-    std::uint32_t run_count = 1;
-    bool run_cont = false;
 };
+static_assert(sizeof(xnode) == 64, "the tree's budget counts nodes of 64 bytes");
 
 struct xattr {
     std::uint32_t name_off, name_len, val_off, val_len;
@@ -518,13 +516,10 @@ private:
             return;
         }
         xnode& pv = s_.nodes[prev];
-        const std::uint32_t head = pv.run_cont ? pv.run_tail : prev;
+        const std::uint32_t head = pv.run_tail < prev ? pv.run_tail : prev;
         pv.next_same = idx;
-        k.run_cont = true;
         k.run_tail = head;
-        xnode& h = s_.nodes[head];
-        h.run_tail = idx;
-        ++h.run_count;
+        s_.nodes[head].run_tail = idx;
     }
 
     static void XMLCALL on_start(void* ud, const XML_Char* name, const XML_Char** atts) {
@@ -1717,8 +1712,8 @@ private:
         return true;
     }
 
-    // Links the element children of `e` into groups of one name (next_same, group_first,
-    // group_count on the first). The runs of one name were linked while reading (link_run):
+    // Links the element children of `e` into groups of one name (next_same, group_first on
+    // the first; a group of more than one when the first has a next_same). The runs of one name were linked while reading (link_run):
     // one pass over the runs, a run joining the group of its name among the distinct names so
     // far; past 32 distinct names, a sort by name instead. Run again on the same tree (the
     // builder after tape_sink), it gives the same links.
@@ -1748,11 +1743,9 @@ private:
                 heads[groups] = c;
                 ++groups;
                 k.group_first = true;
-                k.group_count = k.run_count;
             } else {
                 s_.nodes[tails[g]].next_same = c;
                 k.group_first = false;
-                s_.nodes[heads[g]].group_count += k.run_count;
             }
             tails[g] = k.run_tail;
             c = k.run_tail;
@@ -1785,7 +1778,6 @@ private:
             }
             s_.nodes[g[j - 1]].next_same = npos;
             s_.nodes[g[i]].group_first = true;
-            s_.nodes[g[i]].group_count = static_cast<std::uint32_t>(j - i);
             i = j;
         }
     }
@@ -1842,7 +1834,7 @@ private:
                 }
                 std::string_view name = str(k.name_off, k.name_len);
                 b.add_string(name);
-                if (k.group_count > 1 || forced(name)) {
+                if (k.next_same != npos || forced(name)) {
                     if (!b.begin_array()) {
                         return false;
                     }
