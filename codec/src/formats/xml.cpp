@@ -69,7 +69,7 @@ struct xnode {
     // index from its own on), the others their first one (an index below their own).
     std::uint32_t run_tail = npos;
 };
-static_assert(sizeof(xnode) == 64, "the tree's budget counts nodes of 64 bytes");
+static_assert(sizeof(xnode) == 56, "the tree budget counts nodes of 56 bytes, as before the runs");
 
 struct xattr {
     std::uint32_t name_off, name_len, val_off, val_len;
