@@ -373,6 +373,29 @@ public:
         }
         after();
     }
+    /// add_int, begin_string and end_string forced inline, for a reader whose emission loop
+    /// would otherwise call them per value (xml's). Not the default, as tape_writer's
+    /// hot_words(): the other readers keep the calls.
+    [[gnu::always_inline]] void hot_int(std::int64_t v) {
+        count();
+        std::uint64_t* w = tw_.hot_words(2);
+        writer::scalar(w, kind::int64, static_cast<std::uint64_t>(v));
+        tw_.advance(2);
+        after();
+    }
+    [[gnu::always_inline]] char* hot_begin_string(std::size_t max_len) {
+        return tw_.hot_bytes(max_len);
+    }
+    [[gnu::always_inline]] void hot_end_string(char* written_end) {
+        const auto n = static_cast<std::size_t>(written_end - tw_.hot_bytes(0));
+        count();
+        std::uint64_t* w = tw_.hot_words(2);
+        tw_.payload(w, kind::string, 0, n);
+        if (n > 4096) {
+            check_budget();
+        }
+        after();
+    }
     /// A tagged value: the next element is its inner value (no end index, as the builder).
     bool begin_tagged(std::uint64_t tag, tag_space space = tag_space::cbor) {
         if (depth_ >= limits_.max_depth || depth_ >= tape_sink_max_depth) {

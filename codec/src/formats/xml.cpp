@@ -53,9 +53,9 @@ struct xnode {
     bool has_text = false;          // element: has text that is not all white space
     std::uint32_t pieces = 0;       // element: its text children
     std::uint32_t first_text = npos;  // element: its first text child node
-    std::uint32_t name_off = 0;     // element name, PI target (arena)
+    std::uint32_t name_off = 0;     // element name, PI target (text_at)
     std::uint32_t name_len = 0;
-    std::uint32_t data_off = 0;     // text, comment, PI data (arena); default mapping: an
+    std::uint32_t data_off = 0;     // text, comment, PI data (text_at); default mapping: an
                                     // element's first text piece (no node for it)
     std::uint32_t data_len = 0;
     std::uint32_t attr_first = 0;   // element: its attributes in attrs
@@ -64,8 +64,12 @@ struct xnode {
     std::uint32_t last_child = npos;
     std::uint32_t next = npos;
     std::uint32_t next_same = npos;  // default mapping: the next sibling of the same name
-    std::uint32_t group_count = 0;
+    // Runs of siblings of one name (the previous sibling an element of the same name), linked
+    // by next_same as they are read: a run's first element has its last one in run_tail (an
+    // index from its own on), the others their first one (an index below their own).
+    std::uint32_t run_tail = npos;
 };
+static_assert(sizeof(xnode) == 56, "the tree budget counts nodes of 56 bytes, as before the runs");
 
 struct xattr {
     std::uint32_t name_off, name_len, val_off, val_len;
@@ -195,6 +199,64 @@ constexpr auto cdata_class = fast_classes(1);
 constexpr auto comment_class = fast_classes(2);
 constexpr auto pi_class = fast_classes(3);
 
+// Copies n bytes with fixed-size moves for short n (names, short texts): no memcpy call, and
+// no byte read or written outside [src, src + n) and [dst, dst + n).
+[[gnu::always_inline]] inline void copy_small(char* dst, const char* src, std::size_t n) {
+    if (n >= 8) {
+        if (n > 16) {
+            std::memcpy(dst, src, n);
+            return;
+        }
+        std::uint64_t a;
+        std::uint64_t b;
+        std::memcpy(&a, src, 8);
+        std::memcpy(&b, src + n - 8, 8);
+        std::memcpy(dst, &a, 8);
+        std::memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        std::uint32_t a;
+        std::uint32_t b;
+        std::memcpy(&a, src, 4);
+        std::memcpy(&b, src + n - 4, 4);
+        std::memcpy(dst, &a, 4);
+        std::memcpy(dst + n - 4, &b, 4);
+    } else if (n > 0) {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+    }
+}
+
+// tape_sink with the calls that emit() makes per value forced inline (integers, strings: most
+// of its cost there), in the builder-shaped interface element() and textinfer::add take.
+class hot_tape {
+public:
+    explicit hot_tape(tape_sink& s) : s_(s) {}
+    void add_null() { s_.add_null(); }
+    void add_bool(bool v) { s_.add_bool(v); }
+    [[gnu::always_inline]] void add_int(std::int64_t v) { s_.hot_int(v); }
+    void add_uint(std::uint64_t v) { s_.add_uint(v); }
+    void add_double(double d) { s_.add_double(d); }
+    [[gnu::always_inline]] void add_string(std::string_view t) {
+        char* d = s_.hot_begin_string(t.size());
+        copy_small(d, t.data(), t.size());
+        s_.hot_end_string(d + t.size());
+    }
+    void add_bignum(std::string_view t) { s_.add_bignum(t); }
+    [[gnu::always_inline]] char* begin_string(std::size_t max_len) {
+        return s_.hot_begin_string(max_len);
+    }
+    [[gnu::always_inline]] void end_string(char* written_end) { s_.hot_end_string(written_end); }
+    bool begin_array() { return s_.begin_array(); }
+    bool begin_map() { return s_.begin_map(); }
+    void end_array() { s_.end_array(); }
+    void end_map() { s_.end_map(); }
+    bool ok() const noexcept { return s_.ok(); }
+
+private:
+    tape_sink& s_;
+};
+
 // ---- reader ----
 
 class xml_reader {
@@ -323,7 +385,7 @@ private:
         for (std::size_t i = 1; i < s_.stack.size(); ++i) {
             const xnode& n = s_.nodes[s_.stack[i]];
             r += '/';
-            for (char c : std::string_view(s_.arena).substr(n.name_off, n.name_len)) {
+            for (char c : str(n.name_off, n.name_len)) {
                 if (c == '~') {
                     r += "~0";
                 } else if (c == '/') {
@@ -358,12 +420,26 @@ private:
     }
 
     // The checks run per callback: inline, their errors out of line. The tree's bytes: its
-    // nodes, attributes and the arena's text, counting what the fast path refers to in its
-    // copy of the input (refd_) as stored, and the copy itself (base_ bytes) not at all: the
-    // same count as expat's reading of the same input gives.
+    // nodes, attributes and the arena's text, counting what the fast path refers to in the
+    // input (refd_) as stored: the same count as expat's reading of the same input gives.
     std::size_t tree_bytes() const {
         return s_.nodes.size() * sizeof(xnode) + s_.attrs.size() * sizeof(xattr) +
-               (s_.arena.size() - base_) + refd_;
+               s_.arena.size() + refd_;
+    }
+
+    // Text offsets: below base_, the fast path's text referred to in the input; from base_ on,
+    // the arena's (base_ is 0 for expat, whose text is all stored).
+    const char* text_at(std::uint32_t off) const {
+        return off < base_ ? in_.data() + off : s_.arena.data() + (off - base_);
+    }
+    // 8 bytes can be read at text_at(off) (same_text's wide compare).
+    bool wide_at(std::uint32_t off) const {
+        return off < base_ ? std::size_t{off} + 8 <= base_
+                           : std::size_t{off} - base_ + 8 <= s_.arena.size();
+    }
+    // The offset of the arena's next byte.
+    std::uint32_t arena_end() const {
+        return static_cast<std::uint32_t>(base_ + s_.arena.size());
     }
 
     bool over_budget() {
@@ -395,7 +471,7 @@ private:
     }
 
     std::uint32_t store(std::string_view s) {
-        auto off = static_cast<std::uint32_t>(s_.arena.size());
+        const std::uint32_t off = arena_end();
         s_.arena.append(s);
         return off;
     }
@@ -403,7 +479,7 @@ private:
     // Appends a name, as {uri}local in namespace mode.
     void store_name(const char* name, std::uint32_t& off, std::uint32_t& len) {
         std::string_view n(name);
-        off = static_cast<std::uint32_t>(s_.arena.size());
+        off = arena_end();
         auto sep = opt_.xml.expand_namespaces ? n.find(ns_sep) : std::string_view::npos;
         if (sep == std::string_view::npos) {
             s_.arena.append(n);
@@ -413,7 +489,7 @@ private:
             s_.arena += '}';
             s_.arena.append(n.substr(sep + 1));
         }
-        len = static_cast<std::uint32_t>(s_.arena.size() - off);
+        len = arena_end() - off;
     }
 
     std::uint32_t add_child(xnode n) {
@@ -429,6 +505,21 @@ private:
         }
         p.last_child = idx;
         return idx;
+    }
+
+    // Element `idx`, the child just added after `prev` (its parent's last child before it,
+    // or npos), joins prev's run when `same` (prev is an element of the same name).
+    void link_run(std::uint32_t prev, std::uint32_t idx, bool same) {
+        xnode& k = s_.nodes[idx];
+        if (!same) {
+            k.run_tail = idx;
+            return;
+        }
+        xnode& pv = s_.nodes[prev];
+        const std::uint32_t head = pv.run_tail < prev ? pv.run_tail : prev;
+        pv.next_same = idx;
+        k.run_tail = head;
+        s_.nodes[head].run_tail = idx;
     }
 
     static void XMLCALL on_start(void* ud, const XML_Char* name, const XML_Char** atts) {
@@ -453,8 +544,14 @@ private:
             r.s_.attrs.push_back(at);
         }
         n.attr_count = static_cast<std::uint32_t>(r.s_.attrs.size()) - n.attr_first;
-        r.s_.nodes[r.s_.stack.back()].has_elems = true;
+        xnode& parent = r.s_.nodes[r.s_.stack.back()];
+        parent.has_elems = true;
+        const std::uint32_t prev = parent.last_child;
+        const bool same = prev != npos && r.s_.nodes[prev].type == node_type::element &&
+                          r.str(r.s_.nodes[prev].name_off, r.s_.nodes[prev].name_len) ==
+                              r.str(n.name_off, n.name_len);
         std::uint32_t idx = r.add_child(n);
+        r.link_run(prev, idx, same);
         r.s_.stack.push_back(idx);
         r.over_budget();
     }
@@ -533,23 +630,23 @@ private:
         r.over_budget();
     }
 
-    // The fast path's text at `off` in its copy of the input, referred to (not copied).
+    // The fast path's text at `off` in the input, referred to (not copied).
     std::uint32_t refer(std::uint32_t off, std::size_t n) {
         refd_ += n;
         return off;
     }
 
-    // Appends a piece to the text at off, len (the last text stored or referred to: moved to
+    // Appends a piece to the text at off, len (the last text stored or referred to: copied to
     // the end of the arena first when it is not there).
     void join(std::uint32_t& off, std::uint32_t& len, const char* s, std::size_t n) {
-        if (off + len != s_.arena.size()) {
+        if (off < base_ || off + len != arena_end()) {
             if (off < base_) {
                 refd_ -= len;
             }
             s_.arena.reserve(s_.arena.size() + len + n);
-            const std::uint32_t from = off;
-            off = static_cast<std::uint32_t>(s_.arena.size());
-            s_.arena.append(s_.arena.data() + from, len);
+            const char* from = text_at(off);  // the input, or the arena (no reallocation now)
+            off = arena_end();
+            s_.arena.append(from, len);
         }
         s_.arena.append(s, n);
         len += static_cast<std::uint32_t>(n);
@@ -725,7 +822,7 @@ private:
         return {reinterpret_cast<const char*>(a), static_cast<std::size_t>(b - a)};
     }
 
-    // The offset of p in the input, and so in the arena's copy of it.
+    // The offset of p in the input (text_at's offsets below base_).
     std::uint32_t offset(cptr p) const {
         return static_cast<std::uint32_t>(reinterpret_cast<const char*>(p) - in_.data());
     }
@@ -953,18 +1050,9 @@ private:
         return word("?>");
     }
 
-    // A start tag from p (just after '<'): the element opened (and closed for "/>").
-    bool start_tag(cptr& p, cptr end) {
-        cptr ne = scan_name(p, end);
-        if (ne == nullptr || s_.stack.size() > opt_.limits.max_depth) {
-            return false;
-        }
-        xnode n{node_type::element};
-        n.name_len = static_cast<std::uint32_t>(ne - p);
-        n.name_off = refer(offset(p), n.name_len);
-        n.attr_first = static_cast<std::uint32_t>(s_.attrs.size());
-        p = ne;
-        bool empty = false;
+    // The rest of a start tag from p (just after the name), attributes first, to past its
+    // '>' or "/>" (empty set): the attributes in s_.attrs from attr_first on.
+    [[gnu::noinline]] bool attributes(cptr& p, cptr end, std::uint32_t attr_first, bool& empty) {
         for (;;) {
             if (p == end) {
                 return false;
@@ -998,12 +1086,12 @@ private:
             }
             xattr at{};
             std::string_view aname = view(p, an);
-            for (std::size_t k = n.attr_first; k < s_.attrs.size(); ++k) {
+            for (std::size_t k = attr_first; k < s_.attrs.size(); ++k) {
                 if (str(s_.attrs[k].name_off, s_.attrs[k].name_len) == aname) {
                     return false;  // a duplicate attribute: expat's error
                 }
             }
-            if (s_.attrs.size() - n.attr_first >= 256) {
+            if (s_.attrs.size() - attr_first >= 256) {
                 return false;  // the pairwise check stays small
             }
             at.name_len = static_cast<std::uint32_t>(aname.size());
@@ -1028,7 +1116,7 @@ private:
                 s_.attrs.push_back(at);
                 continue;
             }
-            at.val_off = static_cast<std::uint32_t>(s_.arena.size());
+            at.val_off = arena_end();
             // The value, normalised as for an attribute of type CDATA (no DTD declares one):
             // references replaced, each white space character (CR LF as one) a space.
             for (bool first = true;; first = false) {
@@ -1079,12 +1167,71 @@ private:
                     return false;  // '<' or a control character
                 }
             }
-            at.val_len = static_cast<std::uint32_t>(s_.arena.size() - at.val_off);
+            at.val_len = arena_end() - at.val_off;
             s_.attrs.push_back(at);
         }
-        n.attr_count = static_cast<std::uint32_t>(s_.attrs.size()) - n.attr_first;
-        s_.nodes[s_.stack.back()].has_elems = true;
-        std::uint32_t idx = add_child(n);
+        return true;
+    }
+
+    // A start tag from p (just after '<'): the element opened (and closed for "/>").
+    bool start_tag(cptr& p, cptr end) {
+        const std::uint32_t parent_idx = s_.stack.back();
+        const std::uint32_t prev = s_.nodes[parent_idx].last_child;
+        // The name: most often the previous sibling's (repeated children), compared instead of
+        // scanned. It ends where a byte that is no name byte follows, as scan_name's would.
+        cptr ne = nullptr;
+        bool same = false;
+        if (prev != npos && s_.nodes[prev].type == node_type::element) {
+            // The fast path's names are all in the input, before p: 8 bytes can be read at
+            // the previous name when they can be at p.
+            const xnode& pv = s_.nodes[prev];
+            const std::uint32_t k = pv.name_len;
+            if (static_cast<std::size_t>(end - p) > k &&
+                same_text(reinterpret_cast<const char*>(p), in_.data() + pv.name_off, k,
+                          end - p >= 8) &&
+                ascii_name[p[k]] == 0) {
+                ne = p + k;
+                same = true;
+            }
+        }
+        if (!same) {
+            ne = scan_name(p, end);
+        }
+        if (ne == nullptr || s_.stack.size() > opt_.limits.max_depth) {
+            return false;
+        }
+        const auto name_len = static_cast<std::uint32_t>(ne - p);
+        const std::uint32_t name_off = refer(offset(p), name_len);
+        const auto attr_first = static_cast<std::uint32_t>(s_.attrs.size());
+        p = ne;
+        bool empty = false;
+        if (p != end && *p == '>') {
+            ++p;
+        } else if (end - p >= 2 && p[0] == '/' && p[1] == '>') {
+            p += 2;
+            empty = true;
+        } else if (!attributes(p, end, attr_first, empty)) {
+            return false;
+        }
+        // The element, built in place and linked as add_child and link_run do.
+        const auto idx = static_cast<std::uint32_t>(s_.nodes.size());
+        {
+            xnode& n = s_.nodes.emplace_back(xnode{node_type::element});
+            n.name_off = name_off;
+            n.name_len = name_len;
+            n.attr_first = attr_first;
+            n.attr_count = static_cast<std::uint32_t>(s_.attrs.size()) - attr_first;
+        }
+        xnode& parent = s_.nodes[parent_idx];
+        parent.has_elems = true;
+        if (prev == npos) {
+            parent.first_child = idx;
+        } else {
+            s_.nodes[prev].next = idx;
+        }
+        parent.last_child = idx;
+        tail_ = npos;
+        link_run(prev, idx, same);
         s_.stack.push_back(idx);
         // The tree only grows while the fast path reads: checked now and then against memory
         // running away, and at the end (fast_scan).
@@ -1235,14 +1382,49 @@ private:
         }
     }
 
-    // The content of the element just opened, from p to its end tag (and the elements in it).
-    bool content(cptr& p, cptr end) {
+    // The first byte from q on that is not c_plain in text_class (or end): 16 bytes a step
+    // with SSE2 past a first plain byte (most text is short, and no text is most common).
+    [[gnu::always_inline]] static cptr text_end(cptr q, cptr end) {
+        if (q == end || text_class[*q] != c_plain) {
+            return q;
+        }
+        ++q;
+#if defined(__SSE2__)
+        // '<', '&', ']', bytes below 0x20 and from 0x80 on: a superset of what is not plain
+        // (TAB and LF go on below, a byte at a time).
+        const __m128i lt = _mm_set1_epi8('<');
+        const __m128i amp = _mm_set1_epi8('&');
+        const __m128i rsb = _mm_set1_epi8(']');
+        const __m128i ctl = _mm_set1_epi8(0x1F);
+        while (end - q >= 16) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+            const __m128i hit = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(x, lt), _mm_cmpeq_epi8(x, amp)),
+                _mm_or_si128(_mm_cmpeq_epi8(x, rsb), _mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x)));
+            const auto mask = static_cast<unsigned>(_mm_movemask_epi8(hit) | _mm_movemask_epi8(x));
+            if (mask != 0) {
+                q += __builtin_ctz(mask);
+                break;
+            }
+            q += 16;
+        }
+#endif
+        while (q != end && text_class[*q] == c_plain) {
+            ++q;
+        }
+        return q;
+    }
+
+    // The content of the element just opened, from `at` to its end tag (and the elements in
+    // it); `at` is moved past it when it returns true.
+    bool content(cptr& at, cptr end) {
         const std::size_t base = s_.stack.size() - 1;  // the stack once it is closed
+        // A local position: `t` goes to the calls that move it, so p stays in a register.
+        cptr p = at;
+        cptr t = nullptr;
         cptr run = p;
         for (;;) {
-            while (p != end && text_class[*p] == c_plain) {
-                ++p;
-            }
+            p = text_end(p, end);
             if (p == end) {
                 return false;
             }
@@ -1293,12 +1475,12 @@ private:
                 const unsigned m = *p;
                 if (m == '/') {
                     ++p;
-                    // The open element's name (a Name already) and a byte that ends it.
+                    // The open element's name (a Name already, in the input before p: 8
+                    // bytes can be read there when they can be at p) and a byte that ends it.
                     const xnode& top = s_.nodes[s_.stack.back()];
                     if (static_cast<std::size_t>(end - p) <= top.name_len ||
-                        !same_text(reinterpret_cast<const char*>(p),
-                                   s_.arena.data() + top.name_off, top.name_len,
-                                   end - p >= 8 && top.name_off + 8 <= s_.arena.size()) ||
+                        !same_text(reinterpret_cast<const char*>(p), in_.data() + top.name_off,
+                                   top.name_len, end - p >= 8) ||
                         ascii_name[p[top.name_len]] != 0) {
                         return false;  // not the open element's end tag
                     }
@@ -1310,29 +1492,36 @@ private:
                     ++p;
                     end_element();
                     if (s_.stack.size() == base) {
+                        at = p;
                         return !handoff_;
                     }
                 } else if (m == '!') {
                     if (end - p >= 3 && p[1] == '-' && p[2] == '-') {
-                        p += 3;
-                        if (!comment_fast(p, end)) {
+                        t = p + 3;
+                        if (!comment_fast(t, end)) {
                             return false;
                         }
                     } else if (end - p >= 8 && std::memcmp(p, "![CDATA[", 8) == 0) {
-                        p += 8;
-                        if (!cdata_fast(p, end)) {
+                        t = p + 8;
+                        if (!cdata_fast(t, end)) {
                             return false;
                         }
                     } else {
                         return false;
                     }
+                    p = t;
                 } else if (m == '?') {
-                    ++p;
-                    if (!pi_fast(p, end)) {
+                    t = p + 1;
+                    if (!pi_fast(t, end)) {
                         return false;
                     }
-                } else if (!start_tag(p, end)) {
-                    return false;
+                    p = t;
+                } else {
+                    t = p;
+                    if (!start_tag(t, end)) {
+                        return false;
+                    }
+                    p = t;
                 }
                 if (handoff_) {
                     return false;
@@ -1347,9 +1536,8 @@ private:
         if (opt_.xml.expand_namespaces || in_.size() > static_cast<std::size_t>(INT32_MAX)) {
             return false;
         }
-        // The arena starts with a copy of the input: names, attribute values and text are
-        // referred to there (by offset, as stored ones are); only what differs is stored.
-        s_.arena.assign(in_);
+        // Names, attribute values and text are referred to in the input (by offset, below
+        // base_); only what differs from the input is stored, in the arena.
         base_ = in_.size();
         auto p = reinterpret_cast<cptr>(in_.data());
         cptr end = p + in_.size();
@@ -1398,7 +1586,7 @@ private:
     // ---- tape ----
 
     std::string_view str(std::uint32_t off, std::uint32_t len) const {
-        return {s_.arena.data() + off, len};  // off + len <= arena.size(): stored so
+        return {text_at(off), len};  // within the input or the arena: stored so
     }
 
     // Two element names equal (short names compared inline, no memcmp call).
@@ -1408,8 +1596,8 @@ private:
         if (x.name_len != y.name_len) {
             return false;
         }
-        return same_text(s_.arena.data() + x.name_off, s_.arena.data() + y.name_off, x.name_len,
-                         std::max(x.name_off, y.name_off) + std::size_t{8} <= s_.arena.size());
+        return same_text(text_at(x.name_off), text_at(y.name_off), x.name_len,
+                         wide_at(x.name_off) && wide_at(y.name_off));
     }
 
     template <class Sink>
@@ -1491,7 +1679,8 @@ private:
         // builder writes the document again and words the error as before.
         if (tape_ && b_.depth() == 0 && b_.ok() && b_.doc().empty() && b_.doc().bytes().empty()) {
             tape_sink ts(b_);
-            if (default_document(ts, root, name) && ts.finish()) {
+            hot_tape hot(ts);
+            if (default_document(hot, root, name) && ts.finish()) {
                 return {};
             }
             b_.reset();
@@ -1523,32 +1712,27 @@ private:
         return true;
     }
 
-    // Links the element children of `e` into groups of one name (next_same, group_first,
-    // group_count on the first). One pass: a child joins the previous child's group when it
-    // has its name (runs of repeated children), else the group of its name among the
-    // distinct names so far; past 32 distinct names, a sort by name instead.
+    // Links the element children of `e` into groups of one name (next_same, group_first on
+    // the first; a group of more than one when the first has a next_same). The runs of one name were linked while reading (link_run):
+    // one pass over the runs, a run joining the group of its name among the distinct names so
+    // far; past 32 distinct names, a sort by name instead. Run again on the same tree (the
+    // builder after tape_sink), it gives the same links.
     void group_children(const xnode& e) {
         constexpr std::size_t few = 32;
         std::uint32_t heads[few];  // the first child of each name so far
         std::uint32_t tails[few];  // its group's last child
         std::size_t groups = 0;
-        std::uint32_t prev = npos;
-        std::size_t pg = 0;
         for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
             xnode& k = s_.nodes[c];
             if (k.type != node_type::element) {
                 continue;
             }
-            k.next_same = npos;
+            // k starts a run (the loop steps over the rest of it).
             std::size_t g = groups;
-            if (prev != npos && same_name(prev, c)) {
-                g = pg;
-            } else {
-                for (std::size_t i = 0; i < groups; ++i) {
-                    if (same_name(heads[i], c)) {
-                        g = i;
-                        break;
-                    }
+            for (std::size_t i = 0; i < groups; ++i) {
+                if (same_name(heads[i], c)) {
+                    g = i;
+                    break;
                 }
             }
             if (g == groups) {
@@ -1557,18 +1741,14 @@ private:
                     return;
                 }
                 heads[groups] = c;
-                tails[groups] = c;
                 ++groups;
                 k.group_first = true;
-                k.group_count = 1;
             } else {
                 s_.nodes[tails[g]].next_same = c;
-                tails[g] = c;
                 k.group_first = false;
-                ++s_.nodes[heads[g]].group_count;
             }
-            prev = c;
-            pg = g;
+            tails[g] = k.run_tail;
+            c = k.run_tail;
         }
     }
 
@@ -1598,9 +1778,23 @@ private:
             }
             s_.nodes[g[j - 1]].next_same = npos;
             s_.nodes[g[i]].group_first = true;
-            s_.nodes[g[i]].group_count = static_cast<std::uint32_t>(j - i);
             i = j;
         }
+    }
+
+    // element() of a child element, a leaf's (no attributes, no child elements) inline.
+    template <class Sink>
+    [[gnu::always_inline]] bool child(Sink& b, std::uint32_t idx) {
+        const xnode& k = s_.nodes[idx];
+        if (k.attr_count != 0 || k.has_elems) {
+            return element(b, idx);
+        }
+        if (!k.has_text) {
+            b.add_null();
+        } else {
+            add_text(b, joined_text(k, k.pieces));
+        }
+        return true;
     }
 
     // The xmltodict value of element `idx`.
@@ -1630,24 +1824,30 @@ private:
             group_children(e);
             for (std::uint32_t c = e.first_child; c != npos; c = s_.nodes[c].next) {
                 const xnode& k = s_.nodes[c];
-                if (k.type != node_type::element || !k.group_first) {
+                if (k.type != node_type::element) {
+                    continue;
+                }
+                const std::uint32_t run_end = k.run_tail;  // k starts a run: stepped over
+                if (!k.group_first) {
+                    c = run_end;
                     continue;
                 }
                 std::string_view name = str(k.name_off, k.name_len);
                 b.add_string(name);
-                if (k.group_count > 1 || forced(name)) {
+                if (k.next_same != npos || forced(name)) {
                     if (!b.begin_array()) {
                         return false;
                     }
                     for (std::uint32_t m = c; m != npos; m = s_.nodes[m].next_same) {
-                        if (!element(b, m)) {
+                        if (!child(b, m)) {
                             return false;
                         }
                     }
                     b.end_array();
-                } else if (!element(b, c)) {
+                } else if (!child(b, c)) {
                     return false;
                 }
+                c = run_end;
             }
         }
         if (text) {
@@ -1742,7 +1942,7 @@ private:
     std::size_t text_budget_ = 0;
     std::size_t max_bytes_ = 0;
     std::size_t entity_decls_ = 0;
-    std::size_t base_ = 0;  // the fast path: its copy of the input at the arena's start
+    std::size_t base_ = 0;  // the fast path: offsets below it are in the input
     std::size_t refd_ = 0;  // the bytes of text and names it refers to there
     std::uint32_t tail_ = npos;  // the node whose text was stored last (nothing since)
     int reported_ = 0;
@@ -1854,33 +2054,6 @@ constexpr auto special = [] {
     return t;
 }();
 
-// Copies n bytes with fixed-size moves for short n (names, short texts): no memcpy call, and
-// no byte read or written outside [src, src + n) and [dst, dst + n).
-[[gnu::always_inline]] inline void copy_small(char* dst, const char* src, std::size_t n) {
-    if (n >= 8) {
-        if (n > 16) {
-            std::memcpy(dst, src, n);
-            return;
-        }
-        std::uint64_t a;
-        std::uint64_t b;
-        std::memcpy(&a, src, 8);
-        std::memcpy(&b, src + n - 8, 8);
-        std::memcpy(dst, &a, 8);
-        std::memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 4) {
-        std::uint32_t a;
-        std::uint32_t b;
-        std::memcpy(&a, src, 4);
-        std::memcpy(&b, src + n - 4, 4);
-        std::memcpy(dst, &a, 4);
-        std::memcpy(dst + n - 4, &b, 4);
-    } else if (n > 0) {
-        dst[0] = src[0];
-        dst[n / 2] = src[n / 2];
-        dst[n - 1] = src[n - 1];
-    }
-}
 
 class xml_writer {
 public:
