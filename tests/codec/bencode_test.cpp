@@ -7,6 +7,7 @@ namespace polycodec {
 namespace {
 
 using test::dbg;
+using test::lossy_encode;
 
 std::string decode_dbg(std::string_view in, const decode_options& opt = {}) {
     return dbg(test::must_decode(format_id::bencode, in, opt));
@@ -224,18 +225,15 @@ TEST(BencodeEncode, UnrepresentableWithPaths) {
 TEST(BencodeEncode, LossyFallbacks) {
     document d = test::must_decode(format_id::json,
                                    R"({"n":null,"t":true,"f":false,"x":1.5,"w":-2.0,"k":{"1":1}})");
-    lossy_report report;
-    encode_options opt;
-    opt.lossy = true;
-    opt.report = &report;
-    EXPECT_EQ(test::must_encode(format_id::bencode, d, opt),
+    lossy_encode lossy;
+    EXPECT_EQ(test::must_encode(format_id::bencode, d, lossy.opt),
               "d1:fi0e1:kd1:1i1ee1:n0:1:ti1e1:w4:-2.01:x3:1.5e");
-    ASSERT_EQ(report.size(), 5u);
-    EXPECT_EQ(report[0].kind, "bool_to_int");
-    EXPECT_EQ(report[0].path, "/f");
-    EXPECT_EQ(report[1].kind, "null_to_empty_string");
-    EXPECT_EQ(report[1].path, "/n");
-    EXPECT_EQ(report[3].kind, "float_to_string");
+    ASSERT_EQ(lossy.report.size(), 5u);
+    EXPECT_EQ(lossy.report[0].kind, "bool_to_int");
+    EXPECT_EQ(lossy.report[0].path, "/f");
+    EXPECT_EQ(lossy.report[1].kind, "null_to_empty_string");
+    EXPECT_EQ(lossy.report[1].path, "/n");
+    EXPECT_EQ(lossy.report[3].kind, "float_to_string");
     // Duplicate keys: the first value is kept.
     document dup;
     builder b(dup);
@@ -245,7 +243,7 @@ TEST(BencodeEncode, LossyFallbacks) {
     b.add_string("a");
     b.add_int(2);
     b.end_map();
-    EXPECT_EQ(test::must_encode(format_id::bencode, dup, opt), "d1:ai1ee");
+    EXPECT_EQ(test::must_encode(format_id::bencode, dup, lossy.opt), "d1:ai1ee");
 }
 
 TEST(BencodeEncode, BsonTypesAsExtendedJson) {

@@ -7,7 +7,11 @@ namespace polycodec {
 namespace {
 
 using test::dbg;
+using test::expect_decodes;
+using test::expect_report;
 using test::hex;
+using test::lossy_encode;
+using test::text_case;
 using test::to_hex;
 
 // A document around the element bytes `elements`: int32 length, elements, 0x00.
@@ -26,12 +30,15 @@ std::string encode_doc(void (*fn)(builder&), const encode_options& opt = {}) {
 
 // bsonspec.org/faq.html: {"hello": "world"} and {"BSON": ["awesome", 5.05, 1986]}.
 TEST(BsonDecode, SpecExamples) {
-    EXPECT_EQ(decode_dbg(hex("16 00 00 00 02 68 65 6c 6c 6f 00 06 00 00 00 77 6f 72 6c 64 00 00")),
-              R"({"hello":"world"})");
-    EXPECT_EQ(decode_dbg(hex("31 00 00 00 04 42 53 4f 4e 00 26 00 00 00 02 30 00 08 00 00 00 61 77"
-                             "65 73 6f 6d 65 00 01 31 00 33 33 33 33 33 33 14 40 10 32 00 c2 07 00"
-                             "00 00 00")),
-              R"({"BSON":["awesome",5.05,1986]})");
+    const text_case cases[] = {
+        {hex("16 00 00 00 02 68 65 6c 6c 6f 00 06 00 00 00 77 6f 72 6c 64 00 00"),
+         R"({"hello":"world"})"},
+        {hex("31 00 00 00 04 42 53 4f 4e 00 26 00 00 00 02 30 00 08 00 00 00 61 77"
+             "65 73 6f 6d 65 00 01 31 00 33 33 33 33 33 33 14 40 10 32 00 c2 07 00"
+             "00 00 00"),
+         R"({"BSON":["awesome",5.05,1986]})"},
+    };
+    expect_decodes(format_id::bson, cases);
 }
 
 TEST(BsonEncode, SpecExamples) {
@@ -159,11 +166,14 @@ TEST(BsonDecimal128, EncodesSpecVectors) {
 
 TEST(BsonDecimal128, NonCanonicalCoefficientsReadAsZero) {
     // Spec: a coefficient above 10^34 - 1 is non-canonical and "must be interpreted as 0".
-    EXPECT_EQ(decode_dbg(wrap(hex("13 64 00 00 00 00 00 64 8e 8d 37 c0 87 ad be 09 ed 41 30"))),
-              R"({"d":tag(19@2, "0")})");
-    // The second combination-field form always holds a coefficient above 2^113.
-    EXPECT_EQ(decode_dbg(wrap(hex("13 64 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 10 6c"))),
-              R"({"d":tag(19@2, "0")})");
+    const text_case cases[] = {
+        {wrap(hex("13 64 00 00 00 00 00 64 8e 8d 37 c0 87 ad be 09 ed 41 30")),
+         R"({"d":tag(19@2, "0")})"},
+        // The second combination-field form always holds a coefficient above 2^113.
+        {wrap(hex("13 64 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 10 6c")),
+         R"({"d":tag(19@2, "0")})"},
+    };
+    expect_decodes(format_id::bson, cases);
 }
 
 TEST(BsonDecimal128, ExactTextOrRefusal) {
@@ -361,19 +371,13 @@ TEST(BsonEncode, LossyFallbacks) {
     b.add_uint(UINT64_MAX);
     b.add_bignum("-123456789012345678901234567890123456");  // 36 digits: a string
     b.end_array();
-    lossy_report report;
-    encode_options opt;
-    opt.lossy = true;
-    opt.report = &report;
-    std::string out = test::must_encode(format_id::bson, d, opt);
+    lossy_encode lossy;
+    std::string out = test::must_encode(format_id::bson, d, lossy.opt);
     EXPECT_EQ(
         decode_dbg(out),
         R"({"root":[tag(19@2, "18446744073709551615"),"-123456789012345678901234567890123456"]})");
-    ASSERT_EQ(report.size(), 3u);
-    EXPECT_EQ(report[0].kind, "root_wrapped");
-    EXPECT_EQ(report[1].kind, "uint_to_decimal128");
-    EXPECT_EQ(report[1].path, "/0");
-    EXPECT_EQ(report[2].kind, "bignum_to_string");
+    expect_report(lossy.report,
+                  {{"root_wrapped"}, {"uint_to_decimal128", "/0"}, {"bignum_to_string"}});
 
     document dup;
     builder db(dup);
@@ -385,7 +389,7 @@ TEST(BsonEncode, LossyFallbacks) {
     db.add_string("5");
     db.add_int(3);
     db.end_map();
-    EXPECT_EQ(decode_dbg(test::must_encode(format_id::bson, dup, opt)), R"({"a":1,"5":2})");
+    EXPECT_EQ(decode_dbg(test::must_encode(format_id::bson, dup, lossy.opt)), R"({"a":1,"5":2})");
 }
 
 TEST(BsonEncode, LargeMapsRefuseDuplicates) {

@@ -11,8 +11,14 @@
 namespace polycodec {
 namespace {
 
+using test::any;
 using test::dbg;
+using test::encode_error_of;
+using test::expect_error;
+using test::expect_report;
 using test::hex;
+using test::lossy_encode;
+using test::max_depth;
 using test::to_hex;
 
 std::string decoded(std::string_view hex_text, const decode_options& opt = {}) {
@@ -237,8 +243,7 @@ TEST(CborDecode, ErrorPathAndMessage) {
 }
 
 TEST(CborDecode, DepthLimit) {
-    decode_options opt;
-    opt.limits.max_depth = 4;
+    const decode_options opt = max_depth(4);
     EXPECT_EQ(decoded("81 81 81 81 01", opt), "[[[[1]]]]");
     EXPECT_EQ(test::decode_error(format_id::cbor, hex("81 81 81 81 81 01"), opt).code,
               errc::depth_exceeded);
@@ -407,19 +412,12 @@ TEST(CborEncode, ForeignTags) {
     b.begin_tagged(5, tag_space::msgpack_ext);
     b.add_bytes("\x01");
     b.end_map();
-    output_buffer out;
-    auto r = encode(format_id::cbor, d, out);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::unrepresentable);
-    EXPECT_EQ(r.error().path, "/x");
-    EXPECT_EQ(r.error().message, "msgpack ext 5 is not representable in cbor");
-    encode_options opt;
-    opt.lossy = true;
-    lossy_report report;
-    opt.report = &report;
-    EXPECT_EQ(enc(d, opt), "a1 61 78 41 01");
-    ASSERT_EQ(report.size(), 1u);
-    EXPECT_EQ(report[0].kind, "tag_dropped");
+    expect_error(
+        encode_error_of(format_id::cbor, d),
+        {errc::unrepresentable, any, any, any, "msgpack ext 5 is not representable in cbor", "/x"});
+    lossy_encode lossy;
+    EXPECT_EQ(enc(d, lossy.opt), "a1 61 78 41 01");
+    expect_report(lossy.report, {{"tag_dropped"}});
 }
 
 TEST(CborRoundTrip, KindsSurvive) {

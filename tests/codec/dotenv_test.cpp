@@ -6,18 +6,14 @@
 namespace polycodec::test {
 namespace {
 
-std::string env(std::string_view text) { return dbg(must_decode(format_id::dotenv, text)); }
+std::string env(std::string_view text) { return decoded_as(format_id::dotenv, text); }
 
-std::string encode_env(std::string_view json, encode_options opt = {}) {
-    return must_encode(format_id::dotenv, must_decode(format_id::json, json), opt);
+std::string encode_env(std::string_view json, const encode_options& opt = {}) {
+    return encode_json_as(format_id::dotenv, json, opt);
 }
 
-error encode_error(std::string_view json, encode_options opt = {}) {
-    document d = must_decode(format_id::json, json);
-    output_buffer out;
-    auto r = encode(format_id::dotenv, d, out, opt);
-    EXPECT_FALSE(r) << out.str();
-    return r ? error{} : r.error();
+error encode_error(std::string_view json, const encode_options& opt = {}) {
+    return encode_json_error(format_id::dotenv, json, opt);
 }
 
 TEST(DotenvDecode, Grammar) {
@@ -40,49 +36,40 @@ TEST(DotenvDecode, Grammar) {
 }
 
 TEST(DotenvDecode, LineEndsBomEmptyAndDuplicates) {
-    EXPECT_EQ(env(""), "{}");
-    EXPECT_EQ(env("\xEF\xBB\xBF" "A=1\r\nB=\"x\r\ny\"\r\n"), "{\"A\":\"1\",\"B\":\"x\\u000ay\"}");
+    const text_case cases[] = {
+        {"", "{}"},
+        {"\xEF\xBB\xBF"
+         "A=1\r\nB=\"x\r\ny\"\r\n",
+         "{\"A\":\"1\",\"B\":\"x\\u000ay\"}"},
+    };
+    expect_decodes(format_id::dotenv, cases);
     EXPECT_EQ(env("A=1\nA=2"), "{\"A\":\"1\",\"A\":\"2\"}");  // kept as they came
     EXPECT_EQ(env("export=1\n"), "{\"export\":\"1\"}");
 }
 
 TEST(DotenvDecode, Errors) {
-    error e = decode_error(format_id::dotenv, "A=1\nB\n");
-    EXPECT_EQ(e.code, errc::unexpected_char);
-    EXPECT_EQ(e.offset, 5u);
-    EXPECT_EQ(e.line, 2u);
-    EXPECT_EQ(e.column, 2u);
-    EXPECT_EQ(e.message, "expected '=' after the variable name, saw end of line");
-
-    e = decode_error(format_id::dotenv, "A=1\n  $X=2\n");
-    EXPECT_EQ(e.code, errc::unexpected_char);
-    EXPECT_EQ(e.offset, 6u);
-    EXPECT_EQ(e.column, 3u);
-
-    e = decode_error(format_id::dotenv, "A=1\nB=\"open\nC=2\n");
-    EXPECT_EQ(e.code, errc::unexpected_eof);
-    EXPECT_EQ(e.offset, 6u);
-    EXPECT_EQ(e.line, 2u);
-    EXPECT_EQ(e.column, 3u);
-
-    e = decode_error(format_id::dotenv, "A='x' y\n");
-    EXPECT_EQ(e.code, errc::trailing_content);
-    EXPECT_EQ(e.offset, 6u);
-
-    e = decode_error(format_id::dotenv, "A=ok\nB=\xC3\x28\n");
-    EXPECT_EQ(e.code, errc::invalid_utf8);
-    EXPECT_EQ(e.offset, 7u);
-    EXPECT_EQ(e.line, 2u);
+    const bad_input bad[] = {
+        {"A=1\nB\n",
+         {errc::unexpected_char, 5, 2, 2, "expected '=' after the variable name, saw end of line"}},
+        {"A=1\n  $X=2\n", {errc::unexpected_char, 6, any, 3}},
+        {"A=1\nB=\"open\nC=2\n", {errc::unexpected_eof, 6, 2, 3}},
+        {"A='x' y\n", {errc::trailing_content, 6}},
+        {"A=ok\nB=\xC3\x28\n", {errc::invalid_utf8, 7, 2}},
+    };
+    expect_decode_errors(format_id::dotenv, bad);
 }
 
 TEST(DotenvEncode, ExactBytes) {
-    EXPECT_EQ(encode_env(R"({"A":"1","B":"x y","C":" pad","D":"a#b","E":"","F":"it's \"q\"",)"
-                         R"("G":"two\nlines","H":"cr\r","I":"back\\slash $HOME"})"),
-              "A=1\nB=x y\nC=' pad'\nD='a#b'\nE=''\nF=\"it's \\\"q\\\"\"\n"
-              "G='two\nlines'\nH=\"cr\\r\"\nI='back\\slash $HOME'\n");
-    EXPECT_EQ(encode_env(R"({"n":5,"f":2.0,"t":true,"big":123456789012345678901234567890})"),
-              "n=5\nf=2.0\nt=true\nbig=123456789012345678901234567890\n");
-    EXPECT_EQ(encode_env("{}"), "");
+    const text_case cases[] = {
+        {R"({"A":"1","B":"x y","C":" pad","D":"a#b","E":"","F":"it's \"q\"",)"
+         R"("G":"two\nlines","H":"cr\r","I":"back\\slash $HOME"})",
+         "A=1\nB=x y\nC=' pad'\nD='a#b'\nE=''\nF=\"it's \\\"q\\\"\"\n"
+         "G='two\nlines'\nH=\"cr\\r\"\nI='back\\slash $HOME'\n"},
+        {R"({"n":5,"f":2.0,"t":true,"big":123456789012345678901234567890})",
+         "n=5\nf=2.0\nt=true\nbig=123456789012345678901234567890\n"},
+        {"{}", ""},
+    };
+    expect_encodes(format_id::dotenv, cases);
 }
 
 TEST(DotenvEncode, NestedMapsJoinWithDoubleUnderscore) {
@@ -110,17 +97,11 @@ TEST(DotenvEncode, Unrepresentable) {
     e = encode_error(R"({"a":{}})");
     EXPECT_EQ(e.path, "/a");
 
-    encode_options lossy;
-    lossy_report report;
-    lossy.lossy = true;
-    lossy.report = &report;
-    EXPECT_EQ(encode_env(R"({"a":null,"b":[1,"x"],"c d":"1","e":{}})", lossy),
+    lossy_encode lossy;
+    EXPECT_EQ(encode_env(R"({"a":null,"b":[1,"x"],"c d":"1","e":{}})", lossy.opt),
               "a=''\nb='[1,\"x\"]'\nc_d=1\n");
-    ASSERT_EQ(report.size(), 4u);
-    EXPECT_EQ(report[0].kind, "null_to_empty");
-    EXPECT_EQ(report[1].kind, "array_to_json");
-    EXPECT_EQ(report[2].kind, "key_changed");
-    EXPECT_EQ(report[3].kind, "empty_map_dropped");
+    expect_report(lossy.report,
+                  {{"null_to_empty"}, {"array_to_json"}, {"key_changed"}, {"empty_map_dropped"}});
 }
 
 TEST(DotenvEncode, BytesAreBase64url) {

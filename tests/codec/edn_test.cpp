@@ -8,6 +8,8 @@ namespace polycodec {
 namespace {
 
 using test::dbg;
+using test::max_bytes;
+using test::max_depth;
 
 std::string decode_dbg(std::string_view in, const decode_options& opt = {}) {
     return dbg(test::must_decode(format_id::edn, in, opt));
@@ -232,8 +234,7 @@ TEST(EdnDecode, DepthLimit) {
     EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
     EXPECT_EQ(e.offset, 512u);
     // Sets, maps and tags count; a lower limit is honoured.
-    decode_options opt;
-    opt.limits.max_depth = 3;
+    const decode_options opt = max_depth(3);
     EXPECT_TRUE(decode(format_id::edn, "[#{#t 1}]", d, opt)) << dbg(d);
     e = test::decode_error(format_id::edn, "[#{#t [1]}]", opt);
     EXPECT_EQ(e.code, errc::depth_exceeded);
@@ -264,8 +265,7 @@ TEST(EdnDecode, DepthLimit) {
 }
 
 TEST(EdnDecode, SizeBudget) {
-    decode_options opt;
-    opt.limits.max_bytes = 1000;
+    const decode_options opt = max_bytes(1000);
     auto e = test::decode_error(format_id::edn, "[\"" + std::string(5000, 'x') + "\" []]", opt);
     EXPECT_EQ(e.code, errc::size_exceeded) << describe(e);
 }

@@ -9,126 +9,132 @@
 namespace polycodec::test {
 namespace {
 
-std::string hj(std::string_view text) { return dbg(must_decode(format_id::hjson, text)); }
+std::string hj(std::string_view text) { return decoded_as(format_id::hjson, text); }
 
-std::string encode_hj(std::string_view json) {
-    return must_encode(format_id::hjson, must_decode(format_id::json, json));
-}
+std::string encode_hj(std::string_view json) { return encode_json_as(format_id::hjson, json); }
 
 // ---- decoding ----
 
 TEST(HjsonDecode, QuotelessStringsRunToTheEndOfTheLine) {
-    EXPECT_EQ(hj("a: 3 times\nb: 3\nc: true story\nd: x, y # not a comment\n"),
-              "{\"a\":\"3 times\",\"b\":3,\"c\":\"true story\","
-              "\"d\":\"x, y # not a comment\"}");
-    // Trailing white space is not part of the value; a \r before \n ends the line.
-    EXPECT_EQ(hj("a: text   \r\nb: x"), "{\"a\":\"text\",\"b\":\"x\"}");
+    const text_case cases[] = {
+        {"a: 3 times\nb: 3\nc: true story\nd: x, y # not a comment\n",
+         "{\"a\":\"3 times\",\"b\":3,\"c\":\"true story\","
+         "\"d\":\"x, y # not a comment\"}"},
+        // Trailing white space is not part of the value; a \r before \n ends the line.
+        {"a: text   \r\nb: x", "{\"a\":\"text\",\"b\":\"x\"}"},
+    };
+    expect_decodes(format_id::hjson, cases);
 }
 
 TEST(HjsonDecode, NumbersAndKeywordsOnlyWhenTheWholeValueIsOne) {
     // hjson-common.js tryParseNumber: no leading zeros, digits required before '.', finite.
-    EXPECT_EQ(hj("[\n0\n-0\n42\n-5.1\n1.\n1.e2\n17.01e2\n12345e-3\n12345678901234567890123\n"
-                 "007\n.5\n-.5\n1e\n1e999\n0x10\n- 5\n1 2\n]"),
-              "[0,0,42,-5.1,1.0,100.0,1701.0,12.345,12345678901234567890123n,"
-              "\"007\",\".5\",\"-.5\",\"1e\",\"1e999\",\"0x10\",\"- 5\",\"1 2\"]");
-    // A value ends at ',' ']' '}' or a comment when what precedes is a number or keyword.
-    EXPECT_EQ(hj("[1, true, null # c\n, false // c\n 2 /* c */]"), "[1,true,null,false,2]");
+    const text_case cases[] = {
+        {"[\n0\n-0\n42\n-5.1\n1.\n1.e2\n17.01e2\n12345e-3\n12345678901234567890123\n"
+         "007\n.5\n-.5\n1e\n1e999\n0x10\n- 5\n1 2\n]",
+         "[0,0,42,-5.1,1.0,100.0,1701.0,12.345,12345678901234567890123n,"
+         "\"007\",\".5\",\"-.5\",\"1e\",\"1e999\",\"0x10\",\"- 5\",\"1 2\"]"},
+        // A value ends at ',' ']' '}' or a comment when what precedes is a number or keyword.
+        {"[1, true, null # c\n, false // c\n 2 /* c */]", "[1,true,null,false,2]"},
+    };
+    expect_decodes(format_id::hjson, cases);
     // ... otherwise the quoteless string takes the rest of the line, closing brace included.
     EXPECT_EQ(decode_error(format_id::hjson, "{a: 1, b: x, c: 2}").code, errc::unexpected_eof);
 }
 
 TEST(HjsonDecode, CommasAreOptional) {
-    EXPECT_EQ(hj("{\n  a: 1\n  b: [\n    x\n    2,\n  ],\n}"), "{\"a\":1,\"b\":[\"x\",2]}");
-    // After a quoteless string a comma is content.
-    EXPECT_EQ(hj("[\n  y,\n]"), "[\"y,\"]");
+    const text_case cases[] = {
+        {"{\n  a: 1\n  b: [\n    x\n    2,\n  ],\n}", "{\"a\":1,\"b\":[\"x\",2]}"},
+        // After a quoteless string a comma is content.
+        {"[\n  y,\n]", "[\"y,\"]"},
+    };
+    expect_decodes(format_id::hjson, cases);
 }
 
 TEST(HjsonDecode, MultilineStrings) {
     // The indentation of the opening ''' is removed; the last line break is not content.
-    EXPECT_EQ(hj("k:\n  '''\n  first\n    indented\n\n  last\n  '''"),
-              "{\"k\":\"first\\u000a  indented\\u000a\\u000alast\"}");
-    EXPECT_EQ(hj("k: '''one line'''"), "{\"k\":\"one line\"}");
-    // CR is dropped; fewer than three quotes are content.
-    EXPECT_EQ(hj("k: '''\r\n   a''b\r\n   '''"), "{\"k\":\"a''b\"}");
+    const text_case cases[] = {
+        {"k:\n  '''\n  first\n    indented\n\n  last\n  '''",
+         "{\"k\":\"first\\u000a  indented\\u000a\\u000alast\"}"},
+        {"k: '''one line'''", "{\"k\":\"one line\"}"},
+        // CR is dropped; fewer than three quotes are content.
+        {"k: '''\r\n   a''b\r\n   '''", "{\"k\":\"a''b\"}"},
+    };
+    expect_decodes(format_id::hjson, cases);
 }
 
 TEST(HjsonDecode, QuotedStringsAndKeys) {
-    EXPECT_EQ(hj(R"({"a b": 'it\'s', 'c': "\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"})"),
-              "{\"a b\":\"it's\",\"c\":\"\\\"\\\\/\\u0008\\u000c\\u000a\\u000d\\u0009\xC3\xA9"
-              "\xF0\x9F\x98\x80\"}");
-    EXPECT_EQ(hj("{key   : v\n}"), "{\"key\":\"v\"}");
+    const text_case cases[] = {
+        {R"({"a b": 'it\'s', 'c': "\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"})",
+         "{\"a b\":\"it's\",\"c\":\"\\\"\\\\/\\u0008\\u000c\\u000a\\u000d\\u0009\xC3\xA9"
+         "\xF0\x9F\x98\x80\"}"},
+        {"{key   : v\n}", "{\"key\":\"v\"}"},
+    };
+    expect_decodes(format_id::hjson, cases);
 }
 
 TEST(HjsonDecode, RootWithoutBraces) {
-    EXPECT_EQ(hj("a: 1\nb: 2"), "{\"a\":1,\"b\":2}");
-    EXPECT_EQ(hj(""), "{}");
-    EXPECT_EQ(hj("# only a comment"), "{}");
-    // When the root does not read as an object it is one value (hjson-js legacyRootValue).
-    EXPECT_EQ(hj("42"), "42");
-    EXPECT_EQ(hj("\"quoted\""), "\"quoted\"");
-    EXPECT_EQ(hj("just some words"), "\"just some words\"");
-    EXPECT_EQ(hj("key with space: 1"), "\"key with space: 1\"");
+    const text_case cases[] = {
+        {"a: 1\nb: 2", "{\"a\":1,\"b\":2}"},
+        {"", "{}"},
+        {"# only a comment", "{}"},
+        // When the root does not read as an object it is one value (hjson-js legacyRootValue).
+        {"42", "42"},
+        {"\"quoted\"", "\"quoted\""},
+        {"just some words", "\"just some words\""},
+        {"key with space: 1", "\"key with space: 1\""},
+    };
+    expect_decodes(format_id::hjson, cases);
 }
 
-struct bad_case {
-    const char* text;
-    errc code;
-    std::uint64_t offset;
-    std::uint32_t line;
-    std::uint32_t column;
-};
-
 TEST(HjsonDecode, ErrorsCarryOffsetLineAndColumn) {
-    const bad_case cases[] = {
-        {"{a: 1", errc::unexpected_eof, 5, 1, 6},
-        {"[1, 2", errc::unexpected_eof, 5, 1, 6},
-        {"a: 1\nb c: 2", errc::unexpected_char, 6, 2, 2},
-        {"{a: \"x\nb: 1}", errc::invalid_string, 6, 1, 7},
-        {"{a: \"\\q\"}", errc::invalid_string, 5, 1, 6},
-        {"{a: \"\\ud800\"}", errc::invalid_string, 5, 1, 6},
-        {"{a: '''never}", errc::unexpected_eof, 13, 1, 14},
-        {"{: 1}", errc::unexpected_char, 1, 1, 2},
-        {"[}", errc::unexpected_char, 1, 1, 2},
-        {"{a: 1}}", errc::trailing_content, 6, 1, 7},
-        {"{a: 1 /* open", errc::unexpected_eof, 13, 1, 14},
-        {"{a: \xC3}", errc::invalid_utf8, 4, 1, 5},
+    const bad_input cases[] = {
+        {"{a: 1", {errc::unexpected_eof, 5, 1, 6}},
+        {"[1, 2", {errc::unexpected_eof, 5, 1, 6}},
+        {"a: 1\nb c: 2", {errc::unexpected_char, 6, 2, 2}},
+        {"{a: \"x\nb: 1}", {errc::invalid_string, 6, 1, 7}},
+        {"{a: \"\\q\"}", {errc::invalid_string, 5, 1, 6}},
+        {"{a: \"\\ud800\"}", {errc::invalid_string, 5, 1, 6}},
+        {"{a: '''never}", {errc::unexpected_eof, 13, 1, 14}},
+        {"{: 1}", {errc::unexpected_char, 1, 1, 2}},
+        {"[}", {errc::unexpected_char, 1, 1, 2}},
+        {"{a: 1}}", {errc::trailing_content, 6, 1, 7}},
+        {"{a: 1 /* open", {errc::unexpected_eof, 13, 1, 14}},
+        {"{a: \xC3}", {errc::invalid_utf8, 4, 1, 5}},
     };
-    for (const auto& c : cases) {
-        SCOPED_TRACE(c.text);
-        error e = decode_error(format_id::hjson, c.text);
-        EXPECT_EQ(e.code, c.code) << describe(e);
-        EXPECT_EQ(e.offset, c.offset) << describe(e);
-        EXPECT_EQ(e.line, c.line) << describe(e);
-        EXPECT_EQ(e.column, c.column) << describe(e);
-    }
+    expect_decode_errors(format_id::hjson, cases);
 }
 
 TEST(HjsonDecode, DepthLimit) {
-    error e = decode_error(format_id::hjson, std::string(600, '['));
-    EXPECT_EQ(e.code, errc::depth_exceeded);
+    expect_decode_error(format_id::hjson, std::string(600, '['), {errc::depth_exceeded});
 }
 
 // ---- encoding: the output of hjson-js Hjson.stringify(value) ----
 
 TEST(HjsonEncode, LayoutOfObjectsAndArrays) {
-    EXPECT_EQ(encode_hj(R"({"a":1,"b":{"c":[1,{"d":null}],"e":[]},"f":{}})"),
-              "{\n  a: 1\n  b:\n  {\n    c:\n    [\n      1\n      {\n        d: null\n"
-              "      }\n    ]\n    e: []\n  }\n  f: {}\n}");
-    EXPECT_EQ(encode_hj("[]"), "[]");
-    EXPECT_EQ(encode_hj("[[1]]"), "[\n  [\n    1\n  ]\n]");
+    const text_case cases[] = {
+        {R"({"a":1,"b":{"c":[1,{"d":null}],"e":[]},"f":{}})",
+         "{\n  a: 1\n  b:\n  {\n    c:\n    [\n      1\n      {\n        d: null\n"
+         "      }\n    ]\n    e: []\n  }\n  f: {}\n}"},
+        {"[]", "[]"},
+        {"[[1]]", "[\n  [\n    1\n  ]\n]"},
+    };
+    expect_encodes(format_id::hjson, cases);
 }
 
 TEST(HjsonEncode, StringQuoting) {
-    EXPECT_EQ(encode_hj(R"({"a":"text","b":"3","c":"3 times","d":"true","e":"true story",)"
-                        R"("f":"null, x","g":"# x","h":" x","i":"x ","j":"","k":"a\"b",)"
-                        R"("l":"a\\b","m":"1e999","n":"-.5"})"),
-              "{\n  a: text\n  b: \"3\"\n  c: 3 times\n  d: \"true\"\n  e: true story\n"
-              "  f: \"null, x\"\n  g: \"# x\"\n  h: \" x\"\n  i: \"x \"\n  j: \"\"\n"
-              "  k: a\"b\n  l: a\\b\n  m: 1e999\n  n: -.5\n}");
-    // Quotes are needed and so are escapes: ''' where it reads back, JSON escapes otherwise.
-    EXPECT_EQ(encode_hj(R"({"a":"\"q\"\\","b":"x\ny","c":"ctl\u0001","d":"\u00ad"})"),
-              "{\n  a: '''\"q\"\\'''\n  b:\n    '''\n    x\n    y\n    '''\n"
-              "  c: \"ctl\\u0001\"\n  d: \"\\u00ad\"\n}");
+    const text_case cases[] = {
+        {R"({"a":"text","b":"3","c":"3 times","d":"true","e":"true story",)"
+         R"("f":"null, x","g":"# x","h":" x","i":"x ","j":"","k":"a\"b",)"
+         R"("l":"a\\b","m":"1e999","n":"-.5"})",
+         "{\n  a: text\n  b: \"3\"\n  c: 3 times\n  d: \"true\"\n  e: true story\n"
+         "  f: \"null, x\"\n  g: \"# x\"\n  h: \" x\"\n  i: \"x \"\n  j: \"\"\n"
+         "  k: a\"b\n  l: a\\b\n  m: 1e999\n  n: -.5\n}"},
+        // Quotes are needed and so are escapes: ''' where it reads back, JSON escapes otherwise.
+        {R"({"a":"\"q\"\\","b":"x\ny","c":"ctl\u0001","d":"\u00ad"})",
+         "{\n  a: '''\"q\"\\'''\n  b:\n    '''\n    x\n    y\n    '''\n"
+         "  c: \"ctl\\u0001\"\n  d: \"\\u00ad\"\n}"},
+    };
+    expect_encodes(format_id::hjson, cases);
 }
 
 TEST(HjsonEncode, KeyQuoting) {
@@ -140,9 +146,12 @@ TEST(HjsonEncode, KeyQuoting) {
 TEST(HjsonEncode, DeviationsThatKeepValues) {
     // hjson-js would drop the \r of a ''' string, the leading space of a one-line ''' string,
     // and could not close one that ends with a quote: polycodec escapes these instead.
-    EXPECT_EQ(encode_hj(R"({"a":"x\r\ny","b":" \\","c":"# x\\'"})"),
-              "{\n  a: \"x\\r\\ny\"\n  b: \" \\\\\"\n  c: \"# x\\\\'\"\n}");
-    EXPECT_EQ(encode_hj(R"({"k\u0001":1})"), "{\n  \"k\\u0001\": 1\n}");
+    const text_case cases[] = {
+        {R"({"a":"x\r\ny","b":" \\","c":"# x\\'"})",
+         "{\n  a: \"x\\r\\ny\"\n  b: \" \\\\\"\n  c: \"# x\\\\'\"\n}"},
+        {R"({"k\u0001":1})", "{\n  \"k\\u0001\": 1\n}"},
+    };
+    expect_encodes(format_id::hjson, cases);
 }
 
 TEST(HjsonEncode, RootScalarsAndFloats) {
@@ -153,25 +162,18 @@ TEST(HjsonEncode, RootScalarsAndFloats) {
 
 TEST(HjsonEncode, NonFiniteIsUnrepresentableUnlessLossy) {
     document d = must_decode(format_id::json5, "{a: [1, NaN]}");
-    output_buffer out;
-    auto r = encode(format_id::hjson, d, out);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::unrepresentable);
-    EXPECT_EQ(r.error().path, "/a/1");
-    encode_options opt;
-    opt.lossy = true;
-    lossy_report report;
-    opt.report = &report;
-    EXPECT_EQ(must_encode(format_id::hjson, d, opt), "{\n  a:\n  [\n    1\n    null\n  ]\n}");
-    ASSERT_EQ(report.size(), 1u);
-    EXPECT_EQ(report[0].kind, "nonfinite_to_null");
+    expect_error(encode_error_of(format_id::hjson, d),
+                 {.code = errc::unrepresentable, .path = "/a/1"});
+    lossy_encode lossy;
+    EXPECT_EQ(must_encode(format_id::hjson, d, lossy.opt), "{\n  a:\n  [\n    1\n    null\n  ]\n}");
+    expect_report(lossy.report, {{"nonfinite_to_null"}});
 }
 
 TEST(HjsonEncode, RoundTripsFixtures) {
     for (const char* name : {"records.json", "bench.json"}) {
-        document a = must_decode(format_id::json, read_file(fixtures_dir() / name));
-        document b = must_decode(format_id::hjson, must_encode(format_id::hjson, a));
-        EXPECT_TRUE(equal(a, b)) << name;
+        SCOPED_TRACE(name);
+        expect_round_trip(format_id::hjson,
+                          must_decode(format_id::json, read_file(fixtures_dir() / name)));
     }
 }
 

@@ -18,6 +18,14 @@ namespace polycodec {
 namespace {
 
 using test::dbg;
+using test::encode_error_of;
+using test::expect_encodes;
+using test::expect_error;
+using test::expect_report;
+using test::lossy_encode;
+using test::max_bytes;
+using test::max_depth;
+using test::text_case;
 
 std::string decoded(std::string_view text, const decode_options& opt = {}) {
     return dbg(test::must_decode(format_id::json, text, opt));
@@ -280,8 +288,7 @@ TEST(JsonDecode, DepthLimit) {
     EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
     EXPECT_EQ(e.offset, 512u);
     // Maps count too, and a lower limit is honoured.
-    decode_options opt;
-    opt.limits.max_depth = 3;
+    decode_options opt = max_depth(3);
     EXPECT_TRUE(decode(format_id::json, R"([{"a":[]}])", d, opt));
     e = test::decode_error(format_id::json, R"([{"a":[{}]}])", opt);
     EXPECT_EQ(e.code, errc::depth_exceeded);
@@ -298,8 +305,7 @@ TEST(JsonDecode, DepthLimit) {
 }
 
 TEST(JsonDecode, SizeBudget) {
-    decode_options opt;
-    opt.limits.max_bytes = 1000;
+    const decode_options opt = max_bytes(1000);
     std::string big = "[\"" + std::string(5000, 'x') + "\",[]]";
     auto e = test::decode_error(format_id::json, big, opt);
     EXPECT_EQ(e.code, errc::size_exceeded) << describe(e);
@@ -591,20 +597,23 @@ TEST(JsonEncode, CompactReencodingIsIdentity) {
 TEST(JsonEncode, Pretty) {
     encode_options opt;
     opt.pretty = true;
-    EXPECT_EQ(reencoded(R"({"a":[1,{"b":null}],"c":{},"d":[],"e":"x"})", opt),
-              "{\n"
-              "  \"a\": [\n"
-              "    1,\n"
-              "    {\n"
-              "      \"b\": null\n"
-              "    }\n"
-              "  ],\n"
-              "  \"c\": {},\n"
-              "  \"d\": [],\n"
-              "  \"e\": \"x\"\n"
-              "}\n");
-    EXPECT_EQ(reencoded("1", opt), "1\n");
-    EXPECT_EQ(reencoded("[]", opt), "[]\n");
+    const text_case cases[] = {
+        {R"({"a":[1,{"b":null}],"c":{},"d":[],"e":"x"})",
+         "{\n"
+         "  \"a\": [\n"
+         "    1,\n"
+         "    {\n"
+         "      \"b\": null\n"
+         "    }\n"
+         "  ],\n"
+         "  \"c\": {},\n"
+         "  \"d\": [],\n"
+         "  \"e\": \"x\"\n"
+         "}\n"},
+        {"1", "1\n"},
+        {"[]", "[]\n"},
+    };
+    expect_encodes(format_id::json, cases, opt);
 }
 
 TEST(JsonEncode, BytesAreBase64urlText) {
@@ -667,14 +676,9 @@ TEST(JsonEncode, BoolKeyIsUnrepresentable) {
     EXPECT_EQ(r.error().path, "/m/true");
     EXPECT_EQ(r.error().message, "map key true is not representable in json");
 
-    lossy_report report;
-    encode_options opt;
-    opt.lossy = true;
-    opt.report = &report;
-    EXPECT_EQ(encoded(d, opt), R"({"m":{"true":1}})");
-    ASSERT_EQ(report.size(), 1u);
-    EXPECT_EQ(report[0].path, "/m/true");
-    EXPECT_EQ(report[0].kind, "key_to_string");
+    lossy_encode lossy;
+    EXPECT_EQ(encoded(d, lossy.opt), R"({"m":{"true":1}})");
+    expect_report(lossy.report, {{"key_to_string", "/m/true"}});
 }
 
 document nonfinite_doc(double d) {
@@ -709,15 +713,10 @@ TEST(JsonEncode, NonFiniteIsUnrepresentable) {
         EXPECT_EQ(r.error().message, std::string(c.name) + " is not representable in json");
         EXPECT_NE(describe(r.error()).find("/a/0"), std::string::npos) << describe(r.error());
 
-        lossy_report report;
-        encode_options opt;
-        opt.lossy = true;
-        opt.report = &report;
-        EXPECT_EQ(encoded(d, opt), R"({"a":[null,2]})");
-        ASSERT_EQ(report.size(), 1u);
-        EXPECT_EQ(report[0].path, "/a/0");
-        EXPECT_EQ(report[0].kind, "nonfinite_to_null");
-        EXPECT_EQ(report[0].detail, std::string(c.name) + " written as null");
+        lossy_encode lossy;
+        EXPECT_EQ(encoded(d, lossy.opt), R"({"a":[null,2]})");
+        expect_report(lossy.report, {{"nonfinite_to_null", "/a/0"}});
+        EXPECT_EQ(lossy.report[0].detail, std::string(c.name) + " written as null");
     }
 }
 
@@ -728,19 +727,11 @@ TEST(JsonEncode, TagIsUnrepresentableUnlessLossy) {
     b.begin_tagged(32);
     b.add_string("http://x");
     b.end_array();
-    output_buffer out;
-    auto r = encode(format_id::json, d, out);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::unrepresentable);
-    EXPECT_EQ(r.error().path, "/0");
-    lossy_report report;
-    encode_options opt;
-    opt.lossy = true;
-    opt.report = &report;
-    EXPECT_EQ(encoded(d, opt), R"(["http://x"])");
-    ASSERT_EQ(report.size(), 1u);
-    EXPECT_EQ(report[0].kind, "tag_dropped");
-    EXPECT_EQ(report[0].path, "/0");
+    expect_error(encode_error_of(format_id::json, d),
+                 {.code = errc::unrepresentable, .path = "/0"});
+    lossy_encode lossy;
+    EXPECT_EQ(encoded(d, lossy.opt), R"(["http://x"])");
+    expect_report(lossy.report, {{"tag_dropped", "/0"}});
 }
 
 // ---- JSONTestSuite (nst/JSONTestSuite test_parsing) ----
@@ -802,8 +793,7 @@ TEST(JsonConformance, JsonTestSuite) {
 // decoding once with the default limit and once with 1100 compares simdjson's on-demand path
 // with the own reader on the same inputs.
 TEST(JsonConformance, FastPathAgreesWithOwnReader) {
-    decode_options own_only;
-    own_only.limits.max_depth = 1100;
+    const decode_options own_only = max_depth(1100);
     std::vector<std::string> texts;
     for (const char* name : {"records.json", "bench.json"}) {
         texts.push_back(test::read_file(test::fixtures_dir() / name));
@@ -878,8 +868,11 @@ TEST(JsonTapeFastPath, SameTapeAsOwnReaderForEveryKind) {
         R"("i":9223372036854775808,"j":18446744073709551615,"k":-9223372036854775808,"l":1.5,)"
         R"("m":-0.0,"n":1e-300,"o":"","p":"x\u0000y","q":"\ud83d\ude00\"\\\/\b\f\n\r\t",)"
         R"("r":"a string longer than thirty-two bytes, copied whole","s":[1,[2,[3,{"t":[4]}]]]})");
-    EXPECT_EQ(decoded(R"([[],{},[[]]])"), "[[],{},[[]]]");
-    EXPECT_EQ(decoded(R"({"a":{"b":[1,"x"]},"c":2})"), R"({"a":{"b":[1,"x"]},"c":2})");
+    const text_case cases[] = {
+        {R"([[],{},[[]]])", "[[],{},[[]]]"},
+        {R"({"a":{"b":[1,"x"]},"c":2})", R"({"a":{"b":[1,"x"]},"c":2})"},
+    };
+    expect_decodes(format_id::json, cases);
 }
 
 TEST(JsonTapeFastPath, DuplicateKeysKeepTheirOrder) {
@@ -1045,8 +1038,7 @@ TEST(JsonTapeFastPath, SizeBudgetAtTheEdge) {
     }
     // The builder checks the budget at container starts; the fast path is stricter (it also
     // checks at the end) and hands the borderline cases to the decoders before it.
-    decode_options opt;
-    opt.limits.max_bytes = 64;
+    const decode_options opt = max_bytes(64);
     EXPECT_EQ(test::decode_error(format_id::json, text, opt).code, errc::size_exceeded);
 }
 

@@ -12,7 +12,10 @@ namespace polycodec {
 namespace {
 
 using test::dbg;
+using test::expect_report;
 using test::hex;
+using test::lossy_encode;
+using test::max_depth;
 using test::to_hex;
 
 std::string decoded(std::string_view hex_text) {
@@ -192,8 +195,7 @@ TEST(MsgpackDecode, ErrorPathAndMessage) {
 }
 
 TEST(MsgpackDecode, DepthLimit) {
-    decode_options opt;
-    opt.limits.max_depth = 10;
+    const decode_options opt = max_depth(10);
     std::string in(10, '\x91');
     in += '\x01';
     EXPECT_TRUE(test::must_decode(format_id::msgpack, in, opt).root().size() == 1);
@@ -417,17 +419,12 @@ TEST(MsgpackEncode, BignumIsLossy) {
     EXPECT_EQ(r.error().path, "/a/1");
     EXPECT_EQ(r.error().message,
               "bignum 123456789012345678901234567890 is not representable in msgpack");
-    lossy_report report;
-    encode_options opt;
-    opt.lossy = true;
-    opt.report = &report;
+    lossy_encode lossy;
     out.clear();
-    ASSERT_TRUE(encode(format_id::msgpack, d, out, opt));
+    ASSERT_TRUE(encode(format_id::msgpack, d, out, lossy.opt));
     EXPECT_EQ(dbg(test::must_decode(format_id::msgpack, out.view())),
               "{\"a\":[1,\"123456789012345678901234567890\"]}");
-    ASSERT_EQ(report.size(), 1u);
-    EXPECT_EQ(report[0].path, "/a/1");
-    EXPECT_EQ(report[0].kind, "bignum_to_string");
+    expect_report(lossy.report, {{"bignum_to_string", "/a/1"}});
 }
 
 TEST(MsgpackEncode, ForeignTagsAreLossy) {

@@ -21,7 +21,7 @@ std::string trailer(unsigned offset_size, unsigned ref_size, std::uint64_t objec
     return t;
 }
 
-std::string plist(std::string_view text) { return dbg(must_decode(format_id::plist, text)); }
+std::string plist(std::string_view text) { return decoded_as(format_id::plist, text); }
 
 encode_options binary() {
     encode_options o;
@@ -98,50 +98,40 @@ TEST(PlistBinary, DecodesEveryScalar) {
 TEST(PlistBinary, HostileInputsGiveOffsets) {
     // A dict that contains itself (libplist's recursion.bplist in small).
     std::string self = "bplist00" + hex("d1 01 00 51 41 08 0b") + trailer(1, 1, 2, 0, 13);
-    error e = decode_error(format_id::plist, self);
-    EXPECT_EQ(e.code, errc::malformed);
-    EXPECT_EQ(e.offset, 8u);
-    EXPECT_NE(e.message.find("contains itself"), std::string::npos) << e.message;
+    expect_decode_error(format_id::plist, self,
+                        {.code = errc::malformed, .offset = 8, .message_has = "contains itself"});
+    error e;
     // An array whose count (2^40) is checked against the input before anything is built.
     std::string lying = "bplist00" + hex("af 13 00 00 01 00 00 00 00 00 08") +
                         trailer(1, 1, 1, 0, 18);
-    e = decode_error(format_id::plist, lying);
-    EXPECT_EQ(e.code, errc::size_exceeded);
-    EXPECT_EQ(e.offset, 8u);
+    expect_decode_error(format_id::plist, lying, {errc::size_exceeded, 8});
     // 2^60 objects of a 1-byte offset table: refused from the trailer.
     std::string many = "bplist00" + hex("08 08") + trailer(1, 1, std::uint64_t{1} << 60, 0, 9);
-    e = decode_error(format_id::plist, many);
-    EXPECT_EQ(e.code, errc::size_exceeded);
-    EXPECT_NE(e.message.find("offset table"), std::string::npos) << e.message;
+    expect_decode_error(format_id::plist, many,
+                        {.code = errc::size_exceeded, .message_has = "offset table"});
     // An offset into the offset table itself.
     std::string inside = "bplist00" + hex("08 09") + trailer(1, 1, 1, 0, 9);
-    e = decode_error(format_id::plist, inside);
-    EXPECT_EQ(e.code, errc::malformed);
-    EXPECT_EQ(e.offset, 9u);
+    expect_decode_error(format_id::plist, inside, {errc::malformed, 9});
     // A reference size of 0 and an offset size of 9 are no sizes.
     e = decode_error(format_id::plist, "bplist00" + hex("08 08") + trailer(1, 0, 1, 0, 9));
     EXPECT_NE(e.message.find("reference size 0"), std::string::npos) << e.message;
     e = decode_error(format_id::plist, "bplist00" + hex("08 08") + trailer(9, 1, 1, 0, 9));
     EXPECT_NE(e.message.find("offset size 9"), std::string::npos) << e.message;
     // An ASCII string with a byte above 0x7f; a lone UTF-16 surrogate.
-    e = decode_error(format_id::plist, "bplist00" + hex("51 e9 08") + trailer(1, 1, 1, 0, 10));
-    EXPECT_EQ(e.code, errc::invalid_utf8);
-    EXPECT_EQ(e.offset, 9u);
-    e = decode_error(format_id::plist,
-                     "bplist00" + hex("61 d8 00 08") + trailer(1, 1, 1, 0, 11));
-    EXPECT_EQ(e.code, errc::invalid_utf8);
+    const bad_input bad[] = {
+        {"bplist00" + hex("51 e9 08") + trailer(1, 1, 1, 0, 10), {errc::invalid_utf8, 9}},
+        {"bplist00" + hex("61 d8 00 08") + trailer(1, 1, 1, 0, 11), {errc::invalid_utf8}},
+    };
+    expect_decode_errors(format_id::plist, bad);
 }
 
 TEST(PlistBinary, DepthLimit) {
-    decode_options opt;
-    opt.limits.max_depth = 3;
+    const decode_options opt = max_depth(3);
     // [[[[true]]]]: five objects, each array refers to the next.
     std::string data = "bplist00" + hex("a1 01 a1 02 a1 03 a1 04 09 08 0a 0c 0e 10") +
                        trailer(1, 1, 5, 0, 17);
     EXPECT_EQ(plist(data), "[[[[true]]]]");
-    error e = decode_error(format_id::plist, data, opt);
-    EXPECT_EQ(e.code, errc::depth_exceeded);
-    EXPECT_EQ(e.offset, 14u);
+    expect_decode_error(format_id::plist, data, {errc::depth_exceeded, 14}, opt);
 }
 
 TEST(PlistXml, Decodes) {
@@ -162,9 +152,10 @@ TEST(PlistXml, ErrorsHaveLineAndColumn) {
     EXPECT_EQ(e.line, 2u);
     EXPECT_EQ(e.column, 3u);
     EXPECT_NE(e.message.find("unknown element <foo>"), std::string::npos) << e.message;
-    e = decode_error(format_id::plist,
-                     "<!DOCTYPE plist [<!ENTITY a \"aaaa\">]>\n<plist><string>&a;</string></plist>");
-    EXPECT_EQ(e.code, errc::forbidden);
+    expect_decode_error(
+        format_id::plist,
+        "<!DOCTYPE plist [<!ENTITY a \"aaaa\">]>\n<plist><string>&a;</string></plist>",
+        {errc::forbidden});
     e = decode_error(format_id::plist, "<plist><dict><key>k</key></dict></plist>");
     EXPECT_NE(e.message.find("key \"k\" has no value"), std::string::npos) << e.message;
     e = decode_error(format_id::plist, "<plist/>");
@@ -196,17 +187,13 @@ TEST(Plist, NullIsLossy) {
     for (bool bin : {false, true}) {
         encode_options o;
         o.plist_binary = bin;
-        output_buffer out;
-        auto r = encode(format_id::plist, d, out, o);
-        ASSERT_FALSE(r);
-        EXPECT_EQ(r.error().code, errc::unrepresentable);
-        EXPECT_EQ(r.error().path, "/1");
+        expect_error(encode_error_of(format_id::plist, d, o),
+                     {.code = errc::unrepresentable, .path = "/1"});
         lossy_report report;
         o.lossy = true;
         o.report = &report;
-        EXPECT_EQ(dbg(must_decode(format_id::plist, must_encode(format_id::plist, d, o))), "[1]");
-        ASSERT_EQ(report.size(), 1u);
-        EXPECT_EQ(report[0].kind, "null_dropped");
+        EXPECT_EQ(decoded_as(format_id::plist, must_encode(format_id::plist, d, o)), "[1]");
+        expect_report(report, {{"null_dropped"}});
     }
 }
 

@@ -8,12 +8,12 @@
 namespace polycodec::test {
 namespace {
 
-std::string ron_dbg(std::string_view in) { return dbg(must_decode(format_id::ron, in)); }
+std::string ron_dbg(std::string_view in) { return decoded_as(format_id::ron, in); }
 
 std::string ron_encode(std::string_view json, bool pretty = false) {
     encode_options opt;
     opt.pretty = pretty;
-    return must_encode(format_id::ron, must_decode(format_id::json, json), opt);
+    return encode_json_as(format_id::ron, json, opt);
 }
 
 struct spec_case {
@@ -188,7 +188,7 @@ TEST(RonDecode, CorpusExampleRon) {
 
 TEST(RonDecode, CorpusPreserveSequence) {
     POLYCODEC_REQUIRE_CORPUS("ron/ron-rs", dir);
-    EXPECT_EQ(dbg(must_decode(format_id::ron, read_file(dir / "preserve_sequence_ex2.ron"))),
+    EXPECT_EQ(decoded_as(format_id::ron, read_file(dir / "preserve_sequence_ex2.ron")),
               "{\"boolean\":true,\"float\":8.2,\"map\":{1:\"1\"},\"nested\":{\"a\":\"Decode "
               "me!\",\"b\":\"z\"},\"tuple\":[3,7]}");
     must_decode(format_id::ron, read_file(dir / "preserve_sequence_ex1.ron"));
@@ -244,7 +244,7 @@ TEST(RonDecode, ZeeConfigValues) {
     POLYCODEC_REQUIRE_CORPUS("ron/tree-sitter-ron", dir);
     document d = must_decode(format_id::ron, read_file(dir / "examples" / "zee-config.ron"));
     value mode = d.root().find("modes").items().begin().operator*();
-    EXPECT_EQ(dbg(must_decode(format_id::json, "{}")), "{}");
+    EXPECT_EQ(decoded_as(format_id::json, "{}"), "{}");
     std::string s = to_debug_string(mode);
     EXPECT_NE(s.find("\"patterns\":[{\"Suffix\":\".c\"},{\"Suffix\":\".h\"}]"), std::string::npos)
         << s;
@@ -252,66 +252,54 @@ TEST(RonDecode, ZeeConfigValues) {
     EXPECT_NE(s.find("\"indentation\":{\"width\":4,\"unit\":\"Space\"}"), std::string::npos) << s;
 }
 
-struct error_case {
-    const char* ron;
-    errc code;
-    std::uint64_t offset;
-    std::uint32_t line;
-    std::uint32_t column;
-};
-
 TEST(RonDecode, ErrorTable) {
-    const error_case cases[] = {
-        {"", errc::unexpected_eof, 0, 1, 1},
-        {"[1, 2", errc::unexpected_eof, 5, 1, 6},
-        {"[1 2]", errc::unexpected_char, 3, 1, 4},
-        {"(a: 1,\n b 2)", errc::unexpected_char, 10, 2, 4},
-        {"{1: 2, 3}", errc::unexpected_char, 8, 1, 9},
-        {"{(1, 2): 3}", errc::unexpected_char, 1, 1, 2},
-        {"{{{1: 2}: 3}: 4}", errc::unexpected_char, 1, 1, 2},
-        {"{A(B(1)): 1}", errc::unexpected_char, 1, 1, 2},
-        {"{Some([1]): 1}", errc::unexpected_char, 1, 1, 2},
-        {"{1..2: 1}", errc::unexpected_char, 1, 1, 2},
-        {"\"abc", errc::unexpected_eof, 4, 1, 5},
-        {"\"a\\qb\"", errc::invalid_string, 2, 1, 3},
-        {"\"\\x80\"", errc::invalid_string, 1, 1, 2},
-        {"\"\\u{D800}\"", errc::invalid_string, 1, 1, 2},
-        {"\"\xff\"", errc::invalid_utf8, 1, 1, 2},
-        {"r#\"open\"", errc::unexpected_eof, 8, 1, 9},
-        {"''", errc::invalid_string, 1, 1, 2},
-        {"'ab'", errc::invalid_string, 2, 1, 3},
-        {"0x", errc::unexpected_eof, 2, 1, 3},
-        {"0x_1", errc::invalid_number, 2, 1, 3},
-        {"12abc", errc::invalid_number, 2, 1, 3},
-        {"256u8", errc::invalid_number, 0, 1, 1},
-        {"-1u32", errc::invalid_number, 0, 1, 1},
-        {"340282366920938463463374607431768211456u128", errc::invalid_number, 0, 1, 1},
-        {"0x8000_0000_0000_0000_0000_0000_0000_0000i128", errc::invalid_number, 0, 1, 1},
-        {"-170141183460469231731687303715884105729i128", errc::invalid_number, 0, 1, 1},
-        {"1e", errc::invalid_number, 2, 1, 3},
-        {"1 2", errc::trailing_content, 2, 1, 3},
-        {"/* open /* nested */", errc::unexpected_eof, 20, 1, 21},
-        {"#![enable(no_such_thing)] 1", errc::unexpected_char, 10, 1, 11},
-        {"Some()", errc::unexpected_char, 5, 1, 6},
-        {"Some(1, 2)", errc::unexpected_char, 8, 1, 9},
-        {"(\n  name: \"x\",\n  count: ?\n)", errc::unexpected_char, 24, 3, 10},
-        {"@", errc::unexpected_char, 0, 1, 1},
-        {"[Ok, B\xc3(1)]", errc::invalid_utf8, 6, 1, 7},
-        {"(f\xff: 1)", errc::invalid_utf8, 2, 1, 3},
+    const bad_input cases[] = {
+        {"", {errc::unexpected_eof, 0, 1, 1}},
+        {"[1, 2", {errc::unexpected_eof, 5, 1, 6}},
+        {"[1 2]", {errc::unexpected_char, 3, 1, 4}},
+        {"(a: 1,\n b 2)", {errc::unexpected_char, 10, 2, 4}},
+        {"{1: 2, 3}", {errc::unexpected_char, 8, 1, 9}},
+        {"{(1, 2): 3}", {errc::unexpected_char, 1, 1, 2}},
+        {"{{{1: 2}: 3}: 4}", {errc::unexpected_char, 1, 1, 2}},
+        {"{A(B(1)): 1}", {errc::unexpected_char, 1, 1, 2}},
+        {"{Some([1]): 1}", {errc::unexpected_char, 1, 1, 2}},
+        {"{1..2: 1}", {errc::unexpected_char, 1, 1, 2}},
+        {"\"abc", {errc::unexpected_eof, 4, 1, 5}},
+        {"\"a\\qb\"", {errc::invalid_string, 2, 1, 3}},
+        {"\"\\x80\"", {errc::invalid_string, 1, 1, 2}},
+        {"\"\\u{D800}\"", {errc::invalid_string, 1, 1, 2}},
+        {"\"\xff\"", {errc::invalid_utf8, 1, 1, 2}},
+        {"r#\"open\"", {errc::unexpected_eof, 8, 1, 9}},
+        {"''", {errc::invalid_string, 1, 1, 2}},
+        {"'ab'", {errc::invalid_string, 2, 1, 3}},
+        {"0x", {errc::unexpected_eof, 2, 1, 3}},
+        {"0x_1", {errc::invalid_number, 2, 1, 3}},
+        {"12abc", {errc::invalid_number, 2, 1, 3}},
+        {"256u8", {errc::invalid_number, 0, 1, 1}},
+        {"-1u32", {errc::invalid_number, 0, 1, 1}},
+        {"340282366920938463463374607431768211456u128", {errc::invalid_number, 0, 1, 1}},
+        {"0x8000_0000_0000_0000_0000_0000_0000_0000i128", {errc::invalid_number, 0, 1, 1}},
+        {"-170141183460469231731687303715884105729i128", {errc::invalid_number, 0, 1, 1}},
+        {"1e", {errc::invalid_number, 2, 1, 3}},
+        {"1 2", {errc::trailing_content, 2, 1, 3}},
+        {"/* open /* nested */", {errc::unexpected_eof, 20, 1, 21}},
+        {"#![enable(no_such_thing)] 1", {errc::unexpected_char, 10, 1, 11}},
+        {"Some()", {errc::unexpected_char, 5, 1, 6}},
+        {"Some(1, 2)", {errc::unexpected_char, 8, 1, 9}},
+        {"(\n  name: \"x\",\n  count: ?\n)", {errc::unexpected_char, 24, 3, 10}},
+        {"@", {errc::unexpected_char, 0, 1, 1}},
+        {"[Ok, B\xc3(1)]", {errc::invalid_utf8, 6, 1, 7}},
+        {"(f\xff: 1)", {errc::invalid_utf8, 2, 1, 3}},
     };
+    expect_decode_errors(format_id::ron, cases);
     for (const auto& c : cases) {
-        auto e = decode_error(format_id::ron, c.ron);
-        EXPECT_EQ(e.code, c.code) << c.ron << ": " << describe(e);
-        EXPECT_EQ(e.offset, c.offset) << c.ron << ": " << describe(e);
-        EXPECT_EQ(e.line, c.line) << c.ron;
-        EXPECT_EQ(e.column, c.column) << c.ron;
-        EXPECT_FALSE(e.message.empty());
+        SCOPED_TRACE(c.input);
+        EXPECT_FALSE(decode_error(format_id::ron, c.input).message.empty());
     }
 }
 
 TEST(RonDecode, DepthLimit) {
-    decode_options opt;
-    opt.limits.max_depth = 16;
+    const decode_options opt = max_depth(16);
     std::string ok(16, '[');
     ok += std::string(16, ']');
     must_decode(format_id::ron, ok, opt);
@@ -389,7 +377,7 @@ TEST(RonEncode, NonJsonKinds) {
     EXPECT_EQ(text,
               R"({7:b"\x00\x01z\xff","inf":inf,"nan":NaN,"ts":"1979-05-27T07:32:00Z",false:-inf})");
     // And back: everything but the timestamp kind survives.
-    EXPECT_EQ(dbg(must_decode(format_id::ron, text)),
+    EXPECT_EQ(decoded_as(format_id::ron, text),
               "{7:b64\"AAF6/w==\",\"inf\":Infinity,\"nan\":NaN,\"ts\":\"1979-05-27T07:32:00Z\","
               "false:-Infinity}");
 }
@@ -401,18 +389,11 @@ TEST(RonEncode, TagIsLossy) {
     b.begin_tagged(1);
     b.add_int(5);
     b.end_array();
-    output_buffer out;
-    auto r = encode(format_id::ron, d, out);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::unrepresentable);
-    EXPECT_EQ(r.error().path, "/0");
-    encode_options opt;
-    opt.lossy = true;
-    lossy_report report;
-    opt.report = &report;
-    EXPECT_EQ(must_encode(format_id::ron, d, opt), "[5]");
-    ASSERT_EQ(report.size(), 1u);
-    EXPECT_EQ(report[0].path, "/0");
+    expect_error(encode_error_of(format_id::ron, d), {.code = errc::unrepresentable, .path = "/0"});
+    lossy_encode lossy;
+    EXPECT_EQ(must_encode(format_id::ron, d, lossy.opt), "[5]");
+    ASSERT_EQ(lossy.report.size(), 1u);
+    EXPECT_EQ(lossy.report[0].path, "/0");
 }
 
 TEST(RonRoundTrip, RecordsFixture) {

@@ -6,12 +6,12 @@
 namespace polycodec::test {
 namespace {
 
-std::string sx_dbg(std::string_view in) { return dbg(must_decode(format_id::sexpr, in)); }
+std::string sx_dbg(std::string_view in) { return decoded_as(format_id::sexpr, in); }
 
 std::string sx_encode(std::string_view json, bool pretty = false) {
     encode_options opt;
     opt.pretty = pretty;
-    return must_encode(format_id::sexpr, must_decode(format_id::json, json), opt);
+    return encode_json_as(format_id::sexpr, json, opt);
 }
 
 struct spec_case {
@@ -90,54 +90,42 @@ TEST(SexprDecode, SpecTable) {
     }
 }
 
-struct error_case {
-    const char* sexpr;
-    errc code;
-    std::uint64_t offset;
-    std::uint32_t line;
-    std::uint32_t column;
-};
-
 TEST(SexprDecode, ErrorTable) {
-    const error_case cases[] = {
-        {"", errc::unexpected_eof, 0, 1, 1},
-        {"(1 2", errc::unexpected_eof, 4, 1, 5},
-        {"#(1 2", errc::unexpected_eof, 5, 1, 6},
-        {")", errc::unexpected_char, 0, 1, 1},
-        {"1 2", errc::trailing_content, 2, 1, 3},
-        {"(1 (a . 2))", errc::unexpected_char, 3, 1, 4},
-        {"((a . 1) 2)", errc::unexpected_char, 9, 1, 10},
-        {"((a . 1)\n (b . 2 3))", errc::unexpected_char, 17, 2, 9},
-        {"(1 . 2)", errc::unexpected_char, 3, 1, 4},
-        {"(((1) . 2))", errc::unexpected_char, 2, 1, 3},
-        {"((k ((k 1))))", errc::unexpected_char, 5, 1, 6},
-        {"((#(1) . 2))", errc::unexpected_char, 2, 1, 3},
-        {"\"abc", errc::unexpected_eof, 4, 1, 5},
-        {"\"a\\qb\"", errc::invalid_string, 2, 1, 3},
-        {"\"\\x110000;\"", errc::invalid_string, 1, 1, 2},
-        {"\"\xff\"", errc::invalid_utf8, 1, 1, 2},
-        {"#u8(1 256)", errc::invalid_number, 6, 1, 7},
-        {"1/2", errc::invalid_number, 0, 1, 1},
-        {"12abc", errc::invalid_number, 0, 1, 1},
-        {"1e", errc::invalid_number, 0, 1, 1},
-        {"#z", errc::unexpected_char, 0, 1, 1},
-        {"'a", errc::unexpected_char, 0, 1, 1},
-        {"#| open #| nested |#", errc::unexpected_eof, 20, 1, 21},
-        {"(\n  (name . \"x\")\n  (count . .)\n)", errc::unexpected_char, 28, 3, 12},
+    const bad_input cases[] = {
+        {"", {errc::unexpected_eof, 0, 1, 1}},
+        {"(1 2", {errc::unexpected_eof, 4, 1, 5}},
+        {"#(1 2", {errc::unexpected_eof, 5, 1, 6}},
+        {")", {errc::unexpected_char, 0, 1, 1}},
+        {"1 2", {errc::trailing_content, 2, 1, 3}},
+        {"(1 (a . 2))", {errc::unexpected_char, 3, 1, 4}},
+        {"((a . 1) 2)", {errc::unexpected_char, 9, 1, 10}},
+        {"((a . 1)\n (b . 2 3))", {errc::unexpected_char, 17, 2, 9}},
+        {"(1 . 2)", {errc::unexpected_char, 3, 1, 4}},
+        {"(((1) . 2))", {errc::unexpected_char, 2, 1, 3}},
+        {"((k ((k 1))))", {errc::unexpected_char, 5, 1, 6}},
+        {"((#(1) . 2))", {errc::unexpected_char, 2, 1, 3}},
+        {"\"abc", {errc::unexpected_eof, 4, 1, 5}},
+        {"\"a\\qb\"", {errc::invalid_string, 2, 1, 3}},
+        {"\"\\x110000;\"", {errc::invalid_string, 1, 1, 2}},
+        {"\"\xff\"", {errc::invalid_utf8, 1, 1, 2}},
+        {"#u8(1 256)", {errc::invalid_number, 6, 1, 7}},
+        {"1/2", {errc::invalid_number, 0, 1, 1}},
+        {"12abc", {errc::invalid_number, 0, 1, 1}},
+        {"1e", {errc::invalid_number, 0, 1, 1}},
+        {"#z", {errc::unexpected_char, 0, 1, 1}},
+        {"'a", {errc::unexpected_char, 0, 1, 1}},
+        {"#| open #| nested |#", {errc::unexpected_eof, 20, 1, 21}},
+        {"(\n  (name . \"x\")\n  (count . .)\n)", {errc::unexpected_char, 28, 3, 12}},
     };
+    expect_decode_errors(format_id::sexpr, cases);
     for (const auto& c : cases) {
-        auto e = decode_error(format_id::sexpr, c.sexpr);
-        EXPECT_EQ(e.code, c.code) << c.sexpr << ": " << describe(e);
-        EXPECT_EQ(e.offset, c.offset) << c.sexpr << ": " << describe(e);
-        EXPECT_EQ(e.line, c.line) << c.sexpr;
-        EXPECT_EQ(e.column, c.column) << c.sexpr;
-        EXPECT_FALSE(e.message.empty());
+        SCOPED_TRACE(c.input);
+        EXPECT_FALSE(decode_error(format_id::sexpr, c.input).message.empty());
     }
 }
 
 TEST(SexprDecode, DepthLimit) {
-    decode_options opt;
-    opt.limits.max_depth = 16;
+    const decode_options opt = max_depth(16);
     // Vectors: nested lists would read as association lists with compound keys.
     std::string vec;
     for (int i = 0; i < 16; ++i) {
@@ -170,7 +158,7 @@ TEST(SexprDecode, DepthLimit) {
         want += "{\"k\":";
     }
     want += "1" + std::string(20, '}');
-    EXPECT_EQ(dbg(must_decode(format_id::sexpr, nested)), want);
+    EXPECT_EQ(decoded_as(format_id::sexpr, nested), want);
     EXPECT_EQ(decode_error(format_id::sexpr, nested, opt).code, errc::depth_exceeded);
     EXPECT_EQ(decode_error(format_id::sexpr, nested, opt).code, errc::depth_exceeded);
 }
@@ -182,8 +170,11 @@ TEST(SexprDecode, DatumCommentsAreReadOnce) {
     for (int i = 0; i < 200; ++i) {
         x = "((#;" + x + " k . 1))";
     }
-    EXPECT_EQ(sx_dbg(x), "{\"k\":1}");
-    EXPECT_EQ(sx_dbg("#(( #| c |# ) ((#;(1 . 2) a . 1) #;(x) (b)))"), "[{},{\"a\":1,\"b\":{}}]");
+    const text_case cases[] = {
+        {x, "{\"k\":1}"},
+        {"#(( #| c |# ) ((#;(1 . 2) a . 1) #;(x) (b)))", "[{},{\"a\":1,\"b\":{}}]"},
+    };
+    expect_decodes(format_id::sexpr, cases);
 }
 
 struct encode_case {
@@ -252,7 +243,7 @@ TEST(SexprEncode, NonJsonKinds) {
     EXPECT_EQ(text,
               "((7 . #u8(0 1 255)) (inf . +inf.0) (nan . +nan.0) (ts . \"1979-05-27\") "
               "(#t . -inf.0) (big . -18446744073709551616))");
-    EXPECT_EQ(dbg(must_decode(format_id::sexpr, text)),
+    EXPECT_EQ(decoded_as(format_id::sexpr, text),
               "{7:b64\"AAH/\",\"inf\":Infinity,\"nan\":NaN,\"ts\":\"1979-05-27\",true:-Infinity,"
               "\"big\":-18446744073709551616n}");
 }
@@ -265,11 +256,8 @@ TEST(SexprEncode, TagIsLossy) {
     b.begin_tagged(0);
     b.add_string("2020-01-01T00:00:00Z");
     b.end_map();
-    output_buffer out;
-    auto r = encode(format_id::sexpr, d, out);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::unrepresentable);
-    EXPECT_EQ(r.error().path, "/t");
+    expect_error(encode_error_of(format_id::sexpr, d),
+                 {.code = errc::unrepresentable, .path = "/t"});
     encode_options opt;
     opt.lossy = true;
     EXPECT_EQ(must_encode(format_id::sexpr, d, opt), "((t . \"2020-01-01T00:00:00Z\"))");

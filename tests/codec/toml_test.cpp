@@ -11,8 +11,16 @@ namespace {
 
 using test::dbg;
 using test::decode_error;
+using test::encode_error_of;
+using test::expect_decode_error;
+using test::expect_encodes;
+using test::expect_error;
+using test::lossy_encode;
+using test::max_bytes;
+using test::max_depth;
 using test::must_decode;
 using test::must_encode;
+using test::text_case;
 
 document from_json(std::string_view json) { return must_decode(format_id::json, json); }
 
@@ -187,10 +195,8 @@ TEST(TomlDecode, ErrorsCarryPositions) {
 
 TEST(TomlDecode, DepthLimit) {
     std::string deep = "a = " + std::string(300, '[') + std::string(300, ']');
-    decode_options opt;
-    opt.limits.max_depth = 100;
-    error e = decode_error(format_id::toml, deep, opt);
-    EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
+    const decode_options opt = max_depth(100);
+    expect_decode_error(format_id::toml, deep, {errc::depth_exceeded}, opt);
 }
 
 // The parser's scratch counts against the builder's size budget as the tape it will become
@@ -201,13 +207,11 @@ TEST(TomlDecode, SizeBudget) {
         doc += i == 0 ? "1" : ",1";
     }
     doc += "]";
-    decode_options opt;
-    opt.limits.max_bytes = 200000;  // the tape: 10000 x 16 bytes and a few words
+    decode_options opt = max_bytes(200000);  // the tape: 10000 x 16 bytes and a few words
     document d = must_decode(format_id::toml, doc, opt);
     EXPECT_EQ(d.root().find("a").size(), 10000u);
     opt.limits.max_bytes = 100000;
-    error e = decode_error(format_id::toml, doc, opt);
-    EXPECT_EQ(e.code, errc::size_exceeded) << describe(e);
+    expect_decode_error(format_id::toml, doc, {errc::size_exceeded}, opt);
 }
 
 // ---- encoding ----
@@ -303,25 +307,25 @@ TEST(TomlEncode, UnrepresentableUnlessLossy) {
         EXPECT_EQ(r.error().path, c.path) << c.json;
         EXPECT_EQ(r.error().format, format_id::toml);
 
-        lossy_report report;
-        encode_options opt;
-        opt.lossy = true;
-        opt.report = &report;
+        lossy_encode lossy;
         out.clear();
-        ASSERT_TRUE(encode(format_id::toml, d, out, opt)) << c.json;
+        ASSERT_TRUE(encode(format_id::toml, d, out, lossy.opt)) << c.json;
         EXPECT_EQ(out.str(), c.lossy_toml) << c.json;
-        ASSERT_FALSE(report.empty()) << c.json;
-        EXPECT_EQ(report[0].kind, c.lossy_kind) << c.json;
-        EXPECT_EQ(report[0].path, c.path) << c.json;
+        ASSERT_FALSE(lossy.report.empty()) << c.json;
+        EXPECT_EQ(lossy.report[0].kind, c.lossy_kind) << c.json;
+        EXPECT_EQ(lossy.report[0].path, c.path) << c.json;
     }
 }
 
 TEST(TomlEncode, CanonicalSortsKeys) {
     encode_options opt;
     opt.canonical = true;
-    EXPECT_EQ(toml_of(R"({"c":[{"y":1,"x":2}],"b":{"q":1,"p":2},"a":1})", opt),
-              "a = 1\n\n[b]\np = 2\nq = 1\n\n[[c]]\nx = 2\ny = 1\n");
-    EXPECT_EQ(toml_of(R"({"m":[{"b":1,"a":2}, 1]})", opt), "m = [{ a = 2, b = 1 }, 1]\n");
+    const text_case cases[] = {
+        {R"({"c":[{"y":1,"x":2}],"b":{"q":1,"p":2},"a":1})",
+         "a = 1\n\n[b]\np = 2\nq = 1\n\n[[c]]\nx = 2\ny = 1\n"},
+        {R"({"m":[{"b":1,"a":2}, 1]})", "m = [{ a = 2, b = 1 }, 1]\n"},
+    };
+    expect_encodes(format_id::toml, cases, opt);
 }
 
 TEST(TomlEncode, DuplicateKeysAreUnrepresentable) {
@@ -333,10 +337,7 @@ TEST(TomlEncode, DuplicateKeysAreUnrepresentable) {
     b.add_int(1);  // integer key with the same text
     b.add_int(2);
     b.end_map();
-    output_buffer out;
-    auto r = encode(format_id::toml, d, out);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::unrepresentable);
+    expect_error(encode_error_of(format_id::toml, d), {errc::unrepresentable});
     encode_options opt;
     opt.lossy = true;
     EXPECT_EQ(must_encode(format_id::toml, d, opt), "1 = 1\n");

@@ -7,52 +7,50 @@ namespace polycodec::test {
 namespace {
 
 std::string form(std::string_view text, bool infer = false) {
-    decode_options opt;
-    opt.infer = infer;
-    return dbg(must_decode(format_id::urlform, text, opt));
+    return decoded_as(format_id::urlform, text, inferring(infer));
 }
 
-std::string encode_form(std::string_view json, encode_options opt = {}) {
-    return must_encode(format_id::urlform, must_decode(format_id::json, json), opt);
+std::string encode_form(std::string_view json, const encode_options& opt = {}) {
+    return encode_json_as(format_id::urlform, json, opt);
 }
 
-error encode_error(std::string_view json, encode_options opt = {}) {
-    document d = must_decode(format_id::json, json);
-    output_buffer out;
-    auto r = encode(format_id::urlform, d, out, opt);
-    EXPECT_FALSE(r) << out.str();
-    return r ? error{} : r.error();
-}
+error encode_error(std::string_view json) { return encode_json_error(format_id::urlform, json); }
 
 TEST(UrlformDecode, FlatForms) {
     // WHATWG URL standard, application/x-www-form-urlencoded parsing.
-    EXPECT_EQ(form("a=1&b=x%20y+z"), "{\"a\":\"1\",\"b\":\"x y z\"}");
-    EXPECT_EQ(form(""), "{}");
-    EXPECT_EQ(form("a&b=&&=v"), "{\"a\":\"\",\"b\":\"\",\"\":\"v\"}");
-    EXPECT_EQ(form("k=a=b%3D%26%2B"), "{\"k\":\"a=b=&+\"}");
-    EXPECT_EQ(form("%C3%A9t%C3%A9=%E2%82%AC&raw=\xC3\xA9"), "{\"\u00e9t\u00e9\":\"\u20ac\",\"raw\":\"\u00e9\"}");
-    EXPECT_EQ(form("a=1&b=2&a=3"), "{\"a\":[\"1\",\"3\"],\"b\":\"2\"}");
-    // One final line break is dropped; other raw line breaks are data.
-    EXPECT_EQ(form("a=1\n"), "{\"a\":\"1\"}");
-    EXPECT_EQ(form("a=1\r\n"), "{\"a\":\"1\"}");
-    EXPECT_EQ(form("a=1\n\n"), "{\"a\":\"1\\u000a\"}");
+    const text_case cases[] = {
+        {"a=1&b=x%20y+z", "{\"a\":\"1\",\"b\":\"x y z\"}"},
+        {"", "{}"},
+        {"a&b=&&=v", "{\"a\":\"\",\"b\":\"\",\"\":\"v\"}"},
+        {"k=a=b%3D%26%2B", "{\"k\":\"a=b=&+\"}"},
+        {"%C3%A9t%C3%A9=%E2%82%AC&raw=\xC3\xA9",
+         "{\"\u00e9t\u00e9\":\"\u20ac\",\"raw\":\"\u00e9\"}"},
+        {"a=1&b=2&a=3", "{\"a\":[\"1\",\"3\"],\"b\":\"2\"}"},
+        // One final line break is dropped; other raw line breaks are data.
+        {"a=1\n", "{\"a\":\"1\"}"},
+        {"a=1\r\n", "{\"a\":\"1\"}"},
+        {"a=1\n\n", "{\"a\":\"1\\u000a\"}"},
+    };
+    expect_decodes(format_id::urlform, cases);
 }
 
 TEST(UrlformDecode, BracketNesting) {
-    EXPECT_EQ(form("a[b][c]=1&a[b][d]=2"), "{\"a\":{\"b\":{\"c\":\"1\",\"d\":\"2\"}}}");
-    EXPECT_EQ(form("a[]=1&a[]=2"), "{\"a\":[\"1\",\"2\"]}");
-    EXPECT_EQ(form("a[1]=y&a[0]=x&a[5]=z"), "{\"a\":[\"x\",\"y\",\"z\"]}");
-    EXPECT_EQ(form("a[0][b]=1&a[1][b]=2"), "{\"a\":[{\"b\":\"1\"},{\"b\":\"2\"}]}");
-    EXPECT_EQ(form("a[][b]=1&a[][b]=2"), "{\"a\":[{\"b\":\"1\"},{\"b\":\"2\"}]}");
-    EXPECT_EQ(form("a%5Bb%5D=1"), "{\"a\":{\"b\":\"1\"}}");  // keys decode first
-    // Index keys beside names make a map; a leading zero is a name.
-    EXPECT_EQ(form("a[0]=x&a[b]=y&a[01]=z"), "{\"a\":{\"0\":\"x\",\"b\":\"y\",\"01\":\"z\"}}");
-    // A value and a container under one key: the value becomes element 0.
-    EXPECT_EQ(form("a=1&a[]=2"), "{\"a\":[\"1\",\"2\"]}");
-    EXPECT_EQ(form("a=1&a[b]=2"), "{\"a\":{\"0\":\"1\",\"b\":\"2\"}}");
-    // Keys not of the form name[seg]... are literal names.
-    EXPECT_EQ(form("[a]=1&a[b]c=2&a[b=3&a]=4"),
-              "{\"[a]\":\"1\",\"a[b]c\":\"2\",\"a[b\":\"3\",\"a]\":\"4\"}");
+    const text_case cases[] = {
+        {"a[b][c]=1&a[b][d]=2", "{\"a\":{\"b\":{\"c\":\"1\",\"d\":\"2\"}}}"},
+        {"a[]=1&a[]=2", "{\"a\":[\"1\",\"2\"]}"},
+        {"a[1]=y&a[0]=x&a[5]=z", "{\"a\":[\"x\",\"y\",\"z\"]}"},
+        {"a[0][b]=1&a[1][b]=2", "{\"a\":[{\"b\":\"1\"},{\"b\":\"2\"}]}"},
+        {"a[][b]=1&a[][b]=2", "{\"a\":[{\"b\":\"1\"},{\"b\":\"2\"}]}"},
+        {"a%5Bb%5D=1", "{\"a\":{\"b\":\"1\"}}"},  // keys decode first
+        // Index keys beside names make a map; a leading zero is a name.
+        {"a[0]=x&a[b]=y&a[01]=z", "{\"a\":{\"0\":\"x\",\"b\":\"y\",\"01\":\"z\"}}"},
+        // A value and a container under one key: the value becomes element 0.
+        {"a=1&a[]=2", "{\"a\":[\"1\",\"2\"]}"},
+        {"a=1&a[b]=2", "{\"a\":{\"0\":\"1\",\"b\":\"2\"}}"},
+        // Keys not of the form name[seg]... are literal names.
+        {"[a]=1&a[b]c=2&a[b=3&a]=4", "{\"[a]\":\"1\",\"a[b]c\":\"2\",\"a[b\":\"3\",\"a]\":\"4\"}"},
+    };
+    expect_decodes(format_id::urlform, cases);
 }
 
 TEST(UrlformDecode, Infer) {
@@ -63,37 +61,21 @@ TEST(UrlformDecode, Infer) {
 }
 
 TEST(UrlformDecode, Errors) {
-    error e = decode_error(format_id::urlform, "a=1&b=%zz");
-    EXPECT_EQ(e.code, errc::invalid_string);
-    EXPECT_EQ(e.offset, 6u);
-    EXPECT_EQ(e.column, 7u);
-    EXPECT_EQ(e.message, "expected two hex digits after '%'");
-    e = decode_error(format_id::urlform, "a=%4");
-    EXPECT_EQ(e.code, errc::invalid_string);
-    EXPECT_EQ(e.offset, 2u);
-    e = decode_error(format_id::urlform, "a=ok%C3%28");
-    EXPECT_EQ(e.code, errc::invalid_utf8);
-    EXPECT_EQ(e.offset, 4u);
-    e = decode_error(format_id::urlform, "a=x&\xff=1");
-    EXPECT_EQ(e.code, errc::invalid_utf8);
-    EXPECT_EQ(e.offset, 4u);
+    const bad_input bad[] = {
+        {"a=1&b=%zz", {errc::invalid_string, 6, any, 7, "expected two hex digits after '%'"}},
+        {"a=%4", {errc::invalid_string, 2}},
+        {"a=ok%C3%28", {errc::invalid_utf8, 4}},
+        {"a=x&\xff=1", {errc::invalid_utf8, 4}},
+    };
+    expect_decode_errors(format_id::urlform, bad);
 }
 
 TEST(UrlformDecode, DepthLimit) {
-    decode_options opt;
-    opt.limits.max_depth = 3;
-    EXPECT_EQ(dbg(must_decode(format_id::urlform, "a[b][c]=1", opt)), "{\"a\":{\"b\":{\"c\":\"1\"}}}");
-    document d;
-    auto r = decode(format_id::urlform, "a[b][c][d]=1", d, opt);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::depth_exceeded);
-    std::string deep = "a" ;
-    for (int i = 0; i < 100000; ++i) {
-        deep += "[x]";
-    }
-    r = decode(format_id::urlform, deep + "=1", d);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::depth_exceeded);
+    EXPECT_EQ(decoded_as(format_id::urlform, "a[b][c]=1", max_depth(3)),
+              "{\"a\":{\"b\":{\"c\":\"1\"}}}");
+    expect_decode_error(format_id::urlform, "a[b][c][d]=1", {errc::depth_exceeded}, max_depth(3));
+    expect_decode_error(format_id::urlform, "a" + repeat("[x]", 100000) + "=1",
+                        {errc::depth_exceeded});
 }
 
 TEST(UrlformEncode, ExactBytes) {
@@ -107,84 +89,70 @@ TEST(UrlformEncode, ExactBytes) {
 TEST(UrlformEncode, RoundTripWithInfer) {
     const char* json = R"({"a":{"b":[1,-2.5,{"c":"x y"}],"n":123456789012345678901234567890},)"
                        R"("t":false,"s":"\u00e9"})";
-    document a = must_decode(format_id::json, json);
-    decode_options infer;
-    infer.infer = true;
-    document back =
-        must_decode(format_id::urlform, must_encode(format_id::urlform, a), infer);
-    EXPECT_TRUE(equal(a, back)) << dbg(back);
+    expect_round_trip(format_id::urlform, must_decode(format_id::json, json), inferring());
 }
 
 TEST(UrlformEncode, Unrepresentable) {
-    error e = encode_error("[1]");
-    EXPECT_EQ(e.code, errc::unrepresentable);
-    EXPECT_EQ(e.path, "");
-    e = encode_error(R"({"a":{"b":null}})");
-    EXPECT_EQ(e.path, "/a/b");
-    EXPECT_EQ(e.message, "null is not representable in urlform");
-    e = encode_error(R"({"a":[]})");
-    EXPECT_EQ(e.path, "/a");
-    e = encode_error(R"({"a":{"x":{}}})");
-    EXPECT_EQ(e.path, "/a/x");
-    e = encode_error(R"({"a[b]":"1"})");
-    EXPECT_EQ(e.path, "/a[b]");
-    e = encode_error(R"({"a":{"0":"x","1":"y"}})");
-    EXPECT_EQ(e.path, "/a");
+    const bad_input bad[] = {
+        {"[1]", {.code = errc::unrepresentable, .path = ""}},
+        {R"({"a":{"b":null}})",
+         {.code = errc::unrepresentable,
+          .message = "null is not representable in urlform",
+          .path = "/a/b"}},
+        {R"({"a":[]})", {.code = errc::unrepresentable, .path = "/a"}},
+        {R"({"a":{"x":{}}})", {.code = errc::unrepresentable, .path = "/a/x"}},
+        {R"({"a[b]":"1"})", {.code = errc::unrepresentable, .path = "/a[b]"}},
+        {R"({"a":{"0":"x","1":"y"}})", {.code = errc::unrepresentable, .path = "/a"}},
+    };
+    expect_encode_errors(format_id::urlform, bad);
 
-    encode_options lossy;
-    lossy_report report;
-    lossy.lossy = true;
-    lossy.report = &report;
-    EXPECT_EQ(encode_form(R"({"a":null,"b":[],"c":{"0":"x"}})", lossy), "a=&c[0]=x");
-    ASSERT_EQ(report.size(), 3u);
-    EXPECT_EQ(report[0].kind, "null_to_empty");
-    EXPECT_EQ(report[1].kind, "empty_dropped");
-    EXPECT_EQ(report[2].kind, "map_to_array");
+    lossy_encode lossy;
+    EXPECT_EQ(encode_form(R"({"a":null,"b":[],"c":{"0":"x"}})", lossy.opt), "a=&c[0]=x");
+    expect_report(lossy.report, {{"null_to_empty"}, {"empty_dropped"}, {"map_to_array"}});
 }
 
 TEST(UrlformEncode, BytesAreBase64url) {
-    document d;
-    builder b(d);
-    b.begin_map();
-    b.add_string("k");
-    b.add_bytes(std::string("\xfb\xff", 2));
-    b.end_map();
-    EXPECT_EQ(must_encode(format_id::urlform, d), "k=-_8");
+    EXPECT_EQ(must_encode(format_id::urlform, map_of_bytes("k", "\xfb\xff")), "k=-_8");
 }
 
 // fuzz_decode_urlform: "=a&=b" is {"": ["a", "b"]}, and was written "[0]=a&[1]=b" (literal
 // names "[0]" and "[1]" when read back).
 TEST(UrlformRoundTrip, EmptyNameRepeated) {
-    EXPECT_EQ(form("=a&=b"), R"({"":["a","b"]})");
-    EXPECT_EQ(encode_form(R"({"":["a","b"],"x":"1"})"), "=a&=b&x=1");
-    EXPECT_EQ(encode_form(R"({"":"a"})"), "=a");
-    // So is a name whose brackets read literally ("[?").
-    EXPECT_EQ(form("[?&[?&1"), R"({"[?":["",""],"1":""})");
-    EXPECT_EQ(encode_form(R"({"[?":["",""],"1":""})"), "%5B%3F=&%5B%3F=&1=");
-    // A top-level name may hold ']' over a map: the reader splits the name at its first '['.
-    EXPECT_EQ(form("a]%5Bb]=1"), R"({"a]":{"b":"1"}})");
-    EXPECT_EQ(encode_form(R"({"a]":{"b":"1"}})"), "a%5D[b]=1");
-    EXPECT_EQ(encode_error(R"({"a[":{"b":"1"}})").code, errc::unrepresentable);
-    EXPECT_EQ(encode_error(R"({"a":{"b]":"1"}})").code, errc::unrepresentable);
-    error e = encode_error(R"({"":["a"]})");
-    EXPECT_EQ(e.code, errc::unrepresentable);
-    EXPECT_EQ(e.path, "/");
-    e = encode_error(R"({"":{"b":"1"}})");
-    EXPECT_EQ(e.code, errc::unrepresentable);
-    e = encode_error(R"({"":["a",["b"]]})");
-    EXPECT_EQ(e.code, errc::unrepresentable);
+    const text_case cases[] = {
+        {"=a&=b", R"({"":["a","b"]})"},
+        // So is a name whose brackets read literally ("[?").
+        {"[?&[?&1", R"({"[?":["",""],"1":""})"},
+        // A top-level name may hold ']' over a map: the reader splits the name at its first '['.
+        {"a]%5Bb]=1", R"({"a]":{"b":"1"}})"},
+    };
+    expect_decodes(format_id::urlform, cases);
+    const text_case cases2[] = {
+        {R"({"":["a","b"],"x":"1"})", "=a&=b&x=1"},
+        {R"({"":"a"})", "=a"},
+        {R"({"[?":["",""],"1":""})", "%5B%3F=&%5B%3F=&1="},
+        {R"({"a]":{"b":"1"}})", "a%5D[b]=1"},
+    };
+    expect_encodes(format_id::urlform, cases2);
+    for (const char* json : {R"({"a[":{"b":"1"}})", R"({"a":{"b]":"1"}})", R"({"":["a"]})",
+                             R"({"":{"b":"1"}})", R"({"":["a",["b"]]})"}) {
+        SCOPED_TRACE(json);
+        EXPECT_EQ(encode_error(json).code, errc::unrepresentable);
+    }
+    EXPECT_EQ(encode_error(R"({"":["a"]})").path, "/");
 }
 
 // fuzz_decode_urlform: in a map, an appended element and an explicit index could both be "0"
 // (a duplicate key the encoder cannot write). They form one key over an array, as qs reads
 // `a[b]=1&a[0]=2&a[0]=3`.
 TEST(UrlformDecode, SameIndexTwiceInAMap) {
-    EXPECT_EQ(form("a=1&a[b]=2&a[0]=3"), R"({"a":{"0":["1","3"],"b":"2"}})");
-    EXPECT_EQ(form("a[b]=1&a[]=x&a[]=y&a[0]=z&a[1]=w"),
-              R"({"a":{"b":"1","0":["x","z"],"1":["y","w"]}})");
+    const text_case cases[] = {
+        {"a=1&a[b]=2&a[0]=3", R"({"a":{"0":["1","3"],"b":"2"}})"},
+        {"a[b]=1&a[]=x&a[]=y&a[0]=z&a[1]=w", R"({"a":{"b":"1","0":["x","z"],"1":["y","w"]}})"},
+        // In an array the two are consecutive elements, as before.
+        {"a=1&a[0]=2", R"({"a":["1","2"]})"},
+    };
+    expect_decodes(format_id::urlform, cases);
     EXPECT_EQ(encode_form(R"({"a":{"0":["1","3"],"b":"2"}})"), "a[0][0]=1&a[0][1]=3&a[b]=2");
-    // In an array the two are consecutive elements, as before.
-    EXPECT_EQ(form("a=1&a[0]=2"), R"({"a":["1","2"]})");
 }
 
 TEST(UrlformRoundTrip, RecordsFixtureSubset) {
@@ -208,29 +176,12 @@ TEST(UrlformRoundTrip, RecordsFixtureSubset) {
     }
     b.end_array();
     b.end_map();
-    decode_options infer;
-    infer.infer = true;
-    document back = must_decode(format_id::urlform, must_encode(format_id::urlform, sub), infer);
-    EXPECT_TRUE(equal(sub, back));
+    expect_round_trip(format_id::urlform, sub, inferring());
 }
 
-}  // namespace
-}  // namespace polycodec::test
-
-namespace polycodec::test {
-namespace {
-
 TEST(UrlformDecode, SizeBudget) {
-    decode_options opt;
-    opt.limits.max_bytes = 4096;
-    std::string many;
-    for (int i = 0; i < 1000; ++i) {
-        many += "a&";
-    }
-    document d;
-    auto r = decode(format_id::urlform, many, d, opt);
-    ASSERT_FALSE(r);
-    EXPECT_EQ(r.error().code, errc::size_exceeded);
+    expect_decode_error(format_id::urlform, repeat("a&", 1000), {errc::size_exceeded},
+                        max_bytes(4096));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ namespace polycodec::test {
 namespace {
 
 std::string xml(std::string_view text, decode_options opt = {}) {
-    return dbg(must_decode(format_id::xml, text, opt));
+    return decoded_as(format_id::xml, text, opt);
 }
 
 decode_options ordered() {
@@ -18,33 +18,32 @@ decode_options ordered() {
     return o;
 }
 
-std::string encode_xml(std::string_view json, encode_options opt = {}) {
-    return must_encode(format_id::xml, must_decode(format_id::json, json), opt);
+std::string encode_xml(std::string_view json, const encode_options& opt = {}) {
+    return encode_json_as(format_id::xml, json, opt);
 }
 
-error encode_error(std::string_view json, encode_options opt = {}) {
-    document d = must_decode(format_id::json, json);
-    output_buffer out;
-    auto r = encode(format_id::xml, d, out, opt);
-    EXPECT_FALSE(r) << out.str();
-    return r ? error{} : r.error();
+error encode_error(std::string_view json, const encode_options& opt = {}) {
+    return encode_json_error(format_id::xml, json, opt);
 }
 
 constexpr std::string_view decl = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n";
 
 TEST(XmlDecode, XmltodictMapping) {
     // xmltodict.parse of the same text gives this (checked with python3-xmltodict 0.13).
-    EXPECT_EQ(xml("<?xml version='1.0'?><r a='1'><b>x</b><c/><b> y </b><d k='v'>t</d></r>"),
-              "{\"r\":{\"@a\":\"1\",\"b\":[\"x\",\"y\"],\"c\":null,\"d\":{\"@k\":\"v\",\"#text\":"
-              "\"t\"}}}");
-    EXPECT_EQ(xml("<r>\n  <b>1</b>\n</r>"), "{\"r\":{\"b\":\"1\"}}");
-    EXPECT_EQ(xml("<r/>"), "{\"r\":null}");
-    EXPECT_EQ(xml("<r>&lt;&amp;&#x41;&#66;<![CDATA[<c>]]></r>"), "{\"r\":\"<&AB<c>\"}");
-    // Repeated names group at the first one's place, also past the small-element path.
-    EXPECT_EQ(xml("<r><a>1</a><b>2</b><a>3</a></r>"), "{\"r\":{\"a\":[\"1\",\"3\"],\"b\":\"2\"}}");
-    EXPECT_EQ(xml("<r><a>1</a><b>2</b><c/><d/><e/><f/><g/><h/><i/><a>3</a><b>4</b></r>"),
-              "{\"r\":{\"a\":[\"1\",\"3\"],\"b\":[\"2\",\"4\"],\"c\":null,\"d\":null,\"e\":null,"
-              "\"f\":null,\"g\":null,\"h\":null,\"i\":null}}");
+    const text_case cases[] = {
+        {"<?xml version='1.0'?><r a='1'><b>x</b><c/><b> y </b><d k='v'>t</d></r>",
+         "{\"r\":{\"@a\":\"1\",\"b\":[\"x\",\"y\"],\"c\":null,\"d\":{\"@k\":\"v\",\"#text\":"
+         "\"t\"}}}"},
+        {"<r>\n  <b>1</b>\n</r>", "{\"r\":{\"b\":\"1\"}}"},
+        {"<r/>", "{\"r\":null}"},
+        {"<r>&lt;&amp;&#x41;&#66;<![CDATA[<c>]]></r>", "{\"r\":\"<&AB<c>\"}"},
+        // Repeated names group at the first one's place, also past the small-element path.
+        {"<r><a>1</a><b>2</b><a>3</a></r>", "{\"r\":{\"a\":[\"1\",\"3\"],\"b\":\"2\"}}"},
+        {"<r><a>1</a><b>2</b><c/><d/><e/><f/><g/><h/><i/><a>3</a><b>4</b></r>",
+         "{\"r\":{\"a\":[\"1\",\"3\"],\"b\":[\"2\",\"4\"],\"c\":null,\"d\":null,\"e\":null,"
+         "\"f\":null,\"g\":null,\"h\":null,\"i\":null}}"},
+    };
+    expect_decodes(format_id::xml, cases);
 }
 
 TEST(XmlDecode, Options) {
@@ -58,8 +57,7 @@ TEST(XmlDecode, Options) {
     ns.xml.expand_namespaces = true;
     EXPECT_EQ(xml("<r xmlns='urn:a' xmlns:p='urn:p'><p:b p:k='1' k='2'/></r>", ns),
               "{\"{urn:a}r\":{\"{urn:p}b\":{\"@{urn:p}k\":\"1\",\"@k\":\"2\"}}}");
-    decode_options inf;
-    inf.infer = true;
+    decode_options inf = inferring();
     inf.xml.root = "r";
     EXPECT_EQ(xml("<r><i>-12</i><f>2.5</f><t>true</t><s>x1</s></r>", inf),
               "{\"i\":-12,\"f\":2.5,\"t\":true,\"s\":\"x1\"}");
@@ -68,17 +66,19 @@ TEST(XmlDecode, Options) {
 }
 
 TEST(XmlDecode, OrderedKeepsEverything) {
-    EXPECT_EQ(xml("<a k='1'>x<b>y</b> z<!--c--><?pi d?></a>", ordered()),
-              "[\"a\",{\"@k\":\"1\"},\"x\",[\"b\",\"y\"],\" z\",[\"#comment\",\"c\"],[\"?pi\","
-              "\"d\"]]");
-    EXPECT_EQ(xml("<!--top--><a/>", ordered()), "[\"#document\",[\"#comment\",\"top\"],[\"a\"]]");
+    const text_case cases[] = {
+        {"<a k='1'>x<b>y</b> z<!--c--><?pi d?></a>",
+         "[\"a\",{\"@k\":\"1\"},\"x\",[\"b\",\"y\"],\" z\",[\"#comment\",\"c\"],[\"?pi\","
+         "\"d\"]]"},
+        {"<!--top--><a/>", "[\"#document\",[\"#comment\",\"top\"],[\"a\"]]"},
+    };
+    expect_decodes(format_id::xml, cases, ordered());
 }
 
 TEST(XmlDecode, LossyInputRefusedUnlessAllowed) {
     for (std::string_view in : {"<a>x<b/>y</a>", "<a><!--c--></a>", "<a><?p?></a>"}) {
-        error e = decode_error(format_id::xml, in);
-        EXPECT_EQ(e.code, errc::unrepresentable) << in;
-        EXPECT_NE(e.message.find("ordered=true"), std::string::npos) << e.message;
+        expect_decode_error(format_id::xml, in,
+                            {.code = errc::unrepresentable, .message_has = "ordered=true"});
     }
     decode_options lossy;
     lossy.lossy = true;
@@ -91,13 +91,13 @@ TEST(XmlDecode, LossyInputRefusedUnlessAllowed) {
 }
 
 TEST(XmlDecode, ErrorsCarryOffsetLineColumnAndPath) {
-    error e = decode_error(format_id::xml, "<a>\n  <b></c></a>");
-    EXPECT_EQ(e.code, errc::unexpected_char);
-    EXPECT_EQ(e.offset, 11u);
-    EXPECT_EQ(e.line, 2u);
-    EXPECT_EQ(e.column, 8u);
-    EXPECT_EQ(e.path, "/a/b");
-    EXPECT_NE(e.message.find("mismatched tag"), std::string::npos) << e.message;
+    expect_decode_error(format_id::xml, "<a>\n  <b></c></a>",
+                        {.code = errc::unexpected_char,
+                         .offset = 11,
+                         .line = 2,
+                         .column = 8,
+                         .path = "/a/b",
+                         .message_has = "mismatched tag"});
     EXPECT_EQ(decode_error(format_id::xml, "<a>").code, errc::unexpected_eof);
     EXPECT_EQ(decode_error(format_id::xml, "<a/><b/>").code, errc::trailing_content);
     EXPECT_EQ(decode_error(format_id::xml, "<a x='1' x='2'/>").code, errc::duplicate_key);
@@ -111,15 +111,17 @@ TEST(XmlDecode, ExternalEntitiesRefused) {
           "<!DOCTYPE a [<!ENTITY x SYSTEM 'http://127.0.0.1:1/x'>]><a>&x;</a>",
           "<!DOCTYPE a [<!ENTITY % p SYSTEM 'http://127.0.0.1:1/p.dtd'> %p;]><a/>",
           "<!DOCTYPE a SYSTEM 'http://127.0.0.1:1/a.dtd'><a>&undeclared;</a>"}) {
-        error e = decode_error(format_id::xml, in);
-        EXPECT_EQ(e.code, errc::forbidden) << in;
-        EXPECT_NE(e.message.find("never loaded"), std::string::npos) << e.message;
+        expect_decode_error(format_id::xml, in,
+                            {.code = errc::forbidden, .message_has = "never loaded"});
+        error e;
     }
     // An external subset alone is not read, and the document is fine without it.
-    EXPECT_EQ(xml("<!DOCTYPE a SYSTEM 'http://127.0.0.1:1/a.dtd'><a>t</a>"), "{\"a\":\"t\"}");
-    // Internal entities, general and parameter, expand.
-    EXPECT_EQ(xml("<!DOCTYPE a [<!ENTITY % p '<!ENTITY e \"v\">'> %p;]><a>&e;&e;</a>"),
-              "{\"a\":\"vv\"}");
+    const text_case cases[] = {
+        {"<!DOCTYPE a SYSTEM 'http://127.0.0.1:1/a.dtd'><a>t</a>", "{\"a\":\"t\"}"},
+        // Internal entities, general and parameter, expand.
+        {"<!DOCTYPE a [<!ENTITY % p '<!ENTITY e \"v\">'> %p;]><a>&e;&e;</a>", "{\"a\":\"vv\"}"},
+    };
+    expect_decodes(format_id::xml, cases);
 }
 
 TEST(XmlDecode, EntityExpansionBounded) {
@@ -158,13 +160,14 @@ TEST(XmlDecode, DepthLimit) {
 }
 
 TEST(XmlEncode, Mapping) {
-    EXPECT_EQ(encode_xml("{\"r\":{\"@a\":1,\"b\":[\"x\",2.5,true],\"c\":null,\"d\":{\"@k\":\"v\","
-                         "\"#text\":\"t\"}}}"),
-              std::string(decl) +
-                  "<r a=\"1\"><b>x</b><b>2.5</b><b>true</b><c/><d k=\"v\">t</d></r>");
-    EXPECT_EQ(encode_xml("{\"e\":{\"@q\":\"<&\\\"\\t\\n\",\"#text\":\"<&>\\r]]>\"}}"),
-              std::string(decl) +
-                  "<e q=\"&lt;&amp;&quot;&#9;&#10;\">&lt;&amp;&gt;&#13;]]&gt;</e>");
+    const text_case cases[] = {
+        {"{\"r\":{\"@a\":1,\"b\":[\"x\",2.5,true],\"c\":null,\"d\":{\"@k\":\"v\","
+         "\"#text\":\"t\"}}}",
+         std::string(decl) + "<r a=\"1\"><b>x</b><b>2.5</b><b>true</b><c/><d k=\"v\">t</d></r>"},
+        {"{\"e\":{\"@q\":\"<&\\\"\\t\\n\",\"#text\":\"<&>\\r]]>\"}}",
+         std::string(decl) + "<e q=\"&lt;&amp;&quot;&#9;&#10;\">&lt;&amp;&gt;&#13;]]&gt;</e>"},
+    };
+    expect_encodes(format_id::xml, cases);
     encode_options root;
     root.xml.root = "list";
     EXPECT_EQ(encode_xml("[1,{\"a\":2}]", root),
@@ -212,13 +215,10 @@ TEST(XmlEncode, Refusals) {
     ord.xml.ordered = true;
     EXPECT_NE(encode_error("[\"a\",[\"#comment\",\"x--y\"]]", ord).message.find("--"),
               std::string::npos);
-    encode_options lossy;
-    lossy.lossy = true;
-    lossy_report report;
-    lossy.report = &report;
-    EXPECT_EQ(encode_xml("[1,2]", lossy), std::string(decl) + "<root><item>1</item><item>2</item></root>");
-    ASSERT_EQ(report.size(), 1u);
-    EXPECT_EQ(report[0].kind, "xml_root_wrapped");
+    lossy_encode lossy;
+    EXPECT_EQ(encode_xml("[1,2]", lossy.opt),
+              std::string(decl) + "<root><item>1</item><item>2</item></root>");
+    expect_report(lossy.report, {{"xml_root_wrapped"}});
 }
 
 }  // namespace

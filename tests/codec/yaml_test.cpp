@@ -8,8 +8,12 @@
 namespace polycodec {
 namespace {
 
+using test::any;
 using test::dbg;
 using test::decode_error;
+using test::decoded_as;
+using test::expect_decode_error;
+using test::max_depth;
 using test::must_decode;
 using test::must_encode;
 
@@ -110,19 +114,15 @@ TEST(YamlDecode, TimestampKinds) {
 
 TEST(YamlDecode, MultiDocumentStreams) {
     const char* stream = "a: 1\n---\nb: 2\n";
-    error e = decode_error(format_id::yaml, stream);
-    EXPECT_EQ(e.code, errc::trailing_content);
-    EXPECT_EQ(e.offset, 5u);
-    EXPECT_EQ(e.line, 2u);
-    EXPECT_EQ(e.column, 1u);
+    expect_decode_error(format_id::yaml, stream, {errc::trailing_content, 5, 2, 1});
+    error e;
     decode_options opt;
     opt.multi = true;
-    EXPECT_EQ(dbg(must_decode(format_id::yaml, stream, opt)), R"([{"a":1},{"b":2}])");
-    EXPECT_EQ(dbg(must_decode(format_id::yaml, "", opt)), "[]");
-    EXPECT_EQ(dbg(must_decode(format_id::yaml, "--- 1\n--- 2\n", opt)), "[1,2]");
+    EXPECT_EQ(decoded_as(format_id::yaml, stream, opt), R"([{"a":1},{"b":2}])");
+    EXPECT_EQ(decoded_as(format_id::yaml, "", opt), "[]");
+    EXPECT_EQ(decoded_as(format_id::yaml, "--- 1\n--- 2\n", opt), "[1,2]");
     // Anchors do not cross documents.
-    e = decode_error(format_id::yaml, "--- &a 1\n--- *a\n", opt);
-    EXPECT_EQ(e.code, errc::unexpected_char);
+    expect_decode_error(format_id::yaml, "--- &a 1\n--- *a\n", {errc::unexpected_char}, opt);
 }
 
 struct error_case {
@@ -212,33 +212,27 @@ TEST(YamlDecode, ErrorMessagesSayExpectedAndSaw) {
 }
 
 TEST(YamlDecode, DepthLimit) {
-    decode_options opt;
-    opt.limits.max_depth = 64;
-    error e = decode_error(format_id::yaml, std::string(100, '[') + std::string(100, ']'), opt);
-    EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
-    EXPECT_EQ(e.offset, 64u);
+    const decode_options opt = max_depth(64);
+    expect_decode_error(format_id::yaml, std::string(100, '[') + std::string(100, ']'),
+                        {errc::depth_exceeded, 64}, opt);
+    error e;
     // Whatever max_depth a caller sets, the parser's recursion stays bounded (600 levels).
-    decode_options deep;
-    deep.limits.max_depth = 1000000;
+    const decode_options deep = max_depth(1000000);
     for (std::string doc : {std::string(200000, '['), std::string(200000, '{')}) {
-        e = decode_error(format_id::yaml, doc, deep);
-        EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
-        EXPECT_EQ(e.offset, 600u) << describe(e);
+        expect_decode_error(format_id::yaml, doc, {errc::depth_exceeded, 600}, deep);
     }
     std::string dashes;
     for (int i = 0; i < 100000; ++i) {
         dashes += "- ";
     }
-    e = decode_error(format_id::yaml, dashes + "x\n", deep);
-    EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
+    expect_decode_error(format_id::yaml, dashes + "x\n", {errc::depth_exceeded}, deep);
     // Block nesting at the default limit: depth_exceeded at the 513th level.
     std::string keys;
     for (int i = 0; i < 600; ++i) {
         keys += std::string(static_cast<std::size_t>(i), ' ') + "k:\n";
     }
-    e = decode_error(format_id::yaml, keys + std::string(600, ' ') + "v\n");
-    EXPECT_EQ(e.code, errc::depth_exceeded) << describe(e);
-    EXPECT_EQ(e.line, 513u) << describe(e);
+    expect_decode_error(format_id::yaml, keys + std::string(600, ' ') + "v\n",
+                        {errc::depth_exceeded, any, 513});
 }
 
 // A billion laughs: nine levels of nine aliases would expand to 9^9 strings.
@@ -265,7 +259,7 @@ TEST(YamlDecode, BillionLaughsFailsFast) {
     // The budget bounds memory: 10x the input + 1 MiB of copies at most.
     EXPECT_LT(d.content_size(), std::size_t{4} << 20);
     // A few aliases of a small node are fine.
-    EXPECT_EQ(dbg(must_decode(format_id::yaml, "a: &a [1]\nb: [*a, *a, *a]")),
+    EXPECT_EQ(decoded_as(format_id::yaml, "a: &a [1]\nb: [*a, *a, *a]"),
               R"({"a":[1],"b":[[1],[1],[1]]})");
 }
 

@@ -7,9 +7,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
+#include <optional>
+#include <source_location>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "polycodec/polycodec.hpp"
 
@@ -116,6 +121,230 @@ inline error decode_error(format_id f, std::string_view in, const decode_options
 /// Debug text of a document, "<empty>" for none.
 inline std::string dbg(const document& d) {
     return d.empty() ? std::string("<empty>") : to_debug_string(d.root());
+}
+
+/// Debug text of `in` decoded as `f` (fails the test when it does not decode).
+inline std::string decoded_as(format_id f, std::string_view in, const decode_options& opt = {}) {
+    return dbg(must_decode(f, in, opt));
+}
+
+/// Decode options with only `infer` set.
+inline decode_options inferring(bool infer = true) {
+    decode_options opt;
+    opt.infer = infer;
+    return opt;
+}
+
+/// Encode options with only `pretty` set.
+inline encode_options pretty(bool on = true) {
+    encode_options opt;
+    opt.pretty = on;
+    return opt;
+}
+
+/// Decode options with only limits.max_depth set.
+inline decode_options max_depth(std::uint32_t depth) {
+    decode_options opt;
+    opt.limits.max_depth = depth;
+    return opt;
+}
+
+/// Decode options with only limits.max_bytes set.
+inline decode_options max_bytes(std::size_t bytes) {
+    decode_options opt;
+    opt.limits.max_bytes = bytes;
+    return opt;
+}
+
+/// `piece` `n` times.
+inline std::string repeat(std::string_view piece, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) {
+        out += piece;
+    }
+    return out;
+}
+
+/// A document holding one map entry: `key` and the byte string `bytes`.
+inline document map_of_bytes(std::string_view key, std::string_view bytes) {
+    document d;
+    {
+        builder b(d);
+        b.begin_map();
+        b.add_string(key);
+        b.add_bytes(bytes);
+        b.end_map();
+    }
+    return d;
+}
+
+/// The JSON text `json` encoded as `f` (fails the test when either step fails).
+inline std::string encode_json_as(format_id f, std::string_view json,
+                                  const encode_options& opt = {}) {
+    return must_encode(f, must_decode(format_id::json, json), opt);
+}
+
+/// The encode error of `d` as `f`; fails the test (with the output) when it encodes.
+inline error encode_error_of(format_id f, const document& d, const encode_options& opt = {}) {
+    output_buffer out;
+    auto r = encode(f, d, out, opt);
+    EXPECT_FALSE(r) << out.str();
+    return r ? error{} : r.error();
+}
+
+/// The encode error of the JSON text `json` as `f`.
+inline error encode_json_error(format_id f, std::string_view json, const encode_options& opt = {}) {
+    return encode_error_of(f, must_decode(format_id::json, json), opt);
+}
+
+/// A want_error field that is not checked.
+inline constexpr std::uint32_t any = 0xffffffffu;
+
+/// What an error must say: its code, and the fields not left at `any` / nullptr.
+struct want_error {
+    errc code = errc::ok;
+    std::uint64_t offset = any;
+    std::uint32_t line = any;
+    std::uint32_t column = any;
+    const char* message = nullptr;      ///< the whole message
+    const char* path = nullptr;         ///< the JSON Pointer
+    const char* message_has = nullptr;  ///< a part of the message
+};
+
+/// Checks `e` against `w`; a failure names the caller's line and describe(e).
+inline void expect_error(const error& e, const want_error& w,
+                         std::source_location loc = std::source_location::current()) {
+    ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()), describe(e));
+    EXPECT_EQ(e.code, w.code);
+    if (w.offset != any) {
+        EXPECT_EQ(e.offset, w.offset);
+    }
+    if (w.line != any) {
+        EXPECT_EQ(e.line, w.line);
+    }
+    if (w.column != any) {
+        EXPECT_EQ(e.column, w.column);
+    }
+    if (w.message != nullptr) {
+        EXPECT_EQ(e.message, w.message);
+    }
+    if (w.path != nullptr) {
+        EXPECT_EQ(e.path, w.path);
+    }
+    if (w.message_has != nullptr) {
+        EXPECT_NE(e.message.find(w.message_has), std::string::npos) << e.message;
+    }
+}
+
+/// Decodes `in` as `f`, which must fail as `w` says.
+inline void expect_decode_error(format_id f, std::string_view in, const want_error& w,
+                                const decode_options& opt = {},
+                                std::source_location loc = std::source_location::current()) {
+    ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
+                                 "input: " + std::string(in.substr(0, 200)));
+    expect_error(decode_error(f, in, opt), w, loc);
+}
+
+/// One row of a table of inputs that must fail to decode.
+struct bad_input {
+    std::string input;
+    want_error want;
+};
+
+/// Checks every row of `rows` (a failure says which row and input).
+inline void expect_decode_errors(format_id f, std::span<const bad_input> rows,
+                                 const decode_options& opt = {},
+                                 std::source_location loc = std::source_location::current()) {
+    int row = 0;
+    for (const auto& c : rows) {
+        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
+                                     "row " + std::to_string(row++));
+        expect_decode_error(f, c.input, c.want, opt, loc);
+    }
+}
+
+/// Checks that every row's input (JSON text) fails to encode as `f` as its row says.
+inline void expect_encode_errors(format_id f, std::span<const bad_input> rows,
+                                 const encode_options& opt = {},
+                                 std::source_location loc = std::source_location::current()) {
+    for (const auto& c : rows) {
+        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
+                                     "json: " + std::string(c.input.substr(0, 200)));
+        expect_error(encode_json_error(f, c.input, opt), c.want, loc);
+    }
+}
+
+/// Encodes `d` as `f`, decodes the bytes back with `back` and checks they equal `d`; returns
+/// the bytes.
+inline std::string expect_round_trip(format_id f, const document& d,
+                                     const decode_options& back = {},
+                                     std::source_location loc = std::source_location::current()) {
+    ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()), "round trip");
+    std::string bytes = must_encode(f, d);
+    document again = must_decode(f, bytes, back);
+    EXPECT_TRUE(equal(d, again)) << dbg(again).substr(0, 2000);
+    return bytes;
+}
+
+/// One row of a table of texts and what they decode to (debug text).
+struct text_case {
+    std::string input;
+    std::string want;
+};
+
+/// Checks that every row's input decodes as `f` to its debug text.
+inline void expect_decodes(format_id f, std::span<const text_case> rows,
+                           const decode_options& opt = {},
+                           std::source_location loc = std::source_location::current()) {
+    for (const auto& c : rows) {
+        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
+                                     "input: " + std::string(c.input.substr(0, 200)));
+        EXPECT_EQ(decoded_as(f, c.input, opt), c.want);
+    }
+}
+
+/// Checks that every row's input (JSON text) encodes as `f` to its bytes.
+inline void expect_encodes(format_id f, std::span<const text_case> rows,
+                           const encode_options& opt = {},
+                           std::source_location loc = std::source_location::current()) {
+    for (const auto& c : rows) {
+        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
+                                     "json: " + std::string(c.input.substr(0, 200)));
+        EXPECT_EQ(encode_json_as(f, c.input, opt), c.want);
+    }
+}
+
+/// Encode options with lossy=allow and a report to read (not copyable: opt points at report).
+struct lossy_encode {
+    encode_options opt;
+    lossy_report report;
+    lossy_encode() {
+        opt.lossy = true;
+        opt.report = &report;
+    }
+    lossy_encode(const lossy_encode&) = delete;
+    lossy_encode& operator=(const lossy_encode&) = delete;
+};
+
+/// One expected lossy event: its kind and, when given, its path.
+struct want_event {
+    std::string_view kind;
+    std::optional<std::string_view> path{};
+};
+
+/// Checks the events of `report` in order.
+inline void expect_report(const lossy_report& report, std::initializer_list<want_event> want,
+                          std::source_location loc = std::source_location::current()) {
+    ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()), "lossy report");
+    ASSERT_EQ(report.size(), want.size());
+    std::size_t i = 0;
+    for (const auto& w : want) {
+        EXPECT_EQ(report[i].kind, w.kind) << "event " << i;
+        if (w.path) {
+            EXPECT_EQ(report[i].path, *w.path) << "event " << i;
+        }
+        ++i;
+    }
 }
 
 }  // namespace polycodec::test
