@@ -9,7 +9,6 @@
 namespace polycodec::test {
 namespace {
 
-
 std::string encode_hj(std::string_view json) { return encode_json_as(format_id::hjson, json); }
 
 // ---- decoding ----
