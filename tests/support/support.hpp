@@ -10,7 +10,6 @@
 #include <initializer_list>
 #include <iterator>
 #include <optional>
-#include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +18,19 @@
 #include "polycodec/polycodec.hpp"
 
 namespace polycodec::test {
+
+/// The caller's file and line, as std::source_location gives them; written on the compilers'
+/// builtins because clang 14 with libstdc++ 12 has no std::source_location.
+struct source_loc {
+    const char* file = "";
+    unsigned ln = 0;
+    static constexpr source_loc current(const char* file = __builtin_FILE(),
+                                        unsigned line = __builtin_LINE()) noexcept {
+        return {file, line};
+    }
+    constexpr const char* file_name() const noexcept { return file; }
+    constexpr unsigned line() const noexcept { return ln; }
+};
 
 /// "a2 61 61 01" or "a2616101" -> bytes. Whitespace and dashes are ignored.
 inline std::string hex(std::string_view text) {
@@ -213,7 +225,7 @@ struct want_error {
 
 /// Checks `e` against `w`; a failure names the caller's line and describe(e).
 inline void expect_error(const error& e, const want_error& w,
-                         std::source_location loc = std::source_location::current()) {
+                         source_loc loc = source_loc::current()) {
     ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()), describe(e));
     EXPECT_EQ(e.code, w.code);
     if (w.offset != any) {
@@ -239,7 +251,7 @@ inline void expect_error(const error& e, const want_error& w,
 /// Decodes `in` as `f`, which must fail as `w` says.
 inline void expect_decode_error(format_id f, std::string_view in, const want_error& w,
                                 const decode_options& opt = {},
-                                std::source_location loc = std::source_location::current()) {
+                                source_loc loc = source_loc::current()) {
     ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
                                  "input: " + std::string(in.substr(0, 200)));
     expect_error(decode_error(f, in, opt), w, loc);
@@ -254,7 +266,7 @@ struct bad_input {
 /// Checks every row of `rows` (a failure says which row and input).
 inline void expect_decode_errors(format_id f, std::span<const bad_input> rows,
                                  const decode_options& opt = {},
-                                 std::source_location loc = std::source_location::current()) {
+                                 source_loc loc = source_loc::current()) {
     int row = 0;
     for (const auto& c : rows) {
         ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
@@ -266,7 +278,7 @@ inline void expect_decode_errors(format_id f, std::span<const bad_input> rows,
 /// Checks that every row's input (JSON text) fails to encode as `f` as its row says.
 inline void expect_encode_errors(format_id f, std::span<const bad_input> rows,
                                  const encode_options& opt = {},
-                                 std::source_location loc = std::source_location::current()) {
+                                 source_loc loc = source_loc::current()) {
     for (const auto& c : rows) {
         ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
                                      "json: " + std::string(c.input.substr(0, 200)));
@@ -278,7 +290,7 @@ inline void expect_encode_errors(format_id f, std::span<const bad_input> rows,
 /// the bytes.
 inline std::string expect_round_trip(format_id f, const document& d,
                                      const decode_options& back = {},
-                                     std::source_location loc = std::source_location::current()) {
+                                     source_loc loc = source_loc::current()) {
     ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()), "round trip");
     std::string bytes = must_encode(f, d);
     document again = must_decode(f, bytes, back);
@@ -295,7 +307,7 @@ struct text_case {
 /// Checks that every row's input decodes as `f` to its debug text.
 inline void expect_decodes(format_id f, std::span<const text_case> rows,
                            const decode_options& opt = {},
-                           std::source_location loc = std::source_location::current()) {
+                           source_loc loc = source_loc::current()) {
     for (const auto& c : rows) {
         ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
                                      "input: " + std::string(c.input.substr(0, 200)));
@@ -306,7 +318,7 @@ inline void expect_decodes(format_id f, std::span<const text_case> rows,
 /// Checks that every row's input (JSON text) encodes as `f` to its bytes.
 inline void expect_encodes(format_id f, std::span<const text_case> rows,
                            const encode_options& opt = {},
-                           std::source_location loc = std::source_location::current()) {
+                           source_loc loc = source_loc::current()) {
     for (const auto& c : rows) {
         ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
                                      "json: " + std::string(c.input.substr(0, 200)));
@@ -334,7 +346,7 @@ struct want_event {
 
 /// Checks the events of `report` in order.
 inline void expect_report(const lossy_report& report, std::initializer_list<want_event> want,
-                          std::source_location loc = std::source_location::current()) {
+                          source_loc loc = source_loc::current()) {
     ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()), "lossy report");
     ASSERT_EQ(report.size(), want.size());
     std::size_t i = 0;
