@@ -135,7 +135,8 @@ private:
 
     // ---- reading ----
     void wait_for_request() {
-        if (draining_) {
+        // The service-wide flag too: this session's on_drain may not have run yet.
+        if (draining_ || svc_.draining.load(std::memory_order_relaxed)) {
             return close_now();
         }
         if (buffer_.size() != 0) {

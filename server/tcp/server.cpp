@@ -76,9 +76,10 @@ public:
         });
     }
 
+    // Drain: a connection idle between frames closes now, a busy one after its answers.
     void on_drain() {
         draining_ = true;
-        if (!writing_ && in_.empty()) {
+        if (idle_) {
             error_code ec;
             socket_.socket().cancel(ec);
         }
@@ -89,17 +90,22 @@ private:
     void arm(std::chrono::milliseconds d) { deadline_.arm(d, shared_from_this()); }
     void disarm() { deadline_.disarm(); }
 
+    // The service-wide flag too: this session's on_drain may not have run yet when a frame
+    // that arrived after the drain began is answered.
+    bool draining() const { return draining_ || svc_.draining.load(std::memory_order_relaxed); }
+
     void read() {
-        if (draining_ && in_.empty()) {
+        if (draining() && in_.empty() && skip_ == 0) {
             return close_now();
         }
         // Idle between frames; the body timeout bounds a frame that has started.
-        arm(in_.empty() && skip_ == 0 && !over_limit_ ? svc_.cfg.idle_timeout
-                                                      : svc_.cfg.body_timeout);
+        idle_ = in_.empty() && skip_ == 0;
+        arm(idle_ && !over_limit_ ? svc_.cfg.idle_timeout : svc_.cfg.body_timeout);
         std::size_t old = in_.size();
         in_.resize(old + read_chunk);
         socket_.async_read_some(net::buffer(in_.data() + old, read_chunk),
                                 [self = shared_from_this(), old](error_code ec, std::size_t n) {
+                                    self->idle_ = false;
                                     self->in_.resize(old + n);
                                     self->disarm();
                                     self->on_read(ec);
@@ -281,12 +287,10 @@ private:
     }
 
     void write(bool close_after) {
-        writing_ = true;
         arm(svc_.cfg.body_timeout);
         net::async_write(socket_, net::buffer(out_),
                          [self = shared_from_this(), close_after](error_code ec, std::size_t) {
                              self->disarm();
-                             self->writing_ = false;
                              self->out_.clear();
                              if (self->out_.capacity() > keep_buffer) {
                                  std::string().swap(self->out_);
@@ -295,7 +299,7 @@ private:
                              if (ec) {
                                  return self->close_now();
                              }
-                             if (close_after || self->draining_) {
+                             if (close_after || self->draining()) {
                                  return self->linger_close();
                              }
                              self->read();
@@ -344,7 +348,7 @@ private:
     std::string scratch_;
     bool over_limit_ = false;
     bool draining_ = false;
-    bool writing_ = false;
+    bool idle_ = false;                     ///< a read between frames is pending
     std::size_t skip_ = 0;                  ///< payload bytes of a refused frame still to drop
     memory_budget::reservation frame_res_;  ///< of the frame at the front of in_
     memory_budget::reservation write_res_;  ///< of the answers in out_ until written

@@ -66,11 +66,15 @@ class DrainTest(unittest.TestCase):
             idle = socket.create_connection(("127.0.0.1", server.http_port), timeout=10)
             idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
             self.assertIn(b"200 OK", idle.recv(4096))
-            # Wait until the server holds all four (and the scrape's own connection), so a
+            # 5. A TCP connection idle after an answered frame.
+            tcp_idle = tcp_connect(server)
+            tcp_idle.sendall(request_frame(5, JSON, JSON, b"[1]"))
+            self.assertEqual(read_response(tcp_idle)[:2], (0, 5))
+            # Wait until the server holds all five (and the scrape's own connection), so a
             # loaded machine cannot turn a slow accept into a refused one; then give the
             # sessions a moment to read what was sent.
             deadline = time.monotonic() + 10
-            while open_connections(server) != {"http": 4, "tcp": 1}:
+            while open_connections(server) != {"http": 4, "tcp": 2}:
                 self.assertLess(time.monotonic(), deadline, open_connections(server))
                 time.sleep(0.05)
             time.sleep(0.3)
@@ -81,8 +85,9 @@ class DrainTest(unittest.TestCase):
             # refused on both ports from that line on, with no waiting.
             self.assertTrue(refused(server.http_port), "HTTP listener still accepts")
             self.assertTrue(refused(server.tcp_port), "TCP listener still accepts")
-            # The idle connection is closed.
+            # The idle connections are closed.
             self.assertEqual(read_until_closed(idle, 5), b"")
+            self.assertEqual(read_until_closed(tcp_idle, 5), b"")
             # Readiness answers 503 while draining.
             probe.sendall(b"\r\n")
             answer = read_until_closed(probe, 10)
@@ -102,7 +107,7 @@ class DrainTest(unittest.TestCase):
             self.assertEqual(code, 0)
             self.assertLess(time.monotonic() - start, 10)
             server.wait_for(r"event=stopped clean=true")
-            for s in (busy, probe, tcp, idle):
+            for s in (busy, probe, tcp, idle, tcp_idle):
                 s.close()
 
     def test_sigterm(self):
