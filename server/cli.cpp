@@ -266,7 +266,7 @@ int run_formats(int argc, char** argv) {
         return usage_error("formats takes no arguments");
     }
     (void)argv;
-    std::printf("%-3s %-9s %-12s %-44s %s\n", "id", "name", "status", "media types",
+    std::printf("%-3s %-10s %-12s %-44s %s\n", "id", "name", "status", "media types",
                 "extensions");
     for (const format_info& f : formats()) {
         std::string types;
@@ -279,7 +279,7 @@ int run_formats(int argc, char** argv) {
             exts += exts.empty() ? "" : " ";
             exts += e;
         }
-        std::printf("%-3d %-9.*s %-12s %-44s %s\n", static_cast<int>(f.id),
+        std::printf("%-3d %-10.*s %-12s %-44s %s\n", static_cast<int>(f.id),
                     static_cast<int>(f.name.size()), f.name.data(),
                     is_implemented(f.id) ? "ready" : "not yet", types.c_str(), exts.c_str());
     }
