@@ -600,12 +600,16 @@ struct row_shape {
     std::vector<std::uint32_t> leaf_columns;
     bool valid = false;
     bool dense = false;  // leaf n goes to column n, and every column has a leaf
+    // When dense: per leaf, the tape words before it since the last leaf (twice) plus 1 when
+    // its column lies below an array.
+    std::vector<std::uint32_t> leaf_steps;
     void clear() {
         tokens.clear();
         keys.clear();
         leaf_columns.clear();
         valid = false;
         dense = false;
+        leaf_steps.clear();
     }
 };
 
@@ -1234,6 +1238,18 @@ private:
                 for (std::size_t l = 0; filled.dense && l < filled.leaf_columns.size(); ++l) {
                     filled.dense = filled.leaf_columns[l] == l;
                 }
+                if (filled.dense) {
+                    std::uint32_t words = 0;
+                    for (const std::uint64_t tok : filled.tokens) {
+                        if ((tok & 3) != row_shape::leaf) {
+                            words += 2;
+                            continue;
+                        }
+                        const std::size_t col = filled.leaf_steps.size();
+                        filled.leaf_steps.push_back(2 * words + (info_[col].in_array ? 1 : 0));
+                        words = 0;
+                    }
+                }
             }
         }
         return {};
@@ -1432,8 +1448,8 @@ private:
     /// Writes the leaf at tape index `i` as write_cell(leaf, in_array) does and moves `i`
     /// past it; `w` has room for 64 bytes. False on an error (in err_).
     [[gnu::always_inline]] bool put_leaf(char*& w, char*& lim, const document* doc,
+                                         const std::uint64_t* t, const std::string& bytes,
                                          std::size_t& i, bool in_array) {
-        const std::uint64_t* t = doc->tape().data();
         const std::uint64_t h = t[i];
         switch (static_cast<kind>(h >> document::kind_shift)) {
             case kind::null:
@@ -1492,7 +1508,6 @@ private:
                     w = r.w;
                     lim = r.lim;
                 }
-                const std::string& bytes = doc->bytes();
                 const char* s = bytes.data() + (h & document::payload_mask);
                 if (static_cast<kind>(h >> document::kind_shift) == kind::bignum) {
                     std::memcpy(w, s, n);  // csv_spelling has no big_suffix
@@ -1527,33 +1542,39 @@ private:
     /// One line for a row of the shape `s` (same_shape): as write_map_row writes it.
     result<void> write_shaped_row(value row, const row_shape& s) {
         const document* doc = row.doc();
+        const std::uint64_t* const t = doc->tape().data();
+        const std::string& bytes = doc->bytes();
+        const char delim = delim_;
         std::size_t i = row.index();
         room r = refill(nullptr, 256);
         char* w = r.w;
         char* lim = r.lim;
         if (s.dense) {
-            // Leaf n in column n: the cells in tape order.
-            std::size_t col = 0;
-            for (const std::uint64_t tok : s.tokens) {
-                if ((tok & 3) != row_shape::leaf) {
-                    i += 2;
-                    continue;
-                }
+            // Leaf n in column n: the cells in tape order, each followed by the delimiter (the
+            // last one's becomes the line end).
+            for (const std::uint32_t step : s.leaf_steps) {
+                i += step >> 1;
                 if (lim - w < 72) {
                     r = refill(w, 72);
                     w = r.w;
                     lim = r.lim;
                 }
-                if (col != 0) {
-                    *w++ = delim_;
-                }
-                if (!put_leaf(w, lim, doc, i, info_[col].in_array)) {
+                if (!put_leaf(w, lim, doc, t, bytes, i, (step & 1) != 0)) {
                     return fail(std::move(err_));
                 }
-                ++col;
+                *w++ = delim;
             }
-        } else {
-            const std::uint64_t* t = doc->tape().data();
+            if (lim == w) {
+                r = refill(w, 1);
+                w = r.w;
+                lim = r.lim;
+            }
+            w[-1] = '\r';
+            *w++ = '\n';
+            sync(w);
+            return {};
+        }
+        {
             std::fill(cells_.begin(), cells_.end(), value());
             std::size_t leaf = 0;
             for (const std::uint64_t tok : s.tokens) {
@@ -1571,11 +1592,11 @@ private:
                     lim = r.lim;
                 }
                 if (c != 0) {
-                    *w++ = delim_;
+                    *w++ = delim;
                 }
                 if (cells_[c].doc() != nullptr) {
                     std::size_t at = cells_[c].index();
-                    if (!put_leaf(w, lim, doc, at, info_[c].in_array)) {
+                    if (!put_leaf(w, lim, doc, t, bytes, at, info_[c].in_array)) {
                         return fail(std::move(err_));
                     }
                 }
