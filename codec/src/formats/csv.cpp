@@ -590,9 +590,10 @@ struct column_info {
 
 // Buffers kept per thread between documents, so encoding allocates nothing in steady state.
 // A row's structure as csv_writer::walk goes through it (write_maps' fast path): per node one
-// token, the kind in the low two bits and above them a map's or array's size or a key's index
-// into `keys`; a leaf is a scalar of any kind. `leaf_columns`: the column of each leaf in walk
-// order (the fill shape only).
+// token, the kind in the low two bits and above them a map's or array's size or a key's length
+// (the second tape word of each; the key tokens' texts are `keys`, in order); a leaf is a
+// scalar of any kind. `leaf_columns`: the column of each leaf in walk order (the fill shape
+// only).
 struct row_shape {
     enum : std::uint64_t { leaf = 0, map = 1, array = 2, key = 3 };
     std::vector<std::uint64_t> tokens;
@@ -1291,7 +1292,7 @@ private:
                 if (k.kind() != kind::string) {
                     return false;
                 }
-                s.tokens.push_back(row_shape::key | (s.keys.size() << 2));
+                s.tokens.push_back(row_shape::key | (k.get_string().size() << 2));
                 s.keys.push_back(k.get_string());
                 if (!record_shape(item, s)) {
                     return false;
@@ -1348,41 +1349,40 @@ private:
         const std::uint64_t* t = doc->tape().data();
         const char* bytes = doc->bytes().data();
         const char* bytes_end = bytes + doc->bytes().size();
-        const std::string_view* keys = s.keys.data();
+        const std::string_view* key = s.keys.data();
+        // The kind each token but a leaf wants (map, array, key).
+        constexpr std::uint64_t want_kind[4] = {0, static_cast<std::uint64_t>(kind::map),
+                                                static_cast<std::uint64_t>(kind::array),
+                                                static_cast<std::uint64_t>(kind::string)};
         std::size_t i = row.index();
         for (const std::uint64_t tok : s.tokens) {
             const std::uint64_t h = t[i];
-            const auto k = static_cast<kind>(h >> document::kind_shift);
-            switch (tok & 3) {
-                case row_shape::map:
-                    if (k != kind::map || t[i + 1] != (tok >> 2)) {
-                        return false;
-                    }
-                    i += 2;
-                    break;
-                case row_shape::array:
-                    if (k != kind::array || t[i + 1] != (tok >> 2)) {
-                        return false;
-                    }
-                    i += 2;
-                    break;
-                case row_shape::key: {
-                    const std::string_view want = keys[tok >> 2];
-                    if (k != kind::string || t[i + 1] != want.size() ||
-                        !same_bytes(bytes + (h & document::payload_mask), want.data(),
-                                    want.size(), bytes_end)) {
-                        return false;
-                    }
-                    i += 2;
-                    break;
+            const std::uint64_t k = h >> document::kind_shift;
+            const std::uint64_t type = tok & 3;
+            if (type == row_shape::leaf) {
+                if (k <= static_cast<std::uint64_t>(kind::boolean_true)) {
+                    i += 1;  // null, false, true
+                } else if (k < static_cast<std::uint64_t>(kind::tagged)) {
+                    i += 2;  // the other scalars
+                } else if (k == static_cast<std::uint64_t>(kind::tagged)) {
+                    i = value(doc, i).end_index();
+                } else {
+                    return false;  // a container
                 }
-                default:
-                    if (k == kind::map || k == kind::array) {
-                        return false;
-                    }
-                    i = after_leaf(doc, t, i);
-                    break;
+                continue;
             }
+            // A map's or array's size, a key's length.
+            if (k != want_kind[type] || t[i + 1] != (tok >> 2)) {
+                return false;
+            }
+            if (type == row_shape::key) {
+                if (!same_bytes(bytes + (h & document::payload_mask), key->data(), key->size(),
+                                bytes_end)) {
+                    return false;
+                }
+                ++key;
+            }
+            i += 2;
         }
         return true;
     }
@@ -1521,21 +1521,26 @@ private:
             default:
                 break;
         }
-        return put_other(w, lim, value(doc, i), i, in_array);
-    }
-
-    /// put_leaf's other kinds (bytes, tags, non-finite floats) through write_cell.
-    [[gnu::noinline]] bool put_other(char*& w, char*& lim, value v, std::size_t& i,
-                                     bool in_array) {
+        // The other kinds (bytes, tags, non-finite floats) through write_cell. (No pointer to
+        // w, lim or i leaves here: they stay in registers.)
+        const value v(doc, i);
         sync(w);
-        if (auto r = write_cell(v, in_array); !r) {
-            err_ = std::move(r.error());
+        if (!put_other(v, in_array)) {
             return false;
         }
         room r = refill(nullptr, 64);
         w = r.w;
         lim = r.lim;
         i = v.end_index();
+        return true;
+    }
+
+    /// write_cell for put_leaf; false on an error (in err_).
+    [[gnu::noinline]] bool put_other(value v, bool in_array) {
+        if (auto r = write_cell(v, in_array); !r) {
+            err_ = std::move(r.error());
+            return false;
+        }
         return true;
     }
 
