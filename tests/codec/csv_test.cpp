@@ -306,7 +306,8 @@ TEST(CsvEncode, RowsOfOneShapeQuoteAndSpellEveryCell) {
     // bytes after it.
     const char* json =
         R"([{"s":"first","a,b":1},{"s":"abcdefghijklmno,","a,b":-5},)"
-        R"({"s":"abcdefghijklmnop","a,b":0},{"s":"abcdefghijklmnopq\"","a,b":18446744073709551615},)"
+        R"({"s":"abcdefghijklmnop","a,b":0},)"
+        R"({"s":"abcdefghijklmnopq\"","a,b":18446744073709551615},)"
         R"({"s":"abc","a,b":123456789012345678901234567890},{"s":"","a,b":1.5},)"
         R"({"s":"12","a,b":-0.0},{"s":"null","a,b":1e300},{"s":"nul","a,b":null},)"
         R"({"s":"-","a,b":true},{"s":"Infinity","a,b":false},{"s":"tru","a,b":NaN},)"

@@ -628,8 +628,8 @@ struct writer_scratch {
     std::vector<column_info> info;
     std::vector<value> cells;
     std::string name;
-    row_shape collected;  // the last row pass 1 walked
-    row_shape filled;     // the last row pass 2 walked, with its cells' columns
+    row_shape collected;         // the last row pass 1 walked
+    row_shape filled;            // the last row pass 2 walked, with its cells' columns
     std::vector<row_plan> plan;  // per row, what pass 1 did
     // Stream mode: what the first record fixed.
     kind rows = kind::null;  // map or array rows; null before the first record
@@ -1335,7 +1335,8 @@ private:
             std::uint64_t y;
             std::memcpy(&x, a, 8);
             std::memcpy(&y, b, 8);
-            const std::uint64_t low = n == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+            const std::uint64_t low =
+                n == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
             return ((x ^ y) & low) == 0;
         }
         return std::memcmp(a, b, n) == 0;
@@ -1412,8 +1413,8 @@ private:
     /// the buffer holding `s` ends.
     [[gnu::always_inline]] char* put_text(char* w, const char* s, std::size_t n,
                                           const char* readable_end) {
-        bool quote = n == 0 || (may_infer(s[0]) &&
-                                infer_kind(std::string_view(s, n)) != inferred::string);
+        bool quote =
+            n == 0 || (may_infer(s[0]) && infer_kind(std::string_view(s, n)) != inferred::string);
         if (!quote && n >= 3 && s[0] == '\xEF' && out_start_ != std::string::npos &&
             w == out_.data() + out_start_ && std::memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
             quote = true;  // as write_text: not read as a byte order mark
@@ -1741,8 +1742,8 @@ private:
     // A field: quoted when it holds the delimiter, a quote or a line break, and, for strings,
     // when it is empty or an inferring reader would type it (12, true, NaN ...).
     void write_text(std::string_view s, bool guard_inference) {
-        bool quote = s.empty() ||
-                     (guard_inference && may_infer(s[0]) && infer_kind(s) != inferred::string);
+        bool quote =
+            s.empty() || (guard_inference && may_infer(s[0]) && infer_kind(s) != inferred::string);
         // A field that opens the output with U+FEFF would be read as a byte order mark
         // (found by fuzz_decode_csv): quoted, it stays text.
         if (out_.size() == out_start_ && s.substr(0, 3) == "\xEF\xBB\xBF") {
