@@ -298,6 +298,102 @@ TEST(CsvEncode, RowsOfOneShapeAgreeWithTheOrdinaryWalk) {
     expect_encode_errors(format_id::csv, bad);
 }
 
+TEST(CsvEncode, RowsOfOneShapeQuoteAndSpellEveryCell) {
+    // Rows 1.. have row 0's shape: they go from the tape to the text directly, their strings
+    // checked 16 bytes a step. Quoted exactly when RFC 4180 needs it (a comma, a quote, CR or
+    // LF) or an inferring reader would type the text; the bytes after a string in the document
+    // (here the key "a,b") do not count. The last string of the document has fewer than 16
+    // bytes after it.
+    const char* json =
+        R"([{"s":"first","a,b":1},{"s":"abcdefghijklmno,","a,b":-5},)"
+        R"({"s":"abcdefghijklmnop","a,b":0},)"
+        R"({"s":"abcdefghijklmnopq\"","a,b":18446744073709551615},)"
+        R"({"s":"abc","a,b":123456789012345678901234567890},{"s":"","a,b":1.5},)"
+        R"({"s":"12","a,b":-0.0},{"s":"null","a,b":1e300},{"s":"nul","a,b":null},)"
+        R"({"s":"-","a,b":true},{"s":"Infinity","a,b":false},{"s":"tru","a,b":NaN},)"
+        R"({"s":"line\r\nbreak","a,b":-Infinity},{"s":"tab\there","a,b":2},)"
+        R"({"s":"0123456789012345678901234567890123456789\n","a,b":3},)"
+        R"({"s":"012345678901234567890123456789012","a,b":4},{"s":"x\"y","a,b":5}])";
+    const document d = must_decode(format_id::json5, json);
+    EXPECT_EQ(must_encode(format_id::csv, d),
+              "s,\"a,b\"\r\n"
+              "first,1\r\n"
+              "\"abcdefghijklmno,\",-5\r\n"
+              "abcdefghijklmnop,0\r\n"
+              "\"abcdefghijklmnopq\"\"\",18446744073709551615\r\n"
+              "abc,123456789012345678901234567890\r\n"
+              "\"\",1.5\r\n"
+              "\"12\",-0.0\r\n"
+              "\"null\",1e300\r\n"
+              "nul,\r\n"
+              "-,true\r\n"
+              "\"Infinity\",false\r\n"
+              "tru,NaN\r\n"
+              "\"line\r\nbreak\",-Infinity\r\n"
+              "tab\there,2\r\n"
+              "\"0123456789012345678901234567890123456789\n\",3\r\n"
+              "012345678901234567890123456789012,4\r\n"
+              "\"x\"\"y\",5\r\n");
+    // Another delimiter: the comma is text, the delimiter and the tab's quoting follow it.
+    encode_options semi;
+    semi.csv_delimiter = ';';
+    EXPECT_EQ(encode_cv(R"([{"s":"a","t":[null,"b"]},{"s":"a;b","t":["a,b",null]},)"
+                        R"({"s":"a\tb","t":["",7]}])",
+                        semi),
+              "s;t.0;t.1\r\n"
+              "a;null;b\r\n"
+              "\"a;b\";a,b;null\r\n"
+              "a\tb;\"\";7\r\n");
+    encode_options tsv;
+    tsv.csv_tab = true;
+    EXPECT_EQ(encode_cv(R"([{"s":"a"},{"s":"a\tb"},{"s":"a,b"}])", tsv),
+              "s\r\na\r\n\"a\tb\"\r\na,b\r\n");
+    // Leaves in other columns than their order (an array shorter than in the first row, keys
+    // in another order): gathered into their cells first.
+    EXPECT_EQ(encode_cv(R"([{"t":[1,2],"s":"a"},{"t":[3],"s":"b,c"},{"t":[4],"s":"d"},)"
+                        R"({"s":"e","t":[5,6]},{"s":"f\"","t":[7,8]}])"),
+              "t.0,t.1,s\r\n1,2,a\r\n3,,\"b,c\"\r\n4,,d\r\n5,6,e\r\n7,8,\"f\"\"\"\r\n");
+}
+
+TEST(CsvEncode, RowsOfOneShapeWithBytesTimestampsAndTags) {
+    // Bytes (unpadded base64url: Python's base64.urlsafe_b64encode without "=") and timestamps
+    // in rows of one shape; with `tag`, a third row of that shape holds a tag, refused with its
+    // path as in a walked row.
+    auto table = [](document& d, bool tag) {
+        builder b(d);
+        b.begin_array();
+        for (std::string_view bytes : {std::string_view("\x00\xff", 2), std::string_view("hi?")}) {
+            b.begin_map();
+            b.add_string("b");
+            b.add_bytes(bytes);
+            b.add_string("ts");
+            b.add_timestamp("1979-05-27T07:32:00Z", timestamp_kind::offset_date_time);
+            b.end_map();
+        }
+        if (tag) {
+            b.begin_map();
+            b.add_string("b");
+            b.begin_tagged(1);
+            b.add_int(5);
+            b.add_string("ts");
+            b.add_null();
+            b.end_map();
+        }
+        b.end_array();
+    };
+    document d;
+    table(d, false);
+    EXPECT_EQ(must_encode(format_id::csv, d),
+              "b,ts\r\nAP8,1979-05-27T07:32:00Z\r\naGk_,1979-05-27T07:32:00Z\r\n");
+    document bad;
+    table(bad, true);
+    output_buffer out;
+    auto r = encode(format_id::csv, bad, out);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code, errc::unrepresentable);
+    EXPECT_EQ(r.error().path, "/2/b");
+}
+
 TEST(CsvEncode, ArraysOfMapsAndNestedArrays) {
     // New columns join the union where first seen (t.1 after x); maps inside arrays may miss
     // keys (absent cells); an array empty in every row keeps a `key.0` column.

@@ -11,6 +11,7 @@
 // array, or a key this element lacks) and null is written `null`; `unflatten` turns columns
 // named "0".."n-1" back into arrays, one past the last present element long.
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -29,6 +30,10 @@
 #include "detail/text.hpp"
 #include "detail/infer.hpp"
 #include "formats.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace polycodec::detail {
 namespace {
@@ -585,21 +590,36 @@ struct column_info {
 
 // Buffers kept per thread between documents, so encoding allocates nothing in steady state.
 // A row's structure as csv_writer::walk goes through it (write_maps' fast path): per node one
-// token, the kind in the low two bits and above them a map's or array's size or a key's index
-// into `keys`; a leaf is a scalar of any kind. `leaf_columns`: the column of each leaf in walk
-// order (the fill shape only).
+// token, the kind in the low two bits and above them a map's or array's size or a key's length
+// (the second tape word of each; the key tokens' texts are `keys`, in order); a leaf is a
+// scalar of any kind. `leaf_columns`: the column of each leaf in walk order (the fill shape
+// only).
 struct row_shape {
     enum : std::uint64_t { leaf = 0, map = 1, array = 2, key = 3 };
     std::vector<std::uint64_t> tokens;
     std::vector<std::string_view> keys;  // views into the document being written
     std::vector<std::uint32_t> leaf_columns;
     bool valid = false;
+    bool dense = false;  // leaf n goes to column n, and every column has a leaf
+    // When dense: per leaf, the tape words before it since the last leaf (twice) plus 1 when
+    // its column lies below an array.
+    std::vector<std::uint32_t> leaf_steps;
     void clear() {
         tokens.clear();
         keys.clear();
         leaf_columns.clear();
         valid = false;
+        dense = false;
+        leaf_steps.clear();
     }
+};
+
+/// What pass 1 of write_maps did with a row, for pass 2 to do the same without comparing
+/// shapes again (both passes see the same rows, so they take the same branches).
+enum class row_plan : std::uint8_t {
+    walked,           // the ordinary walk, its shape not recorded (fast path off)
+    walked_recorded,  // the ordinary walk, then its shape recorded
+    same_shape,       // the shape of the last recorded row
 };
 
 struct writer_scratch {
@@ -608,8 +628,9 @@ struct writer_scratch {
     std::vector<column_info> info;
     std::vector<value> cells;
     std::string name;
-    row_shape collected;  // the last row pass 1 walked
-    row_shape filled;     // the last row pass 2 walked, with its cells' columns
+    row_shape collected;         // the last row pass 1 walked
+    row_shape filled;            // the last row pass 2 walked, with its cells' columns
+    std::vector<row_plan> plan;  // per row, what pass 1 did
     // Stream mode: what the first record fixed.
     kind rows = kind::null;  // map or array rows; null before the first record
     std::uint64_t width = 0;
@@ -617,6 +638,96 @@ struct writer_scratch {
 
 // A null cell is empty, except below an array (write_cell).
 constexpr scalar_spelling csv_spelling{{}, "false", "true", "NaN", "Infinity", "-Infinity"};
+
+/// Whether an inferring reader may type a string that starts with `c` (infer_kind: null,
+/// true, false, NaN, Infinity, -Infinity and JSON numbers); the others need no infer_kind.
+constexpr bool may_infer(char c) {
+    return (c >= '0' && c <= '9') || c == '-' || c == 'n' || c == 't' || c == 'f' || c == 'N' ||
+           c == 'I';
+}
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+constexpr bool little_endian = true;
+#else
+constexpr bool little_endian = false;
+#endif
+
+/// The bytes that make a field quoted whatever it holds: the delimiter, a quote, CR and LF.
+/// A scan takes 16 bytes a step with SSE2 (8 with SWAR elsewhere). `readable_end`: where the
+/// buffer that holds the text ends; a last step shorter than a whole one is loaded whole (and
+/// the bytes past the text masked off) when the buffer holds that many bytes, else the bytes
+/// are looked at one by one.
+class quote_scan {
+public:
+    explicit quote_scan(char delim) : delim_(delim) {}
+
+#if defined(__SSE2__)
+    static constexpr std::size_t step = 16;
+    /// Bit n set when byte n of the 16 at `p` is special.
+    unsigned mask(const char* p) const noexcept {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i m =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, d_), _mm_cmpeq_epi8(x, q_)),
+                         _mm_or_si128(_mm_cmpeq_epi8(x, cr_), _mm_cmpeq_epi8(x, lf_)));
+        return static_cast<unsigned>(_mm_movemask_epi8(m));
+    }
+    /// mask() of the first n (<= 16) bytes.
+    static unsigned first(std::size_t n) noexcept { return (1u << n) - 1; }
+#else
+    static constexpr std::size_t step = 8;
+    /// The high bit of byte n set when byte n of the 8 at `p` is special (exact: a borrow
+    /// only marks bytes above a special one).
+    std::uint64_t mask(const char* p) const noexcept {
+        std::uint64_t x;
+        std::memcpy(&x, p, 8);
+        const std::uint64_t a = x ^ (ones * static_cast<unsigned char>(delim_));
+        const std::uint64_t b = x ^ (ones * '"');
+        const std::uint64_t c = x ^ (ones * '\r');
+        const std::uint64_t d = x ^ (ones * '\n');
+        return (((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c) | ((d - ones) & ~d)) &
+               (ones * 0x80);
+    }
+    /// mask() of the first n (<= 8) bytes (little-endian: the low ones).
+    static std::uint64_t first(std::size_t n) noexcept {
+        return n == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+    }
+#endif
+
+    bool special(char c) const noexcept {
+        return c == delim_ || c == '"' || c == '\r' || c == '\n';
+    }
+
+    /// Whether [s, s + n) holds a special byte.
+    bool any(const char* s, std::size_t n, const char* readable_end) const noexcept {
+        while (n > step) {
+            if (mask(s) != 0) {
+                return true;
+            }
+            s += step;
+            n -= step;
+        }
+        if (little_endian && static_cast<std::size_t>(readable_end - s) >= step) {
+            return (mask(s) & first(n)) != 0;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            if (special(s[i])) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    char delim_;
+#if defined(__SSE2__)
+    __m128i d_ = _mm_set1_epi8(delim_);
+    __m128i q_ = _mm_set1_epi8('"');
+    __m128i cr_ = _mm_set1_epi8('\r');
+    __m128i lf_ = _mm_set1_epi8('\n');
+#else
+    static constexpr std::uint64_t ones = 0x0101010101010101ull;
+#endif
+};
 
 class csv_writer {
     static writer_scratch& thread_scratch() {
@@ -628,6 +739,7 @@ class csv_writer {
         s.name.clear();
         s.collected.clear();
         s.filled.clear();
+        s.plan.clear();
         return s;
     }
 
@@ -1053,16 +1165,19 @@ private:
         std::string& name = s_.name;
         // Pass 1: the union of the column names in first-seen order.
         pass_ = pass::collect;
-        // Rows of the last walked row's shape add no column (shape_matches).
-        shape_odds odds1{!opt_.lossy};
+        // Rows of the last walked row's shape add no column (same_shape).
+        shape_odds odds{!opt_.lossy};
         row_shape& collected = s_.collected;
+        std::vector<row_plan>& plan = s_.plan;
+        plan.clear();
         for (value row : root.items()) {
             if (row.kind() != kind::map) {
                 return fail(unrepresentable(
                     row, std::string("a csv table mixes map rows and ") + kind_name(row.kind())));
             }
-            if (odds1.on && collected.valid) {
-                if (odds1.count(shape_matches(row, collected, false))) {
+            if (odds.on && collected.valid) {
+                if (odds.count(same_shape(row, collected))) {
+                    plan.push_back(row_plan::same_shape);
                     continue;
                 }
             }
@@ -1070,9 +1185,12 @@ private:
             if (auto r = walk(row, name, false); !r) {
                 return r;
             }
-            if (odds1.on) {
+            if (odds.on) {
                 collected.clear();
                 collected.valid = record_shape(row, collected);
+                plan.push_back(row_plan::walked_recorded);
+            } else {
+                plan.push_back(row_plan::walked);
             }
         }
         drop_covered_placeholders();
@@ -1095,36 +1213,44 @@ private:
             return {};
         }
         write_header();
-        // Pass 2: one line per row.
+        // Pass 2: one line per row. A row pass 1 found of the last recorded row's shape is of
+        // the shape pass 2 recorded last (the same rows, in the same order): its leaves go to
+        // the columns of that row's leaves, and the cells that row left empty were absent
+        // there, and so are they here.
         pass_ = pass::fill;
         cells_.assign(columns_.size(), value());
         row_shape& filled = s_.filled;
-        shape_odds odds2{!opt_.lossy};
+        std::size_t n = 0;
         for (value row : root.items()) {
-            if (odds2.on && filled.valid) {
-                // A row of the last filled row's shape: its leaves straight into their cells;
-                // the cells that row left empty were absent there, and so are they here.
-                std::fill(cells_.begin(), cells_.end(), value());
-                if (odds2.count(shape_matches(row, filled, true))) {
-                    for (std::size_t c = 0; c < cells_.size(); ++c) {
-                        if (c != 0) {
-                            out_.push_back(delim_);
-                        }
-                        if (cells_[c].doc() != nullptr) {
-                            if (auto w = write_cell(cells_[c], info_[c].in_array); !w) {
-                                return w;
-                            }
-                        }
-                    }
-                    out_.append("\r\n");
-                    continue;
+            const row_plan how = plan[n++];
+            if (how == row_plan::same_shape) {
+                assert(filled.valid && same_shape(row, filled));
+                if (auto w = write_shaped_row(row, filled); !w) {
+                    return w;
                 }
+                continue;
             }
             if (auto r = write_map_row(row); !r) {
                 return r;
             }
-            if (odds2.on) {
+            if (how == row_plan::walked_recorded) {
                 filled.valid = record_shape(row, filled);
+                filled.dense = filled.valid && filled.leaf_columns.size() == columns_.size();
+                for (std::size_t l = 0; filled.dense && l < filled.leaf_columns.size(); ++l) {
+                    filled.dense = filled.leaf_columns[l] == l;
+                }
+                if (filled.dense) {
+                    std::uint32_t words = 0;
+                    for (const std::uint64_t tok : filled.tokens) {
+                        if ((tok & 3) != row_shape::leaf) {
+                            words += 2;
+                            continue;
+                        }
+                        const std::size_t col = filled.leaf_steps.size();
+                        filled.leaf_steps.push_back(2 * words + (info_[col].in_array ? 1 : 0));
+                        words = 0;
+                    }
+                }
             }
         }
         return {};
@@ -1166,7 +1292,7 @@ private:
                 if (k.kind() != kind::string) {
                     return false;
                 }
-                s.tokens.push_back(row_shape::key | (s.keys.size() << 2));
+                s.tokens.push_back(row_shape::key | (k.get_string().size() << 2));
                 s.keys.push_back(k.get_string());
                 if (!record_shape(item, s)) {
                     return false;
@@ -1187,44 +1313,309 @@ private:
         return true;
     }
 
-    /// Whether `row` has the shape of `s`; with `gather`, each leaf goes to its cell
-    /// (s.leaf_columns[leaf]). The tokens are in tape order (a container's children follow its
-    /// two words, a key's value follows the key), so one linear pass over the row's tape words
-    /// compares them, without recursion or container end lookups.
-    bool shape_matches(value row, const row_shape& s, bool gather) {
+    /// The tape index after the scalar (or tag) at `i`.
+    static std::size_t after_leaf(const document* doc, const std::uint64_t* t, std::size_t i) {
+        switch (static_cast<kind>(t[i] >> document::kind_shift)) {
+            case kind::null:
+            case kind::boolean_false:
+            case kind::boolean_true:
+                return i + 1;
+            case kind::tagged:
+                return value(doc, i).end_index();
+            default:
+                return i + 2;
+        }
+    }
+
+    /// Whether the `n` bytes at `a` and at `b` (both in the document's bytes, which end at
+    /// `end`) are the same.
+    static bool same_bytes(const char* a, const char* b, std::size_t n, const char* end) {
+        if (little_endian && n <= 8 && end - a >= 8 && end - b >= 8) {
+            std::uint64_t x;
+            std::uint64_t y;
+            std::memcpy(&x, a, 8);
+            std::memcpy(&y, b, 8);
+            const std::uint64_t low =
+                n == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+            return ((x ^ y) & low) == 0;
+        }
+        return std::memcmp(a, b, n) == 0;
+    }
+
+    /// Whether `row` has the shape of `s`. The tokens are in tape order (a container's
+    /// children follow its two words, a key's value follows the key), so one linear pass over
+    /// the row's tape words compares them, without recursion or container end lookups.
+    static bool same_shape(value row, const row_shape& s) {
         const document* doc = row.doc();
+        const std::uint64_t* t = doc->tape().data();
+        const char* bytes = doc->bytes().data();
+        const char* bytes_end = bytes + doc->bytes().size();
+        const std::string_view* key = s.keys.data();
+        // The kind each token but a leaf wants (map, array, key).
+        constexpr std::uint64_t want_kind[4] = {0, static_cast<std::uint64_t>(kind::map),
+                                                static_cast<std::uint64_t>(kind::array),
+                                                static_cast<std::uint64_t>(kind::string)};
         std::size_t i = row.index();
-        std::size_t leaf = 0;
-        for (const std::uint64_t t : s.tokens) {
-            const value v(doc, i);
-            const kind k = v.kind();
-            switch (t & 3) {
-                case row_shape::map:
-                case row_shape::array:
-                    if (k != ((t & 3) == row_shape::map ? kind::map : kind::array) ||
-                        v.size() != (t >> 2)) {
-                        return false;
-                    }
-                    i += 2;
-                    break;
-                case row_shape::key:
-                    if (k != kind::string || v.get_string() != s.keys[t >> 2]) {
-                        return false;
-                    }
-                    i += 2;
-                    break;
-                default:
-                    if (k == kind::map || k == kind::array) {
-                        return false;
-                    }
-                    if (gather) {
-                        cells_[s.leaf_columns[leaf++]] = v;
-                    }
-                    i = v.end_index();
-                    break;
+        for (const std::uint64_t tok : s.tokens) {
+            const std::uint64_t h = t[i];
+            const std::uint64_t k = h >> document::kind_shift;
+            const std::uint64_t type = tok & 3;
+            if (type == row_shape::leaf) {
+                if (k <= static_cast<std::uint64_t>(kind::boolean_true)) {
+                    i += 1;  // null, false, true
+                } else if (k < static_cast<std::uint64_t>(kind::tagged)) {
+                    i += 2;  // the other scalars
+                } else if (k == static_cast<std::uint64_t>(kind::tagged)) {
+                    i = value(doc, i).end_index();
+                } else {
+                    return false;  // a container
+                }
+                continue;
             }
+            // A map's or array's size, a key's length.
+            if (k != want_kind[type] || t[i + 1] != (tok >> 2)) {
+                return false;
+            }
+            if (type == row_shape::key) {
+                if (!same_bytes(bytes + (h & document::payload_mask), key->data(), key->size(),
+                                bytes_end)) {
+                    return false;
+                }
+                ++key;
+            }
+            i += 2;
         }
         return true;
+    }
+
+    // Rows of a recorded shape are written straight from the tape to the output, through a
+    // local pointer into room made per cell (as json.cpp's write_compact), with the bytes
+    // write_cell writes; kinds other than strings and finite scalars go to write_cell.
+
+    struct room {
+        char* w;
+        char* lim;
+    };
+    /// Hands the bytes written up to `w` (null: none since the last sync) to out_ and returns
+    /// room for at least `need` more.
+    [[gnu::noinline]] room refill(char* w, std::size_t need) {
+        if (w != nullptr) {
+            sync(w);
+        }
+        char* p = out_.prepare(need < 4096 ? 4096 : need);
+        return {p, out_.data_mut() + out_.capacity()};
+    }
+    void sync(char* w) {
+        out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size())));
+    }
+
+    /// write_text(s, true) at `w`, which has room for 2 * n + 24 bytes; `readable_end`: where
+    /// the buffer holding `s` ends.
+    [[gnu::always_inline]] char* put_text(char* w, const char* s, std::size_t n,
+                                          const char* readable_end) {
+        bool quote =
+            n == 0 || (may_infer(s[0]) && infer_kind(std::string_view(s, n)) != inferred::string);
+        if (!quote && n >= 3 && s[0] == '\xEF' && out_start_ != std::string::npos &&
+            w == out_.data() + out_start_ && std::memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+            quote = true;  // as write_text: not read as a byte order mark
+        }
+        if (!quote) {
+#if defined(__SSE2__)
+            if (n <= 16 && readable_end - s >= 16) {
+                if ((scan_.mask(s) & quote_scan::first(n)) == 0) {
+                    _mm_storeu_si128(reinterpret_cast<__m128i*>(w),
+                                     _mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+                    return w + n;
+                }
+                quote = true;
+            }
+#endif
+            if (!quote && !scan_.any(s, n, readable_end)) {
+                std::memcpy(w, s, n);
+                return w + n;
+            }
+        }
+        *w++ = '"';
+        for (std::size_t i = 0; i < n; ++i) {
+            *w++ = s[i];
+            if (s[i] == '"') {
+                *w++ = '"';
+            }
+        }
+        *w++ = '"';
+        return w;
+    }
+
+    /// Writes the leaf at tape index `i` as write_cell(leaf, in_array) does and moves `i`
+    /// past it; `w` has room for 64 bytes. False on an error (in err_).
+    [[gnu::always_inline]] bool put_leaf(char*& w, char*& lim, const document* doc,
+                                         const std::uint64_t* t, const std::string& bytes,
+                                         std::size_t& i, bool in_array) {
+        const std::uint64_t h = t[i];
+        switch (static_cast<kind>(h >> document::kind_shift)) {
+            case kind::null:
+                if (in_array) {
+                    std::memcpy(w, "null", 4);
+                    w += 4;
+                }
+                i += 1;
+                return true;
+            case kind::boolean_false:
+                std::memcpy(w, "false", 5);
+                w += 5;
+                i += 1;
+                return true;
+            case kind::boolean_true:
+                std::memcpy(w, "true", 4);
+                w += 4;
+                i += 1;
+                return true;
+            case kind::int64: {
+                const std::uint64_t u = t[i + 1];
+                if (static_cast<std::int64_t>(u) < 0) {
+                    *w++ = '-';
+                    w = write_uint_digits(w, 0 - u);
+                } else {
+                    w = write_uint_digits(w, u);
+                }
+                i += 2;
+                return true;
+            }
+            case kind::uint64:
+                w = write_uint_digits(w, t[i + 1]);
+                i += 2;
+                return true;
+            case kind::float64: {
+                double d;
+                std::memcpy(&d, &t[i + 1], 8);
+                if (!std::isfinite(d)) {
+                    break;  // NaN, Infinity, -Infinity: write_cell
+                }
+                bool integral;
+                w += shortest_double_chars(w, d, &integral);
+                if (integral) {
+                    std::memcpy(w, ".0", 2);
+                    w += 2;
+                }
+                i += 2;
+                return true;
+            }
+            case kind::string:
+            case kind::timestamp:
+            case kind::bignum: {
+                const auto n = static_cast<std::size_t>(t[i + 1]);
+                if (static_cast<std::size_t>(lim - w) < 2 * n + 24) {
+                    room r = refill(w, 2 * n + 24);
+                    w = r.w;
+                    lim = r.lim;
+                }
+                const char* s = bytes.data() + (h & document::payload_mask);
+                if (static_cast<kind>(h >> document::kind_shift) == kind::bignum) {
+                    std::memcpy(w, s, n);  // csv_spelling has no big_suffix
+                    w += n;
+                } else {
+                    w = put_text(w, s, n, bytes.data() + bytes.size());
+                }
+                i += 2;
+                return true;
+            }
+            default:
+                break;
+        }
+        // The other kinds (bytes, tags, non-finite floats) through write_cell. (No pointer to
+        // w, lim or i leaves here: they stay in registers.)
+        const value v(doc, i);
+        sync(w);
+        if (!put_other(v, in_array)) {
+            return false;
+        }
+        room r = refill(nullptr, 64);
+        w = r.w;
+        lim = r.lim;
+        i = v.end_index();
+        return true;
+    }
+
+    /// write_cell for put_leaf; false on an error (in err_).
+    [[gnu::noinline]] bool put_other(value v, bool in_array) {
+        if (auto r = write_cell(v, in_array); !r) {
+            err_ = std::move(r.error());
+            return false;
+        }
+        return true;
+    }
+
+    /// One line for a row of the shape `s` (same_shape): as write_map_row writes it.
+    result<void> write_shaped_row(value row, const row_shape& s) {
+        const document* doc = row.doc();
+        const std::uint64_t* const t = doc->tape().data();
+        const std::string& bytes = doc->bytes();
+        const char delim = delim_;
+        std::size_t i = row.index();
+        room r = refill(nullptr, 256);
+        char* w = r.w;
+        char* lim = r.lim;
+        if (s.dense) {
+            // Leaf n in column n: the cells in tape order, each followed by the delimiter (the
+            // last one's becomes the line end).
+            for (const std::uint32_t step : s.leaf_steps) {
+                i += step >> 1;
+                if (lim - w < 72) {
+                    r = refill(w, 72);
+                    w = r.w;
+                    lim = r.lim;
+                }
+                if (!put_leaf(w, lim, doc, t, bytes, i, (step & 1) != 0)) {
+                    return fail(std::move(err_));
+                }
+                *w++ = delim;
+            }
+            if (lim == w) {
+                r = refill(w, 1);
+                w = r.w;
+                lim = r.lim;
+            }
+            w[-1] = '\r';
+            *w++ = '\n';
+            sync(w);
+            return {};
+        }
+        {
+            std::fill(cells_.begin(), cells_.end(), value());
+            std::size_t leaf = 0;
+            for (const std::uint64_t tok : s.tokens) {
+                if ((tok & 3) != row_shape::leaf) {
+                    i += 2;
+                    continue;
+                }
+                cells_[s.leaf_columns[leaf++]] = value(doc, i);
+                i = after_leaf(doc, t, i);
+            }
+            for (std::size_t c = 0; c < cells_.size(); ++c) {
+                if (lim - w < 72) {
+                    r = refill(w, 72);
+                    w = r.w;
+                    lim = r.lim;
+                }
+                if (c != 0) {
+                    *w++ = delim;
+                }
+                if (cells_[c].doc() != nullptr) {
+                    std::size_t at = cells_[c].index();
+                    if (!put_leaf(w, lim, doc, t, bytes, at, info_[c].in_array)) {
+                        return fail(std::move(err_));
+                    }
+                }
+            }
+        }
+        if (lim - w < 2) {
+            r = refill(w, 2);
+            w = r.w;
+            lim = r.lim;
+        }
+        std::memcpy(w, "\r\n", 2);
+        sync(w + 2);
+        return {};
     }
 
     void write_header() {
@@ -1351,19 +1742,15 @@ private:
     // A field: quoted when it holds the delimiter, a quote or a line break, and, for strings,
     // when it is empty or an inferring reader would type it (12, true, NaN ...).
     void write_text(std::string_view s, bool guard_inference) {
-        bool quote = s.empty() || (guard_inference && infer_kind(s) != inferred::string);
+        bool quote =
+            s.empty() || (guard_inference && may_infer(s[0]) && infer_kind(s) != inferred::string);
         // A field that opens the output with U+FEFF would be read as a byte order mark
         // (found by fuzz_decode_csv): quoted, it stays text.
         if (out_.size() == out_start_ && s.substr(0, 3) == "\xEF\xBB\xBF") {
             quote = true;
         }
         if (!quote) {
-            for (char c : s) {
-                if (c == delim_ || c == '"' || c == '\r' || c == '\n') {
-                    quote = true;
-                    break;
-                }
-            }
+            quote = scan_.any(s.data(), s.size(), s.data() + s.size());
         }
         if (!quote) {
             out_.append(s);
@@ -1445,6 +1832,8 @@ private:
     std::size_t out_start_ = out_.size();  // where this document's output begins (npos: not here)
     const encode_options& opt_;
     char delim_;
+    quote_scan scan_{delim_};
+    error err_;  // put_leaf's error when it returned false
     writer_scratch& s_ = thread_scratch();
     name_table& columns_ = s_.columns;
     name_table& array_paths_ = s_.arrays;
