@@ -22,6 +22,7 @@
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
 #include "detail/try.hpp"
+#include "detail/word_scan.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -734,29 +735,13 @@ bool starts_with_keyword(std::string_view s) {
 
 // True when every byte of [p, p + n) is in class cls_plain (U+0020 to U+007E but '"' and
 // '\\'), 8 bytes a step: a byte below 0x20, at or above 0x7F, or equal to '"' or '\\' sets its
-// high bit in `bad` (the sums cannot carry across bytes once bytes >= 0x80 are excluded).
+// high bit (the sums cannot carry across bytes once bytes >= 0x80 are excluded).
 [[gnu::always_inline]] inline bool all_plain(const char* p, std::size_t n) noexcept {
-    constexpr std::uint64_t ones = 0x0101010101010101ull;
-    constexpr std::uint64_t high = 0x8080808080808080ull;
-    auto bad = [](std::uint64_t x) {
-        const std::uint64_t q = x ^ (ones * '"');
-        const std::uint64_t b = x ^ (ones * '\\');
-        return x | ((x - ones * 0x20) & ~x) | (x + ones) | ((q - ones) & ~q) | ((b - ones) & ~b);
-    };
-    std::uint64_t acc = 0;
-    while (n >= 8) {
-        std::uint64_t x;
-        std::memcpy(&x, p, 8);
-        acc |= bad(x);
-        p += 8;
-        n -= 8;
-    }
-    if (n != 0) {
-        std::uint64_t x = ones * ' ';  // the missing bytes read as ' ' (plain)
-        std::memcpy(&x, p, n);
-        acc |= bad(x);
-    }
-    return (acc & high) == 0;
+    using namespace word_scan;
+    return (fold(p, n, [](std::uint64_t x) {
+                return x | ((x - ones * 0x20) & ~x) | (x + ones) | equal_bytes(x, '"') |
+                       equal_bytes(x, '\\');
+            }) & high) == 0;
 }
 
 string_form choose_form(std::string_view s, bool is_root) {
