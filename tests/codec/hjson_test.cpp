@@ -135,6 +135,43 @@ TEST(HjsonEncode, StringQuoting) {
     expect_encodes(format_id::hjson, cases);
 }
 
+// The writer tests strings for plain ASCII 8 bytes a step: a byte that needs an escape or
+// decides the quoting is found first, in the middle and last in strings of 1 to 17 bytes.
+TEST(HjsonEncode, StringQuotingAtEveryLength) {
+    struct probe {
+        const char* json;  // the byte in a JSON string
+        const char* text;  // as the hjson string writes it
+        bool escaped;      // the string becomes a "..." string with escapes, else stays bare
+    };
+    const probe probes[] = {
+        {"\\u0001", "\\u0001", true}, {"\\u001f", "\\u001f", true}, {"\\u007f", "\\u007f", true},
+        {"\\\\", "\\", false},        {"~", "~", false},
+    };
+    for (std::size_t n = 1; n <= 17; ++n) {
+        for (std::size_t at : {std::size_t{0}, (n - 1) / 2, n - 1}) {
+            const std::string a(at, 'x');
+            const std::string b(n - 1 - at, 'x');
+            for (const probe& p : probes) {
+                const std::string s = a + p.text + b;
+                const std::string want = p.escaped ? "\"" + s + "\"" : s;
+                EXPECT_EQ(encode_hj("{\"k\":\"" + a + p.json + b + "\"}"),
+                          "{\n  k: " + want + "\n}")
+                    << n << " " << at << " " << p.json;
+            }
+            // '"' is written as it is unless it comes first (then ''' quotes the string).
+            EXPECT_EQ(encode_hj("{\"k\":\"" + a + "\\\"" + b + "\"}"),
+                      "{\n  k: " + (at == 0 ? "'''\"" + b + "'''" : a + "\"" + b) + "\n}");
+        }
+    }
+    // Plain ASCII of every length up to 17 stays bare, or quoted where it would read back as
+    // something else (a trailing space); a digit then text is no number.
+    for (std::size_t n = 1; n <= 17; ++n) {
+        const std::string x(n, 'x');
+        EXPECT_EQ(encode_hj("[\"" + x + "\",\"" + x + " \",\"1" + x + "\"]"),
+                  "[\n  " + x + "\n  \"" + x + " \"\n  1" + x + "\n]");
+    }
+}
+
 TEST(HjsonEncode, KeyQuoting) {
     EXPECT_EQ(encode_hj(R"({"":1,"a b":2,"a:b":3,"#":4,"//":5,"'":6,"ok-key_1":7,"\u00e9":8})"),
               "{\n  \"\": 1\n  \"a b\": 2\n  \"a:b\": 3\n  \"#\": 4\n  \"//\": 5\n  \"'\": 6\n"

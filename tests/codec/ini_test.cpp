@@ -178,6 +178,77 @@ TEST(IniEncode, Unrepresentable) {
     expect_report(lossy.report, {{"array_to_json"}, {"key_reordered"}, {"line_break_to_space"}});
 }
 
+// The writer tests names and values 8 bytes a step and types only text classify() can type:
+// a forbidden byte is found at every position of the word-sized pieces, and the quoting
+// follows configparser plus --infer (a value an inferring reader would type is quoted).
+TEST(IniEncode, QuotingAndNamesAtEveryLength) {
+    const text_case cases[] = {
+        {R"({"a":"007","b":"-0","c":"-","d":"0","e":"12345678901234567890","f":"-12",)"
+         R"("g":"1.5","h":"1.","i":"tru","j":"true","k":"Infinity","l":"Infinityx",)"
+         R"("m":"NaN","n":"fals","o":"-Infinity","p":"1e5","q":"falsehood","r":"7x"})",
+         "a = 007\nb = \"-0\"\nc = -\nd = \"0\"\ne = \"12345678901234567890\"\nf = \"-12\"\n"
+         "g = \"1.5\"\nh = 1.\ni = tru\nj = \"true\"\nk = \"Infinity\"\nl = Infinityx\n"
+         "m = \"NaN\"\nn = fals\no = \"-Infinity\"\np = \"1e5\"\nq = falsehood\nr = 7x\n"},
+        {R"({"abcdefghijklmnopq":"abcdefghijklmnopqrstuvwxyz","x":"a\tb"})",
+         "abcdefghijklmnopq = abcdefghijklmnopqrstuvwxyz\nx = a\tb\n"},
+    };
+    expect_encodes(format_id::ini, cases);
+    EXPECT_EQ(encode_error(R"({"z":0,"long key with = later":1})").path,
+              "/long key with = later");
+
+    EXPECT_EQ(encode_ini(R"({"n":-9223372036854775808,"z":0})"),
+              "n = -9223372036854775808\nz = 0\n");
+    // '=' or ':' (keys), '.' (section names) or a line break (both) first, in the middle or
+    // last in names of 1 to 17 bytes: unrepresentable, and '_' under lossy=allow.
+    auto quoted = [](const std::string& s) {
+        std::string j = "\"";
+        for (char c : s) {
+            j += c == '\n' ? "\\n" : c == '\r' ? "\\r" : std::string(1, c);
+        }
+        return j + "\"";
+    };
+    for (std::size_t n = 1; n <= 17; ++n) {
+        for (std::size_t at : {std::size_t{0}, (n - 1) / 2, n - 1}) {
+            for (char bad : {'=', ':', '.', '\n', '\r'}) {
+                std::string name(n, 'k');
+                name[at] = bad;
+                std::string fixed(n, 'k');
+                fixed[at] = '_';
+                lossy_encode lossy;
+                if (bad != '.') {  // a key
+                    const std::string json = "{" + quoted(name) + ":1}";
+                    EXPECT_EQ(encode_error(json).code, errc::unrepresentable) << json;
+                    EXPECT_EQ(encode_ini(json, lossy.opt), fixed + " = 1\n") << json;
+                } else {
+                    EXPECT_EQ(encode_ini("{" + quoted(name) + ":1}"), name + " = 1\n");
+                }
+                if (bad != '=' && bad != ':') {  // a section name
+                    const std::string json = "{" + quoted(name) + ":{\"k\":1}}";
+                    EXPECT_EQ(encode_error(json).code, errc::unrepresentable) << json;
+                    EXPECT_EQ(encode_ini(json, lossy.opt), "[" + fixed + "]\nk = 1\n") << json;
+                } else {
+                    EXPECT_EQ(encode_ini("{" + quoted(name) + ":{\"k\":1}}"),
+                              "[" + name + "]\nk = 1\n");
+                }
+            }
+            // A line break in a value: a space under lossy=allow (quoted when it is last).
+            for (char brk : {'\n', '\r'}) {
+                std::string text(n, 'v');
+                text[at] = brk;
+                std::string spaced(n, 'v');
+                spaced[at] = ' ';
+                const std::string json = "{\"v\":" + quoted(text) + "}";
+                EXPECT_EQ(encode_error(json).code, errc::unrepresentable) << json;
+                lossy_encode lossy;
+                const bool q = at == 0 || at == n - 1;
+                EXPECT_EQ(encode_ini(json, lossy.opt),
+                          q ? "v = \"" + spaced + "\"\n" : "v = " + spaced + "\n")
+                    << json;
+            }
+        }
+    }
+}
+
 TEST(IniConformance, NextjsonIniDoc) {
     POLYCODEC_REQUIRE_CORPUS("nextjson-bench/ini_doc.json", path);
     document a = must_decode(format_id::json, read_file(path));

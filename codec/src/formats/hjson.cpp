@@ -22,6 +22,7 @@
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
 #include "detail/try.hpp"
+#include "detail/word_scan.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -732,11 +733,22 @@ bool starts_with_keyword(std::string_view s) {
            (c == '/' && p + 1 < s.size() && (s[p + 1] == '/' || s[p + 1] == '*'));
 }
 
+// True when every byte of [p, p + n) is in class cls_plain (U+0020 to U+007E but '"' and
+// '\\'), 8 bytes a step: a byte below 0x20, at or above 0x7F, or equal to '"' or '\\' sets its
+// high bit (the sums cannot carry across bytes once bytes >= 0x80 are excluded).
+[[gnu::always_inline]] inline bool all_plain(const char* p, std::size_t n) noexcept {
+    using namespace word_scan;
+    return (fold(p, n, [](std::uint64_t x) {
+                return x | ((x - ones * 0x20) & ~x) | (x + ones) | equal_bytes(x, '"') |
+                       equal_bytes(x, '\\');
+            }) & high) == 0;
+}
+
 string_form choose_form(std::string_view s, bool is_root) {
     if (s.empty()) {
         return string_form::quoted;
     }
-    if (skip_class(s.data(), s.data() + s.size(), hjson_class, cls_plain) == s.data() + s.size()) {
+    if (all_plain(s.data(), s.size())) {
         // Printable ASCII without '"' or '\\': nothing to escape, no control, no line break,
         // and the only white space is ' ' (the checks below, without decoding).
         // Only a '-' or a digit can start a number, only 't' 'f' 'n' a keyword.
@@ -802,6 +814,203 @@ public:
     using text_hooks::text_hooks;
 
     const scalar_spelling& spelling() const noexcept { return hjson_spelling; }
+
+    // The whole document by one linear pass over the tape (pre-order: each element's children
+    // follow it) with an explicit stack of open containers, instead of walk_text's recursion
+    // through value cursors. Writes the same bytes as walk_text(*this, out_, root, 0): null,
+    // booleans, int64, finite doubles, strings that choose_form writes bare or in plain quotes,
+    // bare string keys and the layout are written here; every other element (tagged values,
+    // bytes, uint64, bignums, non-finite doubles, escaped and multiline strings, other keys,
+    // empty containers, containers nested deeper than the stack) goes to the walk's hooks.
+    bool write_fast(value root) {
+        struct frame {
+            std::uint64_t remaining;  // elements (array) or entries (map) still to write
+            bool map;
+        };
+        constexpr int max_stack = 128;
+        frame st[max_stack];  // the open containers around the innermost one
+        int depth = 0;        // open containers: the indentation depth of element i
+        std::uint64_t rem = 0;  // the innermost one's elements or entries still to write
+        bool in_map = false;    // the innermost one is a map
+        const document* doc = root.doc();
+        const std::uint64_t* t = doc->tape().data();
+        const char* bytes = doc->bytes().data();
+        std::size_t i = root.index();
+        bool member = false;  // element i is a member value: its separator comes first
+        for (;;) {
+            const std::uint64_t h = t[i];
+            const auto k = static_cast<kind>(h >> document::kind_shift);
+            bool opened = false;  // element i opened a container: its first child is next
+            switch (k) {
+                case kind::null:
+                case kind::boolean_false:
+                case kind::boolean_true:
+                case kind::int64:
+                case kind::float64: {
+                    double d = 0;
+                    if (k == kind::float64) {
+                        std::memcpy(&d, &t[i + 1], 8);
+                        if (!std::isfinite(d)) [[unlikely]] {
+                            if (!slow_element(doc, i, depth, member)) {
+                                return false;
+                            }
+                            break;
+                        }
+                    }
+                    char* const w0 = out_.prepare(56);
+                    char* w = w0;
+                    if (member) {
+                        std::memcpy(w, ": ", 2);
+                        w += 2;
+                    }
+                    if (k == kind::int64) {
+                        const std::uint64_t u = t[i + 1];
+                        if (static_cast<std::int64_t>(u) < 0) {
+                            *w++ = '-';
+                            w = write_uint_digits(w, 0 - u);
+                        } else {
+                            w = write_uint_digits(w, u);
+                        }
+                        i += 2;
+                    } else if (k == kind::float64) {
+                        bool integral;
+                        w += shortest_double_chars(w, d, &integral);
+                        if (integral) {
+                            std::memcpy(w, ".0", 2);
+                            w += 2;
+                        }
+                        i += 2;
+                    } else {
+                        if (k == kind::null) {
+                            std::memcpy(w, "null", 4);
+                            w += 4;
+                        } else if (k == kind::boolean_true) {
+                            std::memcpy(w, "true", 4);
+                            w += 4;
+                        } else {
+                            std::memcpy(w, "false", 5);
+                            w += 5;
+                        }
+                        i += 1;
+                    }
+                    out_.commit(static_cast<std::size_t>(w - w0));
+                    break;
+                }
+                case kind::string:
+                case kind::timestamp: {
+                    const std::string_view s(bytes + (h & document::payload_mask),
+                                             static_cast<std::size_t>(t[i + 1]));
+                    const string_form f = choose_form(s, depth == 0);
+                    if (f != string_form::bare && f != string_form::quoted) [[unlikely]] {
+                        if (member) {
+                            // map_value's separator: a ''' string over lines starts on the next
+                            if (f == string_form::multiline &&
+                                std::memchr(s.data(), '\n', s.size()) != nullptr) {
+                                put(':');
+                            } else {
+                                put2(':', ' ');
+                            }
+                        }
+                        depth_ = depth;
+                        write_string(s, depth == 0);
+                        i += 2;
+                        break;
+                    }
+                    char* const w0 = out_.prepare(s.size() + 4);
+                    char* w = w0;
+                    if (member) {
+                        std::memcpy(w, ": ", 2);
+                        w += 2;
+                    }
+                    if (f == string_form::quoted) {
+                        *w++ = '"';
+                    }
+                    if (!s.empty()) {
+                        std::memcpy(w, s.data(), s.size());
+                        w += s.size();
+                    }
+                    if (f == string_form::quoted) {
+                        *w++ = '"';
+                    }
+                    out_.commit(static_cast<std::size_t>(w - w0));
+                    i += 2;
+                    break;
+                }
+                case kind::array:
+                case kind::map: {
+                    const std::uint64_t count = t[i + 1];
+                    const bool map = k == kind::map;
+                    if (count == 0 || depth >= max_stack) [[unlikely]] {
+                        if (!slow_element(doc, i, depth, member)) {
+                            return false;
+                        }
+                        break;
+                    }
+                    if (member) {
+                        put(':');
+                        line(depth);
+                    }
+                    put(map ? '{' : '[');
+                    if (depth > 0) {
+                        st[depth - 1] = {rem, in_map};
+                    }
+                    ++depth;
+                    rem = count;
+                    in_map = map;
+                    i += 2;
+                    opened = true;
+                    break;
+                }
+                default:  // uint64, bignum, bytes, tagged
+                    if (!slow_element(doc, i, depth, member)) {
+                        return false;
+                    }
+                    break;
+            }
+            // After an element: close the finished containers, then the next element's line
+            // and key.
+            for (;;) {
+                if (!opened) {
+                    if (depth == 0) {
+                        return true;
+                    }
+                    if (--rem == 0) {
+                        --depth;
+                        line(depth);
+                        put(in_map ? '}' : ']');
+                        if (depth > 0) {
+                            rem = st[depth - 1].remaining;
+                            in_map = st[depth - 1].map;
+                        }
+                        continue;
+                    }
+                }
+                line(depth);
+                member = in_map;
+                if (in_map) {
+                    const std::uint64_t kh = t[i];
+                    const auto kk = static_cast<kind>(kh >> document::kind_shift);
+                    const char* kp = bytes + (kh & document::payload_mask);
+                    const auto kn = static_cast<std::size_t>(t[i + 1]);
+                    if ((kk == kind::string || kk == kind::timestamp) && kn != 0 &&
+                        skip_class(kp, kp + kn, hjson_class, cls_bare_key) == kp + kn) {
+                        std::memcpy(out_.prepare(kn), kp, kn);
+                        out_.commit(kn);
+                        i += 2;
+                    } else {
+                        const value kv(doc, i);
+                        depth_ = depth;
+                        if (auto r = write_key(kv); !r) {
+                            status = std::move(r);
+                            return false;
+                        }
+                        i = kv.end_index();
+                    }
+                }
+                break;
+            }
+        }
+    }
 
     bool leaf(value v) {
         switch (v.kind()) {
@@ -893,6 +1102,27 @@ public:
     }
 
 private:
+    // Element i at `depth` through the walk's hooks (the separator first when it is a member
+    // value, as map_value writes it); i moves past it.
+    [[gnu::noinline]] bool slow_element(const document* doc, std::size_t& i, int depth,
+                                        bool member) {
+        const value v(doc, i);
+        if (member) {
+            map_value(v, depth);
+        }
+        depth_ = depth;
+        if (!walk_text(*this, out_, v, depth)) {
+            return false;
+        }
+        i = v.end_index();
+        return true;
+    }
+    void put2(char a, char b) {
+        char* d = out_.prepare(2);
+        d[0] = a;
+        d[1] = b;
+        out_.commit(2);
+    }
     // A line break and the indentation of `depth`.
     // Up to 16 spaces as one fixed-size copy (no memset call for the usual depths).
     [[gnu::always_inline]] void line(int depth) {
@@ -947,10 +1177,11 @@ private:
                 case '\\':
                     out_.append("\\\\");
                     break;
-                default: {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
-                    out_.append(buf);
+                default: {  // a control or commonRange character: at most U+FFFF
+                    static constexpr char hex[] = "0123456789abcdef";
+                    const char buf[6] = {'\\', 'u', hex[(cp >> 12) & 15], hex[(cp >> 8) & 15],
+                                         hex[(cp >> 4) & 15], hex[cp & 15]};
+                    out_.append(buf, 6);
                 }
             }
             p += len;
@@ -1061,7 +1292,7 @@ private:
 
 result<void> encode_hjson(const document& doc, output_buffer& out, const encode_options& opt) {
     hjson_writer w(out, opt);
-    if (!walk_text(w, out, doc.root(), 0)) {
+    if (!w.write_fast(doc.root())) {
         return std::move(w.status);
     }
     return {};

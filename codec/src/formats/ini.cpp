@@ -10,6 +10,7 @@
 // string an inferring reader would read as something else, so --infer reads back every scalar.
 // docs/formats/ini.md has every rule.
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
 #include "detail/try.hpp"
+#include "detail/word_scan.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -327,22 +329,23 @@ void release_if_large(std::string& s) {
     }
 }
 
-// The bytes a name cannot hold: 1 in a key ('\n', '\r', '=', ':'), 2 in a section name
-// ('\n', '\r', '.').
-constexpr struct ini_name_table {
-    unsigned char v[256];
-    constexpr ini_name_table() : v() {
-        v[static_cast<unsigned char>('\n')] = 3;
-        v[static_cast<unsigned char>('\r')] = 3;
-        v[static_cast<unsigned char>('=')] = 1;
-        v[static_cast<unsigned char>(':')] = 1;
-        v[static_cast<unsigned char>('.')] = 2;
-    }
-} ini_name_bytes;
+// Whether `s` holds any of the bytes A, B, C, D (8 bytes a step; name one twice for fewer).
+template <char A, char B, char C, char D>
+[[gnu::always_inline]] inline bool has_any(std::string_view s) noexcept {
+    using namespace word_scan;
+    return fold(s.data(), s.size(), [](std::uint64_t x) {
+               return equal_bytes(x, A) | equal_bytes(x, B) | equal_bytes(x, C) |
+                      equal_bytes(x, D);
+           }) != 0;
+}
 
+// Walks the Document's tape by index (no value cursors on the common path) and returns bool,
+// the error kept in err_ (a result<void> per call costs more than the writing on small
+// documents).
 class ini_writer {
 public:
-    ini_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
+    ini_writer(output_buffer& out, const encode_options& opt, const document& doc)
+        : out_(out), opt_(opt), doc_(&doc), t_(doc.tape().data()), bytes_(doc.bytes().data()) {}
     ~ini_writer() {
         release_if_large(scratch_.path);
         release_if_large(scratch_.key);
@@ -354,143 +357,305 @@ public:
 
     std::string& rest() { return scratch_.rest; }
 
-    // Writes the scalars of map `m` (whose section header, if any, is written), then each
-    // nested map as section `path.key`.
-    result<void> write_map(value m) {
-        bool seen_map = false;
-        for (auto [k, v] : m.entries()) {
-            if (v.kind() == kind::map) {
-                seen_map = true;
+    error err_;  // the error when a call returned false
+
+    // Writes the scalars of the map at tape index `mi` (whose section header, if any, is
+    // written), then each nested map as section `path.key`.
+    bool write_map(std::size_t mi) {
+        const std::uint64_t count = t_[mi + 1];
+        std::size_t i = mi + 2;
+        std::size_t first_map = 0;  // the key of the first entry whose value is a map
+        std::uint64_t maps = 0;     // entries whose value is a map
+        for (std::uint64_t e = 0; e < count; ++e) {
+            const std::size_t vi = end_of(i);
+            const std::size_t next = end_of(vi);
+            if (kind_at(vi) == kind::map) {
+                if (maps++ == 0) {
+                    first_map = i;
+                }
+                i = next;
                 continue;
             }
-            if (seen_map && !allow_lossy(opt_, v, "key_reordered",
-                                         "key written before the sections of its map")) {
-                return fail(unrepresentable(v, "a key after a nested map is not representable "
-                                               "in ini (keys come before sections)"));
+            if (maps != 0 && !allow_lossy(opt_, value(doc_, vi), "key_reordered",
+                                          "key written before the sections of its map")) {
+                return set_error(unrepresentable(value(doc_, vi),
+                                                 "a key after a nested map is not representable "
+                                                 "in ini (keys come before sections)"));
             }
-            POLYCODEC_TRY(key_text(k, false));
-            out_.append(name_);
-            out_.append(" =");
-            std::size_t at = out_.size();
-            out_.push_back(' ');
-            POLYCODEC_TRY(write_value(v));
-            if (out_.size() == at + 1) {
-                out_.truncate(at);  // an empty value (null): no trailing space
+            if (!key_text(i, false) || !write_pair(vi)) {
+                return false;
             }
-            out_.push_back('\n');
+            i = next;
         }
-        std::size_t base = path_.size();
-        for (auto [k, v] : m.entries()) {
-            if (v.kind() != kind::map) {
+        if (maps == 0) {
+            return true;
+        }
+        const std::size_t base = path_.size();
+        for (i = first_map; maps != 0;) {
+            const std::size_t vi = end_of(i);
+            const std::size_t next = end_of(vi);
+            if (kind_at(vi) != kind::map) {
+                i = next;
                 continue;
             }
-            POLYCODEC_TRY(key_text(k, true));
+            --maps;
+            if (!key_text(i, true)) {
+                return false;
+            }
             path_.resize(base);
             if (base != 0) {
                 path_.push_back('.');
             }
             path_.append(name_);
-            bool has_scalar = v.size() == 0;
-            for (auto [k2, v2] : v.entries()) {
-                if (v2.kind() != kind::map) {
-                    has_scalar = true;
-                    break;
+            if (has_scalar(vi)) {
+                const bool blank = out_.size() != 0;
+                char* const w0 = out_.prepare(path_.size() + 4);
+                char* w = w0;
+                if (blank) {
+                    *w++ = '\n';
                 }
+                *w++ = '[';
+                word_scan::copy_short(w, path_.data(), path_.size());
+                w += path_.size();
+                *w++ = ']';
+                *w++ = '\n';
+                out_.commit(static_cast<std::size_t>(w - w0));
             }
-            if (has_scalar) {
-                if (out_.size() != 0) {
-                    out_.push_back('\n');
-                }
-                out_.push_back('[');
-                out_.append(path_);
-                out_.append("]\n");
+            if (!write_map(vi)) {
+                return false;
             }
-            POLYCODEC_TRY(write_map(v));
+            i = next;
         }
         path_.resize(base);
-        return {};
+        return true;
     }
 
 private:
-    // The key's text in name_: a view into the Document (or key_ where it had to be made).
-    result<void> key_text(value k, bool section) {
-        std::string_view name;
-        if (k.is_bool() || k.kind() == kind::float64 || k.kind() == kind::bytes ||
-            !textinfer::scalar_view(k, key_, name)) {
-            POLYCODEC_TRY_ASSIGN(text, key_fallback(opt_, k, "ini"));
-            key_ = std::move(text);
-            name = key_;
+    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
+        err_ = std::move(e);
+        return false;
+    }
+
+    kind kind_at(std::size_t i) const noexcept {
+        return static_cast<kind>(t_[i] >> document::kind_shift);
+    }
+    std::string_view text_at(std::size_t i) const noexcept {
+        return {bytes_ + (t_[i] & document::payload_mask), static_cast<std::size_t>(t_[i + 1])};
+    }
+    // The tape index just past the element at `i` (value::end_index without the cursor).
+    std::size_t end_of(std::size_t i) const noexcept {
+        for (;;) {
+            const std::uint64_t w = t_[i];
+            const auto k = static_cast<kind>(w >> document::kind_shift);
+            if (k == kind::string) [[likely]] {
+                return i + 2;
+            }
+            if (k <= kind::boolean_true) {
+                return i + 1;
+            }
+            if (k >= kind::array) {
+                return static_cast<std::size_t>(w & document::payload_mask);
+            }
+            if (k != kind::tagged) {
+                return i + 2;
+            }
+            i += 2;  // the inner element follows the tag
         }
-        name_ = name;
-        bool ok = !name.empty() && !space(name.front()) && !space(name.back());
+    }
+    // The map at `mi` is empty or has an entry whose value is not a map: it gets a header.
+    bool has_scalar(std::size_t mi) const noexcept {
+        const std::uint64_t count = t_[mi + 1];
+        std::size_t i = mi + 2;
+        for (std::uint64_t e = 0; e < count; ++e) {
+            const std::size_t vi = end_of(i);
+            if (kind_at(vi) != kind::map) {
+                return true;
+            }
+            i = end_of(vi);
+        }
+        return count == 0;
+    }
+
+    // The key at tape index `ki` as text in name_: a view into the Document (or key_ where it
+    // had to be made).
+    [[gnu::always_inline]] bool key_text(std::size_t ki, bool section) {
+        const kind kk = kind_at(ki);
+        if (kk == kind::string || kk == kind::timestamp || kk == kind::bignum) [[likely]] {
+            name_ = text_at(ki);
+        } else if (!key_text_other(ki)) {
+            return false;
+        }
+        const std::string_view name = name_;
         // A section name may hold ']': the header ends at the line's last ']' (as
         // configparser's SECTCRE).
-        const unsigned char bad = section ? 2 : 1;
-        unsigned char seen = 0;
-        for (char c : name) {
-            seen |= ini_name_bytes.v[static_cast<unsigned char>(c)];
-        }
-        ok = ok && (seen & bad) == 0;
+        bool ok = !name.empty() && !space(name.front()) && !space(name.back()) &&
+                  !(section ? has_any<'\n', '\r', '.', '.'>(name)
+                            : has_any<'\n', '\r', '=', ':'>(name));
         if (!section && ok && (name[0] == '[' || name[0] == ';' || name[0] == '#')) {
             ok = false;
         }
-        if (!ok) {
-            if (name.data() != key_.data()) {
-                key_.assign(name);
+        return ok || replace_key(ki, section);
+    }
+    // key_text of a key that is not text: its decimal or fallback text in key_.
+    [[gnu::noinline]] bool key_text_other(std::size_t ki) {
+        const value k(doc_, ki);
+        const kind kk = k.kind();
+        std::string_view name;
+        if (k.is_bool() || kk == kind::float64 || kk == kind::bytes ||
+            !textinfer::scalar_view(k, key_, name)) {
+            auto text = key_fallback(opt_, k, "ini");
+            if (!text) {
+                return set_error(std::move(text.error()));
             }
-            if (!allow_lossy(opt_, k, "key_changed", "key characters replaced by '_'")) {
-                return fail(unrepresentable(
-                    k, std::string(section ? "section name '" : "key '") + key_ +
-                           "' is not representable in ini"));
-            }
-            for (char& c : key_) {
-                if (c == '\n' || c == '\r' || c == '.' || c == ']' || c == '=' || c == ':') {
-                    c = '_';
-                }
-            }
-            if (key_.empty() || key_[0] == '[' || key_[0] == ';' || key_[0] == '#' ||
-                space(key_[0])) {
-                key_.insert(0, "_");
-            }
-            name_ = key_;
+            key_ = std::move(*text);
+            name = key_;
         }
-        return {};
+        name_ = name;
+        return true;
     }
 
-    result<void> write_value(value v) {
+    // A key or section name that cannot be written as it is (in name_): with lossy=allow its
+    // bad characters become '_', else the encode fails.
+    [[gnu::noinline]] bool replace_key(std::size_t ki, bool section) {
+        const value k(doc_, ki);
+        if (name_.data() != key_.data()) {
+            key_.assign(name_);
+        }
+        if (!allow_lossy(opt_, k, "key_changed", "key characters replaced by '_'")) {
+            return set_error(unrepresentable(k, std::string(section ? "section name '" : "key '") +
+                                                    key_ + "' is not representable in ini"));
+        }
+        for (char& c : key_) {
+            if (c == '\n' || c == '\r' || c == '.' || c == ']' || c == '=' || c == ':') {
+                c = '_';
+            }
+        }
+        if (key_.empty() || key_[0] == '[' || key_[0] == ';' || key_[0] == '#' ||
+            space(key_[0])) {
+            key_.insert(0, "_");
+        }
+        name_ = key_;
+        return true;
+    }
+
+    // Whether string value `text` (no line break) is written in quotes: what an inferring
+    // reader would type, or would trim or unquote, is.
+    static bool needs_quotes(std::string_view text) {
+        if (text.empty()) {
+            return true;
+        }
+        const char c0 = text.front();
+        if (space(c0) || space(text.back()) || c0 == '"' || c0 == '\'') {
+            return true;
+        }
+        // classify() types only "true", "false", "NaN", "Infinity" and text starting with
+        // '-' or a digit; '-'? digits is an integer unless it has a leading zero.
+        const std::size_t n = text.size();
+        if (c0 == '-' || (c0 >= '0' && c0 <= '9')) {
+            const std::size_t d = c0 == '-' ? 1 : 0;
+            std::size_t p = d;
+            while (p < n && text[p] >= '0' && text[p] <= '9') {
+                ++p;
+            }
+            if (p == n) {
+                return p - d == 1 || (p - d > 1 && text[d] != '0');
+            }
+        } else if (!((c0 == 't' && n == 4) || (c0 == 'f' && n == 5) || (c0 == 'N' && n == 3) ||
+                     (c0 == 'I' && n == 8))) {
+            return false;
+        }
+        return textinfer::classify(text) != textinfer::kind::string;
+    }
+
+    // `name_ = value` and its line break for the value at tape index `vi` (not a map).
+    bool write_pair(std::size_t vi) {
+        const kind k = kind_at(vi);
+        if (k == kind::string || k == kind::timestamp) {
+            const std::string_view text = text_at(vi);
+            if (!has_any<'\n', '\r', '\n', '\r'>(text)) [[likely]] {
+                const bool quote = needs_quotes(text);
+                char* const w0 = out_.prepare(name_.size() + text.size() + 6);
+                char* w = w0;
+                word_scan::copy_short(w, name_.data(), name_.size());
+                w += name_.size();
+                std::memcpy(w, " = ", 3);
+                w += 3;
+                if (quote) {
+                    *w++ = '"';
+                }
+                word_scan::copy_short(w, text.data(), text.size());
+                w += text.size();
+                if (quote) {
+                    *w++ = '"';
+                }
+                *w++ = '\n';
+                out_.commit(static_cast<std::size_t>(w - w0));
+                return true;
+            }
+        } else if (k == kind::int64) {
+            char* const w0 = out_.prepare(name_.size() + 28);
+            char* w = w0;
+            word_scan::copy_short(w, name_.data(), name_.size());
+            w += name_.size();
+            std::memcpy(w, " = ", 3);
+            w += 3;
+            const std::uint64_t u = t_[vi + 1];
+            if (static_cast<std::int64_t>(u) < 0) {
+                *w++ = '-';
+                w = write_uint_digits(w, 0 - u);
+            } else {
+                w = write_uint_digits(w, u);
+            }
+            *w++ = '\n';
+            out_.commit(static_cast<std::size_t>(w - w0));
+            return true;
+        }
+        out_.append(name_);
+        out_.append(" =");
+        std::size_t at = out_.size();
+        out_.push_back(' ');
+        if (!write_value(value(doc_, vi))) {
+            return false;
+        }
+        if (out_.size() == at + 1) {
+            out_.truncate(at);  // an empty value (null): no trailing space
+        }
+        out_.push_back('\n');
+        return true;
+    }
+
+    [[gnu::noinline]] bool write_value(value v) {
         while (v.kind() == kind::tagged) {
             if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                return fail(unrepresentable(
+                return set_error(unrepresentable(
                     v, "tag " + std::to_string(v.tag()) + " is not representable in ini"));
             }
             v = v.tagged_value();
         }
         switch (v.kind()) {
             case kind::null:
-                return {};  // an empty value: null with --infer
+                return true;  // an empty value: null with --infer
             case kind::array:
             case kind::map: {
                 if (!allow_lossy(opt_, v, "array_to_json", "array written as JSON text")) {
-                    return fail(unrepresentable(v, "an array is not representable in ini"));
+                    return set_error(unrepresentable(v, "an array is not representable in ini"));
                 }
                 output_buffer json;
-                POLYCODEC_TRY(json_write_value(v, json, opt_));
+                if (auto r = json_write_value(v, json, opt_); !r) {
+                    return set_error(std::move(r.error()));
+                }
                 text_.assign(json.str());
                 break;
             }
             case kind::string:
             case kind::timestamp: {
                 std::string_view text = v.get_string();
-                bool line_break = false;
-                for (char c : text) {
-                    line_break |= c == '\r' || c == '\n';
-                }
-                if (line_break) {
+                if (has_any<'\n', '\r', '\n', '\r'>(text)) {
                     text_.assign(text);
                     if (!allow_lossy(opt_, v, "line_break_to_space",
                                      "line breaks written as spaces")) {
-                        return fail(unrepresentable(v, "a line break in a value is not "
-                                                       "representable in ini"));
+                        return set_error(unrepresentable(v, "a line break in a value is not "
+                                                            "representable in ini"));
                     }
                     for (char& c : text_) {
                         if (c == '\r' || c == '\n') {
@@ -499,23 +664,20 @@ private:
                     }
                     text = text_;
                 }
-                bool quote = text.empty() || space(text.front()) || space(text.back()) ||
-                             text.front() == '"' || text.front() == '\'' ||
-                             textinfer::classify(text) != textinfer::kind::string;
-                if (quote) {
+                if (needs_quotes(text)) {
                     out_.push_back('"');
                     out_.append(text);
                     out_.push_back('"');
-                    return {};
+                    return true;
                 }
                 out_.append(text);
-                return {};
+                return true;
             }
             default:
                 textinfer::scalar_text(v, text_);
         }
         out_.append(text_);
-        return {};
+        return true;
     }
 
     static ini_write_scratch& thread_scratch() {
@@ -529,6 +691,9 @@ private:
 
     output_buffer& out_;
     const encode_options& opt_;
+    const document* doc_;
+    const std::uint64_t* t_;  // doc_'s tape
+    const char* bytes_;       // doc_'s string bytes
     ini_write_scratch& scratch_ = thread_scratch();
     std::string& path_ = scratch_.path;
     std::string& key_ = scratch_.key;
@@ -542,18 +707,21 @@ result<void> encode_ini(const document& doc, output_buffer& out, const encode_op
         return fail(unrepresentable(root, "a root that is not a map is not representable in ini"));
     }
     std::size_t start = out.size();
-    ini_writer w(out, opt);
-    auto r = w.write_map(root);
+    ini_writer w(out, opt, doc);
+    if (!w.write_map(root.index())) {
+        return fail(std::move(w.err_));
+    }
     // A first key starting with U+FEFF would be read back as a byte order mark (found by
     // fuzz_decode_ini): a blank line first keeps it a key.
-    if (r && out.view().substr(start, 3) == "\xEF\xBB\xBF") {
+    const char* b = out.data() + start;
+    if (out.size() - start >= 3 && b[0] == '\xEF' && b[1] == '\xBB' && b[2] == '\xBF') {
         std::string& rest = w.rest();
         rest.assign(out.view().substr(start));
         out.truncate(start);
         out.push_back('\n');
         out.append(rest);
     }
-    return r;
+    return {};
 }
 
 }  // namespace
