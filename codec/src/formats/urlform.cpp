@@ -942,6 +942,7 @@ public:
                 // brackets, so every rule below passes: written at once, checked as it is
                 // copied.
                 const std::string_view name = k.get_string();
+                plen_ = base;
                 char* const start = prefix_room(2 + 3 * name.size()) + (top ? 0 : 1);
                 char* w = percent_encode_to(start, name);
                 if (static_cast<std::size_t>(w - start) == name.size()) {
