@@ -869,6 +869,14 @@ char* percent_encode_to(char* dst, std::string_view s) {
     for (;;) {
         // A run of unreserved bytes, copied as it is scanned (one index for both).
         std::size_t i = 0;
+        for (; i + 4 <= n; i += 4) {  // four at a time, then one
+            const auto* u = reinterpret_cast<const unsigned char*>(p + i);
+            if (!(unreserved_bytes.v[u[0]] & unreserved_bytes.v[u[1]] &
+                  unreserved_bytes.v[u[2]] & unreserved_bytes.v[u[3]])) {
+                break;
+            }
+            std::memcpy(dst + i, p + i, 4);
+        }
         while (i < n && unreserved_bytes.v[static_cast<unsigned char>(p[i])]) {
             dst[i] = p[i];
             ++i;
@@ -1018,11 +1026,14 @@ public:
 private:
     // The key path so far is prefix_[0, plen_); prefix_ is only storage, grown and never cut,
     // so that writing a key into it needs no zero-fill.
-    char* prefix_room(std::size_t k) {
+    [[gnu::always_inline]] char* prefix_room(std::size_t k) {
         if (prefix_.size() < plen_ + k) {
-            prefix_.resize(std::max(plen_ + k, 2 * prefix_.size()));
+            grow_prefix(k);
         }
         return prefix_.data() + plen_;
+    }
+    [[gnu::noinline]] void grow_prefix(std::size_t k) {
+        prefix_.resize(std::max(plen_ + k, 2 * prefix_.size()));
     }
     void prefix_end(const char* w) { plen_ = static_cast<std::size_t>(w - prefix_.data()); }
 
