@@ -197,6 +197,10 @@ TEST(UrlformDecode, MapsReopenedAndPlainKeys) {
         {"x=1&y[z]=2&x=3", "{\"x\":[\"1\",\"3\"],\"y\":{\"z\":\"2\"}}"},
         {"a[b]=1&a[b]=2", "{\"a\":{\"b\":[\"1\",\"2\"]}}"},
         {"a[b=1&a[c]=2", "{\"a[b\":\"1\",\"a\":{\"c\":\"2\"}}"},
+        {"a[0]=x&a[1]=y&b[0][c]=1&b[1][c]=2&b[1][d]=3",
+         "{\"a\":[\"x\",\"y\"],\"b\":[{\"c\":\"1\"},{\"c\":\"2\",\"d\":\"3\"}]}"},
+        {"a[0]=x&a[2]=y&a[1]=z", "{\"a\":[\"x\",\"z\",\"y\"]}"},
+        {"a[0]=x&a[b]=y", "{\"a\":{\"0\":\"x\",\"b\":\"y\"}}"},
         {"o[n]=blue&o[id]=42&t=Next+J%73on",
          "{\"o\":{\"n\":\"blue\",\"id\":\"42\"},\"t\":\"Next Json\"}"},
     };
@@ -238,10 +242,23 @@ TEST(UrlformDecode, FastPathAgreesWithTheTreeReader) {
         const std::uint64_t tops = next(6);
         for (std::uint64_t t = 0; t < tops; ++t) {
             const std::string top = std::string(names[next(9)]) + std::to_string(t);
-            const std::uint64_t shape = next(3);
+            const std::uint64_t shape = next(5);
             std::vector<std::string> keys;
             if (shape == 0) {
                 keys.push_back(top);
+            } else if (shape >= 3) {  // an array, its indexes in order: of scalars or of maps
+                const std::uint64_t n = 1 + next(12);
+                for (std::uint64_t i = 0; i < n; ++i) {
+                    std::string el = top + "[" + std::to_string(i) + "]";
+                    if (shape == 4) {
+                        const std::uint64_t fields = 1 + next(3);
+                        for (std::uint64_t f = 0; f < fields; ++f) {
+                            keys.push_back(el + "[" + names[next(9)] + std::to_string(f) + "]");
+                        }
+                    } else {
+                        keys.push_back(el);
+                    }
+                }
             } else {
                 const std::uint64_t kids = 1 + next(4);
                 for (std::uint64_t k = 0; k < kids; ++k) {
@@ -270,6 +287,12 @@ TEST(UrlformDecode, FastPathAgreesWithTheTreeReader) {
                             break;
                         case 3:
                             key = top + "[" + names[next(2)] + "0]";  // a map re-opened
+                            break;
+                        case 4:
+                            key = top + "[" + std::to_string(next(4)) + "]";  // index again
+                            break;
+                        case 5:
+                            key = top + "[" + std::to_string(next(3)) + "][x]";
                             break;
                         default:
                             break;

@@ -36,6 +36,21 @@ int hex_digit(char c) {
 
 // ---- reader ----
 
+// A pair name segment that is an array index: digits, no leading zero, at most 19.
+bool canonical_index(std::string_view s, std::uint64_t& out) {
+    if (s.empty() || s.size() > 19 || (s.size() > 1 && s[0] == '0')) {
+        return false;
+    }
+    out = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') {
+            return false;
+        }
+        out = out * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return true;
+}
+
 // The form as a tree, built first because a key may come back anywhere in the input. Text
 // (names and values) lives in one arena string. Nodes, their child lists (intrusive: first,
 // last, next sibling), the (parent, key) lookup (open addressing over node ids) and emit()'s
@@ -174,19 +189,6 @@ private:
         return std::string_view(arena_).substr(off, len);
     }
 
-    static bool canonical_index(std::string_view s, std::uint64_t& out) {
-        if (s.empty() || s.size() > 19 || (s.size() > 1 && s[0] == '0')) {
-            return false;
-        }
-        out = 0;
-        for (char c : s) {
-            if (c < '0' || c > '9') {
-                return false;
-            }
-            out = out * 10 + static_cast<std::uint64_t>(c - '0');
-        }
-        return true;
-    }
 
     // ---- (parent, key) -> child lookup: open addressing, linear probing, load <= 1/2 ----
 
@@ -548,12 +550,13 @@ private:
 // ---- the fast path ----
 
 // One pass that writes the Document through the builder as it reads, for the forms encoders
-// write: pair names that are a plain name or name[seg]... with name segments only (no index,
-// no "[]"), no '%' or '+' in a name, and no name twice under one map (so every map's entries
-// come in input order and each map's pairs are consecutive). Anything else (a repeated or
-// re-opened name, an index, a bad escape, invalid UTF-8, the tree's size budget, the
-// builder's limits, a map of many entries, deep nesting) gives way: the builder is reset and
-// form_reader reads the input from the start, so outputs and errors are form_reader's.
+// write: pair names that are a plain name or name[seg]..., no '%' or '+' in a name, no name
+// twice under one map and each container's pairs consecutive (so every map's entries come in
+// input order), arrays written as indexes in order from 0 (a[0]=x&a[1]=y), never mixed with
+// names. Anything else (a repeated or re-opened name, "[]", an index gap or out of order, a
+// bad escape, invalid UTF-8, the tree's size budget, the builder's limits, a map of many
+// entries, deep nesting) gives way: the builder is reset and form_reader reads the input from
+// the start, so outputs and errors are form_reader's.
 constexpr std::size_t fast_max_levels = 16;     // open maps, the root included
 constexpr std::size_t fast_max_children = 64;   // entries of one map (names scanned linearly)
 
@@ -600,7 +603,7 @@ public:
         if (!b_.begin_map()) {
             return false;
         }
-        levels_[0] = {std::string_view(), 0};
+        levels_[0] = {std::string_view(), 0, false, 0};
         depth_ = 1;
         const std::size_t n = in_.size();
         const char* const d = in_.data();
@@ -655,11 +658,10 @@ public:
                 end = q;
                 val = std::string_view(d + p + 1, q - p - 1);
                 if (vseen & fc_escape) {
-                    if (!unescape(val)) {
+                    if (!unescape(val, vseen)) {
                         return false;
                     }
                     val = s_.text;
-                    vseen |= fc_high;  // %XX may have made any byte
                 }
                 if ((vseen & fc_high) && utf8_valid_prefix(val) != val.size()) {
                     return false;
@@ -672,16 +674,22 @@ public:
             pos = end + 1;
         }
         while (depth_ > 0) {
-            b_.end_map();
             --depth_;
+            if (levels_[depth_].array) {
+                b_.end_array();
+            } else {
+                b_.end_map();
+            }
         }
         return b_.ok();
     }
 
 private:
     struct level {
-        std::string_view name;   // under the parent map
-        std::size_t names_from;  // its entries' names: s_.names[names_from...]
+        std::string_view name;   // under the parent (an array's element: its index)
+        std::size_t names_from;  // a map's entries' names: s_.names[names_from...]
+        bool array;
+        std::uint64_t next;      // an array's next index
     };
 
     static fast_scratch& thread_scratch() {
@@ -690,8 +698,9 @@ private:
         return s;
     }
 
-    // Percent-decodes `raw` into s_.text; false on a bad escape.
-    bool unescape(std::string_view raw) {
+    // Percent-decodes `raw` into s_.text; false on a bad escape. A byte >= 0x80 that %XX made
+    // adds fc_high to `seen`.
+    bool unescape(std::string_view raw, std::uint8_t& seen) {
         std::string& t = s_.text;
         t.resize(raw.size());
         char* w = t.data();
@@ -709,6 +718,7 @@ private:
                     return false;
                 }
                 *w++ = static_cast<char>(hi * 16 + lo);
+                seen |= hi >= 8 ? fc_high : 0;
                 i += 2;
             } else {
                 *w++ = c;
@@ -721,58 +731,93 @@ private:
     // Splits `key` as form_reader::pair does (name, then [seg]... when the whole key has that
     // shape; else the key is one name) and adds the value under that path.
     bool place(std::string_view key, std::size_t open, std::string_view val) {
-        std::string_view segs[fast_max_levels];
+        // Segments as (offset, length) in `key`: plain arrays, left uninitialised.
+        std::size_t seg_at[fast_max_levels];
+        std::size_t seg_len[fast_max_levels];
+        auto seg = [&](std::size_t i) {
+            return std::string_view(key.data() + seg_at[i], seg_len[i]);
+        };
+        bool is_index[fast_max_levels];
+        std::uint64_t index[fast_max_levels];
         std::size_t count = 0;
         bool nested = open != std::string_view::npos && open > 0;
         if (nested) {
-            segs[count++] = key.substr(0, open);
+            is_index[0] = false;
+            seg_at[0] = 0;
+            seg_len[0] = open;
+            count = 1;
             std::size_t p = open;
             while (p < key.size()) {
                 if (key[p] != '[') {
                     nested = false;
                     break;
                 }
-                std::size_t close = key.find_first_of("[]", p + 1);
-                if (close == std::string_view::npos || key[close] != ']') {
+                std::size_t close = p + 1;  // the next bracket (find_first_of, inline)
+                while (close < key.size() &&
+                       fast_class.v[static_cast<unsigned char>(key[close])] != fc_bracket) {
+                    ++close;
+                }
+                if (close == key.size() || key[close] != ']') {
                     nested = false;
                     break;
                 }
-                const std::string_view seg = key.substr(p + 1, close - p - 1);
-                // An index or "[]" makes arrays (and orders them): the tree reader's work.
-                if (seg.empty() || (seg[0] >= '0' && seg[0] <= '9') || count == fast_max_levels) {
+                // "[]" appends (the tree reader's work); an index is an array's next element.
+                if (close == p + 1 || count == fast_max_levels) {
                     return false;
                 }
-                segs[count++] = seg;
+                seg_at[count] = p + 1;
+                seg_len[count] = close - p - 1;
+                is_index[count] = canonical_index(seg(count), index[count]);
+                ++count;
                 p = close + 1;
             }
         }
         if (!nested) {
-            segs[0] = key;
+            seg_at[0] = 0;
+            seg_len[0] = key.size();
+            is_index[0] = false;
             count = 1;
         }
-        // The maps still open that the path goes through stay open; the others are done.
+        // The containers still open that the path goes through stay open; the others are done.
         std::size_t same = 0;
-        while (same + 1 < count && same + 1 < depth_ && levels_[same + 1].name == segs[same]) {
+        while (same + 1 < count && same + 1 < depth_ && levels_[same + 1].name == seg(same)) {
             ++same;
         }
         while (depth_ > same + 1) {
             --depth_;
             s_.names.resize(levels_[depth_].names_from);
-            b_.end_map();
+            if (levels_[depth_].array) {
+                b_.end_array();
+            } else {
+                b_.end_map();
+            }
         }
         for (std::size_t i = same; i < count; ++i) {
-            const std::size_t from = levels_[depth_ - 1].names_from;
-            if (s_.names.size() - from >= fast_max_children) {
-                return false;
-            }
-            for (std::size_t k = from; k < s_.names.size(); ++k) {
-                if (s_.names[k] == segs[i]) {
-                    return false;  // a name again: arrays, or a map re-opened
+            level& l = levels_[depth_ - 1];
+            if (l.array) {
+                // Indexes in order from 0, as encoders write arrays; a gap, a repeat, an
+                // index out of order or a name among them: the tree reader's work.
+                if (!is_index[i] || index[i] != l.next) {
+                    return false;
                 }
+                ++l.next;
+            } else {
+                if (is_index[i]) {
+                    return false;  // an index among names: a map keyed "0", ...
+                }
+                const std::size_t from = l.names_from;
+                if (s_.names.size() - from >= fast_max_children) {
+                    return false;
+                }
+                for (std::size_t k = from; k < s_.names.size(); ++k) {
+                    if (s_.names[k] == seg(i)) {
+                        return false;  // a name again: arrays, or a map re-opened
+                    }
+                }
+                s_.names.push_back(seg(i));
+                b_.add_string(seg(i));
             }
-            s_.names.push_back(segs[i]);
             ++nodes_;
-            b_.add_string(segs[i]);
             if (i + 1 == count) {
                 if (infer_) {
                     textinfer::add(b_, val);
@@ -781,10 +826,12 @@ private:
                 }
                 break;
             }
-            if (depth_ == fast_max_levels || !b_.begin_map()) {
+            // A container: an array when its first key is an index (it must be 0).
+            const bool array = is_index[i + 1];
+            if (depth_ == fast_max_levels || !(array ? b_.begin_array() : b_.begin_map())) {
                 return false;
             }
-            levels_[depth_++] = {segs[i], s_.names.size()};
+            levels_[depth_++] = {seg(i), s_.names.size(), array, 0};
         }
         return true;
     }
