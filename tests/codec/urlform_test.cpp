@@ -1,6 +1,10 @@
 // Tests of the urlform codec: spec examples, error positions, exact encodings.
+#include <cstdint>
+#include <cstdio>
 #include <string>
+#include <vector>
 
+#include "detail/urlform_readers.hpp"
 #include "support/support.hpp"
 
 namespace polycodec::test {
@@ -182,6 +186,174 @@ TEST(UrlformRoundTrip, RecordsFixtureSubset) {
 TEST(UrlformDecode, SizeBudget) {
     expect_decode_error(format_id::urlform, repeat("a&", 1000), {errc::size_exceeded},
                         max_bytes(4096));
+}
+
+TEST(UrlformDecode, MapsReopenedAndPlainKeys) {
+    // Hand-checked (qs.parse gives the same): a map whose pairs are not consecutive, a name
+    // again, a literal name beside a nested one.
+    const text_case cases[] = {
+        {"a[b]=1&c=2&a[d]=3", "{\"a\":{\"b\":\"1\",\"d\":\"3\"},\"c\":\"2\"}"},
+        {"a[b][c]=1&a[e]=2&a[b][d]=3", "{\"a\":{\"b\":{\"c\":\"1\",\"d\":\"3\"},\"e\":\"2\"}}"},
+        {"x=1&y[z]=2&x=3", "{\"x\":[\"1\",\"3\"],\"y\":{\"z\":\"2\"}}"},
+        {"a[b]=1&a[b]=2", "{\"a\":{\"b\":[\"1\",\"2\"]}}"},
+        {"a[b=1&a[c]=2", "{\"a[b\":\"1\",\"a\":{\"c\":\"2\"}}"},
+        {"a[0]=x&a[1]=y&b[0][c]=1&b[1][c]=2&b[1][d]=3",
+         "{\"a\":[\"x\",\"y\"],\"b\":[{\"c\":\"1\"},{\"c\":\"2\",\"d\":\"3\"}]}"},
+        {"a[0]=x&a[2]=y&a[1]=z", "{\"a\":[\"x\",\"z\",\"y\"]}"},
+        {"a[0]=x&a[b]=y", "{\"a\":{\"0\":\"x\",\"b\":\"y\"}}"},
+        {"o[n]=blue&o[id]=42&t=Next+J%73on",
+         "{\"o\":{\"n\":\"blue\",\"id\":\"42\"},\"t\":\"Next Json\"}"},
+    };
+    expect_decodes(format_id::urlform, cases);
+}
+
+TEST(UrlformEncode, PlainAndEncodedKeys) {
+    // qs.stringify(v, {encodeValuesOnly: true}) for the plain keys; the others percent-encoded.
+    EXPECT_EQ(encode_form(R"({"a":{"b":"1","c-d.e_f~":"2"},"g":"3","h i":{"j&":"4"}})"),
+              "a[b]=1&a[c-d.e_f~]=2&g=3&h%20i[j%26]=4");
+    EXPECT_EQ(encode_form(R"({"t":"NextJson benchmark","o":{"name":"b","id":"42"}})"),
+              "t=NextJson%20benchmark&o[name]=b&o[id]=42");
+}
+
+// The one-pass reader (detail::decode_urlform_fast) against the tree reader
+// (detail::decode_urlform_tree, the general path) on generated forms: nested names written in
+// order as encoders write them, and every disturbance (a name again, a map re-opened, indexes,
+// "[]", literal bracket names, escapes in names and values, bad escapes, invalid UTF-8, empty
+// pairs, a final line break), with and without infer, under tight size and depth limits.
+// Where the fast path finishes, both give the same document; where the tree reader fails, the
+// fast path must have given way; decode() gives the tree reader's result and error.
+TEST(UrlformDecode, FastPathAgreesWithTheTreeReader) {
+    const char* names[] = {"a", "b", "id", "name", "x_y", "caf\xc3\xa9", "n-1", "Z.z", "t~"};
+    const char* odd_names[] = {"", "0", "1", "00", "07", "a%5Bb%5D", "a+b", "%61", "a]", "[a]",
+                               "a[b", "a[]", "a[0]", "a[b]c", "\xff", "%zz", "a%C3", "9z"};
+    const char* values[] = {"", "1", "-12", "2.5e3", "true", "false", "007", "NaN", "x y",
+                            "x+y", "%20", "%41%42", "%e2%82%ac", "caf\xc3\xa9", "%C3%28", "%4",
+                            "%zz", "\xc3", "a=b", "1e999", "18446744073709551616", "%2B"};
+    std::uint64_t seed = 0x9E3779B97F4A7C15ull;
+    auto next = [&](std::uint64_t n) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return (seed >> 33) % n;
+    };
+    int handled = 0;
+    int runs = 0;
+    for (int round = 0; round < 3000; ++round) {
+        std::string text;
+        const bool disturb = round % 3 == 0;
+        const std::uint64_t tops = next(6);
+        for (std::uint64_t t = 0; t < tops; ++t) {
+            const std::string top = std::string(names[next(9)]) + std::to_string(t);
+            const std::uint64_t shape = next(5);
+            std::vector<std::string> keys;
+            if (shape == 0) {
+                keys.push_back(top);
+            } else if (shape >= 3) {  // an array, its indexes in order: of scalars or of maps
+                const std::uint64_t n = 1 + next(12);
+                for (std::uint64_t i = 0; i < n; ++i) {
+                    std::string el = top + "[" + std::to_string(i) + "]";
+                    if (shape == 4) {
+                        const std::uint64_t fields = 1 + next(3);
+                        for (std::uint64_t f = 0; f < fields; ++f) {
+                            keys.push_back(el + "[" + names[next(9)] + std::to_string(f) + "]");
+                        }
+                    } else {
+                        keys.push_back(el);
+                    }
+                }
+            } else {
+                const std::uint64_t kids = 1 + next(4);
+                for (std::uint64_t k = 0; k < kids; ++k) {
+                    std::string kid = top + "[" + names[next(9)] + std::to_string(k) + "]";
+                    if (shape == 2) {
+                        const std::uint64_t deeper = 1 + next(3);
+                        for (std::uint64_t d = 0; d < deeper; ++d) {
+                            keys.push_back(kid + "[" + names[next(9)] + std::to_string(d) + "]");
+                        }
+                    } else {
+                        keys.push_back(kid);
+                    }
+                }
+            }
+            for (std::string key : keys) {
+                if (disturb) {
+                    switch (next(10)) {
+                        case 0:
+                            key = names[next(3)] + std::to_string(next(2));  // maybe again
+                            break;
+                        case 1:
+                            key = odd_names[next(sizeof odd_names / sizeof odd_names[0])];
+                            break;
+                        case 2:
+                            key += std::string("[") + odd_names[next(8)] + "]";
+                            break;
+                        case 3:
+                            key = top + "[" + names[next(2)] + "0]";  // a map re-opened
+                            break;
+                        case 4:
+                            key = top + "[" + std::to_string(next(4)) + "]";  // index again
+                            break;
+                        case 5:
+                            key = top + "[" + std::to_string(next(3)) + "][x]";
+                            break;
+                        default:
+                            break;
+                    }
+                }
+                if (!text.empty()) {
+                    text += disturb && next(8) == 0 ? "&&" : "&";
+                }
+                text += key;
+                if (next(10) != 0) {
+                    text += "=";
+                    text += values[next(disturb ? sizeof values / sizeof values[0] : 14)];
+                }
+            }
+        }
+        if (next(8) == 0) {
+            text += next(2) == 0 ? "\n" : "\r\n";
+        }
+        for (int mode = 0; mode < 4; ++mode) {
+            decode_options opt;
+            opt.infer = (mode & 1) != 0;
+            if (mode == 2) {
+                opt.limits.max_bytes = 64 + next(1200);
+            }
+            if (mode == 3) {
+                opt.limits.max_depth = 1 + static_cast<std::uint32_t>(next(3));
+            }
+            document want;
+            builder wb(want, opt.limits);
+            const result<void> expected = detail::decode_urlform_tree(text, wb, opt);
+            document fast;
+            builder b(fast, opt.limits);
+            const bool took = detail::decode_urlform_fast(text, b, opt);
+            ++runs;
+            document got;
+            const result<void> r = decode(format_id::urlform, text, got, opt);
+            if (expected && wb.ok()) {
+                ASSERT_TRUE(static_cast<bool>(r)) << text << " mode " << mode;
+                EXPECT_EQ(dbg(got), dbg(want)) << text << " mode " << mode;
+            } else {
+                ASSERT_FALSE(static_cast<bool>(r)) << text << " mode " << mode;
+                if (!expected) {
+                    EXPECT_EQ(r.error().code, expected.error().code) << text;
+                    EXPECT_EQ(r.error().offset, expected.error().offset) << text;
+                    EXPECT_EQ(r.error().message, expected.error().message) << text;
+                }
+            }
+            if (!took) {
+                EXPECT_TRUE(fast.empty()) << text;
+                continue;
+            }
+            ++handled;
+            ASSERT_TRUE(static_cast<bool>(expected)) << text << " mode " << mode;
+            ASSERT_TRUE(wb.ok()) << text << " mode " << mode;
+            EXPECT_TRUE(equal(fast, want)) << text << " mode " << mode << ": " << dbg(fast)
+                                           << " vs " << dbg(want);
+            EXPECT_EQ(dbg(fast), dbg(want)) << text << " mode " << mode;
+        }
+    }
+    EXPECT_GT(handled, runs / 4);  // most undisturbed forms take the fast path
+    std::fprintf(stderr, "fast path took %d of %d reads\n", handled, runs);
 }
 
 }  // namespace

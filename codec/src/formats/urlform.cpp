@@ -21,6 +21,7 @@
 #include "detail/describe.hpp"
 #include "detail/infer.hpp"
 #include "detail/try.hpp"
+#include "detail/urlform_readers.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -34,6 +35,21 @@ int hex_digit(char c) {
 }
 
 // ---- reader ----
+
+// A pair name segment that is an array index: digits, no leading zero, at most 19.
+bool canonical_index(std::string_view s, std::uint64_t& out) {
+    if (s.empty() || s.size() > 19 || (s.size() > 1 && s[0] == '0')) {
+        return false;
+    }
+    out = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') {
+            return false;
+        }
+        out = out * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return true;
+}
 
 // The form as a tree, built first because a key may come back anywhere in the input. Text
 // (names and values) lives in one arena string. Nodes, their child lists (intrusive: first,
@@ -69,6 +85,9 @@ struct form_scratch {
     std::vector<std::pair<std::uint64_t, std::size_t>> order;
     std::vector<std::size_t> groups;
 };
+
+// What a node of the tree counts against the size budget (form_reader::over_budget).
+constexpr std::size_t tree_bytes_per_node = 56 + 32 + 64;
 
 // A buffer above this is released after the call, so one huge body does not pin its memory.
 constexpr std::size_t scratch_keep_bytes = std::size_t{16} << 20;
@@ -170,19 +189,6 @@ private:
         return std::string_view(arena_).substr(off, len);
     }
 
-    static bool canonical_index(std::string_view s, std::uint64_t& out) {
-        if (s.empty() || s.size() > 19 || (s.size() > 1 && s[0] == '0')) {
-            return false;
-        }
-        out = 0;
-        for (char c : s) {
-            if (c < '0' || c > '9') {
-                return false;
-            }
-            out = out * 10 + static_cast<std::uint64_t>(c - '0');
-        }
-        return true;
-    }
 
     // ---- (parent, key) -> child lookup: open addressing, linear probing, load <= 1/2 ----
 
@@ -345,10 +351,9 @@ private:
     // std::vector per node and a separate key record (56 + 32 bytes, plus 64 for its hash map
     // entry), kept so that the budget stops at the same pair as before.
     bool over_budget() const {
-        constexpr std::size_t per_node = 56 + 32 + 64;
-        static_assert(sizeof(form_node) + 2 * sizeof(std::uint64_t) <= per_node,
+        static_assert(sizeof(form_node) + 2 * sizeof(std::uint64_t) <= tree_bytes_per_node,
                       "the budget must cover a node and its table slots");
-        return nodes_.size() * per_node + arena_.size() > b_.limits().max_bytes;
+        return nodes_.size() * tree_bytes_per_node + arena_.size() > b_.limits().max_bytes;
     }
 
     result<void> pair(std::size_t from, std::size_t to) {
@@ -542,9 +547,331 @@ private:
     std::vector<std::pair<std::size_t, std::size_t>>& segs_ = s_.segs;
 };
 
-result<void> decode_urlform(std::string_view in, builder& b, const decode_options& opt) {
+// ---- the fast path ----
+
+// One pass that writes the Document through the builder as it reads, for the forms encoders
+// write: pair names that are a plain name or name[seg]..., no '%' or '+' in a name, no name
+// twice under one map and each container's pairs consecutive (so every map's entries come in
+// input order), arrays written as indexes in order from 0 (a[0]=x&a[1]=y), never mixed with
+// names. Anything else (a repeated or re-opened name, "[]", an index gap or out of order, a
+// bad escape, invalid UTF-8, the tree's size budget, the builder's limits, a map of many
+// entries, deep nesting) gives way: the builder is reset and form_reader reads the input from
+// the start, so outputs and errors are form_reader's.
+constexpr std::size_t fast_max_levels = 16;     // open maps, the root included
+constexpr std::size_t fast_max_children = 64;   // entries of one map (names scanned linearly)
+
+// Byte classes: what ends or disturbs a pair name, and what a value must decode or check.
+constexpr std::uint8_t fc_amp = 1;      // '&'
+constexpr std::uint8_t fc_eq = 2;       // '='
+constexpr std::uint8_t fc_escape = 4;   // '%' '+'
+constexpr std::uint8_t fc_bracket = 8;  // '[' ']'
+constexpr std::uint8_t fc_high = 16;    // >= 0x80 (UTF-8 to check)
+
+constexpr struct fast_class_table {
+    std::uint8_t v[256];
+    constexpr fast_class_table() : v() {
+        v[static_cast<unsigned char>('&')] = fc_amp;
+        v[static_cast<unsigned char>('=')] = fc_eq;
+        v[static_cast<unsigned char>('%')] = fc_escape;
+        v[static_cast<unsigned char>('+')] = fc_escape;
+        v[static_cast<unsigned char>('[')] = fc_bracket;
+        v[static_cast<unsigned char>(']')] = fc_bracket;
+        for (int c = 0x80; c < 256; ++c) {
+            v[c] = fc_high;
+        }
+    }
+} fast_class;
+
+struct fast_scratch {
+    std::string text;                     // a value with escapes, decoded
+    std::vector<std::string_view> names;  // the entry names of the open maps, outer first
+};
+
+class fast_form_reader {
+public:
+    fast_form_reader(std::string_view in, builder& b, bool infer)
+        : in_(in), b_(b), infer_(infer), s_(thread_scratch()) {}
+    fast_form_reader(const fast_form_reader&) = delete;
+    fast_form_reader& operator=(const fast_form_reader&) = delete;
+    ~fast_form_reader() { release_if_huge(s_.text); }
+
+    // True with the document built; false where it gives way.
+    bool run() {
+        if (!in_.empty() && in_.back() == '\n') {  // as form_reader::run
+            in_.remove_suffix(in_.size() >= 2 && in_[in_.size() - 2] == '\r' ? 2 : 1);
+        }
+        if (!b_.begin_map()) {
+            return false;
+        }
+        levels_[0] = {std::string_view(), 0, false, 0};
+        depth_ = 1;
+        const std::size_t n = in_.size();
+        const char* const d = in_.data();
+        std::size_t pos = 0;
+        while (pos <= n) {
+            // The name, up to '=' or '&'.
+            std::size_t p = pos;
+            std::uint8_t seen = 0;
+            std::size_t open = std::string_view::npos;
+            for (; p < n; ++p) {
+                const std::uint8_t c = fast_class.v[static_cast<unsigned char>(d[p])];
+                if (c == 0) {
+                    continue;
+                }
+                if (c & (fc_amp | fc_eq)) {
+                    break;
+                }
+                if (c == fc_bracket && open == std::string_view::npos && d[p] == '[') {
+                    open = p - pos;
+                }
+                seen |= c;
+            }
+            if (p == pos && (p == n || d[p] == '&')) {  // an empty pair
+                pos = p + 1;
+                continue;
+            }
+            // form_reader::pair's budget check, with the same counts: its nodes (the root and
+            // one a new name) and its arena (each pair's decoded name and value).
+            if (nodes_ * tree_bytes_per_node + arena_ > b_.limits().max_bytes) {
+                return false;
+            }
+            if (seen & fc_escape) {
+                return false;
+            }
+            const std::string_view key(d + pos, p - pos);
+            if ((seen & fc_high) && utf8_valid_prefix(key) != key.size()) {
+                return false;
+            }
+            // The value, up to '&'.
+            std::string_view val;
+            std::size_t end = p;
+            if (p < n && d[p] == '=') {
+                std::size_t q = p + 1;
+                std::uint8_t vseen = 0;
+                for (; q < n; ++q) {
+                    const std::uint8_t c = fast_class.v[static_cast<unsigned char>(d[q])];
+                    if (c == fc_amp) {
+                        break;
+                    }
+                    vseen |= c;
+                }
+                end = q;
+                val = std::string_view(d + p + 1, q - p - 1);
+                if (vseen & fc_escape) {
+                    if (!unescape(val, vseen)) {
+                        return false;
+                    }
+                    val = s_.text;
+                }
+                if ((vseen & fc_high) && utf8_valid_prefix(val) != val.size()) {
+                    return false;
+                }
+            }
+            arena_ += key.size() + val.size();
+            if (!place(key, open, val)) {
+                return false;
+            }
+            pos = end + 1;
+        }
+        while (depth_ > 0) {
+            --depth_;
+            if (levels_[depth_].array) {
+                b_.end_array();
+            } else {
+                b_.end_map();
+            }
+        }
+        return b_.ok();
+    }
+
+private:
+    struct level {
+        std::string_view name;   // under the parent (an array's element: its index)
+        std::size_t names_from;  // a map's entries' names: s_.names[names_from...]
+        bool array;
+        std::uint64_t next;      // an array's next index
+    };
+
+    static fast_scratch& thread_scratch() {
+        thread_local fast_scratch s;
+        s.names.clear();
+        return s;
+    }
+
+    // Percent-decodes `raw` into s_.text; false on a bad escape. A byte >= 0x80 that %XX made
+    // adds fc_high to `seen`.
+    bool unescape(std::string_view raw, std::uint8_t& seen) {
+        std::string& t = s_.text;
+        t.resize(raw.size());
+        char* w = t.data();
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+            const char c = raw[i];
+            if (c == '+') {
+                *w++ = ' ';
+            } else if (c == '%') {
+                if (i + 2 >= raw.size()) {
+                    return false;
+                }
+                const int hi = hex_digit(raw[i + 1]);
+                const int lo = hex_digit(raw[i + 2]);
+                if (hi < 0 || lo < 0) {
+                    return false;
+                }
+                *w++ = static_cast<char>(hi * 16 + lo);
+                seen |= hi >= 8 ? fc_high : 0;
+                i += 2;
+            } else {
+                *w++ = c;
+            }
+        }
+        t.resize(static_cast<std::size_t>(w - t.data()));
+        return true;
+    }
+
+    // Splits `key` as form_reader::pair does (name, then [seg]... when the whole key has that
+    // shape; else the key is one name) and adds the value under that path.
+    bool place(std::string_view key, std::size_t open, std::string_view val) {
+        // Segments as (offset, length) in `key`: plain arrays, left uninitialised.
+        std::size_t seg_at[fast_max_levels];
+        std::size_t seg_len[fast_max_levels];
+        auto seg = [&](std::size_t i) {
+            return std::string_view(key.data() + seg_at[i], seg_len[i]);
+        };
+        bool is_index[fast_max_levels];
+        std::uint64_t index[fast_max_levels];
+        std::size_t count = 0;
+        bool nested = open != std::string_view::npos && open > 0;
+        if (nested) {
+            is_index[0] = false;
+            seg_at[0] = 0;
+            seg_len[0] = open;
+            count = 1;
+            std::size_t p = open;
+            while (p < key.size()) {
+                if (key[p] != '[') {
+                    nested = false;
+                    break;
+                }
+                std::size_t close = p + 1;  // the next bracket (find_first_of, inline)
+                while (close < key.size() &&
+                       fast_class.v[static_cast<unsigned char>(key[close])] != fc_bracket) {
+                    ++close;
+                }
+                if (close == key.size() || key[close] != ']') {
+                    nested = false;
+                    break;
+                }
+                // "[]" appends (the tree reader's work); an index is an array's next element.
+                if (close == p + 1 || count == fast_max_levels) {
+                    return false;
+                }
+                seg_at[count] = p + 1;
+                seg_len[count] = close - p - 1;
+                is_index[count] = canonical_index(seg(count), index[count]);
+                ++count;
+                p = close + 1;
+            }
+        }
+        if (!nested) {
+            seg_at[0] = 0;
+            seg_len[0] = key.size();
+            is_index[0] = false;
+            count = 1;
+        }
+        // The containers still open that the path goes through stay open; the others are done.
+        std::size_t same = 0;
+        while (same + 1 < count && same + 1 < depth_ && levels_[same + 1].name == seg(same)) {
+            ++same;
+        }
+        while (depth_ > same + 1) {
+            --depth_;
+            s_.names.resize(levels_[depth_].names_from);
+            if (levels_[depth_].array) {
+                b_.end_array();
+            } else {
+                b_.end_map();
+            }
+        }
+        for (std::size_t i = same; i < count; ++i) {
+            level& l = levels_[depth_ - 1];
+            if (l.array) {
+                // Indexes in order from 0, as encoders write arrays; a gap, a repeat, an
+                // index out of order or a name among them: the tree reader's work.
+                if (!is_index[i] || index[i] != l.next) {
+                    return false;
+                }
+                ++l.next;
+            } else {
+                if (is_index[i]) {
+                    return false;  // an index among names: a map keyed "0", ...
+                }
+                const std::size_t from = l.names_from;
+                if (s_.names.size() - from >= fast_max_children) {
+                    return false;
+                }
+                for (std::size_t k = from; k < s_.names.size(); ++k) {
+                    if (s_.names[k] == seg(i)) {
+                        return false;  // a name again: arrays, or a map re-opened
+                    }
+                }
+                s_.names.push_back(seg(i));
+                b_.add_string(seg(i));
+            }
+            ++nodes_;
+            if (i + 1 == count) {
+                if (infer_) {
+                    textinfer::add(b_, val);
+                } else {
+                    b_.add_string(val);
+                }
+                break;
+            }
+            // A container: an array when its first key is an index (it must be 0).
+            const bool array = is_index[i + 1];
+            if (depth_ == fast_max_levels || !(array ? b_.begin_array() : b_.begin_map())) {
+                return false;
+            }
+            levels_[depth_++] = {seg(i), s_.names.size(), array, 0};
+        }
+        return true;
+    }
+
+    std::string_view in_;
+    builder& b_;
+    bool infer_;
+    fast_scratch& s_;
+    level levels_[fast_max_levels];
+    std::size_t depth_ = 0;
+    std::size_t nodes_ = 1;  // the tree's count: its root, and a node per name
+    std::size_t arena_ = 0;  // the tree's arena: the decoded names and values
+};
+
+}  // namespace
+
+bool decode_urlform_fast(std::string_view in, builder& b, const decode_options& opt) {
+    if (b.depth() != 0 || b.next_index() != 0) {
+        return false;
+    }
+    fast_form_reader r(in, b, opt.infer);
+    if (r.run()) {
+        return true;
+    }
+    b.reset();
+    return false;
+}
+
+result<void> decode_urlform_tree(std::string_view in, builder& b, const decode_options& opt) {
     form_reader r(in, b, opt.infer);
     return r.run();
+}
+
+namespace {
+
+result<void> decode_urlform(std::string_view in, builder& b, const decode_options& opt) {
+    if (decode_urlform_fast(in, b, opt)) {
+        return {};
+    }
+    return decode_urlform_tree(in, b, opt);
 }
 
 // ---- writer ----
@@ -584,24 +911,35 @@ constexpr struct unreserved_table {
 // Writes `s` percent-encoded at `dst` (room for 3 bytes per byte of s); returns its end.
 char* percent_encode_to(char* dst, std::string_view s) {
     static const char* hex = "0123456789ABCDEF";
-    for (unsigned char c : s) {
-        if (unreserved_bytes.v[c]) {
-            *dst++ = static_cast<char>(c);
-        } else {
-            dst[0] = '%';
-            dst[1] = hex[c >> 4];
-            dst[2] = hex[c & 15];
-            dst += 3;
+    const char* p = s.data();
+    std::size_t n = s.size();
+    for (;;) {
+        // A run of unreserved bytes, copied as it is scanned (one index for both).
+        std::size_t i = 0;
+        for (; i + 4 <= n; i += 4) {  // four at a time, then one
+            const auto* u = reinterpret_cast<const unsigned char*>(p + i);
+            if (!(unreserved_bytes.v[u[0]] & unreserved_bytes.v[u[1]] &
+                  unreserved_bytes.v[u[2]] & unreserved_bytes.v[u[3]])) {
+                break;
+            }
+            std::memcpy(dst + i, p + i, 4);
         }
+        while (i < n && unreserved_bytes.v[static_cast<unsigned char>(p[i])]) {
+            dst[i] = p[i];
+            ++i;
+        }
+        dst += i;
+        if (i == n) {
+            return dst;
+        }
+        const auto c = static_cast<unsigned char>(p[i]);
+        dst[0] = '%';
+        dst[1] = hex[c >> 4];
+        dst[2] = hex[c & 15];
+        dst += 3;
+        p += i + 1;
+        n -= i + 1;
     }
-    return dst;
-}
-
-void percent_encode(std::string& out, std::string_view s) {
-    const std::size_t at = out.size();
-    out.resize(at + 3 * s.size());
-    char* end = percent_encode_to(out.data() + at, s);
-    out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 // The writer's strings, kept per thread and reused across calls (#6).
@@ -623,14 +961,17 @@ public:
     }
 
     result<void> write_map(value m, bool top) {
-        std::size_t base = prefix_.size();
+        const std::size_t base = plen_;
         bool all_index = !top && m.size() != 0;
         for (auto [k, v] : m.entries()) {
             if (!all_index) {
                 break;
             }
-            all_index = (k.kind() == kind::string || k.kind() == kind::int64 ||
-                         k.kind() == kind::uint64) &&
+            if (k.kind() == kind::string) {
+                all_index = index_like(k.get_string());
+                continue;
+            }
+            all_index = (k.kind() == kind::int64 || k.kind() == kind::uint64) &&
                         textinfer::scalar_text(k, key_) && index_like(key_);
         }
         if (all_index && !allow_lossy(opt_, m, "map_to_array",
@@ -639,7 +980,40 @@ public:
                                            "representable in urlform (it reads back as an "
                                            "array)"));
         }
-        for (auto [k, v] : m.entries()) {
+        // The entries, walked on the tape (a string, the usual key and value, is two words).
+        const document* const doc = m.doc();
+        const std::uint64_t* const tape = doc->tape().data();
+        auto kind_at = [tape](std::size_t i) {
+            return static_cast<kind>(tape[i] >> document::kind_shift);
+        };
+        const std::size_t end = m.end_index();
+        for (std::size_t at = m.index() + 2; at < end;) {
+            const value k(doc, at);
+            const bool string_key = kind_at(at) == kind::string;
+            const value v(doc, string_key ? at + 2 : k.end_index());
+            at = kind_at(v.index()) == kind::string ? v.index() + 2 : v.end_index();
+            if (string_key && k.get_string().size() != 0) {
+                // A key of unreserved bytes only (percent-encoding leaves it as it is) has no
+                // brackets, so every rule below passes: written at once, checked as it is
+                // copied.
+                const std::string_view name = k.get_string();
+                plen_ = base;
+                char* const start = prefix_room(2 + 3 * name.size()) + (top ? 0 : 1);
+                char* w = percent_encode_to(start, name);
+                if (static_cast<std::size_t>(w - start) == name.size()) {
+                    if (!top) {
+                        start[-1] = '[';
+                        *w++ = ']';
+                    }
+                    prefix_end(w);
+                    if (v.kind() == kind::string) {
+                        put(v.get_string());
+                    } else {
+                        POLYCODEC_TRY(write(v));
+                    }
+                    continue;
+                }
+            }
             std::string_view key;  // a view into the Document, or the scratch string
             if (k.is_bool() || k.kind() == kind::float64 || k.kind() == kind::bytes ||
                 !textinfer::scalar_view(k, key_, key)) {
@@ -661,8 +1035,8 @@ public:
                 // A name that cannot carry "[0]" (empty, or brackets read literally) over two or
                 // more scalars: the repeated name, "=a&=b" for {"": ["a", "b"]}.
                 for (value c : v.items()) {
-                    prefix_.resize(base);
-                    percent_encode(prefix_, key);
+                    plen_ = base;
+                    prefix_end(percent_encode_to(prefix_room(3 * key.size()), key));
                     POLYCODEC_TRY(write(c));
                 }
                 continue;
@@ -680,21 +1054,36 @@ public:
                                                            "representable in urlform"));
                 }
             }
-            prefix_.resize(base);
+            plen_ = base;
+            char* w = prefix_room(2 + 3 * key.size());
             if (!top) {
-                prefix_.push_back('[');
+                *w++ = '[';
             }
-            percent_encode(prefix_, key);
+            w = percent_encode_to(w, key);
             if (!top) {
-                prefix_.push_back(']');
+                *w++ = ']';
             }
+            prefix_end(w);
             POLYCODEC_TRY(write(v));
         }
-        prefix_.resize(base);
+        plen_ = base;
         return {};
     }
 
 private:
+    // The key path so far is prefix_[0, plen_); prefix_ is only storage, grown and never cut,
+    // so that writing a key into it needs no zero-fill.
+    [[gnu::always_inline]] char* prefix_room(std::size_t k) {
+        if (prefix_.size() < plen_ + k) {
+            grow_prefix(k);
+        }
+        return prefix_.data() + plen_;
+    }
+    [[gnu::noinline]] void grow_prefix(std::size_t k) {
+        prefix_.resize(std::max(plen_ + k, 2 * prefix_.size()));
+    }
+    void prefix_end(const char* w) { plen_ = static_cast<std::size_t>(w - prefix_.data()); }
+
     // An array that the repeated-name form ("=a&=b") carries: two or more scalars.
     static bool repeatable(value v) {
         if (v.kind() != kind::array || v.size() < 2) {
@@ -735,18 +1124,18 @@ private:
                     }
                     return {};
                 }
-                std::size_t base = prefix_.size();
+                const std::size_t base = plen_;
                 std::uint64_t i = 0;
                 for (value c : v.items()) {
-                    prefix_.resize(base);
-                    char buf[24];
-                    auto tc = std::to_chars(buf, buf + sizeof buf, i++);
-                    prefix_.push_back('[');
-                    prefix_.append(buf, tc.ptr);
-                    prefix_.push_back(']');
+                    plen_ = base;
+                    char* w = prefix_room(2 + 20);
+                    *w++ = '[';
+                    w = std::to_chars(w, w + 20, i++).ptr;
+                    *w++ = ']';
+                    prefix_end(w);
                     POLYCODEC_TRY(write(c));
                 }
-                prefix_.resize(base);
+                plen_ = base;
                 return {};
             }
             case kind::tagged:
@@ -763,24 +1152,27 @@ private:
             default:
                 textinfer::scalar_view(v, text_, text);
         }
-        // "&" prefix "=" and the value percent-encoded, written in place.
-        char* const begin = out_.prepare(2 + prefix_.size() + 3 * text.size());
+        put(text);
+        return {};
+    }
+
+    // "&" prefix "=" and the value percent-encoded, written in place.
+    void put(std::string_view text) {
+        char* const begin = out_.prepare(2 + plen_ + 3 * text.size());
         char* w = begin;
         if (!first_) {
             *w++ = '&';
         }
         first_ = false;
-        std::memcpy(w, prefix_.data(), prefix_.size());
-        w += prefix_.size();
+        std::memcpy(w, prefix_.data(), plen_);
+        w += plen_;
         *w++ = '=';
         w = percent_encode_to(w, text);
         out_.commit(static_cast<std::size_t>(w - begin));
-        return {};
     }
 
     static writer_scratch& thread_scratch() {
         thread_local writer_scratch s;
-        s.prefix.clear();
         s.key.clear();
         s.text.clear();
         s.enc.clear();
@@ -791,6 +1183,7 @@ private:
     const encode_options& opt_;
     writer_scratch& s_;
     std::string& prefix_ = s_.prefix;
+    std::size_t plen_ = 0;
     std::string& key_ = s_.key;
     std::string& text_ = s_.text;
     std::string& enc_ = s_.enc;
