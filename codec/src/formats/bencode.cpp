@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/describe.hpp"
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
@@ -308,10 +309,7 @@ struct bencode_frame {
 }
 
 bool decode_bencode_fast(std::string_view in, builder& b) {
-    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t size = in.size();
-    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
+    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
     fast_writer tw(b);
 
     // frames[0] stands for the top level: one value, never closed.
@@ -396,19 +394,12 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
         }
         ++top->count;
     }
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_bencode(std::string_view in, builder& b, const decode_options& opt) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        if (decode_bencode_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
+    if (try_fast_decode(b, true, [&] { return decode_bencode_fast(in, b); })) {
+        return {};
     }
     bencode_reader r(in, b, opt.canonical);
     return r.run();

@@ -15,6 +15,7 @@
 #endif
 
 #include "detail/extjson.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -885,19 +886,12 @@ open_document: {
         ++top->count;
     }
 
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_bson(std::string_view in, builder& b, const decode_options&) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        if (decode_bson_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
+    if (try_fast_decode(b, true, [&] { return decode_bson_fast(in, b); })) {
+        return {};
     }
     bson_reader r(in, b);
     return r.run();

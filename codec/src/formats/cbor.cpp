@@ -9,6 +9,7 @@
 
 #include "detail/bigint_text.hpp"
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
 #include "detail/lossy.hpp"
@@ -712,10 +713,7 @@ constexpr std::size_t fast_max_frames = 64;  // deeper input takes cbor_reader
 using fast_writer = tape_writer<256, 2048, false>;
 
 bool decode_cbor_fast(std::string_view in, builder& b) {
-    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t size = in.size();
-    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
+    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
     fast_writer tw(b);
 
     // frames[0] stands for the top level: a container of one value that is never closed.
@@ -839,20 +837,13 @@ bool decode_cbor_fast(std::string_view in, builder& b) {
     }
 
 finished:
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_cbor(std::string_view in, builder& b, const decode_options& opt) {
-    if (!opt.canonical && !opt.keep_int_width && b.depth() == 0 && b.ok() && b.doc().empty() &&
-        b.doc().bytes().empty()) {
-        if (decode_cbor_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
+    if (try_fast_decode(b, !opt.canonical && !opt.keep_int_width,
+                        [&] { return decode_cbor_fast(in, b); })) {
+        return {};
     }
     cbor_reader r(in, b, opt.canonical, opt.keep_int_width);
     return r.run();

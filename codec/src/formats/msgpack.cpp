@@ -10,6 +10,7 @@
 #include "detail/float_width.hpp"
 #include "detail/lossy.hpp"
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -318,11 +319,7 @@ constexpr std::size_t fast_max_frames = 64;  // deeper input takes msgpack_reade
 using fast_writer = detail::tape_writer<256, 2048, false>;
 
 bool decode_msgpack_fast(std::string_view in, builder& b) {
-    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t size = in.size();
-    const std::size_t max_depth =
-        std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
+    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
     // Both buffers are resized ahead of the writes (tape: at least 4 words free before each
     // element; payload: checked per str, bin and ext) and cut to size at the end.
     fast_writer tw(b);
@@ -587,20 +584,12 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
     }
 
 finished:
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_msgpack(std::string_view in, builder& b, const decode_options& opt) {
-    if (!opt.keep_int_width && b.depth() == 0 && b.ok() && b.doc().empty() &&
-        b.doc().bytes().empty()) {
-        if (decode_msgpack_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
+    if (try_fast_decode(b, !opt.keep_int_width, [&] { return decode_msgpack_fast(in, b); })) {
+        return {};
     }
     msgpack_reader r(in, b, opt.keep_int_width);
     return r.run();

@@ -20,6 +20,7 @@
 
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -1446,11 +1447,7 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
                     }
                     tw.close(cs[0].start, cs[0].count);
                 }
-                if (tw.over_budget(max_bytes)) {
-                    return false;
-                }
-                tw.finish();
-                return true;
+                return fast_finish(tw, pos, size, max_bytes);
             }
             default:  // everything else: pickle_reader takes it or words the refusal
                 return false;
@@ -1512,11 +1509,8 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
 }
 
 result<void> decode_pickle(std::string_view in, builder& b, const decode_options& opt) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        if (decode_pickle_fast(in, b, opt)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
+    if (try_fast_decode(b, true, [&] { return decode_pickle_fast(in, b, opt); })) {
+        return {};
     }
     pickle_reader r(in, b, opt);
     return r.run();

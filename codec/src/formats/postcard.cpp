@@ -12,6 +12,7 @@
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
 #include "detail/describe.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -757,11 +758,7 @@ public:
           tw_(b) {}
 
     bool run() {
-        if (!read(root_) || pos_ != size_ || tw_.over_budget(max_bytes_)) {
-            return false;
-        }
-        tw_.finish();
-        return true;
+        return read(root_) && fast_finish(tw_, pos_, size_, max_bytes_);
     }
 
 private:
@@ -1059,12 +1056,8 @@ result<void> decode_postcard(std::string_view in, builder& b, const decode_optio
     if (!opt.schema) {
         return fail(make_error(errc::schema_required, 0, "postcard needs a schema"));
     }
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        postcard_fast_reader f(in, b, *opt.schema);
-        if (f.run()) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
+    if (try_fast_decode(b, true, [&] { return postcard_fast_reader(in, b, *opt.schema).run(); })) {
+        return {};
     }
     postcard_reader r(in, b, *opt.schema);
     return r.run();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
@@ -470,10 +471,7 @@ inline bool fast_length(const unsigned char* p, std::size_t size, std::size_t& p
 }
 
 bool decode_ubjson_fast(std::string_view in, builder& b) {
-    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t size = in.size();
-    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
+    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
     fast_writer tw(b);
 
     // frames[0] stands for the top level: a container of one value that is never closed.
@@ -588,19 +586,12 @@ bool decode_ubjson_fast(std::string_view in, builder& b) {
     }
 
 finished:
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_ubjson(std::string_view in, builder& b, const decode_options&) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        if (decode_ubjson_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
+    if (try_fast_decode(b, true, [&] { return decode_ubjson_fast(in, b); })) {
+        return {};
     }
     ubjson_reader r(in, b);
     return r.run();
