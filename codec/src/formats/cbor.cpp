@@ -13,6 +13,7 @@
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
 #include "detail/lossy.hpp"
+#include "detail/tape_walk.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -855,94 +856,62 @@ class cbor_writer {
 public:
     cbor_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    // The tape lists the elements in the order CBOR writes them (a container's head, then its
-    // children), so the common elements are written in one linear pass over the tape through a
-    // local pointer into the buffer's free space (o .. oend, at least `slack` bytes before each
-    // element), as msgpack's writer does. The rest (long strings, bytes, bignums, timestamps,
-    // tags, int_width=keep integers, canonical maps) go through write() below, subtree and all.
-    bool write_root(value root) {
-        const document& doc = *root.doc();
-        const std::uint64_t* const t = doc.tape().data();
-        const char* const payload = doc.bytes().data();
-        const std::size_t payload_size = doc.bytes().size();
-        std::size_t i = root.index();
-        const std::size_t end = root.end_index();
-        out_cursor<64> c(out_);  // at least 64 bytes free before each element
-        char*& o = c.o;
-        while (i < end) {
-            c.room();
-            const std::uint64_t w = t[i];
-            switch (static_cast<kind>(w >> document::kind_shift)) {
-                case kind::null:
-                    *o++ = static_cast<char>(0xf6);
-                    i += 1;
-                    continue;
-                case kind::boolean_false:
-                    *o++ = static_cast<char>(0xf4);
-                    i += 1;
-                    continue;
-                case kind::boolean_true:
-                    *o++ = static_cast<char>(0xf5);
-                    i += 1;
-                    continue;
-                case kind::int64: {
-                    if (keep_width_ && (w >> document::aux_shift & 0xff) != 0) {
-                        break;
-                    }
-                    const std::uint64_t v = t[i + 1];
-                    o = static_cast<std::int64_t>(v) >= 0 ? head_at(o, 0x00, v)
-                                                          : head_at(o, 0x20, ~v);  // -1 - v
-                    i += 2;
-                    continue;
-                }
-                case kind::uint64:
-                    o = head_at(o, 0x00, t[i + 1]);
-                    i += 2;
-                    continue;
-                case kind::float64: {
-                    double d;
-                    std::memcpy(&d, &t[i + 1], 8);
-                    o = float_at(o, d);
-                    i += 2;
-                    continue;
-                }
-                case kind::string: {
-                    // Up to 23 bytes: one head byte and one 32-byte copy when that much payload
-                    // can be read (the bytes past n are overwritten by what follows).
-                    const std::uint64_t off = w & document::payload_mask;
-                    const std::uint64_t n = t[i + 1];
-                    if (n <= 23 && off + 32 <= payload_size) {
-                        o[0] = static_cast<char>(0x60 | n);
-                        std::memcpy(o + 1, payload + off, 32);
-                        o += n + 1;
-                        i += 2;
-                        continue;
-                    }
-                    break;
-                }
-                case kind::array:
-                    o = head_at(o, 0x80, t[i + 1]);
-                    i += 2;  // the elements follow
-                    continue;
-                case kind::map:
-                    if (opt_.canonical && t[i + 1] >= 2) {
-                        break;  // sorted by write_map
-                    }
-                    o = head_at(o, 0xa0, t[i + 1]);
-                    i += 2;  // the keys and values follow
-                    continue;
-                default:
-                    break;
-            }
-            c.release();
-            const value v(&doc, i);
-            if (!write(v)) {
-                return false;
-            }
-            i = v.end_index();
-            c.acquire();
+    // The common elements are written in one linear pass over the tape (detail/tape_walk.hpp,
+    // as msgpack's writer does) through the hooks below. The rest (long strings, bytes,
+    // bignums, timestamps, tags, int_width=keep integers, canonical maps) go through write()
+    // below, subtree and all.
+    bool write_root(value root) { return walk_tape<64>(*this, out_, root); }
+
+    // The hooks of walk_tape: at least 64 bytes free at o.
+    static constexpr unsigned char null_byte = 0xf6;
+    static constexpr unsigned char false_byte = 0xf4;
+    static constexpr unsigned char true_byte = 0xf5;
+    bool int64(char*& o, std::uint64_t w, std::uint64_t v) const noexcept {
+        if (keep_width_ && (w >> document::aux_shift & 0xff) != 0) {
+            return false;
         }
-        c.release();
+        o = static_cast<std::int64_t>(v) >= 0 ? head_at(o, 0x00, v) : head_at(o, 0x20, ~v);
+        return true;  // (~v is -1 - v)
+    }
+    static bool uint64(char*& o, std::uint64_t v) noexcept {
+        o = head_at(o, 0x00, v);
+        return true;
+    }
+    static bool float64(char*& o, std::uint64_t bits) noexcept {
+        double d;
+        std::memcpy(&d, &bits, 8);
+        o = float_at(o, d);
+        return true;
+    }
+    // Up to 23 bytes: one head byte and one 32-byte copy when that much payload can be read
+    // (the bytes past n are overwritten by what follows).
+    static bool string(char*& o, std::uint64_t off, std::uint64_t n, const char* payload,
+                       std::size_t payload_size) noexcept {
+        if (n > 23 || off + 32 > payload_size) {
+            return false;
+        }
+        o[0] = static_cast<char>(0x60 | n);
+        std::memcpy(o + 1, payload + off, 32);
+        o += n + 1;
+        return true;
+    }
+    static bool array(char*& o, std::uint64_t n) noexcept {
+        o = head_at(o, 0x80, n);
+        return true;
+    }
+    bool map(char*& o, std::uint64_t n) const noexcept {
+        if (opt_.canonical && n >= 2) {
+            return false;  // sorted by write_map
+        }
+        o = head_at(o, 0xa0, n);
+        return true;
+    }
+    bool rare(const document& doc, std::size_t& i) {
+        const value v(&doc, i);
+        if (!write(v)) {
+            return false;
+        }
+        i = v.end_index();
         return true;
     }
 

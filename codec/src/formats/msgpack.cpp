@@ -9,6 +9,7 @@
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
 #include "detail/lossy.hpp"
+#include "detail/tape_walk.hpp"
 #include "detail/binary.hpp"
 #include "detail/fast_decode.hpp"
 #include "detail/tape_writer.hpp"
@@ -601,104 +602,53 @@ class msgpack_writer {
 public:
     msgpack_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    // The tape lists the elements in the order msgpack writes them (a container's header,
-    // then its children), so the document is written in one linear pass over the tape
-    // instead of a recursive walk with cursors. The common elements are written through a
-    // local pointer into the buffer's free space (o .. oend, at least `slack` bytes before
-    // each element); the rare ones commit it and use the out_ methods below.
-    bool write(value root) {
-        const document& doc = *root.doc();
-        const std::uint64_t* const t = doc.tape().data();
-        const char* const payload = doc.bytes().data();
-        const std::size_t payload_size = doc.bytes().size();
-        std::size_t i = root.index();
-        const std::size_t end = root.end_index();
-        out_cursor<64> c(out_);  // at least 64 bytes free before each element
-        char*& o = c.o;
-        while (i < end) {
-            c.room();
-            const std::uint64_t w = t[i];
-            switch (static_cast<kind>(w >> document::kind_shift)) {
-                case kind::null:
-                    *o++ = static_cast<char>(0xc0);
-                    i += 1;
-                    continue;
-                case kind::boolean_false:
-                    *o++ = static_cast<char>(0xc2);
-                    i += 1;
-                    continue;
-                case kind::boolean_true:
-                    *o++ = static_cast<char>(0xc3);
-                    i += 1;
-                    continue;
-                case kind::int64:
-                    o = keep_width_ && (w >> document::aux_shift & 0xff) > 1
-                            ? int_at_width(o, static_cast<std::int64_t>(t[i + 1]),
-                                           static_cast<int_width>(w >> document::aux_shift & 0xff))
-                            : int_at(o, static_cast<std::int64_t>(t[i + 1]));
-                    i += 2;
-                    continue;
-                case kind::uint64:
-                    o = uint_at(o, t[i + 1]);
-                    i += 2;
-                    continue;
-                case kind::float64: {
-                    // Doubles stay float64 (a reader gets back the type it was given), but
-                    // canonical=true writes the shortest exact float, as CBOR's preferred
-                    // serialization does: float 32 when it holds the double exactly.
-                    std::uint32_t narrow;
-                    double d;
-                    std::memcpy(&d, &t[i + 1], 8);
-                    if (opt_.canonical && narrow_to_float32(d, narrow)) {
-                        o = put_at(o, 0xca, narrow, 4);
-                    } else {
-                        o = put_at(o, 0xcb, t[i + 1], 8);
-                    }
-                    i += 2;
-                    continue;
-                }
-                case kind::string: {
-                    // A fixstr: one 32-byte copy when that much payload can be read (the
-                    // bytes past n are overwritten by what follows).
-                    const std::uint64_t off = w & document::payload_mask;
-                    const std::uint64_t n = t[i + 1];
-                    if (n <= 31 && off + 32 <= payload_size) {
-                        o[0] = static_cast<char>(0xa0 | n);
-                        std::memcpy(o + 1, payload + off, 32);
-                        o += n + 1;
-                        i += 2;
-                        continue;
-                    }
-                    break;
-                }
-                case kind::array:
-                case kind::map: {
-                    const bool map = (w >> document::kind_shift) == static_cast<std::uint64_t>(kind::map);
-                    const std::uint64_t n = t[i + 1];
-                    if (n <= 15) {
-                        *o++ = static_cast<char>((map ? 0x80 : 0x90) | n);
-                    } else if (n <= 0xffff) {
-                        o = put_at(o, map ? 0xde : 0xdc, n, 2);
-                    } else if (n <= 0xffffffff) {
-                        o = put_at(o, map ? 0xdf : 0xdd, n, 4);
-                    } else {
-                        break;  // too big: reported below
-                    }
-                    i += 2;  // the elements (keys and values) follow
-                    continue;
-                }
-                default:
-                    break;
-            }
-            // The rare elements, through out_.
-            c.release();
-            if (!write_rare(doc, i, payload)) {
-                return false;
-            }
-            c.acquire();
-        }
-        c.release();
+    // The document is written in one linear pass over the tape (detail/tape_walk.hpp)
+    // instead of a recursive walk with cursors: the common elements through the hooks below,
+    // the rare ones through write_rare() and the out_ methods.
+    bool write(value root) { return walk_tape<64>(*this, out_, root); }
+
+    // The hooks of walk_tape: at least 64 bytes free at o.
+    static constexpr unsigned char null_byte = 0xc0;
+    static constexpr unsigned char false_byte = 0xc2;
+    static constexpr unsigned char true_byte = 0xc3;
+    bool int64(char*& o, std::uint64_t w, std::uint64_t v) const noexcept {
+        const auto width = static_cast<int_width>(w >> document::aux_shift & 0xff);
+        o = keep_width_ && static_cast<int>(width) > 1
+                ? int_at_width(o, static_cast<std::int64_t>(v), width)
+                : int_at(o, static_cast<std::int64_t>(v));
         return true;
+    }
+    static bool uint64(char*& o, std::uint64_t v) noexcept {
+        o = uint_at(o, v);
+        return true;
+    }
+    // Doubles stay float64 (a reader gets back the type it was given), but canonical=true
+    // writes the shortest exact float, as CBOR's preferred serialization does: float 32 when
+    // it holds the double exactly.
+    bool float64(char*& o, std::uint64_t bits) const noexcept {
+        std::uint32_t narrow;
+        double d;
+        std::memcpy(&d, &bits, 8);
+        o = opt_.canonical && narrow_to_float32(d, narrow) ? put_at(o, 0xca, narrow, 4)
+                                                           : put_at(o, 0xcb, bits, 8);
+        return true;
+    }
+    // A fixstr: one 32-byte copy when that much payload can be read (the bytes past n are
+    // overwritten by what follows).
+    static bool string(char*& o, std::uint64_t off, std::uint64_t n, const char* payload,
+                       std::size_t payload_size) noexcept {
+        if (n > 31 || off + 32 > payload_size) {
+            return false;
+        }
+        o[0] = static_cast<char>(0xa0 | n);
+        std::memcpy(o + 1, payload + off, 32);
+        o += n + 1;
+        return true;
+    }
+    static bool array(char*& o, std::uint64_t n) noexcept { return count_at(o, n, 0x90, 0xdc); }
+    static bool map(char*& o, std::uint64_t n) noexcept { return count_at(o, n, 0x80, 0xde); }
+    bool rare(const document& doc, std::size_t& i) {
+        return write_rare(doc, i, doc.bytes().data());
     }
 
     error err_;  // the error when write() returned false
@@ -799,6 +749,20 @@ private:
     }
 
     // Raw writers for write()'s loop: at least 9 bytes free at o; return the new end.
+    // An array's or map's header: fix | n, or marker16 / marker16 + 1 and a 2- or 4-byte count;
+    // false when n needs more (write_rare reports it).
+    static bool count_at(char*& o, std::uint64_t n, unsigned fix, unsigned char marker16) {
+        if (n <= 15) {
+            *o++ = static_cast<char>(fix | n);
+        } else if (n <= 0xffff) {
+            o = put_at(o, marker16, n, 2);
+        } else if (n <= 0xffffffff) {
+            o = put_at(o, marker16 + 1, n, 4);
+        } else {
+            return false;
+        }
+        return true;
+    }
     static char* put_at(char* o, unsigned char marker, std::uint64_t v, int n) {
         return put_be_at(o, marker, v, n);
     }
