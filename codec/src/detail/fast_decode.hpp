@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "polycodec/document.hpp"
+#include "polycodec/result.hpp"
 
 namespace polycodec::detail {
 
@@ -27,6 +28,16 @@ inline bool try_fast_decode(builder& b, bool allowed, Fast&& fast) {
         b.reset();  // the reader finds the error (or the limit) and reports it
     }
     return false;
+}
+
+/// A decoder: the one-pass `fast` when it may run and decodes the input (try_fast_decode),
+/// else the ordinary reader, `read` (a callable returning result<void>).
+template <class Fast, class Read>
+inline result<void> fast_or_read(builder& b, bool allowed, Fast&& fast, Read&& read) {
+    if (try_fast_decode(b, allowed, fast)) {
+        return {};
+    }
+    return read();
 }
 
 /// What a one-pass decoder starts from: the input's bytes and size, the depth it may open

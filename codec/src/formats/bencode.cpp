@@ -398,11 +398,9 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
 }
 
 result<void> decode_bencode(std::string_view in, builder& b, const decode_options& opt) {
-    if (try_fast_decode(b, true, [&] { return decode_bencode_fast(in, b); })) {
-        return {};
-    }
-    bencode_reader r(in, b, opt.canonical);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return decode_bencode_fast(in, b); },
+        [&] { return bencode_reader(in, b, opt.canonical).run(); });
 }
 
 // ---- writer ----

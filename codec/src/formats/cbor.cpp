@@ -12,6 +12,7 @@
 #include "detail/fast_decode.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
+#include "detail/kept_error.hpp"
 #include "detail/lossy.hpp"
 #include "detail/tape_walk.hpp"
 #include "detail/tape_writer.hpp"
@@ -119,7 +120,7 @@ double float_of(int ai, std::uint64_t arg) noexcept {
 
 // ---- reader ----
 
-class cbor_reader {
+class cbor_reader : kept_error {
 public:
     // strict: accept only the deterministic encoding of RFC 8949 section 4.2.1
     // (canonical=true).
@@ -127,24 +128,11 @@ public:
         : in_(in), b_(b), strict_(strict), keep_width_(keep_width) {}
 
     result<void> run() {
-        if (!read_item(false)) {
-            return fail(std::move(err_));
-        }
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " +
-                                       std::to_string(in_.size() - pos_) + " more bytes"));
-        }
-        return {};
+        const bool ok = read_item(false);
+        return read_outcome(ok, pos_, in_.size(), "expected end of input");
     }
 
 private:
-    // The internal functions return false on an error, kept here: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) const {
-        err_ = std::move(e);
-        return false;
-    }
     // A data item's initial byte and argument.
     struct head {
         std::size_t start;   // offset of the initial byte
@@ -694,7 +682,6 @@ private:
     builder& b_;
     bool strict_;
     bool keep_width_;
-    mutable error err_;
     std::size_t pos_ = 0;
 };
 
@@ -842,17 +829,14 @@ finished:
 }
 
 result<void> decode_cbor(std::string_view in, builder& b, const decode_options& opt) {
-    if (try_fast_decode(b, !opt.canonical && !opt.keep_int_width,
-                        [&] { return decode_cbor_fast(in, b); })) {
-        return {};
-    }
-    cbor_reader r(in, b, opt.canonical, opt.keep_int_width);
-    return r.run();
+    return fast_or_read(
+        b, !opt.canonical && !opt.keep_int_width, [&] { return decode_cbor_fast(in, b); },
+        [&] { return cbor_reader(in, b, opt.canonical, opt.keep_int_width).run(); });
 }
 
 // ---- writer ----
 
-class cbor_writer {
+class cbor_writer : public kept_error {
 public:
     cbor_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
@@ -980,15 +964,7 @@ public:
         return true;
     }
 
-    error err_;  // the error when write() returned false
-
 private:
-    // The internal functions return false on an error, kept in err_: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
-        err_ = std::move(e);
-        return false;
-    }
     // Raw writers for write_root()'s loop: at least 9 bytes free at o; return the new end.
     // `mt` is the major type in the top three bits.
     static char* head_at(char* o, unsigned char mt, std::uint64_t arg) noexcept {
@@ -1214,10 +1190,7 @@ private:
 
 result<void> encode_cbor(const document& doc, output_buffer& out, const encode_options& opt) {
     cbor_writer w(out, opt);
-    if (!w.write_root(doc.root())) {
-        return fail(std::move(w.err_));
-    }
-    return {};
+    return w.outcome(w.write_root(doc.root()));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
+#include "detail/kept_error.hpp"
 #include "detail/lossy.hpp"
 #include "detail/tape_walk.hpp"
 #include "detail/binary.hpp"
@@ -22,31 +23,18 @@ namespace {
 
 // ---- reader ----
 
-class msgpack_reader {
+class msgpack_reader : kept_error {
 public:
     // keep_width: int_width=keep, each integer records its encoded width (int_width hint).
     msgpack_reader(std::string_view in, builder& b, bool keep_width = false)
         : in_(in), b_(b), keep_width_(keep_width) {}
 
     result<void> run() {
-        if (!read_value()) {
-            return fail(std::move(err_));
-        }
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " +
-                                       std::to_string(in_.size() - pos_) + " more bytes"));
-        }
-        return {};
+        const bool ok = read_value();
+        return read_outcome(ok, pos_, in_.size(), "expected end of input");
     }
 
 private:
-    // The internal functions return false on an error, kept in err_: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
-        err_ = std::move(e);
-        return false;
-    }
     std::size_t left() const noexcept { return in_.size() - pos_; }
     const unsigned char* at(std::size_t p) const noexcept {
         return reinterpret_cast<const unsigned char*>(in_.data()) + p;
@@ -300,7 +288,6 @@ private:
     builder& b_;
     bool keep_width_ = false;
     std::size_t pos_ = 0;
-    error err_;
 };
 
 // ---- fast path ----
@@ -589,16 +576,14 @@ finished:
 }
 
 result<void> decode_msgpack(std::string_view in, builder& b, const decode_options& opt) {
-    if (try_fast_decode(b, !opt.keep_int_width, [&] { return decode_msgpack_fast(in, b); })) {
-        return {};
-    }
-    msgpack_reader r(in, b, opt.keep_int_width);
-    return r.run();
+    return fast_or_read(
+        b, !opt.keep_int_width, [&] { return decode_msgpack_fast(in, b); },
+        [&] { return msgpack_reader(in, b, opt.keep_int_width).run(); });
 }
 
 // ---- writer ----
 
-class msgpack_writer {
+class msgpack_writer : public kept_error {
 public:
     msgpack_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
@@ -651,15 +636,7 @@ public:
         return write_rare(doc, i, doc.bytes().data());
     }
 
-    error err_;  // the error when write() returned false
-
 private:
-    // The internal functions return false on an error, kept in err_: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
-        err_ = std::move(e);
-        return false;
-    }
     static std::string describe_tag(value v) {
         switch (v.get_tag_space()) {
             case tag_space::cbor:
@@ -968,10 +945,7 @@ private:
 
 result<void> encode_msgpack(const document& doc, output_buffer& out, const encode_options& opt) {
     msgpack_writer w(out, opt);
-    if (!w.write(doc.root())) {
-        return fail(std::move(w.err_));
-    }
-    return {};
+    return w.outcome(w.write(doc.root()));
 }
 
 }  // namespace

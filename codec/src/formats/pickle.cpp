@@ -1509,11 +1509,9 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
 }
 
 result<void> decode_pickle(std::string_view in, builder& b, const decode_options& opt) {
-    if (try_fast_decode(b, true, [&] { return decode_pickle_fast(in, b, opt); })) {
-        return {};
-    }
-    pickle_reader r(in, b, opt);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return decode_pickle_fast(in, b, opt); },
+        [&] { return pickle_reader(in, b, opt).run(); });
 }
 
 // ---- writer: protocol 5 with framing ----

@@ -1056,11 +1056,9 @@ result<void> decode_postcard(std::string_view in, builder& b, const decode_optio
     if (!opt.schema) {
         return fail(make_error(errc::schema_required, 0, "postcard needs a schema"));
     }
-    if (try_fast_decode(b, true, [&] { return postcard_fast_reader(in, b, *opt.schema).run(); })) {
-        return {};
-    }
-    postcard_reader r(in, b, *opt.schema);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return postcard_fast_reader(in, b, *opt.schema).run(); },
+        [&] { return postcard_reader(in, b, *opt.schema).run(); });
 }
 
 // ---- writer ----

@@ -793,16 +793,10 @@ bool decode_smile_fast(std::string_view in, builder& b) {
             case 0x20:
                 tw.payload(w, kind::string, 0, 0);
                 break;
-            case 0x21:
-                w[0] = tape_word(kind::null, 0, 0);
-                tw.advance(1);
-                break;
-            case 0x22:
-                w[0] = tape_word(kind::boolean_false, 0, 0);
-                tw.advance(1);
-                break;
-            case 0x23:
-                w[0] = tape_word(kind::boolean_true, 0, 0);
+            case 0x21:  // null
+            case 0x22:  // false
+            case 0x23:  // true
+                w[0] = tape_word(static_cast<kind>(t - 0x20), 0, 0);  // kind::null .. boolean_true
                 tw.advance(1);
                 break;
             case 0x24:
@@ -916,12 +910,10 @@ bool decode_smile_fast(std::string_view in, builder& b) {
 }
 
 result<void> decode_smile(std::string_view in, builder& b, const decode_options&) {
-    if (try_fast_decode(b, true, [&] { return decode_smile_fast(in, b); })) {
-        return {};
-    }
     // The back-reference tables (32 KiB) live in the reader, on the stack: no allocation.
-    smile_reader r(in, b);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return decode_smile_fast(in, b); },
+        [&] { return smile_reader(in, b).run(); });
 }
 
 // ---- writer ----

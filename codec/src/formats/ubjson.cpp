@@ -590,11 +590,9 @@ finished:
 }
 
 result<void> decode_ubjson(std::string_view in, builder& b, const decode_options&) {
-    if (try_fast_decode(b, true, [&] { return decode_ubjson_fast(in, b); })) {
-        return {};
-    }
-    ubjson_reader r(in, b);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return decode_ubjson_fast(in, b); },
+        [&] { return ubjson_reader(in, b).run(); });
 }
 
 // ---- writer ----
