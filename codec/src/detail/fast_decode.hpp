@@ -8,8 +8,10 @@
 // containers). Formats share code only through detail/ (docs/ARCHITECTURE.md).
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
+#include "detail/binary.hpp"
 #include "polycodec/document.hpp"
 #include "polycodec/result.hpp"
 
@@ -53,6 +55,19 @@ struct fast_input {
                                                        std::size_t max_frames) noexcept {
     return {reinterpret_cast<const unsigned char*>(in.data()), in.size(),
             std::min<std::size_t>(b.limits().max_depth, max_frames), b.limits().max_bytes};
+}
+
+/// A string of n bytes at p + pos (of the input's `size`), checked and copied as fast_text
+/// does (detail/binary.hpp); pos moves past it. False when it does not fit or is not UTF-8.
+template <class TapeWriter>
+[[gnu::always_inline]] inline bool fast_text_at(TapeWriter& tw, std::uint64_t* w,
+                                                const unsigned char* p, std::size_t size,
+                                                std::size_t& pos, std::uint64_t n) {
+    if (!fast_text(tw, w, p + pos, size - pos, n)) {
+        return false;
+    }
+    pos += n;
+    return true;
 }
 
 /// The end of a one-pass decoder: all `size` bytes of input read (pos) and the tape within the

@@ -12,6 +12,7 @@
 #include "detail/fast_decode.hpp"
 #include "detail/describe.hpp"
 #include "detail/extjson.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/number.hpp"
@@ -310,13 +311,13 @@ struct bencode_frame {
 
 bool decode_bencode_fast(std::string_view in, builder& b) {
     const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
+    std::size_t pos = 0;
     fast_writer tw(b);
 
     // frames[0] stands for the top level: one value, never closed.
     bencode_frame frames[fast_max_frames + 1];
     frames[0] = {0, 0, nullptr, 0, false};
     bencode_frame* top = frames;
-    std::size_t pos = 0;
 
     for (;;) {
         if (pos >= size) {
@@ -498,10 +499,7 @@ private:
                 return r;
             }
         }
-        if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-            return fail(unrepresentable(
-                v, "tag " + std::to_string(v.tag()) + " is not representable in bencode"));
-        }
+        POLYCODEC_TRY(drop_tag(opt_, v, "bencode"));
         return write(v.tagged_value());
     }
 

@@ -532,13 +532,17 @@ private:
         std::vector<std::string_view> keys;  // names of the open documents, innermost last
         std::vector<std::string_view> sorted;
         std::string text;
+
+        scratch_buffers& cleared() noexcept {
+            keys.clear();
+            sorted.clear();
+            text.clear();
+            return *this;
+        }
     };
     static scratch_buffers& thread_scratch() {
         thread_local scratch_buffers s;
-        s.keys.clear();
-        s.sorted.clear();
-        s.text.clear();
-        return s;
+        return s.cleared();
     }
     scratch_buffers& scratch_ = thread_scratch();
     std::vector<std::string_view>& keys_ = scratch_.keys;

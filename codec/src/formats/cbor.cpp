@@ -771,10 +771,9 @@ bool decode_cbor_fast(std::string_view in, builder& b) {
                 pos += n;
                 break;
             case 3:
-                if (!fast_text(tw, w, p + pos, size - pos, n)) {
+                if (!fast_text_at(tw, w, p, size, pos, n)) {
                     return false;
                 }
-                pos += n;
                 break;
             case 4:
             case 5: {

@@ -497,10 +497,9 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         goto done;
 
     str:
-        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+        if (!fast_text_at(tw, w, p, size, pos, n)) {
             return false;
         }
-        pos += n;
         goto done;
 
     container: {

@@ -21,6 +21,7 @@
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
 #include "detail/fast_decode.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -1454,16 +1455,14 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
         }
 
     int_value:
-        w[0] = tape_word(kind::int64, 0, 0);
-        w[1] = n;
+        fast_writer::scalar(w, kind::int64, n);
         tw.advance(2);
         goto push;
 
     text:
-        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+        if (!fast_text_at(tw, w, p, size, pos, n)) {
             return false;
         }
-        pos += n;
 
     push:
         if (sn == s.stack.size()) {
@@ -1870,10 +1869,7 @@ private:
                 write_payload(v.get_string(), false);
                 return {};
             case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in pickle"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "pickle"));
                 return write(v.tagged_value());
             case kind::array: {
                 out_.push_back(static_cast<char>(op::empty_list));

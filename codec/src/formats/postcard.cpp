@@ -13,6 +13,7 @@
 #include "detail/binary.hpp"
 #include "detail/describe.hpp"
 #include "detail/fast_decode.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -1134,10 +1135,7 @@ public:
                 put_bytes(out_, v.get_string());
                 return {};
             case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in postcard"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "postcard"));
                 return write_value(v.tagged_value());
             case kind::array:
                 put_varint(out_, v.size());
@@ -1161,10 +1159,7 @@ public:
     result<void> write_typed(const postcard::schema& s, std::uint32_t ti, value v) {
         const type_node& t = s.nodes[ti];
         if (v.kind() == kind::tagged && t.kind != type_kind::option) {
-            if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                return fail(unrepresentable(
-                    v, "tag " + std::to_string(v.tag()) + " is not representable in postcard"));
-            }
+            POLYCODEC_TRY(drop_tag(opt_, v, "postcard"));
             return write_typed(s, ti, v.tagged_value());
         }
         switch (t.kind) {

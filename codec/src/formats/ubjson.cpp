@@ -7,6 +7,7 @@
 
 #include "detail/binary.hpp"
 #include "detail/fast_decode.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
@@ -573,20 +574,16 @@ bool decode_ubjson_fast(std::string_view in, builder& b) {
         goto done;
 
     text:
-        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+        if (!fast_text_at(tw, w, p, size, pos, n)) {
             return false;
         }
-        pos += n;
 
     done:
         // A value is complete: count it in its container, closing the containers it ends.
         if (fast_value_done(top, frames, tw)) {
-            goto finished;
+            return fast_finish(tw, pos, size, max_bytes);  // the top-level value is complete
         }
     }
-
-finished:
-    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_ubjson(std::string_view in, builder& b, const decode_options&) {
@@ -762,10 +759,7 @@ public:
                     write_text('H', decimal_fraction_text(v));
                     return {};
                 }
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in ubjson"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "ubjson"));
                 return write(v.tagged_value());
             case kind::array:
                 out_.append("[#", 2);
