@@ -26,11 +26,18 @@ struct tape_view {
     return {doc.tape().data(), doc.bytes().data(), doc.bytes().size()};
 }
 
+/// A one-byte literal (null, false, true) at o, the walk's index past it; returns the new end.
+[[gnu::always_inline]] inline char* literal_at(char* o, unsigned char byte, std::size_t& i) {
+    *o = static_cast<char>(byte);
+    i += 1;
+    return o + 1;
+}
+
 /// Writes the subtree `root` to `out` in one pass over the tape. The hooks (h):
 ///   static constexpr unsigned char null_byte, false_byte, true_byte: the one-byte literals;
-///   int64(o, w, v), uint64(o, v), float64(o, bits), array(o, n), map(o, n): an element of
-///     first word w and second word v (the value, its bits, a container's count) written at
-///     o (advanced past it), true; or false to hand the element to rare();
+///   int64(o, w, v), uint64(o, v), float64(o, bits), header(o, kind::array or kind::map, n):
+///     an element of first word w and second word v (the value, its bits, a container's
+///     count) written at o (advanced past it), true; or false to hand it to rare();
 ///   string(o, off, n, payload, payload_size): likewise a string of n bytes at payload + off;
 ///   rare(doc, i): writes element i through the output buffer (the cursor released), moving
 ///     i past what it wrote; false on an error (which the writer keeps).
@@ -49,16 +56,13 @@ template <std::size_t Slack, class Hooks>
         bool took = false;
         switch (static_cast<kind>(w >> document::kind_shift)) {
             case kind::null:
-                *o++ = static_cast<char>(Hooks::null_byte);
-                i += 1;
+                o = literal_at(o, Hooks::null_byte, i);
                 continue;
             case kind::boolean_false:
-                *o++ = static_cast<char>(Hooks::false_byte);
-                i += 1;
+                o = literal_at(o, Hooks::false_byte, i);
                 continue;
             case kind::boolean_true:
-                *o++ = static_cast<char>(Hooks::true_byte);
-                i += 1;
+                o = literal_at(o, Hooks::true_byte, i);
                 continue;
             case kind::int64:
                 took = h.int64(o, w, t[i + 1]);
@@ -73,10 +77,10 @@ template <std::size_t Slack, class Hooks>
                 took = h.string(o, w & document::payload_mask, t[i + 1], payload, payload_size);
                 break;
             case kind::array:
-                took = h.array(o, t[i + 1]);
+                took = h.header(o, kind::array, t[i + 1]);
                 break;
             case kind::map:
-                took = h.map(o, t[i + 1]);
+                took = h.header(o, kind::map, t[i + 1]);
                 break;
             default:
                 break;

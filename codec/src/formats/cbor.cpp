@@ -878,15 +878,11 @@ public:
         o += n + 1;
         return true;
     }
-    static bool array(char*& o, std::uint64_t n) noexcept {
-        o = head_at(o, 0x80, n);
-        return true;
-    }
-    bool map(char*& o, std::uint64_t n) const noexcept {
-        if (opt_.canonical && n >= 2) {
+    bool header(char*& o, kind k, std::uint64_t n) const noexcept {
+        if (k == kind::map && opt_.canonical && n >= 2) {
             return false;  // sorted by write_map
         }
-        o = head_at(o, 0xa0, n);
+        o = head_at(o, k == kind::map ? 0xa0 : 0x80, n);
         return true;
     }
     bool rare(const document& doc, std::size_t& i) {

@@ -629,8 +629,9 @@ public:
         o += n + 1;
         return true;
     }
-    static bool array(char*& o, std::uint64_t n) noexcept { return count_at(o, n, 0x90, 0xdc); }
-    static bool map(char*& o, std::uint64_t n) noexcept { return count_at(o, n, 0x80, 0xde); }
+    static bool header(char*& o, kind k, std::uint64_t n) noexcept {
+        return k == kind::map ? count_at(o, n, 0x80, 0xde) : count_at(o, n, 0x90, 0xdc);
+    }
     bool rare(const document& doc, std::size_t& i) {
         return write_rare(doc, i, doc.bytes().data());
     }
