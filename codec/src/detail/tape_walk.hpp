@@ -8,6 +8,7 @@
 // Formats share code only through detail/ (docs/ARCHITECTURE.md).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "detail/binary.hpp"
 #include "polycodec/buffer.hpp"
@@ -38,7 +39,8 @@ struct tape_view {
 ///   int64(o, w, v), uint64(o, v), float64(o, bits), header(o, kind::array or kind::map, n):
 ///     an element of first word w and second word v (the value, its bits, a container's
 ///     count) written at o (advanced past it), true; or false to hand it to rare();
-///   string(o, off, n, payload, payload_size): likewise a string of n bytes at payload + off;
+///   static constexpr std::uint64_t short_max, unsigned char short_fix: strings of up to
+///     short_max bytes are written as the byte short_fix | n and their bytes;
 ///   rare(doc, i): writes element i through the output buffer (the cursor released), moving
 ///     i past what it wrote; false on an error (which the writer keeps).
 /// Returns false on such an error.
@@ -73,9 +75,20 @@ template <std::size_t Slack, class Hooks>
             case kind::float64:
                 took = h.float64(o, t[i + 1]);
                 break;
-            case kind::string:
-                took = h.string(o, w & document::payload_mask, t[i + 1], payload, payload_size);
+            case kind::string: {
+                // Up to Hooks::short_max bytes: the byte short_fix | n and one 32-byte copy
+                // when that much payload can be read (the bytes past n are overwritten by
+                // what follows).
+                const std::uint64_t off = w & document::payload_mask;
+                const std::uint64_t n = t[i + 1];
+                if (n <= Hooks::short_max && off + 32 <= payload_size) {
+                    o[0] = static_cast<char>(Hooks::short_fix | n);
+                    std::memcpy(o + 1, payload + off, 32);
+                    o += n + 1;
+                    took = true;
+                }
                 break;
+            }
             case kind::array:
                 took = h.header(o, kind::array, t[i + 1]);
                 break;

@@ -849,6 +849,8 @@ public:
     static constexpr unsigned char null_byte = 0xf6;
     static constexpr unsigned char false_byte = 0xf4;
     static constexpr unsigned char true_byte = 0xf5;
+    static constexpr std::uint64_t short_max = 23;  // a text head with its length
+    static constexpr unsigned char short_fix = 0x60;
     bool int64(char*& o, std::uint64_t w, std::uint64_t v) const noexcept {
         if (keep_width_ && (w >> document::aux_shift & 0xff) != 0) {
             return false;
@@ -864,18 +866,6 @@ public:
         double d;
         std::memcpy(&d, &bits, 8);
         o = float_at(o, d);
-        return true;
-    }
-    // Up to 23 bytes: one head byte and one 32-byte copy when that much payload can be read
-    // (the bytes past n are overwritten by what follows).
-    static bool string(char*& o, std::uint64_t off, std::uint64_t n, const char* payload,
-                       std::size_t payload_size) noexcept {
-        if (n > 23 || off + 32 > payload_size) {
-            return false;
-        }
-        o[0] = static_cast<char>(0x60 | n);
-        std::memcpy(o + 1, payload + off, 32);
-        o += n + 1;
         return true;
     }
     bool header(char*& o, kind k, std::uint64_t n) const noexcept {

@@ -595,6 +595,8 @@ public:
     static constexpr unsigned char null_byte = 0xc0;
     static constexpr unsigned char false_byte = 0xc2;
     static constexpr unsigned char true_byte = 0xc3;
+    static constexpr std::uint64_t short_max = 31;  // a fixstr
+    static constexpr unsigned char short_fix = 0xa0;
     bool int64(char*& o, std::uint64_t w, std::uint64_t v) const noexcept {
         const auto width = static_cast<int_width>(w >> document::aux_shift & 0xff);
         o = keep_width_ && static_cast<int>(width) > 1
@@ -615,18 +617,6 @@ public:
         std::memcpy(&d, &bits, 8);
         o = opt_.canonical && narrow_to_float32(d, narrow) ? put_at(o, 0xca, narrow, 4)
                                                            : put_at(o, 0xcb, bits, 8);
-        return true;
-    }
-    // A fixstr: one 32-byte copy when that much payload can be read (the bytes past n are
-    // overwritten by what follows).
-    static bool string(char*& o, std::uint64_t off, std::uint64_t n, const char* payload,
-                       std::size_t payload_size) noexcept {
-        if (n > 31 || off + 32 > payload_size) {
-            return false;
-        }
-        o[0] = static_cast<char>(0xa0 | n);
-        std::memcpy(o + 1, payload + off, 32);
-        o += n + 1;
         return true;
     }
     static bool header(char*& o, kind k, std::uint64_t n) noexcept {
