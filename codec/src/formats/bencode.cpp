@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/describe.hpp"
 #include "detail/extjson.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/number.hpp"
@@ -308,17 +310,14 @@ struct bencode_frame {
 }
 
 bool decode_bencode_fast(std::string_view in, builder& b) {
-    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t size = in.size();
-    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
+    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
+    std::size_t pos = 0;
     fast_writer tw(b);
 
     // frames[0] stands for the top level: one value, never closed.
     bencode_frame frames[fast_max_frames + 1];
     frames[0] = {0, 0, nullptr, 0, false};
     bencode_frame* top = frames;
-    std::size_t pos = 0;
 
     for (;;) {
         if (pos >= size) {
@@ -396,22 +395,13 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
         }
         ++top->count;
     }
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_bencode(std::string_view in, builder& b, const decode_options& opt) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        if (decode_bencode_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
-    }
-    bencode_reader r(in, b, opt.canonical);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return decode_bencode_fast(in, b); },
+        [&] { return bencode_reader(in, b, opt.canonical).run(); });
 }
 
 // ---- writer ----
@@ -509,10 +499,7 @@ private:
                 return r;
             }
         }
-        if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-            return fail(unrepresentable(
-                v, "tag " + std::to_string(v.tag()) + " is not representable in bencode"));
-        }
+        POLYCODEC_TRY(drop_tag(opt_, v, "bencode"));
         return write(v.tagged_value());
     }
 

@@ -15,6 +15,8 @@
 #endif
 
 #include "detail/extjson.hpp"
+#include "detail/fast_decode.hpp"
+#include "detail/kept_error.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -41,20 +43,13 @@ inline std::uint64_t load_le64(const char* p) noexcept {
 
 // ---- reader ----
 
-class bson_reader {
+class bson_reader : kept_error {
 public:
     bson_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
 
     result<void> run() {
-        if (!parse_document(0, in_.size(), false)) {
-            return fail(std::move(err_));
-        }
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input after the document, saw " +
-                                       std::to_string(in_.size() - pos_) + " more bytes"));
-        }
-        return {};
+        const bool ok = parse_document(0, in_.size(), false);
+        return read_outcome(ok, pos_, in_.size(), "expected end of input after the document");
     }
 
 private:
@@ -64,12 +59,6 @@ private:
         return buf;
     }
 
-    // The internal functions return false on an error, kept in err_: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
-        err_ = std::move(e);
-        return false;
-    }
 
     [[gnu::cold]] [[gnu::noinline]] bool container_limit(std::size_t at) {
         return set_error(limit_error(b_, at));
@@ -537,20 +526,23 @@ private:
 
     std::string_view in_;
     builder& b_;
-    error err_;
     std::size_t pos_ = 0;
     // Per-thread scratch, reused so that steady-state decoding allocates nothing.
     struct scratch_buffers {
         std::vector<std::string_view> keys;  // names of the open documents, innermost last
         std::vector<std::string_view> sorted;
         std::string text;
+
+        scratch_buffers& cleared() noexcept {
+            keys.clear();
+            sorted.clear();
+            text.clear();
+            return *this;
+        }
     };
     static scratch_buffers& thread_scratch() {
         thread_local scratch_buffers s;
-        s.keys.clear();
-        s.sorted.clear();
-        s.text.clear();
-        return s;
+        return s.cleared();
     }
     scratch_buffers& scratch_ = thread_scratch();
     std::vector<std::string_view>& keys_ = scratch_.keys;
@@ -885,27 +877,17 @@ open_document: {
         ++top->count;
     }
 
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_bson(std::string_view in, builder& b, const decode_options&) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        if (decode_bson_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
-    }
-    bson_reader r(in, b);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return decode_bson_fast(in, b); }, [&] { return bson_reader(in, b).run(); });
 }
 
 // ---- writer ----
 
-class bson_writer {
+class bson_writer : public kept_error {
 public:
     bson_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
@@ -927,15 +909,7 @@ public:
         return true;
     }
 
-    error err_;  // the error when write_root() returned false
-
 private:
-    // The internal functions return false on an error, kept in err_: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
-        err_ = std::move(e);
-        return false;
-    }
     static std::string kind_name(value v) {
         switch (v.kind()) {
             case kind::array:
@@ -1653,10 +1627,7 @@ result<void> encode_bson(const document& doc, output_buffer& out, const encode_o
         return {};
     }
     bson_writer w(out, opt);
-    if (!w.write_root(doc.root())) {
-        return fail(std::move(w.err_));
-    }
-    return {};
+    return w.outcome(w.write_root(doc.root()));
 }
 
 }  // namespace

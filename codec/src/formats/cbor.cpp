@@ -9,9 +9,12 @@
 
 #include "detail/bigint_text.hpp"
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
+#include "detail/kept_error.hpp"
 #include "detail/lossy.hpp"
+#include "detail/tape_walk.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -117,7 +120,7 @@ double float_of(int ai, std::uint64_t arg) noexcept {
 
 // ---- reader ----
 
-class cbor_reader {
+class cbor_reader : kept_error {
 public:
     // strict: accept only the deterministic encoding of RFC 8949 section 4.2.1
     // (canonical=true).
@@ -125,24 +128,11 @@ public:
         : in_(in), b_(b), strict_(strict), keep_width_(keep_width) {}
 
     result<void> run() {
-        if (!read_item(false)) {
-            return fail(std::move(err_));
-        }
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " +
-                                       std::to_string(in_.size() - pos_) + " more bytes"));
-        }
-        return {};
+        const bool ok = read_item(false);
+        return read_outcome(ok, pos_, in_.size(), "expected end of input");
     }
 
 private:
-    // The internal functions return false on an error, kept here: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) const {
-        err_ = std::move(e);
-        return false;
-    }
     // A data item's initial byte and argument.
     struct head {
         std::size_t start;   // offset of the initial byte
@@ -692,7 +682,6 @@ private:
     builder& b_;
     bool strict_;
     bool keep_width_;
-    mutable error err_;
     std::size_t pos_ = 0;
 };
 
@@ -712,10 +701,7 @@ constexpr std::size_t fast_max_frames = 64;  // deeper input takes cbor_reader
 using fast_writer = tape_writer<256, 2048, false>;
 
 bool decode_cbor_fast(std::string_view in, builder& b) {
-    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t size = in.size();
-    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
+    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
     fast_writer tw(b);
 
     // frames[0] stands for the top level: a container of one value that is never closed.
@@ -785,10 +771,9 @@ bool decode_cbor_fast(std::string_view in, builder& b) {
                 pos += n;
                 break;
             case 3:
-                if (!fast_text(tw, w, p + pos, size - pos, n)) {
+                if (!fast_text_at(tw, w, p, size, pos, n)) {
                     return false;
                 }
-                pos += n;
                 break;
             case 4:
             case 5: {
@@ -839,119 +824,63 @@ bool decode_cbor_fast(std::string_view in, builder& b) {
     }
 
 finished:
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_cbor(std::string_view in, builder& b, const decode_options& opt) {
-    if (!opt.canonical && !opt.keep_int_width && b.depth() == 0 && b.ok() && b.doc().empty() &&
-        b.doc().bytes().empty()) {
-        if (decode_cbor_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
-    }
-    cbor_reader r(in, b, opt.canonical, opt.keep_int_width);
-    return r.run();
+    return fast_or_read(
+        b, !opt.canonical && !opt.keep_int_width, [&] { return decode_cbor_fast(in, b); },
+        [&] { return cbor_reader(in, b, opt.canonical, opt.keep_int_width).run(); });
 }
 
 // ---- writer ----
 
-class cbor_writer {
+class cbor_writer : public kept_error {
 public:
     cbor_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    // The tape lists the elements in the order CBOR writes them (a container's head, then its
-    // children), so the common elements are written in one linear pass over the tape through a
-    // local pointer into the buffer's free space (o .. oend, at least `slack` bytes before each
-    // element), as msgpack's writer does. The rest (long strings, bytes, bignums, timestamps,
-    // tags, int_width=keep integers, canonical maps) go through write() below, subtree and all.
-    bool write_root(value root) {
-        const document& doc = *root.doc();
-        const std::uint64_t* const t = doc.tape().data();
-        const char* const payload = doc.bytes().data();
-        const std::size_t payload_size = doc.bytes().size();
-        std::size_t i = root.index();
-        const std::size_t end = root.end_index();
-        out_cursor<64> c(out_);  // at least 64 bytes free before each element
-        char*& o = c.o;
-        while (i < end) {
-            c.room();
-            const std::uint64_t w = t[i];
-            switch (static_cast<kind>(w >> document::kind_shift)) {
-                case kind::null:
-                    *o++ = static_cast<char>(0xf6);
-                    i += 1;
-                    continue;
-                case kind::boolean_false:
-                    *o++ = static_cast<char>(0xf4);
-                    i += 1;
-                    continue;
-                case kind::boolean_true:
-                    *o++ = static_cast<char>(0xf5);
-                    i += 1;
-                    continue;
-                case kind::int64: {
-                    if (keep_width_ && (w >> document::aux_shift & 0xff) != 0) {
-                        break;
-                    }
-                    const std::uint64_t v = t[i + 1];
-                    o = static_cast<std::int64_t>(v) >= 0 ? head_at(o, 0x00, v)
-                                                          : head_at(o, 0x20, ~v);  // -1 - v
-                    i += 2;
-                    continue;
-                }
-                case kind::uint64:
-                    o = head_at(o, 0x00, t[i + 1]);
-                    i += 2;
-                    continue;
-                case kind::float64: {
-                    double d;
-                    std::memcpy(&d, &t[i + 1], 8);
-                    o = float_at(o, d);
-                    i += 2;
-                    continue;
-                }
-                case kind::string: {
-                    // Up to 23 bytes: one head byte and one 32-byte copy when that much payload
-                    // can be read (the bytes past n are overwritten by what follows).
-                    const std::uint64_t off = w & document::payload_mask;
-                    const std::uint64_t n = t[i + 1];
-                    if (n <= 23 && off + 32 <= payload_size) {
-                        o[0] = static_cast<char>(0x60 | n);
-                        std::memcpy(o + 1, payload + off, 32);
-                        o += n + 1;
-                        i += 2;
-                        continue;
-                    }
-                    break;
-                }
-                case kind::array:
-                    o = head_at(o, 0x80, t[i + 1]);
-                    i += 2;  // the elements follow
-                    continue;
-                case kind::map:
-                    if (opt_.canonical && t[i + 1] >= 2) {
-                        break;  // sorted by write_map
-                    }
-                    o = head_at(o, 0xa0, t[i + 1]);
-                    i += 2;  // the keys and values follow
-                    continue;
-                default:
-                    break;
-            }
-            c.release();
-            const value v(&doc, i);
-            if (!write(v)) {
-                return false;
-            }
-            i = v.end_index();
-            c.acquire();
+    // The common elements are written in one linear pass over the tape (detail/tape_walk.hpp,
+    // as msgpack's writer does) through the hooks below. The rest (long strings, bytes,
+    // bignums, timestamps, tags, int_width=keep integers, canonical maps) go through write()
+    // below, subtree and all.
+    bool write_root(value root) { return walk_tape<64>(*this, out_, root); }
+
+    // The hooks of walk_tape: at least 64 bytes free at o.
+    static constexpr unsigned char null_byte = 0xf6;
+    static constexpr unsigned char false_byte = 0xf4;
+    static constexpr unsigned char true_byte = 0xf5;
+    static constexpr std::uint64_t short_max = 23;  // a text head with its length
+    static constexpr unsigned char short_fix = 0x60;
+    bool int64(char*& o, std::uint64_t w, std::uint64_t v) const noexcept {
+        if (keep_width_ && (w >> document::aux_shift & 0xff) != 0) {
+            return false;
         }
-        c.release();
+        o = static_cast<std::int64_t>(v) >= 0 ? head_at(o, 0x00, v) : head_at(o, 0x20, ~v);
+        return true;  // (~v is -1 - v)
+    }
+    static bool uint64(char*& o, std::uint64_t v) noexcept {
+        o = head_at(o, 0x00, v);
+        return true;
+    }
+    static bool float64(char*& o, std::uint64_t bits) noexcept {
+        double d;
+        std::memcpy(&d, &bits, 8);
+        o = float_at(o, d);
+        return true;
+    }
+    bool header(char*& o, kind k, std::uint64_t n) const noexcept {
+        if (k == kind::map && opt_.canonical && n >= 2) {
+            return false;  // sorted by write_map
+        }
+        o = head_at(o, k == kind::map ? 0xa0 : 0x80, n);
+        return true;
+    }
+    bool rare(const document& doc, std::size_t& i) {
+        const value v(&doc, i);
+        if (!write(v)) {
+            return false;
+        }
+        i = v.end_index();
         return true;
     }
 
@@ -1020,15 +949,7 @@ public:
         return true;
     }
 
-    error err_;  // the error when write() returned false
-
 private:
-    // The internal functions return false on an error, kept in err_: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
-        err_ = std::move(e);
-        return false;
-    }
     // Raw writers for write_root()'s loop: at least 9 bytes free at o; return the new end.
     // `mt` is the major type in the top three bits.
     static char* head_at(char* o, unsigned char mt, std::uint64_t arg) noexcept {
@@ -1254,10 +1175,7 @@ private:
 
 result<void> encode_cbor(const document& doc, output_buffer& out, const encode_options& opt) {
     cbor_writer w(out, opt);
-    if (!w.write_root(doc.root())) {
-        return fail(std::move(w.err_));
-    }
-    return {};
+    return w.outcome(w.write_root(doc.root()));
 }
 
 }  // namespace

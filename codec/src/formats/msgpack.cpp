@@ -8,8 +8,11 @@
 
 #include "detail/epoch_time.hpp"
 #include "detail/float_width.hpp"
+#include "detail/kept_error.hpp"
 #include "detail/lossy.hpp"
+#include "detail/tape_walk.hpp"
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -20,31 +23,18 @@ namespace {
 
 // ---- reader ----
 
-class msgpack_reader {
+class msgpack_reader : kept_error {
 public:
     // keep_width: int_width=keep, each integer records its encoded width (int_width hint).
     msgpack_reader(std::string_view in, builder& b, bool keep_width = false)
         : in_(in), b_(b), keep_width_(keep_width) {}
 
     result<void> run() {
-        if (!read_value()) {
-            return fail(std::move(err_));
-        }
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " +
-                                       std::to_string(in_.size() - pos_) + " more bytes"));
-        }
-        return {};
+        const bool ok = read_value();
+        return read_outcome(ok, pos_, in_.size(), "expected end of input");
     }
 
 private:
-    // The internal functions return false on an error, kept in err_: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
-        err_ = std::move(e);
-        return false;
-    }
     std::size_t left() const noexcept { return in_.size() - pos_; }
     const unsigned char* at(std::size_t p) const noexcept {
         return reinterpret_cast<const unsigned char*>(in_.data()) + p;
@@ -298,7 +288,6 @@ private:
     builder& b_;
     bool keep_width_ = false;
     std::size_t pos_ = 0;
-    error err_;
 };
 
 // ---- fast path ----
@@ -318,11 +307,7 @@ constexpr std::size_t fast_max_frames = 64;  // deeper input takes msgpack_reade
 using fast_writer = detail::tape_writer<256, 2048, false>;
 
 bool decode_msgpack_fast(std::string_view in, builder& b) {
-    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t size = in.size();
-    const std::size_t max_depth =
-        std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
+    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
     // Both buffers are resized ahead of the writes (tape: at least 4 words free before each
     // element; payload: checked per str, bin and ext) and cut to size at the end.
     fast_writer tw(b);
@@ -512,10 +497,9 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         goto done;
 
     str:
-        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+        if (!fast_text_at(tw, w, p, size, pos, n)) {
             return false;
         }
-        pos += n;
         goto done;
 
     container: {
@@ -587,140 +571,62 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
     }
 
 finished:
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_msgpack(std::string_view in, builder& b, const decode_options& opt) {
-    if (!opt.keep_int_width && b.depth() == 0 && b.ok() && b.doc().empty() &&
-        b.doc().bytes().empty()) {
-        if (decode_msgpack_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
-    }
-    msgpack_reader r(in, b, opt.keep_int_width);
-    return r.run();
+    return fast_or_read(
+        b, !opt.keep_int_width, [&] { return decode_msgpack_fast(in, b); },
+        [&] { return msgpack_reader(in, b, opt.keep_int_width).run(); });
 }
 
 // ---- writer ----
 
-class msgpack_writer {
+class msgpack_writer : public kept_error {
 public:
     msgpack_writer(output_buffer& out, const encode_options& opt) : out_(out), opt_(opt) {}
 
-    // The tape lists the elements in the order msgpack writes them (a container's header,
-    // then its children), so the document is written in one linear pass over the tape
-    // instead of a recursive walk with cursors. The common elements are written through a
-    // local pointer into the buffer's free space (o .. oend, at least `slack` bytes before
-    // each element); the rare ones commit it and use the out_ methods below.
-    bool write(value root) {
-        const document& doc = *root.doc();
-        const std::uint64_t* const t = doc.tape().data();
-        const char* const payload = doc.bytes().data();
-        const std::size_t payload_size = doc.bytes().size();
-        std::size_t i = root.index();
-        const std::size_t end = root.end_index();
-        out_cursor<64> c(out_);  // at least 64 bytes free before each element
-        char*& o = c.o;
-        while (i < end) {
-            c.room();
-            const std::uint64_t w = t[i];
-            switch (static_cast<kind>(w >> document::kind_shift)) {
-                case kind::null:
-                    *o++ = static_cast<char>(0xc0);
-                    i += 1;
-                    continue;
-                case kind::boolean_false:
-                    *o++ = static_cast<char>(0xc2);
-                    i += 1;
-                    continue;
-                case kind::boolean_true:
-                    *o++ = static_cast<char>(0xc3);
-                    i += 1;
-                    continue;
-                case kind::int64:
-                    o = keep_width_ && (w >> document::aux_shift & 0xff) > 1
-                            ? int_at_width(o, static_cast<std::int64_t>(t[i + 1]),
-                                           static_cast<int_width>(w >> document::aux_shift & 0xff))
-                            : int_at(o, static_cast<std::int64_t>(t[i + 1]));
-                    i += 2;
-                    continue;
-                case kind::uint64:
-                    o = uint_at(o, t[i + 1]);
-                    i += 2;
-                    continue;
-                case kind::float64: {
-                    // Doubles stay float64 (a reader gets back the type it was given), but
-                    // canonical=true writes the shortest exact float, as CBOR's preferred
-                    // serialization does: float 32 when it holds the double exactly.
-                    std::uint32_t narrow;
-                    double d;
-                    std::memcpy(&d, &t[i + 1], 8);
-                    if (opt_.canonical && narrow_to_float32(d, narrow)) {
-                        o = put_at(o, 0xca, narrow, 4);
-                    } else {
-                        o = put_at(o, 0xcb, t[i + 1], 8);
-                    }
-                    i += 2;
-                    continue;
-                }
-                case kind::string: {
-                    // A fixstr: one 32-byte copy when that much payload can be read (the
-                    // bytes past n are overwritten by what follows).
-                    const std::uint64_t off = w & document::payload_mask;
-                    const std::uint64_t n = t[i + 1];
-                    if (n <= 31 && off + 32 <= payload_size) {
-                        o[0] = static_cast<char>(0xa0 | n);
-                        std::memcpy(o + 1, payload + off, 32);
-                        o += n + 1;
-                        i += 2;
-                        continue;
-                    }
-                    break;
-                }
-                case kind::array:
-                case kind::map: {
-                    const bool map = (w >> document::kind_shift) == static_cast<std::uint64_t>(kind::map);
-                    const std::uint64_t n = t[i + 1];
-                    if (n <= 15) {
-                        *o++ = static_cast<char>((map ? 0x80 : 0x90) | n);
-                    } else if (n <= 0xffff) {
-                        o = put_at(o, map ? 0xde : 0xdc, n, 2);
-                    } else if (n <= 0xffffffff) {
-                        o = put_at(o, map ? 0xdf : 0xdd, n, 4);
-                    } else {
-                        break;  // too big: reported below
-                    }
-                    i += 2;  // the elements (keys and values) follow
-                    continue;
-                }
-                default:
-                    break;
-            }
-            // The rare elements, through out_.
-            c.release();
-            if (!write_rare(doc, i, payload)) {
-                return false;
-            }
-            c.acquire();
-        }
-        c.release();
+    // The document is written in one linear pass over the tape (detail/tape_walk.hpp)
+    // instead of a recursive walk with cursors: the common elements through the hooks below,
+    // the rare ones through write_rare() and the out_ methods.
+    bool write(value root) { return walk_tape<64>(*this, out_, root); }
+
+    // The hooks of walk_tape: at least 64 bytes free at o.
+    static constexpr unsigned char null_byte = 0xc0;
+    static constexpr unsigned char false_byte = 0xc2;
+    static constexpr unsigned char true_byte = 0xc3;
+    static constexpr std::uint64_t short_max = 31;  // a fixstr
+    static constexpr unsigned char short_fix = 0xa0;
+    bool int64(char*& o, std::uint64_t w, std::uint64_t v) const noexcept {
+        const auto width = static_cast<int_width>(w >> document::aux_shift & 0xff);
+        o = keep_width_ && static_cast<int>(width) > 1
+                ? int_at_width(o, static_cast<std::int64_t>(v), width)
+                : int_at(o, static_cast<std::int64_t>(v));
         return true;
     }
-
-    error err_;  // the error when write() returned false
+    static bool uint64(char*& o, std::uint64_t v) noexcept {
+        o = uint_at(o, v);
+        return true;
+    }
+    // Doubles stay float64 (a reader gets back the type it was given), but canonical=true
+    // writes the shortest exact float, as CBOR's preferred serialization does: float 32 when
+    // it holds the double exactly.
+    bool float64(char*& o, std::uint64_t bits) const noexcept {
+        std::uint32_t narrow;
+        double d;
+        std::memcpy(&d, &bits, 8);
+        o = opt_.canonical && narrow_to_float32(d, narrow) ? put_at(o, 0xca, narrow, 4)
+                                                           : put_at(o, 0xcb, bits, 8);
+        return true;
+    }
+    static bool header(char*& o, kind k, std::uint64_t n) noexcept {
+        return k == kind::map ? count_at(o, n, 0x80, 0xde) : count_at(o, n, 0x90, 0xdc);
+    }
+    bool rare(const document& doc, std::size_t& i) {
+        return write_rare(doc, i, doc.bytes().data());
+    }
 
 private:
-    // The internal functions return false on an error, kept in err_: a bool return is much
-    // cheaper on the hot path than result<void> (callgrind, docs/BENCHMARKS.md).
-    [[gnu::cold]] [[gnu::noinline]] bool set_error(error e) {
-        err_ = std::move(e);
-        return false;
-    }
     static std::string describe_tag(value v) {
         switch (v.get_tag_space()) {
             case tag_space::cbor:
@@ -810,6 +716,20 @@ private:
     }
 
     // Raw writers for write()'s loop: at least 9 bytes free at o; return the new end.
+    // An array's or map's header: fix | n, or marker16 / marker16 + 1 and a 2- or 4-byte count;
+    // false when n needs more (write_rare reports it).
+    static bool count_at(char*& o, std::uint64_t n, unsigned fix, unsigned char marker16) {
+        if (n <= 15) {
+            *o++ = static_cast<char>(fix | n);
+        } else if (n <= 0xffff) {
+            o = put_at(o, marker16, n, 2);
+        } else if (n <= 0xffffffff) {
+            o = put_at(o, marker16 + 1, n, 4);
+        } else {
+            return false;
+        }
+        return true;
+    }
     static char* put_at(char* o, unsigned char marker, std::uint64_t v, int n) {
         return put_be_at(o, marker, v, n);
     }
@@ -1015,10 +935,7 @@ private:
 
 result<void> encode_msgpack(const document& doc, output_buffer& out, const encode_options& opt) {
     msgpack_writer w(out, opt);
-    if (!w.write(doc.root())) {
-        return fail(std::move(w.err_));
-    }
-    return {};
+    return w.outcome(w.write(doc.root()));
 }
 
 }  // namespace

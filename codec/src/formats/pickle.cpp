@@ -20,6 +20,8 @@
 
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -1446,27 +1448,21 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
                     }
                     tw.close(cs[0].start, cs[0].count);
                 }
-                if (tw.over_budget(max_bytes)) {
-                    return false;
-                }
-                tw.finish();
-                return true;
+                return fast_finish(tw, pos, size, max_bytes);
             }
             default:  // everything else: pickle_reader takes it or words the refusal
                 return false;
         }
 
     int_value:
-        w[0] = tape_word(kind::int64, 0, 0);
-        w[1] = n;
+        fast_writer::scalar(w, kind::int64, n);
         tw.advance(2);
         goto push;
 
     text:
-        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+        if (!fast_text_at(tw, w, p, size, pos, n)) {
             return false;
         }
-        pos += n;
 
     push:
         if (sn == s.stack.size()) {
@@ -1512,14 +1508,9 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
 }
 
 result<void> decode_pickle(std::string_view in, builder& b, const decode_options& opt) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        if (decode_pickle_fast(in, b, opt)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
-    }
-    pickle_reader r(in, b, opt);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return decode_pickle_fast(in, b, opt); },
+        [&] { return pickle_reader(in, b, opt).run(); });
 }
 
 // ---- writer: protocol 5 with framing ----
@@ -1878,10 +1869,7 @@ private:
                 write_payload(v.get_string(), false);
                 return {};
             case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in pickle"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "pickle"));
                 return write(v.tagged_value());
             case kind::array: {
                 out_.push_back(static_cast<char>(op::empty_list));

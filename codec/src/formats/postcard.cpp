@@ -12,6 +12,8 @@
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
 #include "detail/describe.hpp"
+#include "detail/fast_decode.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -757,11 +759,7 @@ public:
           tw_(b) {}
 
     bool run() {
-        if (!read(root_) || pos_ != size_ || tw_.over_budget(max_bytes_)) {
-            return false;
-        }
-        tw_.finish();
-        return true;
+        return read(root_) && fast_finish(tw_, pos_, size_, max_bytes_);
     }
 
 private:
@@ -1059,15 +1057,9 @@ result<void> decode_postcard(std::string_view in, builder& b, const decode_optio
     if (!opt.schema) {
         return fail(make_error(errc::schema_required, 0, "postcard needs a schema"));
     }
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        postcard_fast_reader f(in, b, *opt.schema);
-        if (f.run()) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
-    }
-    postcard_reader r(in, b, *opt.schema);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return postcard_fast_reader(in, b, *opt.schema).run(); },
+        [&] { return postcard_reader(in, b, *opt.schema).run(); });
 }
 
 // ---- writer ----
@@ -1143,10 +1135,7 @@ public:
                 put_bytes(out_, v.get_string());
                 return {};
             case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in postcard"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "postcard"));
                 return write_value(v.tagged_value());
             case kind::array:
                 put_varint(out_, v.size());
@@ -1170,10 +1159,7 @@ public:
     result<void> write_typed(const postcard::schema& s, std::uint32_t ti, value v) {
         const type_node& t = s.nodes[ti];
         if (v.kind() == kind::tagged && t.kind != type_kind::option) {
-            if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                return fail(unrepresentable(
-                    v, "tag " + std::to_string(v.tag()) + " is not representable in postcard"));
-            }
+            POLYCODEC_TRY(drop_tag(opt_, v, "postcard"));
             return write_typed(s, ti, v.tagged_value());
         }
         switch (t.kind) {

@@ -11,6 +11,7 @@
 
 #include "detail/bigint_text.hpp"
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -696,10 +697,7 @@ inline bool long_text(fast_writer& tw, std::uint64_t* w, const unsigned char* p,
 }
 
 bool decode_smile_fast(std::string_view in, builder& b) {
-    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t size = in.size();
-    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
+    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
     std::size_t pos = 0;
     fast_shared names;
     fast_shared values;
@@ -795,16 +793,10 @@ bool decode_smile_fast(std::string_view in, builder& b) {
             case 0x20:
                 tw.payload(w, kind::string, 0, 0);
                 break;
-            case 0x21:
-                w[0] = tape_word(kind::null, 0, 0);
-                tw.advance(1);
-                break;
-            case 0x22:
-                w[0] = tape_word(kind::boolean_false, 0, 0);
-                tw.advance(1);
-                break;
-            case 0x23:
-                w[0] = tape_word(kind::boolean_true, 0, 0);
+            case 0x21:  // null
+            case 0x22:  // false
+            case 0x23:  // true
+                w[0] = tape_word(static_cast<kind>(t - 0x20), 0, 0);  // kind::null .. boolean_true
                 tw.advance(1);
                 break;
             case 0x24:
@@ -914,23 +906,14 @@ bool decode_smile_fast(std::string_view in, builder& b) {
     if (pos < size && p[pos] == 0xff) {
         ++pos;  // the optional end-of-content marker
     }
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
+    return fast_finish(tw, pos, size, max_bytes);
 }
 
 result<void> decode_smile(std::string_view in, builder& b, const decode_options&) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        if (decode_smile_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
-    }
     // The back-reference tables (32 KiB) live in the reader, on the stack: no allocation.
-    smile_reader r(in, b);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return decode_smile_fast(in, b); },
+        [&] { return smile_reader(in, b).run(); });
 }
 
 // ---- writer ----

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "detail/binary.hpp"
+#include "detail/fast_decode.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/utf8.hpp"
@@ -470,10 +472,7 @@ inline bool fast_length(const unsigned char* p, std::size_t size, std::size_t& p
 }
 
 bool decode_ubjson_fast(std::string_view in, builder& b) {
-    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
-    const std::size_t size = in.size();
-    const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, fast_max_frames);
-    const std::size_t max_bytes = b.limits().max_bytes;
+    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
     fast_writer tw(b);
 
     // frames[0] stands for the top level: a container of one value that is never closed.
@@ -575,35 +574,22 @@ bool decode_ubjson_fast(std::string_view in, builder& b) {
         goto done;
 
     text:
-        if (!fast_text(tw, w, p + pos, size - pos, n)) {
+        if (!fast_text_at(tw, w, p, size, pos, n)) {
             return false;
         }
-        pos += n;
 
     done:
         // A value is complete: count it in its container, closing the containers it ends.
         if (fast_value_done(top, frames, tw)) {
-            goto finished;
+            return fast_finish(tw, pos, size, max_bytes);  // the top-level value is complete
         }
     }
-
-finished:
-    if (pos != size || tw.over_budget(max_bytes)) {
-        return false;
-    }
-    tw.finish();
-    return true;
 }
 
 result<void> decode_ubjson(std::string_view in, builder& b, const decode_options&) {
-    if (b.depth() == 0 && b.ok() && b.doc().empty() && b.doc().bytes().empty()) {
-        if (decode_ubjson_fast(in, b)) {
-            return {};
-        }
-        b.reset();  // the reader below finds the error (or the limit) and reports it
-    }
-    ubjson_reader r(in, b);
-    return r.run();
+    return fast_or_read(
+        b, true, [&] { return decode_ubjson_fast(in, b); },
+        [&] { return ubjson_reader(in, b).run(); });
 }
 
 // ---- writer ----
@@ -773,10 +759,7 @@ public:
                     write_text('H', decimal_fraction_text(v));
                     return {};
                 }
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in ubjson"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "ubjson"));
                 return write(v.tagged_value());
             case kind::array:
                 out_.append("[#", 2);
