@@ -37,6 +37,18 @@ def convert(args, data, check=True):
     return p.returncode, p.stdout, err
 
 
+def from_json(fmt, data, pretty=False):
+    """`polycodec convert --from json --to FMT` (with --pretty when asked) of `data`."""
+    return convert(["--from", "json", "--to", fmt] + (["--pretty"] if pretty else []), data)[1]
+
+
+def assert_round_trips(test, fmt, data):
+    """json -> FMT -> json with polycodec, compact and --pretty, gives the value of `data`."""
+    for pretty in (False, True):
+        _, back, _ = convert(["--from", fmt, "--to", "json"], from_json(fmt, data, pretty))
+        same_value(test, json.loads(back), json.loads(data), "pretty=%s: " % pretty)
+
+
 def node(script, args=(), data=b""):
     """Runs tests/differential/SCRIPT with node, `data` on stdin; returns stdout bytes."""
     if shutil.which("node") is None:
@@ -48,6 +60,17 @@ def node(script, args=(), data=b""):
     if p.returncode != 0:
         raise AssertionError("node %s %s failed: %s" % (script, args, p.stderr.decode()))
     return p.stdout
+
+
+def assert_malformed(test, fmt, cases):
+    """For each (data, where) of `cases`: `convert --from FMT --to json` exits 2 with `where`
+    (e.g. "byte 2") in its message and writes nothing; one subtest each."""
+    for data, where in cases:
+        with test.subTest(data.hex()):
+            rc, out, err = convert(["--from", fmt, "--to", "json"], data, check=False)
+            test.assertEqual(rc, 2, err)
+            test.assertIn(where, err)
+            test.assertEqual(out, b"")
 
 
 def corpus(*parts):
@@ -74,6 +97,71 @@ def fixture(name):
 
 def load_json_fixture(name):
     return json.loads(fixture(name))
+
+
+# The JSON fixtures and json-bench corpus files most suites run through a codec.
+FIXTURE_NAMES = ["records.json", "bench.json"]
+JSON_BENCH = ["twitter.json", "citm_catalog.json", "canada.json"]
+
+
+def json_bench(name):
+    """A file of the json-bench corpus (skips the test when the corpus is absent)."""
+    with open(corpus("json-bench", name), "rb") as f:
+        return f.read()
+
+
+class FixtureChecks:
+    """Mixin of a unittest.TestCase with check(data, name): test_fixtures runs it on each of
+    FIXTURE_NAMES, one subtest each."""
+
+    def test_fixtures(self):
+        for name in FIXTURE_NAMES:
+            with self.subTest(name):
+                self.check(fixture(name), name)
+
+
+class CorpusChecks(FixtureChecks):
+    """FixtureChecks, and test_json_bench runs check(data, name) on each of JSON_BENCH."""
+
+    def test_json_bench(self):
+        for name in JSON_BENCH:
+            with self.subTest(name):
+                self.check(json_bench(name), name)
+
+
+class RecordsBenchEdge:
+    """Mixin of a unittest.TestCase with check(name, data, pretty) and EDGE (a value JSON
+    can hold): test_records, test_bench and test_edge_cases check records.json, bench.json
+    and EDGE, each with pretty False and True. PRETTY = None: check(name, data) once."""
+
+    PRETTY = (False, True)
+
+    def check_each(self, name, data):
+        if self.PRETTY is None:
+            self.check(name, data)
+        for pretty in self.PRETTY or ():
+            self.check(name, data, pretty)
+
+    def test_records(self):
+        self.check_each("records.json", fixture("records.json"))
+
+    def test_bench(self):
+        self.check_each("bench.json", fixture("bench.json"))
+
+    def test_edge_cases(self):
+        self.check_each("edge", json.dumps(self.EDGE).encode())
+
+
+def rebuild(x, on_dict):
+    """x with its lists walked and each dict d replaced by on_dict(d, rec), where rec
+    rebuilds a nested value the same way."""
+    def rec(v):
+        if isinstance(v, dict):
+            return on_dict(v, rec)
+        if isinstance(v, list):
+            return [rec(e) for e in v]
+        return v
+    return rec(x)
 
 
 def same_value(test, a, b, where=""):
