@@ -4,6 +4,7 @@ The tests run the real `polycodec` binary (POLYCODEC_BIN) and independent implem
 Python's standard library and the npm packages of tests/differential/package.json.
 """
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -62,6 +63,14 @@ def node(script, args=(), data=b""):
     return p.stdout
 
 
+def convert_fails(test, args, data, code):
+    """Runs `polycodec convert ARGS` on `data`, asserts the exit status CODE (2: malformed
+    input, 3: not representable) and returns the message."""
+    rc, _, err = convert(args, data, check=False)
+    test.assertEqual(rc, code, err)
+    return err
+
+
 def assert_malformed(test, fmt, cases):
     """For each (data, where) of `cases`: `convert --from FMT --to json` exits 2 with `where`
     (e.g. "byte 2") in its message and writes nothing; one subtest each."""
@@ -110,6 +119,20 @@ def json_bench(name):
         return f.read()
 
 
+class TextCodec:
+    """Mixin (FORMAT): encode(doc) is polycodec's FORMAT text of the JSON value `doc`;
+    decode(text, infer) is the value polycodec reads from FORMAT text (bytes or str), with
+    --infer when asked."""
+
+    def encode(self, doc):
+        return from_json(self.FORMAT, json.dumps(doc).encode())
+
+    def decode(self, text, infer=False):
+        args = ["--from", self.FORMAT, "--to", "json"] + (["--infer"] if infer else [])
+        _, out, _ = convert(args, text if isinstance(text, bytes) else text.encode())
+        return json.loads(out)
+
+
 class FixtureChecks:
     """Mixin of a unittest.TestCase with check(data, name): test_fixtures runs it on each of
     FIXTURE_NAMES, one subtest each."""
@@ -152,16 +175,66 @@ class RecordsBenchEdge:
         self.check_each("edge", json.dumps(self.EDGE).encode())
 
 
-def rebuild(x, on_dict):
-    """x with its lists walked and each dict d replaced by on_dict(d, rec), where rec
-    rebuilds a nested value the same way."""
+def rebuild(x, on_dict, on_scalar=lambda v: v):
+    """x with its lists walked, each dict d replaced by on_dict(d, rec), where rec rebuilds a
+    nested value the same way, and anything else by on_scalar(v)."""
     def rec(v):
         if isinstance(v, dict):
             return on_dict(v, rec)
         if isinstance(v, list):
             return [rec(e) for e in v]
-        return v
+        return on_scalar(v)
     return rec(x)
+
+
+def scalar_text(v):
+    """The text polycodec's text formats write for a JSON scalar: true, false and numbers as
+    JSON writes them; strings (and anything else) as they are."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return json.dumps(v)
+    return v
+
+
+# Tagged JSON of ref_toml.mjs and ref_yaml.mjs: {"$int": "123"} integers, {"$float": NAME}
+# for the floats JSON cannot hold, the format's own tags beside them.
+TAGGED_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "-0": -0.0}
+
+
+def tagged(v, other):
+    """Python value -> tagged JSON: booleans and strings as they are, ints and floats tagged,
+    lists walked; other(v, rec) for anything else (rec tags a nested value)."""
+    def rec(x):
+        if isinstance(x, bool) or isinstance(x, str):
+            return x
+        if isinstance(x, int):
+            return {"$int": str(x)}
+        if isinstance(x, float):
+            if math.isnan(x):
+                return {"$float": "nan"}
+            if math.isinf(x):
+                return {"$float": "inf" if x > 0 else "-inf"}
+            if x == 0 and math.copysign(1, x) < 0:
+                return {"$float": "-0"}
+            return x
+        if isinstance(x, list):
+            return [rec(e) for e in x]
+        return other(x, rec)
+    return rec(v)
+
+
+def untagged(v, other):
+    """Tagged JSON -> Python value: $int and $float read, lists and dicts walked;
+    other(d, rec) reads the format's own tags of a dict d (None: d is a plain mapping)."""
+    def on_dict(d, rec):
+        if "$int" in d:
+            return int(d["$int"])
+        if "$float" in d:
+            return TAGGED_FLOATS[d["$float"]]
+        t = other(d, rec)
+        return {k: rec(x) for k, x in d.items()} if t is None else t
+    return rebuild(v, on_dict)
 
 
 def same_value(test, a, b, where=""):
