@@ -99,6 +99,21 @@ def table_names():
         return re.findall(r'^ *\{format_id::[a-z0-9_]+, "([a-z0-9_]+)"', f.read(), re.M)
 
 
+# The formats of the table in id order, then some added later (`polycodec formats`, GET /formats).
+FIRST_FORMATS = ["json", "json5", "hjson", "yaml", "ron", "sexpr", "cbor", "msgpack", "pickle",
+                 "toml", "bson", "bencode", "postcard", "csv", "ndjson", "urlform", "ini", "edn",
+                 "ubjson", "smile", "dotenv"]
+LATER_FORMATS = ["plist", "properties", "protojson", "xml", "avro", "protobuf"]
+
+
+def assert_format_names(test, names):
+    """`names`, as the CLI or the service lists them, are the table's, in id order."""
+    test.assertEqual(names, table_names())
+    test.assertEqual(names[:len(FIRST_FORMATS)], FIRST_FORMATS)
+    for name in LATER_FORMATS:
+        test.assertIn(name, names)
+
+
 def fixture(name):
     with open(os.path.join(FIXTURES, name), "rb") as f:
         return f.read()
