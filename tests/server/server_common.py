@@ -25,6 +25,13 @@ def polycodec_bin():
     return b
 
 
+def loadtest_bin():
+    b = os.environ.get("POLYCODEC_LOADTEST_BIN")
+    if not b or not os.path.exists(b):
+        raise unittest.SkipTest("POLYCODEC_LOADTEST_BIN is not set (run through ctest)")
+    return b
+
+
 def schema_dir():
     """The postcard schemas of the fixtures (schema=records, schema=bench)."""
     return os.path.join(FIXTURES, "schemas")
