@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "differential"))
 import common as differential  # noqa: E402  (the format table's names)
 from server_common import (Server, all_formats, curl, fixture, implemented_formats,
-                           polycodec_bin, read_until_closed, schema_dir)
+                           polycodec_bin, read_http_response, read_until_closed, schema_dir)
 
 
 def strict_equal(a, b, path=""):
@@ -51,26 +51,11 @@ def http_exchange(port, raw, expect_responses, timeout=10):
     buf = b""
     out = []
     while len(out) < expect_responses:
-        while b"\r\n\r\n" not in buf:
-            chunk = s.recv(65536)
-            if not chunk:
-                raise AssertionError("closed early after %d answers: %r" % (len(out), buf))
-            buf += chunk
-        head, buf = buf.split(b"\r\n\r\n", 1)
-        lines = head.decode("latin-1").split("\r\n")
-        status = int(lines[0].split()[1])
-        headers = {}
-        for line in lines[1:]:
-            k, v = line.split(":", 1)
-            headers[k.strip().lower()] = v.strip()
-        n = int(headers.get("content-length", "0"))
-        while len(buf) < n:
-            chunk = s.recv(65536)
-            if not chunk:
-                raise AssertionError("closed inside a body")
-            buf += chunk
-        out.append((status, headers, buf[:n]))
-        buf = buf[n:]
+        try:
+            status, headers, body, buf = read_http_response(s, buf)
+        except EOFError as e:
+            raise AssertionError("closed early after %d answers: %s" % (len(out), e))
+        out.append((status, headers, body))
     s.close()
     return out
 
