@@ -71,6 +71,15 @@ def convert_fails(test, args, data, code):
     return err
 
 
+def assert_malformed_at(test, fmt, cases):
+    """For each (text, line, column) of `cases`: `convert --from FMT --to json` of the text
+    exits 2 naming "line LINE, column COLUMN"; one subtest each."""
+    for text, line, column in cases:
+        with test.subTest(text=text):
+            err = convert_fails(test, ["--from", fmt, "--to", "json"], text.encode(), 2)
+            test.assertIn("line %d, column %d" % (line, column), err)
+
+
 def assert_malformed(test, fmt, cases):
     """For each (data, where) of `cases`: `convert --from FMT --to json` exits 2 with `where`
     (e.g. "byte 2") in its message and writes nothing; one subtest each."""
