@@ -22,6 +22,27 @@ CONVERSIONS = ["ndjson>msgpack", "json>ndjson"]
 STREAM_SETUP_ALLOCS = 8
 
 
+def bench_rows(test, data, formats):
+    """Runs `polycodec-loadtest bench --ms 20 --stats` on fixtures/DATA for FORMATS (must
+    succeed); returns its output and its CSV rows."""
+    lt = os.environ.get("POLYCODEC_LOADTEST_BIN")
+    if not lt:
+        raise unittest.SkipTest("run through ctest")
+    data = os.path.join(os.environ["POLYCODEC_SOURCE_DIR"], "fixtures", data)
+    p = subprocess.run([lt, "bench", "--ms", "20", "--stats", "--data", data, "--formats",
+                        formats], capture_output=True, text=True, timeout=300)
+    test.assertEqual(p.returncode, 0, p.stderr)
+    body = "\n".join(l for l in p.stdout.splitlines() if not l.startswith("#"))
+    return p.stdout, list(csv.DictReader(io.StringIO(body)))
+
+
+def assert_no_allocations(test, rows):
+    """Every row decodes and encodes without allocating in steady state."""
+    for r in rows:
+        test.assertEqual(float(r["decode_allocs_per_op"]), 0.0, r["format"])
+        test.assertEqual(float(r["encode_allocs_per_op"]), 0.0, r["format"])
+
+
 class BenchSmoke(unittest.TestCase):
     def test_table_has_a_row_per_format_and_allocates_nothing(self):
         lt = os.environ.get("POLYCODEC_LOADTEST_BIN")
@@ -86,54 +107,27 @@ class BenchSmoke(unittest.TestCase):
 
 
     def test_small_document_gives_rows_for_ini_dotenv_and_urlform(self):
-        lt = os.environ.get("POLYCODEC_LOADTEST_BIN")
-        if not lt:
-            raise unittest.SkipTest("run through ctest")
-        data = os.path.join(os.environ["POLYCODEC_SOURCE_DIR"], "fixtures", "ini_doc.json")
-        p = subprocess.run([lt, "bench", "--ms", "20", "--stats", "--data", data, "--formats",
-                            "ini,dotenv,urlform,json"], capture_output=True, text=True,
-                           timeout=300)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        body = "\n".join(l for l in p.stdout.splitlines() if not l.startswith("#"))
-        rows = list(csv.DictReader(io.StringIO(body)))
+        out, rows = bench_rows(self, "ini_doc.json", "ini,dotenv,urlform,json")
         self.assertEqual(sorted(r["format"] for r in rows), ["dotenv", "ini", "json", "urlform"],
-                         p.stdout)
-        self.assertNotIn("/stream", p.stdout)  # --formats without "stream": no conversion rows
+                         out)
+        self.assertNotIn("/stream", out)  # --formats without "stream": no conversion rows
         # The default data has no rows for INI and dotenv: their allocations are checked here.
-        for r in rows:
-            self.assertEqual(float(r["decode_allocs_per_op"]), 0.0, r["format"])
-            self.assertEqual(float(r["encode_allocs_per_op"]), 0.0, r["format"])
+        assert_no_allocations(self, rows)
 
     def test_flat_bench_gives_json_and_properties_rows_of_the_same_data(self):
-        lt = os.environ.get("POLYCODEC_LOADTEST_BIN")
-        if not lt:
-            raise unittest.SkipTest("run through ctest")
-        fixtures = os.path.join(os.environ["POLYCODEC_SOURCE_DIR"], "fixtures")
-        data = os.path.join(fixtures, "bench_flat.json")
-        p = subprocess.run([lt, "bench", "--ms", "20", "--stats", "--data", data, "--formats",
-                            "json,properties"], capture_output=True, text=True, timeout=300)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        body = "\n".join(l for l in p.stdout.splitlines() if not l.startswith("#"))
-        rows = {r["format"]: r for r in csv.DictReader(io.StringIO(body))}
-        self.assertEqual(sorted(rows), ["json", "properties"], p.stdout)
+        out, rows = bench_rows(self, "bench_flat.json", "json,properties")
+        rows = {r["format"]: r for r in rows}
+        self.assertEqual(sorted(rows), ["json", "properties"], out)
         # The properties row is fixtures/bench.properties, byte for byte.
+        fixtures = os.path.join(os.environ["POLYCODEC_SOURCE_DIR"], "fixtures")
         self.assertEqual(int(rows["properties"]["size_bytes"]),
                          os.path.getsize(os.path.join(fixtures, "bench.properties")))
-        for r in rows.values():
-            self.assertEqual(float(r["decode_allocs_per_op"]), 0.0, r["format"])
-            self.assertEqual(float(r["encode_allocs_per_op"]), 0.0, r["format"])
+        assert_no_allocations(self, rows.values())
 
     def test_plist_rows_for_both_forms(self):
-        lt = os.environ.get("POLYCODEC_LOADTEST_BIN")
-        if not lt:
-            raise unittest.SkipTest("run through ctest")
-        data = os.path.join(os.environ["POLYCODEC_SOURCE_DIR"], "fixtures", "bench.json")
-        p = subprocess.run([lt, "bench", "--ms", "20", "--stats", "--data", data, "--formats",
-                            "plist,msgpack"], capture_output=True, text=True, timeout=300)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        body = "\n".join(l for l in p.stdout.splitlines() if not l.startswith("#"))
-        rows = {r["format"]: r for r in csv.DictReader(io.StringIO(body))}
-        self.assertEqual(sorted(rows), ["msgpack", "plist", "plist/binary"], p.stdout)
+        out, rows = bench_rows(self, "bench.json", "plist,msgpack")
+        rows = {r["format"]: r for r in rows}
+        self.assertEqual(sorted(rows), ["msgpack", "plist", "plist/binary"], out)
         # The binary form is the smaller; both round-trip bench.json and allocate nothing in
         # steady state.
         self.assertLess(int(rows["plist/binary"]["size_bytes"]), int(rows["plist"]["size_bytes"]))

@@ -413,15 +413,8 @@ TEST(BsonEncode, LargeMapsRefuseDuplicates) {
 
 // ---- errors ----
 
-struct error_case {
-    std::string input;
-    errc code;
-    std::uint64_t offset;
-    const char* message;
-};
-
 TEST(BsonDecode, ErrorsWithOffsets) {
-    const error_case cases[] = {
+    const test::bad_at cases[] = {
         {"", errc::unexpected_eof, 0, "expected a 4-byte document length"},
         {hex("05 00 00"), errc::unexpected_eof, 0, "expected a 4-byte document length"},
         {hex("04 00 00 00"), errc::malformed, 0, "less than the minimum of 5"},
@@ -451,13 +444,7 @@ TEST(BsonDecode, ErrorsWithOffsets) {
          "less than the minimum of 14"},
         {wrap(hex("0b 61 00 61 2b")), errc::malformed, 7, "cstring runs past"},
     };
-    for (const auto& c : cases) {
-        error e = test::decode_error(format_id::bson, c.input);
-        EXPECT_EQ(e.code, c.code) << to_hex(c.input) << ": " << e.message;
-        EXPECT_EQ(e.offset, c.offset) << to_hex(c.input) << ": " << e.message;
-        EXPECT_NE(e.message.find(c.message), std::string::npos) << e.message;
-        EXPECT_EQ(e.line, 0u);
-    }
+    test::expect_errors_at(format_id::bson, cases, 0);
 }
 
 TEST(BsonDecode, ErrorPathNamesTheElement) {

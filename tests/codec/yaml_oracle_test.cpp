@@ -2,6 +2,7 @@
 // yaml-test-suite case and every YAML fixture is parsed by both, and the values must agree.
 #include "support/support.hpp"
 #include "support/yaml_oracle.hpp"
+#include "support/yaml_suite.hpp"
 
 // libfyaml leaks a 512-byte buffer of its own on a run of escaped single quotes
 // (LibfyamlMiscountsARunOfEscapedQuotes; docs/formats/yaml.md, the thirteenth). LeakSanitizer
@@ -138,19 +139,7 @@ TEST(YamlOracle, HashLineInATopLevelBlockScalarIsContent) {
 
 TEST(YamlConformance, LibfyamlAgreesOnTheSuite) {
     POLYCODEC_REQUIRE_CORPUS("yaml/data", dir);
-    std::vector<std::filesystem::path> folders;
-    for (const auto& id : std::filesystem::directory_iterator(dir)) {
-        if (std::filesystem::exists(id.path() / "in.yaml")) {
-            folders.push_back(id.path());
-        } else {
-            for (const auto& sub : std::filesystem::directory_iterator(id.path())) {
-                if (std::filesystem::exists(sub.path() / "in.yaml")) {
-                    folders.push_back(sub.path());
-                }
-            }
-        }
-    }
-    std::sort(folders.begin(), folders.end());
+    const std::vector<std::filesystem::path> folders = test::yaml_suite_cases(dir);
     int agree = 0;
     for (const auto& f : folders) {
         std::string name = std::filesystem::relative(f, dir).generic_string();

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "support/support.hpp"
+#include "support/yaml_suite.hpp"
 
 namespace polycodec {
 namespace {
@@ -548,19 +549,7 @@ TEST(YamlConformance, YamlTestSuite) {
     int cases = 0, passed = 0, errors = 0, errors_ok = 0, values = 0, values_ok = 0, known = 0;
     int reencoded = 0;
     std::vector<std::string> unexpected;
-    std::vector<std::filesystem::path> folders;
-    for (const auto& id : std::filesystem::directory_iterator(dir)) {
-        if (std::filesystem::exists(id.path() / "in.yaml")) {
-            folders.push_back(id.path());
-        } else {
-            for (const auto& sub : std::filesystem::directory_iterator(id.path())) {
-                if (std::filesystem::exists(sub.path() / "in.yaml")) {
-                    folders.push_back(sub.path());
-                }
-            }
-        }
-    }
-    std::sort(folders.begin(), folders.end());
+    const std::vector<std::filesystem::path> folders = test::yaml_suite_cases(dir);
     for (const auto& f : folders) {
         std::string name = std::filesystem::relative(f, dir).generic_string();
         ++cases;

@@ -49,8 +49,49 @@ public class SmileRef {
         out.flush();
     }
 
+    interface Walk {
+        void value(JsonParser p, JsonGenerator g) throws Exception;
+    }
+
+    // The tokens both directions copy alike: arrays (each element by `element`), strings,
+    // booleans and null. False for any other token.
+    static boolean copyCommon(JsonParser p, JsonGenerator g, Walk element) throws Exception {
+        JsonToken t = p.currentToken();
+        switch (t) {
+            case START_ARRAY:
+                g.writeStartArray();
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                    element.value(p, g);
+                }
+                g.writeEndArray();
+                return true;
+            case VALUE_STRING:
+                g.writeString(p.getText());
+                return true;
+            case VALUE_TRUE:
+            case VALUE_FALSE:
+                g.writeBoolean(t == JsonToken.VALUE_TRUE);
+                return true;
+            case VALUE_NULL:
+                g.writeNull();
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    // {"KIND": text}: a typed value whose text JSON numbers would not keep.
+    static void typed(JsonGenerator g, String kind, String text) throws Exception {
+        g.writeStartObject();
+        g.writeStringField(kind, text);
+        g.writeEndObject();
+    }
+
     // The value at the parser's current token, written as typed JSON.
     static void toTyped(JsonParser p, JsonGenerator g) throws Exception {
+        if (copyCommon(p, g, SmileRef::toTyped)) {
+            return;
+        }
         JsonToken t = p.currentToken();
         switch (t) {
             case START_OBJECT:
@@ -62,30 +103,16 @@ public class SmileRef {
                 }
                 g.writeEndObject();
                 break;
-            case START_ARRAY:
-                g.writeStartArray();
-                while (p.nextToken() != JsonToken.END_ARRAY) {
-                    toTyped(p, g);
-                }
-                g.writeEndArray();
-                break;
-            case VALUE_STRING:
-                g.writeString(p.getText());
-                break;
             case VALUE_NUMBER_INT:
                 if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                    g.writeStartObject();
-                    g.writeStringField("$bigint", p.getBigIntegerValue().toString());
-                    g.writeEndObject();
+                    typed(g, "$bigint", p.getBigIntegerValue().toString());
                 } else {
                     g.writeNumber(p.getLongValue());
                 }
                 break;
             case VALUE_NUMBER_FLOAT:
                 if (p.getNumberType() == JsonParser.NumberType.BIG_DECIMAL) {
-                    g.writeStartObject();
-                    g.writeStringField("$decimal", p.getDecimalValue().toString());
-                    g.writeEndObject();
+                    typed(g, "$decimal", p.getDecimalValue().toString());
                 } else if (p.getNumberType() == JsonParser.NumberType.FLOAT) {
                     g.writeStartObject();
                     g.writeFieldName("$float32");
@@ -96,16 +123,7 @@ public class SmileRef {
                 }
                 break;
             case VALUE_EMBEDDED_OBJECT:
-                g.writeStartObject();
-                g.writeStringField("$bytes", Base64.getEncoder().encodeToString(p.getBinaryValue()));
-                g.writeEndObject();
-                break;
-            case VALUE_TRUE:
-            case VALUE_FALSE:
-                g.writeBoolean(t == JsonToken.VALUE_TRUE);
-                break;
-            case VALUE_NULL:
-                g.writeNull();
+                typed(g, "$bytes", Base64.getEncoder().encodeToString(p.getBinaryValue()));
                 break;
             default:
                 throw new IllegalStateException("unexpected token " + t);
@@ -114,6 +132,9 @@ public class SmileRef {
 
     // Typed JSON at the parser's current token, written with the Smile generator.
     static void fromTyped(JsonParser p, JsonGenerator g) throws Exception {
+        if (copyCommon(p, g, SmileRef::fromTyped)) {
+            return;
+        }
         JsonToken t = p.currentToken();
         switch (t) {
             case START_OBJECT: {
@@ -145,16 +166,6 @@ public class SmileRef {
                 g.writeEndObject();
                 break;
             }
-            case START_ARRAY:
-                g.writeStartArray();
-                while (p.nextToken() != JsonToken.END_ARRAY) {
-                    fromTyped(p, g);
-                }
-                g.writeEndArray();
-                break;
-            case VALUE_STRING:
-                g.writeString(p.getText());
-                break;
             case VALUE_NUMBER_INT:
                 switch (p.getNumberType()) {
                     case INT: g.writeNumber(p.getIntValue()); break;
@@ -173,13 +184,6 @@ public class SmileRef {
                 break;
             case VALUE_NUMBER_FLOAT:
                 g.writeNumber(p.getDoubleValue());
-                break;
-            case VALUE_TRUE:
-            case VALUE_FALSE:
-                g.writeBoolean(t == JsonToken.VALUE_TRUE);
-                break;
-            case VALUE_NULL:
-                g.writeNull();
                 break;
             default:
                 throw new IllegalStateException("unexpected token " + t);

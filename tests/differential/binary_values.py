@@ -1,4 +1,4 @@
-"""Value helpers shared by test_msgpack.py and test_cbor.py.
+"""Value helpers and shared test classes of test_msgpack.py and test_cbor.py.
 
 "Typed JSON" is how Python and the node reference scripts (ref_msgpack.mjs, ref_cbor.mjs)
 exchange values JSON cannot hold: {"$int": "decimal"}, {"$float": x | "NaN" | "Infinity" |
@@ -13,6 +13,8 @@ import base64
 import datetime
 import json
 import math
+
+import common
 
 
 class Pairs(list):
@@ -162,3 +164,85 @@ def assert_same(test, got, want, what=""):
     d = first_difference(got, want)
     if d is not None:
         test.fail("%s: values differ at %s" % (what, d))
+
+
+class Codec:
+    """A binary format through polycodec and through its node reference script, which reads
+    and writes typed JSON (ts_as_text: timestamps as RFC 3339 text, as ref_cbor.mjs wants)."""
+
+    def __init__(self, fmt, script, ts_as_text=False):
+        self.fmt, self.script, self.ts_as_text = fmt, script, ts_as_text
+
+    def from_json(self, data, *extra):
+        return common.convert(["--from", "json", "--to", self.fmt, *extra], data)[1]
+
+    def to(self, data, to="json", *extra):
+        return common.convert(["--from", self.fmt, "--to", to, *extra], data)[1]
+
+    def node_decode(self, data):
+        return json.loads(common.node(self.script, ["decode"], data))
+
+    def node_encode(self, value):
+        typed = to_typed(value, ts_as_text=self.ts_as_text)
+        return common.node(self.script, ["encode"], json.dumps(typed).encode())
+
+
+class ConvertRoundTrip(common.CorpusChecks):
+    """Mixin (CODEC, EDGE_JSON): json -> CODEC -> json with polycodec alone gives identical
+    values, int and float apart."""
+
+    def check(self, data, name):
+        back = self.CODEC.to(self.CODEC.from_json(data))
+        common.same_value(self, json.loads(back), json.loads(data), name)
+        self.assertEqual(normalize(loads_pairs(back)), normalize(loads_pairs(data)), name)
+
+    def test_edge_json(self):
+        self.check(self.EDGE_JSON, "edge")
+
+
+class NodeDecodesOurs:
+    """Mixin (CODEC, EDGE_JSON, EDGE_TYPED): the node reference reads what we write from the
+    fixtures and EDGE_JSON; EDGE_TYPED lists (key, index, typed JSON) that the reference must
+    see at got[key][index] (what JavaScript keeps apart: floats stay floats, big integers
+    are BigInt)."""
+
+    def node_decodes(self, data, name):
+        got = self.CODEC.node_decode(self.CODEC.from_json(data))
+        assert_same(self, normalize(got), normalize(loads_pairs(data)), name)
+        return got
+
+    def test_fixtures(self):
+        for name in common.FIXTURE_NAMES:
+            with self.subTest(name):
+                self.node_decodes(common.fixture(name), name)
+
+    def test_edge_json(self):
+        fields = dict(self.node_decodes(self.EDGE_JSON, "edge")["$map"])
+        for key, index, typed in self.EDGE_TYPED:
+            self.assertEqual(fields[key][index], typed, key)
+
+
+class WeDecodeNodes:
+    """Mixin (CODEC): we read what the node reference writes from the fixtures."""
+
+    def edge_values_both_ways(self, edge, no_json):
+        """The reference writes `edge`; we decode it and write it again; it decodes ours to
+        the same values. Returns our JSON of `edge` without the keys `no_json` (values JSON
+        cannot hold), after checking its bytes and timestamps keys (DESIGN section 3:
+        base64url text and RFC 3339 text)."""
+        theirs = self.CODEC.node_encode(edge)
+        ours = self.CODEC.to(theirs, self.CODEC.fmt)
+        assert_same(self, normalize(self.CODEC.node_decode(ours)), normalize(edge), "edge")
+        plain = Pairs([(k, v) for k, v in edge if k not in no_json])
+        as_json = json.loads(self.CODEC.to(self.CODEC.node_encode(plain)))
+        self.assertEqual(as_json["bytes"], base64.urlsafe_b64encode(b"\x00\x01\xfe\xff")
+                         .decode().rstrip("="))
+        self.assertEqual(as_json["timestamps"], [t.text() for t in dict(edge)["timestamps"]])
+        return as_json
+
+    def test_fixtures(self):
+        for name in common.FIXTURE_NAMES:
+            with self.subTest(name):
+                data = common.fixture(name)
+                back = self.CODEC.to(self.CODEC.node_encode(loads_pairs(data)))
+                assert_same(self, normalize(loads_pairs(back)), normalize(loads_pairs(data)), name)

@@ -14,7 +14,7 @@
 // keywords and symbols as their names, characters as strings, lists and sets as arrays, a
 // tagged element #t v as {"#t": v}.
 import { parseEDNString, toEDNString, toEDNStringFromSimpleObject } from 'edn-data';
-import { readFileSync } from 'fs';
+import { orError, parseModes, runModes } from './ref_common.mjs';
 
 const parseOptions = {
   mapAs: 'object',
@@ -70,25 +70,11 @@ function untag(v, rich) {
   return v;
 }
 
-function parse(text) {
-  try {
-    return tag(parseEDNString(text, parseOptions));
-  } catch (e) {
-    return { $error: String(e.message) };
-  }
-}
-
-const input = readFileSync(0, 'utf8');
-const mode = process.argv[2];
-if (mode === 'parse') {
-  process.stdout.write(JSON.stringify(parse(input)));
-} else if (mode === 'parse-each') {
-  process.stdout.write(JSON.stringify(JSON.parse(input).map(parse)));
-} else if (mode === 'simple') {
-  const keysAs = process.argv[3] || 'keyword';
-  process.stdout.write(toEDNStringFromSimpleObject(untag(JSON.parse(input), false), { keysAs }));
-} else if (mode === 'rich') {
-  process.stdout.write(toEDNString(untag(JSON.parse(input), true)));
-} else {
-  throw new Error('usage: ref_edn.mjs parse|parse-each|simple [keyword|string]|rich');
-}
+runModes('ref_edn.mjs parse|parse-each|simple [keyword|string]|rich', {
+  ...parseModes(orError((text) => tag(parseEDNString(text, parseOptions)))),
+  simple: (input) => {
+    const keysAs = process.argv[3] || 'keyword';
+    return toEDNStringFromSimpleObject(untag(JSON.parse(input), false), { keysAs });
+  },
+  rich: (input) => toEDNString(untag(JSON.parse(input), true)),
+});

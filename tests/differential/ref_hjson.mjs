@@ -5,51 +5,6 @@
 // A parse error prints {"$error": message}.
 // Tagged JSON: non-finite numbers are {"$float": "NaN" | "Infinity" | "-Infinity"}.
 import Hjson from 'hjson';
-import { readFileSync } from 'fs';
+import { runTextReference } from './ref_common.mjs';
 
-function tag(v) {
-  if (typeof v === 'number' && !Number.isFinite(v)) return { $float: String(v) };
-  if (Array.isArray(v)) return v.map(tag);
-  if (v && typeof v === 'object') {
-    const o = {};
-    for (const k of Object.keys(v)) o[k] = tag(v[k]);
-    return o;
-  }
-  return v;
-}
-function untag(v) {
-  if (Array.isArray(v)) return v.map(untag);
-  if (v && typeof v === 'object') {
-    if (Object.keys(v).length === 1 && typeof v.$float === 'string') return Number(v.$float);
-    const o = {};
-    for (const k of Object.keys(v)) o[k] = untag(v[k]);
-    return o;
-  }
-  return v;
-}
-
-const input = readFileSync(0, 'utf8');
-const mode = process.argv[2];
-if (mode === 'parse') {
-  let v;
-  try {
-    v = tag(Hjson.parse(input));
-  } catch (e) {
-    v = { $error: String(e.message) };
-  }
-  process.stdout.write(JSON.stringify(v));
-} else if (mode === 'parse-each') {
-  // A JSON array of documents in, a JSON array of tagged results (or {$error}) out.
-  const out = JSON.parse(input).map((doc) => {
-    try {
-      return tag(Hjson.parse(doc));
-    } catch (e) {
-      return { $error: String(e.message) };
-    }
-  });
-  process.stdout.write(JSON.stringify(out));
-} else if (mode === 'stringify') {
-  process.stdout.write(Hjson.stringify(untag(JSON.parse(input))));
-} else {
-  throw new Error('usage: ref_hjson.mjs parse|parse-each|stringify');
-}
+runTextReference('ref_hjson.mjs', (text) => Hjson.parse(text), (v) => Hjson.stringify(v));

@@ -6,54 +6,35 @@
 // mappings (JavaScript objects would move integer-like keys first); other numbers are floats.
 import YAML from "yaml";
 import { readFileSync } from "node:fs";
+import { taggedFloatValue, toTagged, walkPlain } from "./ref_common.mjs";
 
 const input = readFileSync(0, "utf8");
 const mode = process.argv[2];
 
-function toTagged(v) {
-    if (typeof v === "bigint") return { $int: v.toString() };
-    if (typeof v === "number") {
-        if (Number.isNaN(v)) return { $float: "nan" };
-        if (v === Infinity) return { $float: "inf" };
-        if (v === -Infinity) return { $float: "-inf" };
-        if (Object.is(v, -0)) return { $float: "-0" };
-        return v;
-    }
+// Bytes, dates and mappings (ref_common.mjs tags numbers, arrays and plain objects).
+function yamlTagged(v, rec) {
     if (v instanceof Uint8Array) return { $bytes: Buffer.from(v).toString("base64") };
     if (v instanceof Date) return { $date: v.toISOString() };
-    if (Array.isArray(v)) return v.map(toTagged);
-    if (v instanceof Map) return { $map: [...v].map(([k, x]) => [toTagged(k), toTagged(x)]) };
-    if (v !== null && typeof v === "object") {
-        const o = {};
-        for (const k of Object.keys(v)) o[k] = toTagged(v[k]);
-        return o;
-    }
-    return v;
+    if (v instanceof Map) return { $map: [...v].map(([k, x]) => [rec(k), rec(x)]) };
+    return undefined;
+}
+
+// A float: keep a fraction digit so that 2.0 is not written as the integer 2.
+function floatScalar(f) {
+    const s = new YAML.Scalar(f);
+    s.minFractionDigits = 1;
+    return s;
 }
 
 function fromTagged(v) {
-    if (Array.isArray(v)) return v.map(fromTagged);
-    if (v !== null && typeof v === "object") {
+    if (typeof v === "number") return floatScalar(v);
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
         if ("$int" in v) return BigInt(v.$int);
-        if ("$float" in v) {
-            const f = { nan: NaN, inf: Infinity, "-inf": -Infinity, "-0": -0 }[v.$float];
-            const s = new YAML.Scalar(f);
-            s.minFractionDigits = 1;
-            return s;
-        }
+        if ("$float" in v) return floatScalar(taggedFloatValue(v.$float));
         if ("$map" in v) return new Map(v.$map.map(([k, x]) => [fromTagged(k), fromTagged(x)]));
         if ("$bytes" in v) return new Uint8Array(Buffer.from(v.$bytes, "base64"));
-        const o = {};
-        for (const k of Object.keys(v)) o[k] = fromTagged(v[k]);
-        return o;
     }
-    if (typeof v === "number") {
-        // A float: keep a fraction digit so that 2.0 is not written as the integer 2.
-        const s = new YAML.Scalar(v);
-        s.minFractionDigits = 1;
-        return s;
-    }
-    return v;
+    return walkPlain(v, fromTagged);
 }
 
 if (mode === "parse") {
@@ -65,7 +46,8 @@ if (mode === "parse") {
             process.exit(1);
         }
     }
-    const values = docs.map((d) => toTagged(d.toJS({ maxAliasCount: -1, mapAsMap: true })));
+    const toJS = { maxAliasCount: -1, mapAsMap: true };
+    const values = docs.map((d) => toTagged(d.toJS(toJS), yamlTagged));
     const out = process.argv.includes("--multi") ? values : values[0] ?? null;
     process.stdout.write(JSON.stringify(out));
 } else if (mode === "stringify") {

@@ -17,55 +17,50 @@ CORPUS_FILES = ["test.torrent", "bittorrent-v2-test.torrent",
                 "bittorrent-v2-hybrid-test.torrent", "announce-compacted-peers.bin"]
 
 
+def each_value(d, rec):
+    return {k: rec(x) for k, x in d.items()}
+
+
 def from_ref_view(v):
     """The npm side's view -> the value our bencode -> json conversion prints."""
-    if isinstance(v, dict):
-        if set(v) == {"$utf8"}:
-            return v["$utf8"]
-        if set(v) == {"$hex"}:
-            return base64.urlsafe_b64encode(bytes.fromhex(v["$hex"])).decode().rstrip("=")
-        return {k: from_ref_view(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [from_ref_view(x) for x in v]
-    return v
+    def on_dict(d, rec):
+        if set(d) == {"$utf8"}:
+            return d["$utf8"]
+        if set(d) == {"$hex"}:
+            return base64.urlsafe_b64encode(bytes.fromhex(d["$hex"])).decode().rstrip("=")
+        return each_value(d, rec)
+    return common.rebuild(v, on_dict)
 
 
 def sorted_keys(v):
     """Bencode dictionaries come back sorted by raw bytes (UTF-8 of the keys)."""
-    if isinstance(v, dict):
-        return {k: sorted_keys(v[k]) for k in sorted(v, key=lambda s: s.encode("utf-8"))}
-    if isinstance(v, list):
-        return [sorted_keys(x) for x in v]
-    return v
+    return common.rebuild(v, lambda d, rec: {k: rec(d[k]) for k in
+                                             sorted(d, key=lambda s: s.encode("utf-8"))})
 
 
-def lossy_expected(v):
-    """What --lossy writes for a JSON value: bool -> 0/1, float -> its shortest text,
-    null -> empty string; keys sorted."""
+def lossy_scalar(v):
     if isinstance(v, bool):
         return int(v)
     if v is None:
         return ""
     if isinstance(v, float):
         return repr(v)
-    if isinstance(v, dict):
-        return {k: lossy_expected(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [lossy_expected(x) for x in v]
     return v
+
+
+def lossy_expected(v):
+    """What --lossy writes for a JSON value: bool -> 0/1, float -> its shortest text,
+    null -> empty string; keys sorted."""
+    return common.rebuild(v, each_value, lossy_scalar)
 
 
 def js_numbers(v):
     """npm "bencode" reads integers as JavaScript numbers: beyond 2^53 they round."""
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, int) and abs(v) > 2 ** 53:
-        return int(float(v))
-    if isinstance(v, dict):
-        return {k: js_numbers(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [js_numbers(x) for x in v]
-    return v
+    def js_number(x):
+        if isinstance(x, int) and not isinstance(x, bool) and abs(x) > 2 ** 53:
+            return int(float(x))
+        return x
+    return common.rebuild(v, each_value, js_number)
 
 
 def ours_to_json(data, args=()):

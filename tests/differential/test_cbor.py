@@ -1,6 +1,5 @@
 """Differential tests of CBOR: the polycodec binary against cbor-x (node,
 tests/differential/ref_cbor.mjs) and Python's json module, in both directions."""
-import base64
 import json
 import os
 import struct
@@ -8,12 +7,9 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import binary_values  # noqa: E402
 import common  # noqa: E402
-from binary_values import (Pairs, Tag, Timestamp, assert_same, loads_pairs,  # noqa: E402
-                           normalize, to_typed)
-
-FIXTURES = ["records.json", "bench.json"]
-JSON_BENCH = ["twitter.json", "citm_catalog.json", "canada.json"]
+from binary_values import Pairs, Tag, Timestamp, normalize  # noqa: E402
 
 EDGE_JSON = b"""{"pos":[0,23,24,255,256,65535,65536,4294967295,4294967296,9007199254740993,
 9223372036854775807,9223372036854775808,18446744073709551615],
@@ -48,21 +44,9 @@ EDGE_VALUES = Pairs([
 ])
 
 
-def to_cbor(data, *extra):
-    return common.convert(["--from", "json", "--to", "cbor", *extra], data)[1]
-
-
-def from_cbor(data, to="json", *extra):
-    return common.convert(["--from", "cbor", "--to", to, *extra], data)[1]
-
-
-def node_decode(data):
-    return json.loads(common.node("ref_cbor.mjs", ["decode"], data))
-
-
-def node_encode(value):
-    return common.node("ref_cbor.mjs", ["encode"],
-                       json.dumps(to_typed(value, ts_as_text=True)).encode())
+CBOR = binary_values.Codec("cbor", "ref_cbor.mjs", ts_as_text=True)
+to_cbor, from_cbor = CBOR.from_json, CBOR.to
+node_decode, node_encode = CBOR.node_decode, CBOR.node_encode
 
 
 def cbor_head(major, n):
@@ -82,44 +66,17 @@ def cbor_key(k):
     return cbor_head(0, k) if k >= 0 else cbor_head(1, -1 - k)
 
 
-class ConvertRoundTrip(unittest.TestCase):
-    """json -> cbor -> json with polycodec alone: identical values, int and float apart."""
-
-    def check(self, data, name, *extra):
-        back = from_cbor(to_cbor(data, *extra))
-        common.same_value(self, json.loads(back), json.loads(data), name)
-        self.assertEqual(normalize(loads_pairs(back)), normalize(loads_pairs(data)), name)
-
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                self.check(common.fixture(name), name)
-
-    def test_json_bench(self):
-        for name in JSON_BENCH:
-            with self.subTest(name):
-                with open(common.corpus("json-bench", name), "rb") as f:
-                    self.check(f.read(), name)
-
-    def test_edge_json(self):
-        self.check(EDGE_JSON, "edge")
+class ConvertRoundTrip(binary_values.ConvertRoundTrip, unittest.TestCase):
+    CODEC, EDGE_JSON = CBOR, EDGE_JSON
 
 
-class NodeDecodesOurs(unittest.TestCase):
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                data = common.fixture(name)
-                assert_same(self, normalize(node_decode(to_cbor(data))),
-                            normalize(loads_pairs(data)), name)
-
-    def test_edge_json(self):
-        got = node_decode(to_cbor(EDGE_JSON))
-        assert_same(self, normalize(got), normalize(loads_pairs(EDGE_JSON)), "edge")
-        fields = dict(got["$map"])
-        self.assertEqual(fields["floats"][7], {"$float": "-0.0"})
-        self.assertEqual(fields["bignums"][2], {"$int": "123456789012345678901234567890"})
-        self.assertEqual(fields["neg"][-1], {"$int": "-18446744073709551616"})
+class NodeDecodesOurs(binary_values.NodeDecodesOurs, unittest.TestCase):
+    CODEC, EDGE_JSON = CBOR, EDGE_JSON
+    EDGE_TYPED = [
+        ("floats", 7, {"$float": "-0.0"}),
+        ("bignums", 2, {"$int": "123456789012345678901234567890"}),
+        ("neg", -1, {"$int": "-18446744073709551616"}),
+    ]
 
     def test_canonical_key_order(self):
         # RFC 8949 section 4.2.1: keys sorted by the bytes of their encodings, here computed
@@ -144,24 +101,11 @@ class NodeDecodesOurs(unittest.TestCase):
             self.assertEqual(normalize(node_decode(out)), normalize(json.loads(text)))
 
 
-class WeDecodeNodes(unittest.TestCase):
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                data = common.fixture(name)
-                back = from_cbor(node_encode(loads_pairs(data)))
-                assert_same(self, normalize(loads_pairs(back)), normalize(loads_pairs(data)), name)
+class WeDecodeNodes(binary_values.WeDecodeNodes, unittest.TestCase):
+    CODEC = CBOR
 
     def test_edge_values_both_ways(self):
-        theirs = node_encode(EDGE_VALUES)
-        ours = from_cbor(theirs, "cbor")
-        assert_same(self, normalize(node_decode(ours)), normalize(EDGE_VALUES), "edge")
-        plain = Pairs([(k, v) for k, v in EDGE_VALUES
-                       if k not in ("floats", "tags", b"\x01")])
-        as_json = json.loads(from_cbor(node_encode(plain)))
-        self.assertEqual(as_json["bytes"], base64.urlsafe_b64encode(b"\x00\x01\xfe\xff")
-                         .decode().rstrip("="))
-        self.assertEqual(as_json["timestamps"], [t.text() for t in dict(EDGE_VALUES)["timestamps"]])
+        as_json = self.edge_values_both_ways(EDGE_VALUES, ("floats", "tags", b"\x01"))
         self.assertEqual(as_json["bignums"], dict(EDGE_VALUES)["bignums"])
         self.assertEqual(as_json["n64min"], -2**64)
         self.assertEqual(as_json["7"], "integer key")
@@ -185,13 +129,7 @@ class Malformed(unittest.TestCase):
             (bytes.fromhex("1c"), "byte 0"),                       # reserved additional info
             (bytes.fromhex("62c328"), "byte 1"),                   # invalid UTF-8
         ]
-        for data, where in cases:
-            with self.subTest(data.hex()):
-                rc, out, err = common.convert(["--from", "cbor", "--to", "json"], data,
-                                              check=False)
-                self.assertEqual(rc, 2, err)
-                self.assertIn(where, err)
-                self.assertEqual(out, b"")
+        common.assert_malformed(self, "cbor", cases)
 
 
 if __name__ == "__main__":

@@ -273,18 +273,11 @@ class EdnDifferential(unittest.TestCase):
         for text, ref in zip(INVALID_BOTH, refs):
             with self.subTest(text=text):
                 self.assertIn("$error", ref)
-                code, _, err = common.convert(["--from", "edn", "--to", "json"], text.encode(),
-                                              check=False)
-                self.assertEqual(code, 2, err)
+                err = common.convert_fails(self, ["--from", "edn", "--to", "json"], text.encode(), 2)
                 self.assertRegex(err, r"line \d+, column \d+")
 
     def test_malformed_is_exit_2_with_line_and_column(self):
-        for text, line, column in MALFORMED:
-            with self.subTest(text=text):
-                code, _, err = common.convert(["--from", "edn", "--to", "json"],
-                                              text.encode(), check=False)
-                self.assertEqual(code, 2, err)
-                self.assertIn("line %d, column %d" % (line, column), err)
+        common.assert_malformed_at(self, "edn", MALFORMED)
 
     def test_edn_to_edn_is_lossless(self):
         for text in LOSSLESS_EDN:

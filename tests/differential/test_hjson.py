@@ -249,12 +249,7 @@ class HjsonDifferential(unittest.TestCase):
         self.assertGreaterEqual(len(matched), 29)
 
     def test_malformed_is_exit_2_with_line_and_column(self):
-        for text, line, column in MALFORMED:
-            with self.subTest(text=text):
-                code, _, err = common.convert(["--from", "hjson", "--to", "json"],
-                                              text.encode(), check=False)
-                self.assertEqual(code, 2, err)
-                self.assertIn("line %d, column %d" % (line, column), err)
+        common.assert_malformed_at(self, "hjson", MALFORMED)
 
     def test_nan_is_unrepresentable_unless_lossy(self):
         code, _, err = common.convert(["--from", "json5", "--to", "hjson"], b"{a: [NaN]}",

@@ -32,15 +32,7 @@ def unquote(v):
 
 def text(v):
     """The text polycodec writes for a scalar, unquoted."""
-    if v is None:
-        return ""
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, (int, float)):
-        return json.dumps(v)
-    return v
+    return "" if v is None else common.scalar_text(v)
 
 
 def sections(doc, prefix=""):
@@ -88,15 +80,8 @@ EDGE_DOCS = [
 ]
 
 
-class IniDifferential(unittest.TestCase):
-    def encode(self, doc):
-        _, out, _ = common.convert(["--from", "json", "--to", "ini"], json.dumps(doc).encode())
-        return out
-
-    def decode(self, data, infer=False):
-        args = ["--from", "ini", "--to", "json"] + (["--infer"] if infer else [])
-        _, out, _ = common.convert(args, data)
-        return json.loads(out)
+class IniDifferential(common.TextCodec, unittest.TestCase):
+    FORMAT = "ini"
 
     def configparser_reads(self, data):
         p = parser()
@@ -145,16 +130,13 @@ class IniDifferential(unittest.TestCase):
             with self.subTest(data=data):
                 with self.assertRaises(configparser.Error):
                     parser().read_string(data.decode())
-                code, _, err = common.convert(["--from", "ini", "--to", "json"], data,
-                                              check=False)
-                self.assertEqual(code, 2, err)
+                common.convert_fails(self, ["--from", "ini", "--to", "json"], data, 2)
 
     def test_shapes_that_exit_3(self):
         for doc in ([1], {"a": [1]}, {"s": {"m": {}, "k": 1}}):
             with self.subTest(doc=doc):
-                code, _, err = common.convert(["--from", "json", "--to", "ini"],
-                                              json.dumps(doc).encode(), check=False)
-                self.assertEqual(code, 3, err)
+                common.convert_fails(self, ["--from", "json", "--to", "ini"],
+                                     json.dumps(doc).encode(), 3)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,6 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
-FIXTURES = ["records.json", "bench.json"]
-JSON_BENCH = ["twitter.json", "citm_catalog.json", "canada.json"]
-
 
 def nested(depth, leaf):
     v = leaf
@@ -43,12 +40,7 @@ def polycodec_json(data, *extra):
     return common.convert(["--from", "json", "--to", "json", *extra], data)[1]
 
 
-def read_bench(name):
-    with open(common.corpus("json-bench", name), "rb") as f:
-        return f.read()
-
-
-class PythonReadsOurs(unittest.TestCase):
+class PythonReadsOurs(common.CorpusChecks, unittest.TestCase):
     """We decode and re-encode; json.loads of our output equals json.loads of the input."""
 
     def check(self, data, name):
@@ -56,16 +48,6 @@ class PythonReadsOurs(unittest.TestCase):
         for extra in ([], ["--pretty"]):
             out = polycodec_json(data, *extra)
             common.same_value(self, json.loads(out), want, "%s %s: " % (name, extra))
-
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                self.check(common.fixture(name), name)
-
-    def test_json_bench(self):
-        for name in JSON_BENCH:
-            with self.subTest(name):
-                self.check(read_bench(name), name)
 
     def test_compact_output_has_no_whitespace_between_tokens(self):
         out = polycodec_json(b'{ "a" : [ 1 , 2 ] ,\n "b" : { } }')

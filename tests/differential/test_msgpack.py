@@ -1,8 +1,6 @@
 """Differential tests of MessagePack: the polycodec binary against @msgpack/msgpack (node,
 tests/differential/ref_msgpack.mjs), Python's msgpack module (Debian python3-msgpack, for the
 float widths of canonical=true) and Python's json module, in both directions."""
-import base64
-import json
 import math
 import os
 import random
@@ -11,12 +9,9 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import binary_values  # noqa: E402
 import common  # noqa: E402
-from binary_values import (Ext, Pairs, Timestamp, assert_same, loads_pairs,  # noqa: E402
-                           normalize, to_typed)
-
-FIXTURES = ["records.json", "bench.json"]
-JSON_BENCH = ["twitter.json", "citm_catalog.json", "canada.json"]
+from binary_values import Ext, Pairs, Timestamp, normalize  # noqa: E402
 
 # JSON-model edge values (ours -> node, compared strictly where JavaScript can tell).
 EDGE_JSON = b"""{"pos":[0,127,128,255,256,65535,65536,4294967295,4294967296,9007199254740993,
@@ -51,83 +46,26 @@ EDGE_VALUES = Pairs([
 ])
 
 
-def to_msgpack(data, *extra):
-    return common.convert(["--from", "json", "--to", "msgpack", *extra], data)[1]
+MSGPACK = binary_values.Codec("msgpack", "ref_msgpack.mjs")
+to_msgpack, from_msgpack = MSGPACK.from_json, MSGPACK.to
+node_decode, node_encode = MSGPACK.node_decode, MSGPACK.node_encode
 
 
-def from_msgpack(data, to="json"):
-    return common.convert(["--from", "msgpack", "--to", to], data)[1]
+class ConvertRoundTrip(binary_values.ConvertRoundTrip, unittest.TestCase):
+    CODEC, EDGE_JSON = MSGPACK, EDGE_JSON
 
 
-def node_decode(data):
-    return json.loads(common.node("ref_msgpack.mjs", ["decode"], data))
+class NodeDecodesOurs(binary_values.NodeDecodesOurs, unittest.TestCase):
+    CODEC, EDGE_JSON = MSGPACK, EDGE_JSON
+    EDGE_TYPED = [("floats", 4, {"$float": "-0.0"}), ("pos", -1, {"$int": "18446744073709551615"})]
 
 
-def node_encode(value):
-    return common.node("ref_msgpack.mjs", ["encode"], json.dumps(to_typed(value)).encode())
-
-
-class ConvertRoundTrip(unittest.TestCase):
-    """json -> msgpack -> json with polycodec alone: identical values, int and float apart."""
-
-    def check(self, data, name):
-        packed = to_msgpack(data)
-        back = from_msgpack(packed)
-        common.same_value(self, json.loads(back), json.loads(data), name)
-        self.assertEqual(normalize(loads_pairs(back)), normalize(loads_pairs(data)), name)
-
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                self.check(common.fixture(name), name)
-
-    def test_json_bench(self):
-        for name in JSON_BENCH:
-            with self.subTest(name):
-                with open(common.corpus("json-bench", name), "rb") as f:
-                    self.check(f.read(), name)
-
-    def test_edge_json(self):
-        self.check(EDGE_JSON, "edge")
-
-
-class NodeDecodesOurs(unittest.TestCase):
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                data = common.fixture(name)
-                assert_same(self, normalize(node_decode(to_msgpack(data))),
-                            normalize(loads_pairs(data)), name)
-
-    def test_edge_json(self):
-        got = node_decode(to_msgpack(EDGE_JSON))
-        assert_same(self, normalize(got), normalize(loads_pairs(EDGE_JSON)), "edge")
-        # JavaScript keeps these apart: floats stay floats, big integers are BigInt.
-        floats = dict(got["$map"])["floats"]
-        self.assertEqual(floats[4], {"$float": "-0.0"})
-        self.assertEqual(dict(got["$map"])["pos"][-1], {"$int": "18446744073709551615"})
-
-
-class WeDecodeNodes(unittest.TestCase):
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                data = common.fixture(name)
-                back = from_msgpack(node_encode(loads_pairs(data)))
-                assert_same(self, normalize(loads_pairs(back)), normalize(loads_pairs(data)), name)
+class WeDecodeNodes(binary_values.WeDecodeNodes, unittest.TestCase):
+    CODEC = MSGPACK
 
     def test_edge_values_both_ways(self):
-        theirs = node_encode(EDGE_VALUES)
-        # We decode theirs and write it again; they decode ours.
-        ours = from_msgpack(theirs, "msgpack")
-        assert_same(self, normalize(node_decode(ours)), normalize(EDGE_VALUES), "edge")
-        # Bytes as base64url text and timestamps as RFC 3339 text in JSON (DESIGN section 3).
         # (NaN and ext have no JSON form: left out here, see test_malformed for exit 3.)
-        plain = Pairs([(k, v) for k, v in EDGE_VALUES if k not in ("floats", "ext")])
-        as_json = json.loads(from_msgpack(node_encode(plain)))
-        self.assertEqual(as_json["bytes"], base64.urlsafe_b64encode(b"\x00\x01\xfe\xff")
-                         .decode().rstrip("="))
-        self.assertEqual(as_json["timestamps"], [t.text() for t in dict(EDGE_VALUES)["timestamps"]])
+        as_json = self.edge_values_both_ways(EDGE_VALUES, ("floats", "ext"))
         self.assertEqual(as_json["u64max"], 2**64 - 1)
 
     def test_byte_exact_against_reference(self):
@@ -234,13 +172,7 @@ class Malformed(unittest.TestCase):
             (b"\x81\xa1a\xcd\x01", "byte 5"),              # truncated uint 16
             (b"\xa2\xc3\x28", "byte 1"),                   # invalid UTF-8
         ]
-        for data, where in cases:
-            with self.subTest(data.hex()):
-                rc, out, err = common.convert(["--from", "msgpack", "--to", "json"], data,
-                                              check=False)
-                self.assertEqual(rc, 2, err)
-                self.assertIn(where, err)
-                self.assertEqual(out, b"")
+        common.assert_malformed(self, "msgpack", cases)
 
     def test_bignum_exit_3_names_path(self):
         data = b'{"a":[1,123456789012345678901234567890]}'

@@ -62,6 +62,13 @@ def ours_json(data, lossy=True):
     return json.loads(out)
 
 
+def plist_to_plist(value, fmt, to):
+    """plistlib's FMT bytes of `value`, and polycodec's `convert --from plist --to TO...` of
+    them."""
+    src = plistlib.dumps(value, fmt=fmt, sort_keys=False)
+    return src, common.convert(["--from", "plist", "--to", *to], src)[1]
+
+
 def bplist(objects, top=0, ref_size=1, offset_size=1, table_at=None, count=None):
     """A binary plist from raw object encodings (references already inside them)."""
     body = b"bplist00"
@@ -151,24 +158,19 @@ class PlistDifferential(unittest.TestCase):
         # lines of 76 - 8 * depth characters, Python's repr() for reals.
         rnd = random.Random(2519)
         for i in range(150):
-            v = random_value(rnd, binary=False)
-            data = plistlib.dumps(v, fmt=plistlib.FMT_XML, sort_keys=False)
-            _, out, _ = common.convert(["--from", "plist", "--to", "plist"], data)
+            data, out = plist_to_plist(random_value(rnd, binary=False), plistlib.FMT_XML, ["plist"])
             self.assertEqual(out.decode(), data.decode(), "case %d" % i)
 
     def test_plist_types_survive_plist_to_plist(self):
         rnd = random.Random(2520)
         for i in range(150):
             v = random_value(rnd, binary=True)
-            src = plistlib.dumps(v, fmt=plistlib.FMT_BINARY, sort_keys=False)
-            _, out, _ = common.convert(["--from", "plist", "--to", "plist;binary=true"], src)
+            _, out = plist_to_plist(v, plistlib.FMT_BINARY, ["plist;binary=true"])
             common.same_value(self, plistlib.loads(out), v, "case %d binary: " % i)
             x = random_value(rnd, binary=False)
-            src = plistlib.dumps(x, fmt=plistlib.FMT_XML, sort_keys=False)
-            _, out, _ = common.convert(["--from", "plist", "--to", "plist", "--binary"], src)
+            _, out = plist_to_plist(x, plistlib.FMT_XML, ["plist", "--binary"])
             common.same_value(self, plistlib.loads(out), x, "case %d xml->binary: " % i)
-            src = plistlib.dumps(x, fmt=plistlib.FMT_BINARY, sort_keys=False)
-            _, out, _ = common.convert(["--from", "plist", "--to", "plist"], src)
+            _, out = plist_to_plist(x, plistlib.FMT_BINARY, ["plist"])
             common.same_value(self, plistlib.loads(out), x, "case %d binary->xml: " % i)
 
     def test_uid_in_xml_is_cf_uid_dict(self):

@@ -283,9 +283,7 @@ class PostcardHostile(unittest.TestCase):
         self.assertIn(needle, err)
 
     def test_no_schema(self):
-        code, _, err = common.convert(["--from", "postcard", "--to", "json"], b"\x00",
-                                      check=False)
-        self.assertEqual(code, 2)
+        err = common.convert_fails(self, ["--from", "postcard", "--to", "json"], b"\x00", 2)
         self.assertIn("postcard needs a schema", err)
 
     def test_varint_longer_than_10_bytes(self):

@@ -23,16 +23,14 @@ import json
 import math
 import os
 import random
-import shutil
 import struct
-import subprocess
-import tempfile
 import unittest
 
 import common
+import protoc_common
 
 try:
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, json_format
+    from google.protobuf import json_format
     from google.protobuf.descriptor import FieldDescriptor as FD
     HAVE_PB = True
 except ImportError:  # pragma: no cover
@@ -250,32 +248,12 @@ def b64(data):
 
 
 @unittest.skipUnless(HAVE_PB, "python3-protobuf is not installed (apt-get install python3-protobuf)")
-class protobuf_test(unittest.TestCase):
+class protobuf_test(protoc_common.ProtocSchema, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         if not os.path.isdir(CONFORMANCE):
             raise unittest.SkipTest("the conformance corpus is absent: " + CONFORMANCE)
-        protoc = shutil.which("protoc")
-        if protoc is None:
-            raise unittest.SkipTest("protoc is not installed (apt-get install protobuf-compiler)")
-        common.polycodec_bin()
-        cls.tmp = tempfile.mkdtemp(prefix="polycodec-protobuf-")
-        gdir = os.path.join(cls.tmp, "google", "protobuf")
-        os.makedirs(gdir)
-        for name in ("test_messages_proto3.proto", "test_messages_proto2.proto"):
-            shutil.copy(os.path.join(CONFORMANCE, "google", "protobuf", name), gdir)
-        cls.proto = os.path.join(cls.tmp, "batch.proto")
-        with open(cls.proto, "w") as f:
-            f.write(BATCH_PROTO)
-        cls.desc = os.path.join(cls.tmp, "batch.binpb")
-        subprocess.run([protoc, "-I" + cls.tmp, "-I/usr/include", "--include_imports",
-                        "--descriptor_set_out=" + cls.desc, cls.proto], check=True)
-        with open(cls.desc, "rb") as f:
-            fds = descriptor_pb2.FileDescriptorSet.FromString(f.read())
-        cls.pool = descriptor_pool.DescriptorPool()
-        for fp in fds.file:
-            cls.pool.Add(fp)
-        cls.factory = message_factory.MessageFactory(cls.pool)
+        cls.proto = cls.compile("polycodec-protobuf-", "batch.proto", BATCH_PROTO, CONFORMANCE)
         cls.sets = {}
         for name, seed in ((P3, 3), (P2, 2)):
             desc = cls.pool.FindMessageTypeByName(name)
@@ -289,10 +267,6 @@ class protobuf_test(unittest.TestCase):
                 nonfinite.append(m.SerializeToString())
                 unknown.append(nonfinite[-1] + g.unknown_fields())
             cls.sets[name] = (klass, plain, nonfinite, unknown)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(getattr(cls, "tmp", "/nonexistent"), ignore_errors=True)
 
     def args(self, name, schema=None):
         batch = "polycodec.test.Batch3" if name == P3 else "polycodec.test.Batch2"
@@ -320,25 +294,15 @@ class protobuf_test(unittest.TestCase):
                 self.fail("%s item %d differs after protobuf -> %s -> protobuf:\nwant %s\nhave %s" % (
                     name, i, via, klass.FromString(orig), ours))
 
-    def test_round_trip_protobuf(self):
-        for name in (P3, P2):
-            with self.subTest(name=name):
-                self.check_round_trip(name, self.sets[name][3], "protobuf")
+    # protobuf -> VIA -> protobuf on the messages sets[name][WHICH] (1: plain,
+    # 2: with non-finite floats, 3: with unknown fields too).
+    ROUND_TRIPS = [("protobuf", 3), ("yaml", 2), ("cbor", 2), ("json", 1)]
 
-    def test_round_trip_yaml(self):
-        for name in (P3, P2):
-            with self.subTest(name=name):
-                self.check_round_trip(name, self.sets[name][2], "yaml")
-
-    def test_round_trip_cbor(self):
-        for name in (P3, P2):
-            with self.subTest(name=name):
-                self.check_round_trip(name, self.sets[name][2], "cbor")
-
-    def test_round_trip_json(self):
-        for name in (P3, P2):
-            with self.subTest(name=name):
-                self.check_round_trip(name, self.sets[name][1], "json")
+    def test_round_trips(self):
+        for via, which in self.ROUND_TRIPS:
+            for name in (P3, P2):
+                with self.subTest(via=via, name=name):
+                    self.check_round_trip(name, self.sets[name][which], via)
 
     # --- decode values against libprotobuf's parse ----------------------------------------
 

@@ -10,20 +10,13 @@ The messages inside are serialized by libprotobuf; what we decode is compared wi
 set, and what we write is parsed back by libprotobuf.
 """
 import json
-import os
-import shutil
 import struct
-import subprocess
-import tempfile
 import unittest
 
 import common
+import protoc_common
 
-try:
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-    HAVE_PB = True
-except ImportError:  # pragma: no cover
-    HAVE_PB = False
+HAVE_PB = protoc_common.HAVE_PB
 
 PROTO = """syntax = "proto3";
 package polycodec.framing;
@@ -49,30 +42,10 @@ CASES = [
 
 
 @unittest.skipUnless(HAVE_PB, "python3-protobuf is not installed (apt-get install python3-protobuf)")
-class confluent_test(unittest.TestCase):
+class confluent_test(protoc_common.ProtocSchema, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        protoc = shutil.which("protoc")
-        if protoc is None:
-            raise unittest.SkipTest("protoc is not installed (apt-get install protobuf-compiler)")
-        common.polycodec_bin()
-        cls.tmp = tempfile.mkdtemp(prefix="polycodec-pbframing-")
-        proto = os.path.join(cls.tmp, "framing.proto")
-        with open(proto, "w") as f:
-            f.write(PROTO)
-        cls.desc = os.path.join(cls.tmp, "framing.binpb")
-        subprocess.run([protoc, "-I" + cls.tmp, "--include_imports",
-                        "--descriptor_set_out=" + cls.desc, proto], check=True)
-        with open(cls.desc, "rb") as f:
-            fds = descriptor_pb2.FileDescriptorSet.FromString(f.read())
-        cls.pool = descriptor_pool.DescriptorPool()
-        for fp in fds.file:
-            cls.pool.Add(fp)
-        cls.factory = message_factory.MessageFactory(cls.pool)
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(getattr(cls, "tmp", "/nonexistent"), ignore_errors=True)
+        cls.compile("polycodec-pbframing-", "framing.proto", PROTO)
 
     def message(self, name, values):
         m = self.factory.GetPrototype(self.pool.FindMessageTypeByName(name))()

@@ -21,17 +21,16 @@ one batch message per conversion (`repeated TestAllTypesProto3 items = 1`):
 import json
 import math
 import os
-import shutil
 import subprocess
-import tempfile
 import unittest
 
 import common
+import protoc_common
 import test_protobuf as tp
 
 HAVE_PB = tp.HAVE_PB
 if HAVE_PB:
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, json_format
+    from google.protobuf import json_format
 
 P3, P2 = tp.P3, tp.P2
 COUNT = tp.COUNT
@@ -53,32 +52,12 @@ class generator(tp.generator if HAVE_PB else object):
 
 
 @unittest.skipUnless(HAVE_PB, "python3-protobuf is not installed (apt-get install python3-protobuf)")
-class protojson_test(unittest.TestCase):
+class protojson_test(protoc_common.ProtocSchema, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         if not os.path.isdir(tp.CONFORMANCE):
             raise unittest.SkipTest("the conformance corpus is absent: " + tp.CONFORMANCE)
-        protoc = shutil.which("protoc")
-        if protoc is None:
-            raise unittest.SkipTest("protoc is not installed (apt-get install protobuf-compiler)")
-        common.polycodec_bin()
-        cls.tmp = tempfile.mkdtemp(prefix="polycodec-protojson-")
-        gdir = os.path.join(cls.tmp, "google", "protobuf")
-        os.makedirs(gdir)
-        for name in ("test_messages_proto3.proto", "test_messages_proto2.proto"):
-            shutil.copy(os.path.join(tp.CONFORMANCE, "google", "protobuf", name), gdir)
-        proto = os.path.join(cls.tmp, "batch.proto")
-        with open(proto, "w") as f:
-            f.write(tp.BATCH_PROTO)
-        cls.desc = os.path.join(cls.tmp, "batch.binpb")
-        subprocess.run([protoc, "-I" + cls.tmp, "-I/usr/include", "--include_imports",
-                        "--descriptor_set_out=" + cls.desc, proto], check=True)
-        with open(cls.desc, "rb") as f:
-            fds = descriptor_pb2.FileDescriptorSet.FromString(f.read())
-        cls.pool = descriptor_pool.DescriptorPool()
-        for fp in fds.file:
-            cls.pool.Add(fp)
-        cls.factory = message_factory.MessageFactory(cls.pool)
+        cls.compile("polycodec-protojson-", "batch.proto", tp.BATCH_PROTO, tp.CONFORMANCE)
         cls.cls = {n: cls.factory.GetPrototype(cls.pool.FindMessageTypeByName(n))
                    for n in (P3, P2, B3, B2)}
         cls.items = {}
@@ -91,10 +70,6 @@ class protojson_test(unittest.TestCase):
                 g.with_nonfinite(m)
                 items.append(m)
             cls.items[name] = items
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(getattr(cls, "tmp", "/nonexistent"), ignore_errors=True)
 
     def convert(self, frm, to, data, typ, extra=(), check=True):
         return common.convert(["--from", frm, "--to", to, "--schema", self.desc, "--type", typ,

@@ -54,19 +54,15 @@ def run_ref(mode, data, *args):
 
 def from_ref(x):
     """ron_ref's JSON -> plain values, maps as dicts with text keys, sorted (BTreeMap order)."""
-    if isinstance(x, dict) and "$pairs" in x:
-        return {str(k): from_ref(v) for k, v in sorted(x["$pairs"], key=lambda kv: str(kv[0]))}
-    if isinstance(x, list):
-        return [from_ref(v) for v in x]
-    return x
+    def pairs(d, rec):
+        if "$pairs" not in d:
+            return d
+        return {str(k): rec(v) for k, v in sorted(d["$pairs"], key=lambda kv: str(kv[0]))}
+    return common.rebuild(x, pairs)
 
 
 def sorted_keys(x):
-    if isinstance(x, dict):
-        return {k: sorted_keys(x[k]) for k in sorted(x)}
-    if isinstance(x, list):
-        return [sorted_keys(v) for v in x]
-    return x
+    return common.rebuild(x, lambda d, rec: {k: rec(d[k]) for k in sorted(d)})
 
 
 # Inside the ron crate's range: it keeps integers as i64.
@@ -83,25 +79,13 @@ EDGE = {
 }
 
 
-class RonCrateReadsOurs(unittest.TestCase):
+class RonCrateReadsOurs(common.RecordsBenchEdge, unittest.TestCase):
+    EDGE = EDGE
+
     def check(self, name, data, pretty):
-        args = ["--from", "json", "--to", "ron"] + (["--pretty"] if pretty else [])
-        _, out, _ = common.convert(args, data)
-        got = from_ref(json.loads(run_ref("decode", out)))
+        got = from_ref(json.loads(run_ref("decode", common.from_json("ron", data, pretty))))
         common.same_value(self, got, sorted_keys(json.loads(data)),
                           "%s pretty=%s: " % (name, pretty))
-
-    def test_records(self):
-        for pretty in (False, True):
-            self.check("records.json", common.fixture("records.json"), pretty)
-
-    def test_bench(self):
-        for pretty in (False, True):
-            self.check("bench.json", common.fixture("bench.json"), pretty)
-
-    def test_edge_cases(self):
-        for pretty in (False, True):
-            self.check("edge", json.dumps(EDGE).encode(), pretty)
 
     def test_non_finite_floats_and_integer_keys(self):
         _, out, _ = common.convert(["--from", "sexpr", "--to", "ron"],
@@ -111,24 +95,15 @@ class RonCrateReadsOurs(unittest.TestCase):
                                  ["ninf", -math.inf]])
 
 
-class WeReadRonCrate(unittest.TestCase):
+class WeReadRonCrate(common.RecordsBenchEdge, unittest.TestCase):
+    EDGE = EDGE
+
     def check(self, name, data, pretty):
         written = run_ref("encode", data, *(["--pretty"] if pretty else []))
         _, back, _ = common.convert(["--from", "ron", "--to", "json"], written)
         common.same_value(self, json.loads(back), json.loads(data),
                           "%s pretty=%s: " % (name, pretty))
 
-    def test_records(self):
-        for pretty in (False, True):
-            self.check("records.json", common.fixture("records.json"), pretty)
-
-    def test_bench(self):
-        for pretty in (False, True):
-            self.check("bench.json", common.fixture("bench.json"), pretty)
-
-    def test_edge_cases(self):
-        for pretty in (False, True):
-            self.check("edge", json.dumps(EDGE).encode(), pretty)
 
 
 class SameTextAsRonCrate(unittest.TestCase):
@@ -150,11 +125,7 @@ class SameTextAsRonCrate(unittest.TestCase):
 
 class Cli(unittest.TestCase):
     def test_convert_round_trip(self):
-        data = common.fixture("records.json")
-        for pretty in ([], ["--pretty"]):
-            _, ron, _ = common.convert(["--from", "json", "--to", "ron"] + pretty, data)
-            _, back, _ = common.convert(["--from", "ron", "--to", "json"], ron)
-            common.same_value(self, json.loads(back), json.loads(data))
+        common.assert_round_trips(self, "ron", common.fixture("records.json"))
 
     def test_corpus_files_decode(self):
         for path in sorted(glob.glob(common.corpus("ron", "ron-rs") + "/*.ron")):
@@ -162,10 +133,7 @@ class Cli(unittest.TestCase):
                 common.convert(["--from", "ron", "--to", "json"], f.read())
 
     def test_malformed_exit_2_with_line_and_column(self):
-        rc, _, err = common.convert(["--from", "ron", "--to", "json"],
-                                    b"(\n  name: \"x\",\n  count: ?\n)", check=False)
-        self.assertEqual(rc, 2, err)
-        self.assertIn("line 3, column 10", err)
+        common.assert_malformed(self, "ron", [(b"(\n  name: \"x\",\n  count: ?\n)", "line 3, column 10")])
 
 
 if __name__ == "__main__":

@@ -30,28 +30,25 @@ def guile(mode, data):
 def from_ref(x):
     """sexpr_ref.scm's JSON -> plain Python values: maps become dicts with text keys (integer
     keys as decimal text, as our JSON encoder writes them), bytevectors bytes."""
-    if isinstance(x, dict) and "$pairs" in x:
-        out = {}
-        for k, v in x["$pairs"]:
-            if isinstance(k, bool) or k is None or isinstance(k, float):
-                raise AssertionError("unexpected key kind %r" % (k,))
-            out[str(k)] = from_ref(v)
-        return out
-    if isinstance(x, dict) and "$bytes" in x:
-        return bytes(x["$bytes"])
-    if isinstance(x, list):
-        return [from_ref(v) for v in x]
-    return x
+    def special(d, rec):
+        if "$pairs" in d:
+            out = {}
+            for k, v in d["$pairs"]:
+                if isinstance(k, bool) or k is None or isinstance(k, float):
+                    raise AssertionError("unexpected key kind %r" % (k,))
+                out[str(k)] = rec(v)
+            return out
+        if "$bytes" in d:
+            return bytes(d["$bytes"])
+        return d
+    return common.rebuild(x, special)
 
 
 def nulls_in_maps_as_empty_maps(x):
     """Guile's writer prints the pair (key . #nil) as (key), which reads back as (key . ()):
     the empty map. This is what Guile writes, so it is what we read."""
-    if isinstance(x, dict):
-        return {k: ({} if v is None else nulls_in_maps_as_empty_maps(v)) for k, v in x.items()}
-    if isinstance(x, list):
-        return [nulls_in_maps_as_empty_maps(v) for v in x]
-    return x
+    return common.rebuild(x, lambda d, rec: {k: ({} if v is None else rec(v))
+                                             for k, v in d.items()})
 
 
 EDGE = {
@@ -68,24 +65,12 @@ EDGE = {
 }
 
 
-class GuileReadsOurs(unittest.TestCase):
+class GuileReadsOurs(common.RecordsBenchEdge, unittest.TestCase):
+    EDGE = EDGE
+
     def check(self, name, data, pretty):
-        args = ["--from", "json", "--to", "sexpr"] + (["--pretty"] if pretty else [])
-        _, out, _ = common.convert(args, data)
-        got = from_ref(json.loads(guile("json", out)))
+        got = from_ref(json.loads(guile("json", common.from_json("sexpr", data, pretty))))
         common.same_value(self, got, json.loads(data), "%s pretty=%s: " % (name, pretty))
-
-    def test_records(self):
-        for pretty in (False, True):
-            self.check("records.json", common.fixture("records.json"), pretty)
-
-    def test_bench(self):
-        for pretty in (False, True):
-            self.check("bench.json", common.fixture("bench.json"), pretty)
-
-    def test_edge_cases(self):
-        for pretty in (False, True):
-            self.check("edge", json.dumps(EDGE).encode(), pretty)
 
     def test_non_finite_floats_and_bytes(self):
         # Values JSON cannot carry, decoded from RON.
@@ -99,22 +84,15 @@ class GuileReadsOurs(unittest.TestCase):
         self.assertEqual(got["7"], "seven")
 
 
-class WeReadGuile(unittest.TestCase):
+class WeReadGuile(common.RecordsBenchEdge, unittest.TestCase):
+    EDGE, PRETTY = EDGE, None
+
     def check(self, name, data):
         _, ours, _ = common.convert(["--from", "json", "--to", "sexpr"], data)
         written = guile("write", ours)
         _, back, _ = common.convert(["--from", "sexpr", "--to", "json"], written)
         want = nulls_in_maps_as_empty_maps(json.loads(data))
         common.same_value(self, json.loads(back), want, name + ": ")
-
-    def test_records(self):
-        self.check("records.json", common.fixture("records.json"))
-
-    def test_bench(self):
-        self.check("bench.json", common.fixture("bench.json"))
-
-    def test_edge_cases(self):
-        self.check("edge", json.dumps(EDGE).encode())
 
     def test_guile_specific_forms(self):
         # Guile's reader takes its own syntax (#{..}# symbols, \xHH and \uHHHH escapes),
@@ -131,17 +109,10 @@ class WeReadGuile(unittest.TestCase):
 
 class Cli(unittest.TestCase):
     def test_convert_round_trip(self):
-        data = common.fixture("records.json")
-        for pretty in ([], ["--pretty"]):
-            _, sx, _ = common.convert(["--from", "json", "--to", "sexpr"] + pretty, data)
-            _, back, _ = common.convert(["--from", "sexpr", "--to", "json"], sx)
-            common.same_value(self, json.loads(back), json.loads(data))
+        common.assert_round_trips(self, "sexpr", common.fixture("records.json"))
 
     def test_malformed_exit_2_with_line_and_column(self):
-        rc, _, err = common.convert(["--from", "sexpr", "--to", "json"],
-                                    b"((a . 1)\n (b . 2 3))", check=False)
-        self.assertEqual(rc, 2, err)
-        self.assertIn("line 2, column 9", err)
+        common.assert_malformed(self, "sexpr", [(b"((a . 1)\n (b . 2 3))", "line 2, column 9")])
 
 
 if __name__ == "__main__":

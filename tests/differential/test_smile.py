@@ -162,18 +162,13 @@ def pairs(data):
     return json.loads(data, object_pairs_hook=list)
 
 
-class ConvertRoundTrip(unittest.TestCase):
+class ConvertRoundTrip(common.FixtureChecks, unittest.TestCase):
     """json -> smile -> json with polycodec alone: identical values, ints and floats apart."""
 
     def check(self, data, name):
         back = from_smile(to_smile(data))
         common.same_value(self, json.loads(back), json.loads(data), name)
         self.assertEqual(pairs(back), pairs(data), name)
-
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                self.check(common.fixture(name), name)
 
     def test_edge(self):
         self.check(EDGE_JSON, "edge")

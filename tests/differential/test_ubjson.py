@@ -77,7 +77,7 @@ def last_wins(pairs):
     return dict(pairs)
 
 
-class ConvertRoundTrip(unittest.TestCase):
+class ConvertRoundTrip(common.FixtureChecks, unittest.TestCase):
     """json -> ubjson -> json with polycodec alone: identical values, ints and floats apart."""
 
     def check(self, data, name):
@@ -85,11 +85,6 @@ class ConvertRoundTrip(unittest.TestCase):
         common.same_value(self, json.loads(back), json.loads(data), name)
         self.assertEqual(json.loads(back, object_pairs_hook=list),
                          json.loads(data, object_pairs_hook=list), name)
-
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                self.check(common.fixture(name), name)
 
     def test_edge(self):
         self.check(EDGE_JSON, "edge")
@@ -100,15 +95,10 @@ class ConvertRoundTrip(unittest.TestCase):
             self.assertEqual(from_ubjson(ours, "ubjson"), ours, name)
 
 
-class ReferenceDecodesOurs(unittest.TestCase):
+class ReferenceDecodesOurs(common.FixtureChecks, unittest.TestCase):
     def check(self, data, name):
         got = json.loads(ref(["from-ubjson"], to_ubjson(data)), object_pairs_hook=last_wins)
         common.same_value(self, got, json.loads(data, object_pairs_hook=last_wins), name)
-
-    def test_fixtures(self):
-        for name in FIXTURES:
-            with self.subTest(name):
-                self.check(common.fixture(name), name)
 
     def test_edge(self):
         self.check(EDGE_JSON, "edge")
@@ -127,7 +117,7 @@ class ReferenceDecodesOurs(unittest.TestCase):
         self.assertEqual(json.loads(ref(["from-ubjson"], ours)), 1.5)
 
 
-class WeDecodeReferences(unittest.TestCase):
+class WeDecodeReferences(common.FixtureChecks, unittest.TestCase):
     """nlohmann writes plain containers, counted ones (#) and typed ones ($ and #)."""
 
     def check(self, data, name):
@@ -143,10 +133,6 @@ class WeDecodeReferences(unittest.TestCase):
                 again = ref(["from-ubjson"], from_ubjson(theirs, "ubjson"))
                 common.same_value(self, json.loads(again, object_pairs_hook=last_wins),
                                   json.loads(data, object_pairs_hook=last_wins), name)
-
-    def test_fixtures(self):
-        for name in FIXTURES:
-            self.check(common.fixture(name), name)
 
     def test_edge(self):
         self.check(EDGE_JSON, "edge")
@@ -170,9 +156,7 @@ class WeDecodeReferences(unittest.TestCase):
 
 class CliErrors(unittest.TestCase):
     def test_truncated_input_names_the_offset(self):
-        code, _, err = common.convert(["--from", "ubjson", "--to", "json"], b"[#i\x05Z",
-                                      check=False)
-        self.assertEqual(code, 2)
+        err = common.convert_fails(self, ["--from", "ubjson", "--to", "json"], b"[#i\x05Z", 2)
         self.assertIn("byte 0", err)
 
     def test_tag_is_unrepresentable(self):

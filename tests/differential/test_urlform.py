@@ -32,40 +32,19 @@ SHARED_FORMS = [
 
 
 def stringify(v):
-    """The text polycodec writes for a scalar."""
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, (int, float)):
-        return json.dumps(v)
-    if isinstance(v, dict):
-        return {k: stringify(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [stringify(x) for x in v]
-    return v
+    """v with each scalar as the text polycodec writes for it."""
+    return common.rebuild(v, lambda d, rec: {k: rec(x) for k, x in d.items()}, common.scalar_text)
 
 
 def records_subset():
     """records.json under one key, without nulls and empty arrays (docs/formats/urlform.md)."""
-    def clean(v):
-        if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items() if x is not None and x != [] and x != {}}
-        if isinstance(v, list):
-            return [clean(x) for x in v]
-        return v
-    return {"records": clean(common.load_json_fixture("records.json"))}
+    def clean(d, rec):
+        return {k: rec(x) for k, x in d.items() if x is not None and x != [] and x != {}}
+    return {"records": common.rebuild(common.load_json_fixture("records.json"), clean)}
 
 
-class UrlformDifferential(unittest.TestCase):
-    def encode(self, doc):
-        _, out, _ = common.convert(["--from", "json", "--to", "urlform"], json.dumps(doc).encode())
-        return out
-
-    def decode(self, form, infer=False):
-        args = ["--from", "urlform", "--to", "json"] + (["--infer"] if infer else [])
-        _, out, _ = common.convert(args, form if isinstance(form, bytes) else form.encode())
-        return json.loads(out)
+class UrlformDifferential(common.TextCodec, unittest.TestCase):
+    FORMAT = "urlform"
 
     def qs_parse(self, form):
         return json.loads(common.node("ref_urlform.mjs", ["parse"], form))
@@ -114,15 +93,12 @@ class UrlformDifferential(unittest.TestCase):
     def test_errors_and_exit_codes(self):
         for form, offset in ((b"a=1&b=%zz", 6), (b"a=%C3%28", 2), (b"a=%4", 2)):
             with self.subTest(form=form):
-                code, _, err = common.convert(["--from", "urlform", "--to", "json"], form,
-                                              check=False)
-                self.assertEqual(code, 2, err)
+                err = common.convert_fails(self, ["--from", "urlform", "--to", "json"], form, 2)
                 self.assertIn("(byte %d)" % offset, err)
         for doc in ([1], {"a": None}, {"a": []}, {"a": {"0": "x"}}):
             with self.subTest(doc=doc):
-                code, _, err = common.convert(["--from", "json", "--to", "urlform"],
-                                              json.dumps(doc).encode(), check=False)
-                self.assertEqual(code, 3, err)
+                common.convert_fails(self, ["--from", "json", "--to", "urlform"],
+                                     json.dumps(doc).encode(), 3)
 
 
 if __name__ == "__main__":

@@ -6,23 +6,13 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "fuzz_service.hpp"
 #include "http/handler.hpp"
-#include "service.hpp"
 
 namespace {
 
 using namespace polycodec::server;
-
-service& the_service() {
-    static metrics m("fuzz", "fuzz");
-    static service svc = [] {
-        config c;
-        c.max_body = 1 << 20;
-        auto schemas = load_schema_registry(POLYCODEC_FUZZ_SCHEMA_DIR);
-        return service(c, m, schemas ? *schemas : schema_registry{}, "fuzz", "fuzz");
-    }();
-    return svc;
-}
+using polycodec::server::fuzz::the_service;
 
 // Splits the input at 0x00 bytes into request fields; the last field is the body.
 std::string_view next_field(std::string_view& in) {

@@ -7,25 +7,15 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_service.hpp"
 #include "polycodec/proto/frame.hpp"
-#include "service.hpp"
 #include "tcp/handler.hpp"
 
 namespace {
 
 using namespace polycodec;
 using namespace polycodec::server;
-
-service& the_service() {
-    static metrics m("fuzz", "fuzz");
-    static service svc = [] {
-        config c;
-        c.max_body = 1 << 20;
-        auto schemas = load_schema_registry(POLYCODEC_FUZZ_SCHEMA_DIR);
-        return service(c, m, schemas ? *schemas : schema_registry{}, "fuzz", "fuzz");
-    }();
-    return svc;
-}
+using polycodec::server::fuzz::the_service;
 
 }  // namespace
 

@@ -7,32 +7,27 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 import unittest
 
-SOURCE_DIR = os.environ.get(
-    "POLYCODEC_SOURCE_DIR",
-    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-FIXTURES = os.path.join(SOURCE_DIR, "fixtures")
+# The source tree, the fixtures and the polycodec binary as the differential tests find them.
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "differential"))
+from common import FIXTURES, SOURCE_DIR, fixture, polycodec_bin  # noqa: E402,F401
 
 
-def polycodec_bin():
-    b = os.environ.get("POLYCODEC_BIN")
+def loadtest_bin():
+    b = os.environ.get("POLYCODEC_LOADTEST_BIN")
     if not b or not os.path.exists(b):
-        raise unittest.SkipTest("POLYCODEC_BIN is not set (run through ctest)")
+        raise unittest.SkipTest("POLYCODEC_LOADTEST_BIN is not set (run through ctest)")
     return b
 
 
 def schema_dir():
     """The postcard schemas of the fixtures (schema=records, schema=bench)."""
     return os.path.join(FIXTURES, "schemas")
-
-
-def fixture(name):
-    with open(os.path.join(FIXTURES, name), "rb") as f:
-        return f.read()
 
 
 class Server:
@@ -112,6 +107,36 @@ class Response:
 
     def __repr__(self):
         return "<%d %r %r>" % (self.status, self.headers, self.body[:300])
+
+
+def parse_http_head(head):
+    """(status, headers by lower-case name) of an HTTP/1.1 response head (bytes, without the
+    blank line that ends it)."""
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        k, v = line.split(":", 1)
+        headers[k.strip().lower()] = v.strip()
+    return int(lines[0].split()[1]), headers
+
+
+def read_http_response(sock, buf=b""):
+    """One HTTP/1.1 answer with a Content-Length from `sock`, after the bytes `buf` already
+    read: (status, headers, body, the bytes read past it)."""
+    while b"\r\n\r\n" not in buf:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise EOFError("closed in the head: %r" % buf)
+        buf += chunk
+    head, _, rest = buf.partition(b"\r\n\r\n")
+    status, headers = parse_http_head(head)
+    n = int(headers.get("content-length", "0"))
+    while len(rest) < n:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise EOFError("closed in the body")
+        rest += chunk
+    return status, headers, rest[:n], rest[n:]
 
 
 def curl(url, data=None, headers=(), method=None, extra=(), timeout=30):

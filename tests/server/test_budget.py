@@ -398,26 +398,26 @@ class BudgetTest(unittest.TestCase):
         self.assertEqual(self.rejected("too_large") - before, 4)
         self.assertEqual(get(self.port, "/healthz").status, 200)
 
-    def test_100_continue_refused_before_the_body(self):
-        # Never fits: 413 at once, no 100 Continue.
+    def expect_100_continue_answer(self, length, status):
+        """The answer to a JSON POST head with Expect: 100-continue and Content-Length LENGTH:
+        STATUS at once, without 100 Continue."""
         s = raw_head(self.port, b"POST /transcode HTTP/1.1\r\nHost: t\r\n"
                                 b"Content-Type: application/json\r\nExpect: 100-continue\r\n"
-                                b"Content-Length: 12000000\r\n\r\n")
+                                b"Content-Length: %d\r\n\r\n" % length)
         got = read_until_closed(s, timeout=5, must_close=False)
         s.close()
-        self.assertTrue(got.startswith(b"HTTP/1.1 413"), got[:200])
+        self.assertTrue(got.startswith(b"HTTP/1.1 %d" % status), got[:200])
         self.assertNotIn(b"100 Continue", got)
+        return got
+
+    def test_100_continue_refused_before_the_body(self):
+        # Never fits: 413 at once, no 100 Continue.
+        self.expect_100_continue_answer(12000000, 413)
         # Does not fit now (the budget is held): 503 with Retry-After, no 100 Continue.
         held = HeldBudget(self, self.port, 10_000_000)
         try:
-            s = raw_head(self.port, b"POST /transcode HTTP/1.1\r\nHost: t\r\n"
-                                    b"Content-Type: application/json\r\nExpect: 100-continue\r\n"
-                                    b"Content-Length: 2000000\r\n\r\n")
-            got = read_until_closed(s, timeout=5, must_close=False)
-            s.close()
-            self.assertTrue(got.startswith(b"HTTP/1.1 503"), got[:200])
+            got = self.expect_100_continue_answer(2000000, 503)
             self.assertIn(b"\r\nRetry-After: 1\r\n", got)
-            self.assertNotIn(b"100 Continue", got)
         finally:
             held.close()
         # With room again, the same request gets its 100 Continue, then its answer.

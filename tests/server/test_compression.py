@@ -17,7 +17,7 @@ import unittest
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_common import Server, curl
+from server_common import Server, curl, read_until_closed
 
 MAX_BODY = 1 << 20
 
@@ -371,12 +371,7 @@ class CompressionTest(unittest.TestCase):
             part = body[i:i + 16384]
             s.sendall(b"%x\r\n" % len(part) + part + b"\r\n")
         s.sendall(b"0\r\n\r\n")
-        raw = b""
-        while True:
-            got = s.recv(65536)
-            if not got:
-                break
-            raw += got
+        raw = read_until_closed(s, 30)
         s.close()
         h, _, rest = raw.partition(b"\r\n\r\n")
         return h.decode("latin-1"), dechunk(rest)

@@ -14,19 +14,11 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_common import SOURCE_DIR, Server, schema_dir  # noqa: E402
-from test_prometheus import free_port  # noqa: E402
+from server_common import SOURCE_DIR, Server, loadtest_bin, schema_dir  # noqa: E402
+from test_prometheus import PROMETHEUS, free_port, start_prometheus  # noqa: E402
 
-PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 DEPLOY = os.path.join(SOURCE_DIR, "deploy")
 LOADED_FORMATS = ["json", "cbor", "msgpack", "yaml"]
-
-
-def loadtest_bin():
-    b = os.environ.get("POLYCODEC_LOADTEST_BIN")
-    if not b or not os.path.exists(b):
-        raise unittest.SkipTest("POLYCODEC_LOADTEST_BIN is not set (run through ctest)")
-    return b
 
 
 class DashboardLive(unittest.TestCase):
@@ -39,18 +31,8 @@ class DashboardLive(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.port = free_port()
         shutil.copy(os.path.join(DEPLOY, "prometheus", "rules.yml"), cls.tmp.name)
-        config = os.path.join(cls.tmp.name, "prometheus.yml")
-        with open(config, "w") as f:
-            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                    "rule_files: [rules.yml]\n"
-                    "scrape_configs:\n  - job_name: polycodec\n    static_configs:\n"
-                    "      - targets: ['127.0.0.1:%d']\n" % cls.server.http_port)
-        cls.log = open(os.path.join(cls.tmp.name, "prometheus.log"), "wb")
-        cls.prom = subprocess.Popen(
-            [PROMETHEUS, "--config.file=" + config,
-             "--storage.tsdb.path=" + os.path.join(cls.tmp.name, "data"),
-             "--web.listen-address=127.0.0.1:%d" % cls.port],
-            stdout=cls.log, stderr=subprocess.STDOUT)
+        cls.prom, cls.log = start_prometheus(cls.tmp.name, cls.server.http_port, cls.port,
+                                             ["rules.yml"])
         deadline = time.monotonic() + 30
         while not cls.ready():
             if cls.prom.poll() is not None or time.monotonic() > deadline:

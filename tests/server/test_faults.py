@@ -13,8 +13,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_common import (Server, curl, is_closed, pipeline_frames_in_order, read_response,
-                           read_until_closed, request_frame, tcp_connect)
+from server_common import (Server, curl, is_closed, pipeline_frames_in_order, read_http_response,
+                           read_response, read_until_closed, request_frame, tcp_connect)
 
 OK, MALFORMED, UNSUPPORTED, UNREPRESENTABLE, TOO_LARGE, BUSY, BAD_FRAME = range(7)
 JSON, YAML = 1, 4
@@ -30,28 +30,6 @@ def reset_close(sock):
     """Closes with a TCP RST (SO_LINGER 0), as a crashed client does."""
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     sock.close()
-
-
-def read_http_response(sock):
-    """(status, headers, body) of one HTTP/1.1 answer with a Content-Length."""
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise EOFError("closed in the head: %r" % buf)
-        buf += chunk
-    head, _, rest = buf.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = {k.strip().lower(): v.strip() for k, v in
-               (line.split(":", 1) for line in lines[1:] if ":" in line)}
-    n = int(headers.get("content-length", "0"))
-    while len(rest) < n:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise EOFError("closed in the body")
-        rest += chunk
-    return status, headers, rest[:n]
 
 
 def big_document(n=40000):
@@ -144,7 +122,7 @@ class FaultTest(unittest.TestCase):
         s.sendall(b"POST /transcode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Accept: application/json\r\nContent-Length: 7\r\n\r\n[1,[2]]")
         s.shutdown(socket.SHUT_WR)
-        status, _, body = read_http_response(s)
+        status, _, body, _ = read_http_response(s)
         self.assertEqual((status, body), (200, b"[1,[2]]"))
         self.assertTrue(is_closed(s))
         s.close()

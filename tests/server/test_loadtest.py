@@ -11,14 +11,7 @@ import tempfile
 import unittest
 import urllib.request
 
-from server_common import FIXTURES, Server, implemented_formats, schema_dir
-
-
-def loadtest_bin():
-    b = os.environ.get("POLYCODEC_LOADTEST_BIN")
-    if not b or not os.path.exists(b):
-        raise unittest.SkipTest("POLYCODEC_LOADTEST_BIN is not set (run through ctest)")
-    return b
+from server_common import FIXTURES, Server, implemented_formats, loadtest_bin, schema_dir
 
 
 def table(stdout):

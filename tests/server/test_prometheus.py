@@ -29,6 +29,25 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_prometheus(tmpdir, target_port, port, rule_files=()):
+    """Starts PROMETHEUS on 127.0.0.1:PORT scraping 127.0.0.1:TARGET_PORT every second, with
+    `rule_files` (already in tmpdir) loaded, its config, data and log in tmpdir; returns the
+    process and the open log file."""
+    config = os.path.join(tmpdir, "prometheus.yml")
+    with open(config, "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                + ("rule_files: [%s]\n" % ", ".join(rule_files) if rule_files else "")
+                + "scrape_configs:\n  - job_name: polycodec\n    static_configs:\n"
+                "      - targets: ['127.0.0.1:%d']\n" % target_port)
+    log = open(os.path.join(tmpdir, "prometheus.log"), "wb")
+    proc = subprocess.Popen(
+        [PROMETHEUS, "--config.file=" + config,
+         "--storage.tsdb.path=" + os.path.join(tmpdir, "data"),
+         "--web.listen-address=127.0.0.1:%d" % port],
+        stdout=log, stderr=subprocess.STDOUT)
+    return proc, log
+
+
 class PrometheusTest(unittest.TestCase):
     def setUp(self):
         if not os.path.exists(PROMETHEUS):
@@ -36,17 +55,8 @@ class PrometheusTest(unittest.TestCase):
         self.server = Server("--threads", "2")
         self.tmp = tempfile.TemporaryDirectory()
         self.prom_port = free_port()
-        config = os.path.join(self.tmp.name, "prometheus.yml")
-        with open(config, "w") as f:
-            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                    "scrape_configs:\n  - job_name: polycodec\n    static_configs:\n"
-                    "      - targets: ['127.0.0.1:%d']\n" % self.server.http_port)
-        self.prom_log = open(os.path.join(self.tmp.name, "prometheus.log"), "wb")
-        self.prom = subprocess.Popen(
-            [PROMETHEUS, "--config.file=" + config,
-             "--storage.tsdb.path=" + os.path.join(self.tmp.name, "data"),
-             "--web.listen-address=127.0.0.1:%d" % self.prom_port],
-            stdout=self.prom_log, stderr=subprocess.STDOUT)
+        self.prom, self.prom_log = start_prometheus(self.tmp.name, self.server.http_port,
+                                                    self.prom_port)
         deadline = time.monotonic() + 30
         while True:
             try:

@@ -9,16 +9,9 @@ import threading
 import unittest
 import urllib.request
 
-from server_common import Server, schema_dir
+from server_common import Server, loadtest_bin, schema_dir
 
 FORMATS = "json,json5,yaml,cbor,msgpack,pickle,bson,postcard"
-
-
-def loadtest_bin():
-    b = os.environ.get("POLYCODEC_LOADTEST_BIN")
-    if not b or not os.path.exists(b):
-        raise unittest.SkipTest("POLYCODEC_LOADTEST_BIN is not set (run through ctest)")
-    return b
 
 
 def rss_kib(pid):

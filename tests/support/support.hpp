@@ -190,6 +190,23 @@ inline document map_of_bytes(std::string_view key, std::string_view bytes) {
     return d;
 }
 
+/// A map with one entry: `key` and a map whose one entry is true: 1 ({"x": {true: 1}} for
+/// the key "x"); formats whose map keys are text cannot write it.
+inline document bool_keyed_map(std::string_view key) {
+    document d;
+    {
+        builder b(d);
+        b.begin_map();
+        b.add_string(key);
+        b.begin_map();
+        b.add_bool(true);
+        b.add_int(1);
+        b.end_map();
+        b.end_map();
+    }
+    return d;
+}
+
 /// The JSON text `json` encoded as `f` (fails the test when either step fails).
 inline std::string encode_json_as(format_id f, std::string_view json,
                                   const encode_options& opt = {}) {
@@ -272,6 +289,28 @@ inline void expect_decode_errors(format_id f, std::span<const bad_input> rows,
         ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
                                      "row " + std::to_string(row++));
         expect_decode_error(f, c.input, c.want, opt, loc);
+    }
+}
+
+/// One row of a table of inputs that must fail to decode at a byte offset.
+struct bad_at {
+    std::string input;
+    errc code;
+    std::uint64_t offset;
+    const char* message_has;  ///< a part of the message
+};
+
+/// Checks every row of `rows`: the error's code, byte offset and a part of its message, and
+/// its line when `line` is given (binary formats report line 0).
+inline void expect_errors_at(format_id f, std::span<const bad_at> rows, std::uint32_t line = any,
+                             source_loc loc = source_loc::current()) {
+    for (const auto& c : rows) {
+        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
+                                     "input (hex): " + to_hex(c.input.substr(0, 64)));
+        expect_error(decode_error(f, c.input),
+                     {.code = c.code, .offset = c.offset, .line = line,
+                      .message_has = c.message_has},
+                     loc);
     }
 }
 
