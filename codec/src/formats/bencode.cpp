@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "detail/binary.hpp"
 #include "detail/fast_decode.hpp"
 #include "detail/describe.hpp"
@@ -295,6 +299,85 @@ struct bencode_frame {
 
 // A string's n bytes at s copied to the payload: a string when valid UTF-8, else bytes (as
 // add_text). `avail` bytes can be read at s.
+// True when the key k[0..n) sorts strictly after prev[0..prev_len) as raw bytes. `wide`: 8 bytes
+// can be read at k and at prev (which comes before k in the input); their first 8 bytes, zero
+// past each key's end, big-endian, then order most pairs of keys without a memcmp.
+inline bool key_after(const char* prev, std::size_t prev_len, const char* k, std::size_t n,
+                      bool wide) noexcept {
+    if (wide) {
+        const auto first8 = [](const char* s, std::size_t len) {
+            std::uint64_t v;
+            std::memcpy(&v, s, 8);
+            v = __builtin_bswap64(v);
+            return len >= 8 ? v : v & ~(~std::uint64_t{0} >> (8 * len));
+        };
+        const std::uint64_t a = first8(prev, prev_len);
+        const std::uint64_t b = first8(k, n);
+        if (a != b) {
+            return a < b;
+        }
+    }
+    return std::string_view(prev, prev_len).compare({k, n}) < 0;
+}
+
+// The value of the 8 ASCII digits at s (the first is the most significant), SWAR.
+inline std::uint64_t eight_digits(std::uint64_t chunk) noexcept {
+    chunk -= 0x3030303030303030ULL;
+    chunk = (chunk * 10 + (chunk >> 8)) & 0x00FF00FF00FF00FFULL;
+    chunk = (chunk * 100 + (chunk >> 16)) & 0x0000FFFF0000FFFFULL;
+    return (chunk * 10000 + (chunk >> 32)) & 0xFFFFFFFFULL;
+}
+
+inline std::uint64_t load_le64(const unsigned char* s) noexcept {
+    std::uint64_t v;
+    std::memcpy(&v, s, 8);
+    return v;
+}
+
+// The value of the first n (1..8) ASCII digits in the low bytes of chunk: the bytes past them
+// are shifted out and '0's come in as leading zeros.
+inline std::uint64_t low_digits(std::uint64_t chunk, std::size_t n) noexcept {
+    const std::size_t pad = 8 * (8 - n);
+    return eight_digits((chunk << pad) | (0x3030303030303030ULL & ((std::uint64_t{1} << pad) - 1)));
+}
+
+// The value of the n (1..15) ASCII digits at s, 16 bytes readable at s.
+inline std::uint64_t short_digits(const unsigned char* s, std::size_t n) noexcept {
+    if (n <= 8) {
+        return low_digits(load_le64(s), n);
+    }
+    return low_digits(load_le64(s), n - 8) * 100000000 + eight_digits(load_le64(s + n - 8));
+}
+
+// The run of ASCII digits at s (of `avail` readable bytes), at most `max` (>= 16) of them:
+// how many and their value (no overflow: max <= 19).
+struct digit_run {
+    std::size_t len;
+    std::uint64_t value;
+};
+[[gnu::always_inline]] inline digit_run scan_digits(const unsigned char* s, std::size_t avail,
+                                                    std::size_t max) noexcept {
+#if defined(__SSE2__)
+    if (avail >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
+        const __m128i other = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8('0')),
+                                           _mm_cmpgt_epi8(v, _mm_set1_epi8('9')));
+        const auto m = static_cast<unsigned>(_mm_movemask_epi8(other));
+        if (m != 0) {
+            const std::size_t n = static_cast<unsigned>(__builtin_ctz(m));
+            return {n, n == 0 ? 0 : short_digits(s, n)};
+        }
+    }
+#endif
+    std::size_t n = 0;
+    std::uint64_t v = 0;
+    while (n < avail && n < max && s[n] >= '0' && s[n] <= '9') {
+        v = v * 10 + (s[n] - '0');
+        ++n;
+    }
+    return {n, v};
+}
+
 [[gnu::always_inline]] inline void fast_bencode_text(fast_writer& tw, std::uint64_t* w,
                                                      const unsigned char* s, std::size_t avail,
                                                      std::size_t n) {
@@ -344,7 +427,7 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
                 // A key: strictly after the previous one as raw bytes.
                 const char* k = reinterpret_cast<const char*>(p + q);
                 if (top->prev != nullptr &&
-                    std::string_view(top->prev, top->prev_len).compare({k, n}) >= 0) {
+                    !key_after(top->prev, top->prev_len, k, n, size - q >= 8)) {
                     return false;
                 }
                 top->prev = k;
@@ -357,11 +440,8 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
             const bool neg = q < size && p[q] == '-';
             q += neg;
             const std::size_t digits = q;
-            std::uint64_t v = 0;
-            while (q < size && p[q] >= '0' && p[q] <= '9' && q - digits < 18) {
-                v = v * 10 + (p[q] - '0');
-                ++q;
-            }
+            const auto [len, v] = scan_digits(p + q, size - q, 18);
+            q += len;
             if (q == digits || q >= size || p[q] != 'e' ||
                 (p[digits] == '0' && (q - digits > 1 || neg)) ||
                 (top->map && (top->count & 1) == 0)) {

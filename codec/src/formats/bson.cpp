@@ -567,6 +567,8 @@ struct fast_frame {
     std::size_t term;     // input index of the document's terminating 0x00
     std::uint64_t count;  // elements (array) or entries (map) so far
     std::size_t key_base; // first of this document's keys in fast_keys
+    std::uint64_t filter; // the open child's parent's key filter, kept while the child is open
+    std::uint64_t clash;  // and its clashes (see decode_bson_fast)
     bool array;
 };
 
@@ -581,10 +583,20 @@ struct fast_key {
     std::size_t n;
 };
 
+// From the key's first 8 bytes as a little-endian word (the bytes past n in it are ignored).
+inline std::uint64_t key_fingerprint(std::uint64_t first8, std::size_t n) noexcept {
+    const std::uint64_t a = n < 8 ? first8 & ((std::uint64_t{1} << (8 * n)) - 1) : first8;
+    return a ^ (static_cast<std::uint64_t>(n) * 0x9E3779B97F4A7C15ULL);
+}
 inline std::uint64_t key_fingerprint(const char* s, std::size_t n) noexcept {
     std::uint64_t a = 0;
     std::memcpy(&a, s, n < 8 ? n : 8);
-    return a ^ (static_cast<std::uint64_t>(n) * 0x9E3779B97F4A7C15ULL);
+    return key_fingerprint(a, n);
+}
+
+// A key's bit in a 64-bit filter of fingerprints: keys with different bits differ.
+inline std::uint64_t key_filter_bit(std::uint64_t fp) noexcept {
+    return std::uint64_t{1} << ((fp * 0x9E3779B97F4A7C15ULL) >> 58);
 }
 
 // True when two keys of k[0..n) are equal.
@@ -595,7 +607,7 @@ inline std::uint64_t key_fingerprint(const char* s, std::size_t n) noexcept {
         // with the keys before it.
         std::uint64_t filter = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            const std::uint64_t bit = std::uint64_t{1} << ((k[i].fp * 0x9E3779B97F4A7C15ULL) >> 58);
+            const std::uint64_t bit = key_filter_bit(k[i].fp);
             if ((filter & bit) != 0) {
                 for (std::size_t j = 0; j < i; ++j) {
                     if (k[i].fp == k[j].fp && k[i].n == k[j].n &&
@@ -646,6 +658,10 @@ bool decode_bson_fast(std::string_view in, builder& b) {
     std::size_t pos = 0;
     std::size_t limit = size;  // where the next document must end (its parent's terminator)
     bool array = false;        // the next document is an array
+    // The open map's filter of its keys' bits (key_filter_bit) and the bits seen twice: a map
+    // whose keys all have different bits has no duplicate, and skips has_duplicate.
+    std::uint64_t filter = 0;
+    std::uint64_t clash = 0;
 
     // Opens the document at pos (the root, or an element of type 0x03 / 0x04).
 open_document: {
@@ -665,8 +681,12 @@ open_document: {
         return false;
     }
     std::uint64_t* const w = tw.words(2);
+    top->filter = filter;
+    top->clash = clash;
+    filter = 0;
+    clash = 0;
     ++top;
-    *top = {tw.size(), term, 0, keys.size(), array};
+    *top = {tw.size(), term, 0, keys.size(), 0, 0, array};
     tw.open(w, array ? kind::array : kind::map, 0);  // the count is set when it closes
     pos += 4;
 }
@@ -681,7 +701,8 @@ open_document: {
             // Close the document.
             if (!top->array) {
                 const std::size_t nk = keys.size() - top->key_base;
-                if (nk >= 2 && has_duplicate(keys.data() + top->key_base, nk, scratch.sorted)) {
+                if (clash != 0 &&
+                    has_duplicate(keys.data() + top->key_base, nk, scratch.sorted)) {
                     return false;
                 }
                 keys.resize(top->key_base);
@@ -692,6 +713,8 @@ open_document: {
                 break;
             }
             --top;
+            filter = top->filter;
+            clash = top->clash;
             ++top->count;
             continue;
         }
@@ -699,6 +722,7 @@ open_document: {
         // e_name: a cstring ending before the terminator.
         std::uint64_t* w = tw.words(4);
         std::size_t key_len;
+        std::uint64_t key_fp = 0;
         bool short_key = false;
 #if defined(__SSE2__)
         if (size - pos >= 16) {
@@ -716,8 +740,10 @@ open_document: {
                     return false;
                 }
                 if (!top->array) {
-                    char* const dst = tw.bytes(16);
+                    char* const dst = tw.hot_bytes(16);
                     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), v);
+                    key_fp = key_fingerprint(
+                        static_cast<std::uint64_t>(_mm_cvtsi128_si64(v)), key_len);
                 }
                 short_key = true;
             }
@@ -735,12 +761,16 @@ open_document: {
             if (!top->array) {
                 char* const dst = tw.bytes(key_len);
                 std::memcpy(dst, p + pos, key_len);
+                key_fp = key_fingerprint(p + pos, key_len);
             }
         }
         if (top->array) {
             // Array elements are read by position whatever their names (as bson_reader).
         } else {
-            keys.push_back({key_fingerprint(p + pos, key_len), p + pos, key_len});
+            keys.push_back({key_fp, p + pos, key_len});
+            const std::uint64_t bit = key_filter_bit(key_fp);
+            clash |= filter & bit;
+            filter |= bit;
             tw.payload(w, kind::string, 0, key_len);
             w += 2;
         }
@@ -788,7 +818,7 @@ open_document: {
                 if (n <= 32 && size - pos >= 32) {
                     // Copy 32 bytes (the bytes past n are overwritten by the next payload or
                     // cut at the end) and check the first n for ASCII at once.
-                    char* const dst = tw.bytes(32);
+                    char* const dst = tw.hot_bytes(32);
                     const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
                     const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
                     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), lo);
