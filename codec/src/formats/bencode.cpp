@@ -341,8 +341,19 @@ inline std::uint64_t low_digits(std::uint64_t chunk, std::size_t n) noexcept {
     return eight_digits((chunk << pad) | (0x3030303030303030ULL & ((std::uint64_t{1} << pad) - 1)));
 }
 
+// As low_digits for n (1..4) digits in the low bytes of a 32-bit chunk (most integers).
+inline std::uint64_t low_digits4(std::uint32_t chunk, std::size_t n) noexcept {
+    const std::size_t pad = 8 * (4 - n);
+    chunk = ((chunk << pad) | (0x30303030U & ((std::uint32_t{1} << pad) - 1))) - 0x30303030U;
+    chunk = (chunk * 10 + (chunk >> 8)) & 0x00FF00FFU;
+    return (chunk * 100 + (chunk >> 16)) & 0xFFFFU;
+}
+
 // The value of the n (1..15) ASCII digits at s, 16 bytes readable at s.
 inline std::uint64_t short_digits(const unsigned char* s, std::size_t n) noexcept {
+    if (n <= 4) {
+        return low_digits4(static_cast<std::uint32_t>(load_le64(s)), n);
+    }
     if (n <= 8) {
         return low_digits(load_le64(s), n);
     }

@@ -65,6 +65,19 @@ private:
     }
 
     // `n` bytes at pos_ must lie before `limit` (the enclosing document's terminator).
+    // An int32 (n = 4) or int64 (n = 8) element's little-endian value, as an int of that width.
+    bool read_int(std::size_t limit, std::size_t n, const char* what, int_width width) {
+        if (!need(n, limit, what)) {
+            return false;
+        }
+        const char* s = in_.data() + pos_;
+        b_.add_int(n == 4 ? static_cast<std::int32_t>(load_le32(s))
+                          : static_cast<std::int64_t>(load_le64(s)),
+                   width);
+        pos_ += n;
+        return true;
+    }
+
     bool need(std::size_t n, std::size_t limit, const char* what) {
         if (pos_ <= limit && n <= limit - pos_) [[likely]] {
             return true;
@@ -468,13 +481,7 @@ private:
                 return true;
             }
             case ej::t_int32:
-                if (!need(4, limit, "int32")) {
-                    return false;
-                }
-                b_.add_int(static_cast<std::int32_t>(load_le32(in_.data() + pos_)),
-                           int_width::bits32);
-                pos_ += 4;
-                return true;
+                return read_int(limit, 4, "int32", int_width::bits32);
             case ej::t_timestamp:
                 if (!need(8, limit, "timestamp")) {
                     return false;
@@ -486,13 +493,7 @@ private:
                 pos_ += 8;
                 return true;
             case ej::t_int64:
-                if (!need(8, limit, "int64")) {
-                    return false;
-                }
-                b_.add_int(static_cast<std::int64_t>(load_le64(in_.data() + pos_)),
-                           int_width::bits64);
-                pos_ += 8;
-                return true;
+                return read_int(limit, 8, "int64", int_width::bits64);
             case ej::t_decimal128: {
                 if (!need(16, limit, "decimal128")) {
                     return false;
