@@ -417,7 +417,6 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
         if (pos >= size) {
             return false;
         }
-        std::uint64_t* w = tw.words(4);
         const unsigned char c = p[pos];
         if (c >= '0' && c <= '9') {
             // <length>:<bytes>; at most 18 digits (no overflow), no leading zero.
@@ -444,7 +443,7 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
                 top->prev = k;
                 top->prev_len = n;
             }
-            fast_bencode_text(tw, w, p + q, size - q, n);
+            fast_bencode_text(tw, tw.words(2), p + q, size - q, n);
             pos = q + n;
         } else if (c == 'i') {
             std::size_t q = pos + 1;
@@ -458,6 +457,7 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
                 (top->map && (top->count & 1) == 0)) {
                 return false;  // no digits, more than 18, leading zero, -0, or an integer key
             }
+            std::uint64_t* const w = tw.words(2);
             w[0] = tape_word(kind::int64, 0, 0);
             w[1] = neg ? 0 - v : v;
             tw.advance(2);
@@ -470,7 +470,7 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
             ++pos;
             const bool map = c == 'd';
             *++top = {tw.size(), 0, nullptr, 0, map};
-            tw.open(w, map ? kind::map : kind::array, 0);
+            tw.open(tw.words(2), map ? kind::map : kind::array, 0);
             continue;
         } else if (c == 'e' && top != frames && (!top->map || (top->count & 1) == 0)) {
             // The end of the innermost container (a dictionary's after a value, not a key).

@@ -721,7 +721,6 @@ open_document: {
         }
         ++pos;
         // e_name: a cstring ending before the terminator.
-        std::uint64_t* w = tw.words(4);
         std::size_t key_len;
         std::uint64_t key_fp = 0;
         bool short_key = false;
@@ -765,6 +764,7 @@ open_document: {
                 key_fp = key_fingerprint(p + pos, key_len);
             }
         }
+        std::uint64_t* w = tw.words(4);
         if (top->array) {
             // Array elements are read by position whatever their names (as bson_reader).
         } else {
