@@ -420,14 +420,16 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
         const unsigned char c = p[pos];
         if (c >= '0' && c <= '9') {
             // <length>:<bytes>; at most 18 digits (no overflow), no leading zero.
-            std::size_t q = pos;
-            std::uint64_t n = 0;
-            do {
-                n = n * 10 + (p[q] - '0');
-                ++q;
-            } while (q < size && q - pos < 19 && p[q] >= '0' && p[q] <= '9');
-            if (q >= size || p[q] != ':' || (c == '0' && q - pos > 1)) {
-                return false;
+            std::size_t q = pos + 1;
+            std::uint64_t n = c - '0';
+            if (q >= size || p[q] != ':') {  // more than one digit
+                while (q < size && q - pos < 19 && p[q] >= '0' && p[q] <= '9') {
+                    n = n * 10 + (p[q] - '0');
+                    ++q;
+                }
+                if (q >= size || p[q] != ':' || (c == '0' && q - pos > 1)) {
+                    return false;
+                }
             }
             ++q;
             if (n > size - q) {
