@@ -273,6 +273,19 @@ private:
 
     bool tagged(std::uint64_t tag) { return b_.begin_tagged(tag, tag_space::bson); }
 
+    // The map of a tagged element of two entries (DBPointer, code with scope): the tag, the
+    // map, `first`: `value` and the key `second`, whose value the caller adds before end_map().
+    bool open_tagged_pair(std::uint64_t tag, std::size_t at, std::string_view first,
+                          std::string_view value, std::string_view second) {
+        if (!tagged(tag) || !b_.begin_map()) {
+            return container_limit(at);
+        }
+        b_.add_string(first);
+        b_.add_string(value);
+        b_.add_string(second);
+        return true;
+    }
+
     // One element's value, which must end before `limit` (its document's terminator).
     bool parse_element(unsigned char type, std::size_t type_at, std::size_t limit) {
         std::size_t at = pos_;
@@ -426,12 +439,9 @@ private:
                 if (!need(12, limit, "DBPointer ObjectId")) {
                     return false;
                 }
-                if (!tagged(ej::t_db_pointer) || !b_.begin_map()) {
-                    return container_limit(at);
+                if (!open_tagged_pair(ej::t_db_pointer, at, "$ref", ns, "$id")) {
+                    return false;
                 }
-                b_.add_string("$ref");
-                b_.add_string(ns);
-                b_.add_string("$id");
                 if (!tagged(ej::t_object_id)) {
                     return container_limit(at);
                 }
@@ -463,12 +473,9 @@ private:
                 if (!read_string(end, code)) {
                     return false;
                 }
-                if (!tagged(ej::t_code_w_scope) || !b_.begin_map()) {
-                    return container_limit(at);
+                if (!open_tagged_pair(ej::t_code_w_scope, at, "$code", code, "$scope")) {
+                    return false;
                 }
-                b_.add_string("$code");
-                b_.add_string(code);
-                b_.add_string("$scope");
                 if (!parse_document(pos_, end, false)) {
                     return false;
                 }
