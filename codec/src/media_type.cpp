@@ -536,6 +536,12 @@ result<void> apply_option(std::string_view name, std::string_view value, transco
 }
 
 result<void> apply_query(std::string_view query, transcode_options& opt) {
+    return apply_query(query, opt, nullptr);
+}
+
+result<void> apply_query(
+    std::string_view query, transcode_options& opt,
+    const std::function<bool(std::string_view key, std::string_view value)>& take) {
     std::string key;
     std::string val;
     while (!query.empty()) {
@@ -551,6 +557,9 @@ result<void> apply_query(std::string_view query, transcode_options& opt) {
                             val)) {
             return fail(make_error(errc::invalid_option,
                                    "bad percent-encoding in \"" + std::string(part) + "\""));
+        }
+        if (take && take(key, val)) {
+            continue;
         }
         if (auto r = apply_option(key, val, opt); !r) {
             return r;
