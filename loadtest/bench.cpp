@@ -483,13 +483,7 @@ int run_bench(int argc, char** argv) {
     options opt;
     for (int i = 0; i < argc; ++i) {
         std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "polycodec-loadtest: %s needs a value\n", a.c_str());
-                std::exit(2);
-            }
-            return argv[++i];
-        };
+        auto value = [&] { return option_value(argc, argv, i, "polycodec-loadtest"); };
         if (a == "--data") {
             opt.data.push_back(value());
         } else if (a == "--ms") {

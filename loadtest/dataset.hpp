@@ -80,6 +80,30 @@ inline std::string check_target_and_duration(const std::string& target, std::str
     return {};
 }
 
+/// A --duration value in seconds: "500ms", "2m", "30s" or bare seconds.
+inline double parse_duration(const std::string& s) {
+    char* end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    std::string unit = end ? end : "";
+    if (unit == "ms") {
+        return v / 1000;
+    }
+    if (unit == "m") {
+        return v * 60;
+    }
+    return v;  // "s" or bare seconds
+}
+
+/// The value of option argv[i] (argv[i + 1], i moves onto it); without one, prints
+/// "TOOL: OPTION needs a value" and exits with status 2.
+inline std::string option_value(int argc, char** argv, int& i, const char* tool) {
+    if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s: %s needs a value\n", tool, argv[i]);
+        std::exit(2);
+    }
+    return argv[++i];
+}
+
 /// `wrapped` becomes {"records": <src's root>}, a copy.
 inline void wrap_records(const document& src, document& wrapped) {
     builder b(wrapped);

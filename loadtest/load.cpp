@@ -515,19 +515,6 @@ int usage_error(const std::string& msg) {
     return 2;
 }
 
-double parse_duration(const std::string& s) {
-    char* end = nullptr;
-    double v = std::strtod(s.c_str(), &end);
-    std::string unit = end ? end : "";
-    if (unit == "ms") {
-        return v / 1000;
-    }
-    if (unit == "m") {
-        return v * 60;
-    }
-    return v;  // "s" or bare seconds
-}
-
 }  // namespace
 
 int run_load(bool http, int argc, char** argv) {

@@ -87,19 +87,6 @@ std::uint64_t parse_size(const std::string& s) {
     return static_cast<std::uint64_t>(v * m);
 }
 
-double parse_duration(const std::string& s) {
-    char* end = nullptr;
-    double v = std::strtod(s.c_str(), &end);
-    std::string unit = end ? end : "";
-    if (unit == "ms") {
-        return v / 1000;
-    }
-    if (unit == "m") {
-        return v * 60;
-    }
-    return v;
-}
-
 bool is_loopback(const sockaddr* sa) {
     if (sa->sa_family == AF_INET) {
         auto a = ntohl(reinterpret_cast<const sockaddr_in*>(sa)->sin_addr.s_addr);
@@ -442,13 +429,7 @@ int run_stream_load(int argc, char** argv) {
     std::string target;
     for (int i = 0; i < argc; ++i) {
         std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "polycodec-loadtest stream: %s needs a value\n", a.c_str());
-                std::exit(2);
-            }
-            return argv[++i];
-        };
+        auto value = [&] { return option_value(argc, argv, i, "polycodec-loadtest stream"); };
         if (a == "--target") {
             target = value();
         } else if (a == "--format" || a == "--to") {
@@ -631,6 +612,17 @@ int run_stream_load(int argc, char** argv) {
     std::optional<record_reader> counter;
     document rec;
     std::string count_error;
+    // Reads the records the counter holds, up to its next need of input (or an error).
+    auto read_records = [&] {
+        while (count_error.empty()) {
+            auto s = counter->next(rec);
+            if (!s) {
+                count_error = describe(s.error());
+            } else if (*s != record_reader::step::record) {
+                break;
+            }
+        }
+    };
     auto count_records = [&](const char* p, std::size_t n) {
         received.fetch_add(n, std::memory_order_relaxed);
         if (status != 200) {
@@ -644,14 +636,7 @@ int run_stream_load(int argc, char** argv) {
             return;
         }
         counter->feed({p, n});
-        while (count_error.empty()) {
-            auto s = counter->next(rec);
-            if (!s) {
-                count_error = describe(s.error());
-            } else if (*s != record_reader::step::record) {
-                break;
-            }
-        }
+        read_records();
     };
     std::vector<char> in(256 * 1024);
     bool timed_out = false;
@@ -745,14 +730,7 @@ int run_stream_load(int argc, char** argv) {
     bool complete = status == 200 && chunked && dec.current() == chunked_decoder::state::done;
     if (counter && complete) {
         counter->finish();
-        while (count_error.empty()) {
-            auto s = counter->next(rec);
-            if (!s) {
-                count_error = describe(s.error());
-            } else if (*s != record_reader::step::record) {
-                break;
-            }
-        }
+        read_records();
     }
     std::uint64_t records_out = 0;
     if (counter) {

@@ -4,6 +4,7 @@
 
 #include "detail/extjson.hpp"
 #include "detail/locate.hpp"
+#include "detail/try.hpp"
 #include "formats/formats.hpp"
 
 namespace polycodec {
@@ -73,6 +74,27 @@ error not_implemented(format_id f, const char* what) {
     return e;
 }
 
+// The codec of `format` when it has a decoder (`decoding`) or an encoder; else the error.
+result<const detail::codec_functions*> codec_for(format_id format, bool decoding) {
+    const auto* c = codec_of(format);
+    if (c == nullptr) {
+        return fail(unsupported(format));
+    }
+    if (decoding ? c->decode == nullptr : c->encode == nullptr) {
+        return fail(not_implemented(format, decoding ? "decoding" : "encoding"));
+    }
+    return c;
+}
+
+// A builder's stop (errc::depth_exceeded, or a size error) at `offset`, with the limit it hit.
+error limit_error(errc code, std::size_t offset, const build_limits& limits) {
+    return make_error(
+        code, offset,
+        code == errc::depth_exceeded
+            ? "nesting deeper than " + std::to_string(limits.max_depth)
+            : "document larger than its budget of " + std::to_string(limits.max_bytes) + " bytes");
+}
+
 }  // namespace
 
 bool is_implemented(format_id format) noexcept {
@@ -82,21 +104,11 @@ bool is_implemented(format_id format) noexcept {
 
 result<void> decode(format_id format, std::string_view input, document& out,
                     const decode_options& opt) {
-    const auto* c = codec_of(format);
-    if (c == nullptr) {
-        return fail(unsupported(format));
-    }
-    if (c->decode == nullptr) {
-        return fail(not_implemented(format, "decoding"));
-    }
+    POLYCODEC_TRY_ASSIGN(c, codec_for(format, true));
     builder b(out, opt.limits);
     result<void> r = c->decode(input, b, opt);
     if (r && !b.ok()) {
-        r = fail(make_error(b.status(), input.size(),
-                            b.status() == errc::depth_exceeded
-                                ? "nesting deeper than " + std::to_string(opt.limits.max_depth)
-                                : "document larger than its budget of " +
-                                      std::to_string(opt.limits.max_bytes) + " bytes"));
+        r = fail(limit_error(b.status(), input.size(), opt.limits));
     }
     if (r && b.depth() != 0) {
         r = fail(make_error(errc::unexpected_eof, input.size(), "unclosed container"));
@@ -108,11 +120,7 @@ result<void> decode(format_id format, std::string_view input, document& out,
         tb.reset();
         if (!extjson_rewrite(format, out.root(), tb, detail::extjson::read_extended)) {
             errc code = tb.ok() ? errc::size_exceeded : tb.status();
-            r = fail(make_error(code, input.size(),
-                                code == errc::depth_exceeded
-                                    ? "nesting deeper than " + std::to_string(opt.limits.max_depth)
-                                    : "document larger than its budget of " +
-                                          std::to_string(opt.limits.max_bytes) + " bytes"));
+            r = fail(limit_error(code, input.size(), opt.limits));
         } else {
             std::swap(out, tmp);
         }
@@ -136,13 +144,7 @@ result<void> decode(format_id format, std::string_view input, document& out,
 
 result<void> encode(format_id format, const document& doc, output_buffer& out,
                     const encode_options& opt) {
-    const auto* c = codec_of(format);
-    if (c == nullptr) {
-        return fail(unsupported(format));
-    }
-    if (c->encode == nullptr) {
-        return fail(not_implemented(format, "encoding"));
-    }
+    POLYCODEC_TRY_ASSIGN(c, codec_for(format, false));
     if (doc.empty()) {
         return fail(make_error(errc::invalid_option, "cannot encode an empty document"));
     }

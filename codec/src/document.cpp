@@ -13,40 +13,20 @@ namespace {
 // RFC 6901: '~' becomes "~0" and '/' becomes "~1".
 void append_pointer_token(std::string& out, value key) {
     out += '/';
-    switch (key.kind()) {
-        case kind::string:
-        case kind::bignum:
-        case kind::timestamp:
-            for (char c : key.get_string()) {
-                if (c == '~') {
-                    out += "~0";
-                } else if (c == '/') {
-                    out += "~1";
-                } else {
-                    out += c;
-                }
-            }
-            break;
-        case kind::int64:
-            out += std::to_string(key.get_int());
-            break;
-        case kind::uint64:
-            out += std::to_string(key.get_uint());
-            break;
-        case kind::boolean_true:
-            out += "true";
-            break;
-        case kind::boolean_false:
-            out += "false";
-            break;
-        case kind::null:
-            out += "null";
-            break;
-        default: {
-            std::string s = to_debug_string(key);
-            for (char c : s) {
-                out += c == '/' ? std::string("~1") : c == '~' ? std::string("~0") : std::string(1, c);
-            }
+    // A key that is no string is written as to_debug_string writes it (null, true, 12 ...).
+    std::string debug;
+    bool text =
+        key.kind() == kind::string || key.kind() == kind::bignum || key.kind() == kind::timestamp;
+    if (!text) {
+        debug = to_debug_string(key);
+    }
+    for (char c : text ? key.get_string() : std::string_view(debug)) {
+        if (c == '~') {
+            out += "~0";
+        } else if (c == '/') {
+            out += "~1";
+        } else {
+            out += c;
         }
     }
 }

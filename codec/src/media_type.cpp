@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "detail/ascii.hpp"
+#include "detail/try.hpp"
 
 namespace polycodec {
 namespace {
@@ -195,6 +196,21 @@ result<void> set_flag(std::string_view name, std::string_view value, bool& targe
     return {};
 }
 
+// One of two values (case-insensitive): true for `first`, false for `second`; anything else
+// fails as "NAME=V: expected FIRST or SECOND".
+result<bool> one_of_two(std::string_view name, std::string_view value, std::string_view first,
+                        std::string_view second) {
+    if (iequals(value, first)) {
+        return true;
+    }
+    if (iequals(value, second)) {
+        return false;
+    }
+    return fail(make_error(errc::invalid_option, std::string(name) + "=" + std::string(value) +
+                                                     ": expected " + std::string(first) + " or " +
+                                                     std::string(second)));
+}
+
 // A flag that the decoder and the encoder both read (canonical, multi, seq).
 result<void> set_flags(std::string_view name, std::string_view value, bool& decode, bool& encode) {
     auto r = set_flag(name, value, decode);
@@ -262,14 +278,8 @@ constexpr option_info option_rows[] = {
     {"header", option_kind::choice, header_values, "present", csv_only,
      "whether the first CSV row is a header",
      [](std::string_view v, transcode_options& o) -> result<void> {
-         if (iequals(v, "present")) {
-             o.decode.csv_header = o.encode.csv_header = true;
-         } else if (iequals(v, "absent")) {
-             o.decode.csv_header = o.encode.csv_header = false;
-         } else {
-             return fail(make_error(errc::invalid_option,
-                                    "header=" + std::string(v) + ": expected present or absent"));
-         }
+         POLYCODEC_TRY_ASSIGN(present, one_of_two("header", v, "present", "absent"));
+         o.decode.csv_header = o.encode.csv_header = present;
          return {};
      }},
     {"delimiter", option_kind::character, {}, ",", csv_only,
@@ -311,28 +321,17 @@ constexpr option_info option_rows[] = {
      "MongoDB Extended JSON v2 mode: canonical writes ints, floats, dates and BSON's types as "
      "$numberInt/$numberLong/$numberDouble/$date objects and reads them back",
      [](std::string_view v, transcode_options& o) -> result<void> {
-         if (iequals(v, "canonical")) {
-             o.decode.extjson = o.encode.extjson = extjson_mode::canonical;
-         } else if (iequals(v, "relaxed")) {
-             o.decode.extjson = o.encode.extjson = extjson_mode::relaxed;
-         } else {
-             return fail(make_error(errc::invalid_option, "extjson=" + std::string(v) +
-                                                              ": expected canonical or relaxed"));
-         }
+         POLYCODEC_TRY_ASSIGN(canonical, one_of_two("extjson", v, "canonical", "relaxed"));
+         o.decode.extjson = o.encode.extjson =
+             canonical ? extjson_mode::canonical : extjson_mode::relaxed;
          return {};
      }},
     {"int_width", option_kind::choice, int_width_values, "shortest", int_width_formats,
      "keep: CBOR and MessagePack record each integer's encoded width and write integers at "
      "their width hint (BSON int32 vs int64)",
      [](std::string_view v, transcode_options& o) -> result<void> {
-         if (iequals(v, "keep")) {
-             o.decode.keep_int_width = o.encode.keep_int_width = true;
-         } else if (iequals(v, "shortest")) {
-             o.decode.keep_int_width = o.encode.keep_int_width = false;
-         } else {
-             return fail(make_error(errc::invalid_option, "int_width=" + std::string(v) +
-                                                              ": expected keep or shortest"));
-         }
+         POLYCODEC_TRY_ASSIGN(keep, one_of_two("int_width", v, "keep", "shortest"));
+         o.decode.keep_int_width = o.encode.keep_int_width = keep;
          return {};
      }},
     {"binary", option_kind::boolean, bool_values, "false", plist_only,
@@ -387,14 +386,8 @@ constexpr option_info option_rows[] = {
     {"namespaces", option_kind::choice, namespaces_values, "prefix", xml_only,
      "XML names as written with their prefixes, or expand: {uri}local as ElementTree writes them",
      [](std::string_view v, transcode_options& o) -> result<void> {
-         if (iequals(v, "expand")) {
-             o.decode.xml.expand_namespaces = o.encode.xml.expand_namespaces = true;
-         } else if (iequals(v, "prefix")) {
-             o.decode.xml.expand_namespaces = o.encode.xml.expand_namespaces = false;
-         } else {
-             return fail(make_error(errc::invalid_option,
-                                    "namespaces=" + std::string(v) + ": expected prefix or expand"));
-         }
+         POLYCODEC_TRY_ASSIGN(prefix, one_of_two("namespaces", v, "prefix", "expand"));
+         o.decode.xml.expand_namespaces = o.encode.xml.expand_namespaces = !prefix;
          return {};
      }},
     {"root", option_kind::name, {}, "", xml_only,
@@ -536,6 +529,12 @@ result<void> apply_option(std::string_view name, std::string_view value, transco
 }
 
 result<void> apply_query(std::string_view query, transcode_options& opt) {
+    return apply_query(query, opt, nullptr);
+}
+
+result<void> apply_query(
+    std::string_view query, transcode_options& opt,
+    const std::function<bool(std::string_view key, std::string_view value)>& take) {
     std::string key;
     std::string val;
     while (!query.empty()) {
@@ -551,6 +550,9 @@ result<void> apply_query(std::string_view query, transcode_options& opt) {
                             val)) {
             return fail(make_error(errc::invalid_option,
                                    "bad percent-encoding in \"" + std::string(part) + "\""));
+        }
+        if (take && take(key, val)) {
+            continue;
         }
         if (auto r = apply_option(key, val, opt); !r) {
             return r;

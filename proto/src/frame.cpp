@@ -24,6 +24,38 @@ std::uint32_t get32(const unsigned char* p) noexcept {
            std::uint32_t{p[3]};
 }
 
+// Both headers: magic, version, the flags (request) or status (response) byte, the request
+// id, two format bytes, the options length (0 in a response) and the payload length.
+void put_header(unsigned char* out, unsigned char flags_or_code, std::uint32_t request_id,
+                unsigned char format8, unsigned char format9, std::uint16_t options_length,
+                std::uint32_t payload_length) noexcept {
+    out[0] = magic0;
+    out[1] = magic1;
+    out[2] = version;
+    out[3] = flags_or_code;
+    put32(out + 4, request_id);
+    out[8] = format8;
+    out[9] = format9;
+    put16(out + 10, options_length);
+    put32(out + 12, payload_length);
+}
+
+// The checks both headers make, in order: magic, version, a payload length over `limit`.
+parse_error check_header(const unsigned char* in, std::uint32_t payload_length,
+                         std::uint32_t limit) noexcept {
+    if (in[0] != static_cast<unsigned char>(magic0) ||
+        in[1] != static_cast<unsigned char>(magic1)) {
+        return parse_error::bad_magic;
+    }
+    if (in[2] != version) {
+        return parse_error::bad_version;
+    }
+    if (payload_length > limit || payload_length > max_payload) {
+        return parse_error::too_long;
+    }
+    return parse_error::none;
+}
+
 }  // namespace
 
 std::string_view to_string(status s) noexcept {
@@ -63,27 +95,13 @@ std::string_view to_string(parse_error e) noexcept {
 }
 
 void encode_request_header(const request_header& h, unsigned char* out) noexcept {
-    out[0] = magic0;
-    out[1] = magic1;
-    out[2] = version;
-    out[3] = h.flags;
-    put32(out + 4, h.request_id);
-    out[8] = h.input_format;
-    out[9] = h.output_format;
-    put16(out + 10, h.options_length);
-    put32(out + 12, h.payload_length);
+    put_header(out, h.flags, h.request_id, h.input_format, h.output_format, h.options_length,
+               h.payload_length);
 }
 
 void encode_response_header(const response_header& h, unsigned char* out) noexcept {
-    out[0] = magic0;
-    out[1] = magic1;
-    out[2] = version;
-    out[3] = static_cast<unsigned char>(h.code);
-    put32(out + 4, h.request_id);
-    out[8] = h.output_format;
-    out[9] = 0;
-    put16(out + 10, 0);
-    put32(out + 12, h.payload_length);
+    put_header(out, static_cast<unsigned char>(h.code), h.request_id, h.output_format, 0, 0,
+               h.payload_length);
 }
 
 parse_error parse_request_header(const unsigned char* in, request_header& h,
@@ -94,15 +112,8 @@ parse_error parse_request_header(const unsigned char* in, request_header& h,
     h.output_format = in[9];
     h.options_length = get16(in + 10);
     h.payload_length = get32(in + 12);
-    if (in[0] != static_cast<unsigned char>(magic0) ||
-        in[1] != static_cast<unsigned char>(magic1)) {
-        return parse_error::bad_magic;
-    }
-    if (in[2] != version) {
-        return parse_error::bad_version;
-    }
-    if (h.payload_length > limit || h.payload_length > max_payload) {
-        return parse_error::too_long;
+    if (parse_error e = check_header(in, h.payload_length, limit); e != parse_error::none) {
+        return e;
     }
     if (h.options_length > h.payload_length) {
         return parse_error::bad_lengths;
@@ -115,17 +126,7 @@ parse_error parse_response_header(const unsigned char* in, response_header& h) n
     h.request_id = get32(in + 4);
     h.output_format = in[8];
     h.payload_length = get32(in + 12);
-    if (in[0] != static_cast<unsigned char>(magic0) ||
-        in[1] != static_cast<unsigned char>(magic1)) {
-        return parse_error::bad_magic;
-    }
-    if (in[2] != version) {
-        return parse_error::bad_version;
-    }
-    if (h.payload_length > max_payload) {
-        return parse_error::too_long;
-    }
-    return parse_error::none;
+    return check_header(in, h.payload_length, max_payload);
 }
 
 std::string encode_request(const request_header& h, std::string_view options,

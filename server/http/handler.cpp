@@ -98,33 +98,18 @@ struct query_parts {
 };
 
 result<void> apply_query_options(std::string_view query, transcode_options& opt, query_parts& q) {
-    std::string key;
-    std::string val;
-    while (!query.empty()) {
-        auto amp = query.find('&');
-        std::string_view part = query.substr(0, amp);
-        query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-        if (part.empty()) {
-            continue;
-        }
-        auto eq = part.find('=');
-        if (!percent_decode(part.substr(0, eq), key) ||
-            !percent_decode(eq == std::string_view::npos ? std::string_view{} : part.substr(eq + 1),
-                            val)) {
-            return fail(make_error(errc::invalid_option,
-                                   "bad percent-encoding in \"" + std::string(part) + "\""));
-        }
+    return apply_query(query, opt, [&q](std::string_view key, std::string_view val) {
         if (key == "from") {
             q.from = val;
             q.has_from = true;
         } else if (key == "to") {
             q.to = val;
             q.has_to = true;
-        } else if (auto r = apply_option(key, val, opt); !r) {
-            return r;
+        } else {
+            return false;
         }
-    }
-    return {};
+        return true;
+    });
 }
 
 }  // namespace

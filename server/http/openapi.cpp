@@ -72,6 +72,35 @@ public:
         kv("$ref", "#/components/" + std::string(where) + "/" + std::string(name));
         end();
     }
+    // "k": {"type": T}
+    void typed(std::string_view k, std::string_view type) {
+        key(k);
+        begin();
+        kv("type", type);
+        end();
+    }
+    // "k": {"schema": {"$ref": "#/components/schemas/<schema>"}}, e.g. a media type's entry
+    void schema_ref(std::string_view k, std::string_view schema) {
+        key(k);
+        begin();
+        ref("schema", "schemas", schema);
+        end();
+    }
+    // {"$ref": "#/components/parameters/<name>"}, an item of "parameters"
+    void parameter_ref(std::string_view name) {
+        begin();
+        kv("$ref", "#/components/parameters/" + std::string(name));
+        end();
+    }
+    // "headers": {"N": {"$ref": "#/components/headers/N"} ...}
+    void header_refs(std::initializer_list<std::string_view> names) {
+        key("headers");
+        begin();
+        for (std::string_view n : names) {
+            ref(n, "headers", n);
+        }
+        end();
+    }
     template <class Range>
     void strings(std::string_view k, const Range& items) {
         key(k);
@@ -135,19 +164,13 @@ void document_content(writer& w, bool sequences) {
     w.begin();
     for (const format_info* f : usable_formats()) {
         for (std::string_view t : f->media_types) {
-            w.key(t);
-            w.begin();
-            w.ref("schema", "schemas", body_schema(*f));
-            w.end();
+            w.schema_ref(t, body_schema(*f));
         }
     }
     if (sequences) {
         for (const sequence_media_type& sm : sequence_media_types()) {
             const format_info* f = find_format(sm.format);
-            w.key(sm.type);
-            w.begin();
-            w.ref("schema", "schemas", f != nullptr ? body_schema(*f) : "binary_document");
-            w.end();
+            w.schema_ref(sm.type, f != nullptr ? body_schema(*f) : "binary_document");
         }
     }
     w.end();
@@ -246,9 +269,7 @@ void option_schema(writer& w, const option_info& o) {
 // References to the option parameters of components.parameters.
 void option_parameters(writer& w) {
     for (const option_info& o : option_table()) {
-        w.begin();
-        w.kv("$ref", "#/components/parameters/" + std::string(o.name));
-        w.end();
+        w.parameter_ref(o.name);
     }
 }
 
@@ -289,6 +310,14 @@ constexpr status_row session_statuses[] = {
      "Retry-After"},
 };
 
+// "content": the problem+json media type.
+void problem_content(writer& w) {
+    w.key("content");
+    w.begin();
+    w.schema_ref(problem_content_type, "problem");
+    w.end();
+}
+
 void problem_response(writer& w, int status, std::string_view description, bool allow = false) {
     w.key(std::to_string(status));
     w.begin();
@@ -304,13 +333,7 @@ void problem_response(writer& w, int status, std::string_view description, bool 
         w.ref("Allow", "headers", "Allow");
     }
     w.end();
-    w.key("content");
-    w.begin();
-    w.key(problem_content_type);
-    w.begin();
-    w.ref("schema", "schemas", "problem");
-    w.end();
-    w.end();
+    problem_content(w);
     w.end();
 }
 
@@ -332,23 +355,20 @@ void problem_responses(writer& w, std::initializer_list<status_row> route_status
     }
 }
 
-void text_response(writer& w, std::string_view description, std::string_view type,
-                   std::string_view example) {
+// A 200 answer of media type `type`, its schema {"type": schema_type}.
+void ok_response(writer& w, std::string_view description, std::string_view type,
+                 std::string_view example,
+                 std::initializer_list<std::string_view> headers = {"X-Request-Id"},
+                 std::string_view schema_type = "string") {
     w.key("200");
     w.begin();
     w.kv("description", description);
-    w.key("headers");
-    w.begin();
-    w.ref("X-Request-Id", "headers", "X-Request-Id");
-    w.end();
+    w.header_refs(headers);
     w.key("content");
     w.begin();
     w.key(type);
     w.begin();
-    w.key("schema");
-    w.begin();
-    w.kv("type", "string");
-    w.end();
+    w.typed("schema", schema_type);
     if (!example.empty()) {
         w.kv("example", example);
     }
@@ -368,6 +388,14 @@ constexpr status_row body_statuses[] = {
 };
 
 // ---- operations ----
+
+// "parameters" of an operation without a body: only X-Request-Id.
+void request_id_parameter(writer& w) {
+    w.key("parameters");
+    w.begin_array();
+    w.parameter_ref("X-Request-Id");
+    w.end();
+}
 
 std::string operation_id(const route_info& r, std::string_view method, bool first) {
     std::string id;
@@ -389,13 +417,8 @@ std::string operation_id(const route_info& r, std::string_view method, bool firs
 void codec_operation(writer& w, bool validate) {
     w.key("parameters");
     w.begin_array();
-    w.begin();
-    w.kv("$ref", "#/components/parameters/X-Request-Id");
-    w.end();
-    for (const char* name : {"Content-Encoding", "Accept-Encoding"}) {
-        w.begin();
-        w.kv("$ref", std::string("#/components/parameters/") + name);
-        w.end();
+    for (const char* name : {"X-Request-Id", "Content-Encoding", "Accept-Encoding"}) {
+        w.parameter_ref(name);
     }
     option_parameters(w);
     w.end();
@@ -408,11 +431,7 @@ void codec_operation(writer& w, bool validate) {
         w.key("204");
         w.begin();
         w.kv("description", "the body decodes");
-        w.key("headers");
-        w.begin();
-        w.ref("X-Request-Id", "headers", "X-Request-Id");
-        w.ref("Server-Timing", "headers", "Server-Timing");
-        w.end();
+        w.header_refs({"X-Request-Id", "Server-Timing"});
         w.end();
         problem_responses(w, {{400,
                                "malformed input: code is the error (unexpected_char, "
@@ -442,12 +461,7 @@ void codec_operation(writer& w, bool validate) {
 }
 
 void formats_operation(writer& w) {
-    w.key("parameters");
-    w.begin_array();
-    w.begin();
-    w.kv("$ref", "#/components/parameters/X-Request-Id");
-    w.end();
-    w.end();
+    request_id_parameter(w);
     w.key("responses");
     w.begin();
     w.key("200");
@@ -455,23 +469,12 @@ void formats_operation(writer& w) {
     w.kv("description",
          "the format table, in the best format of Accept (JSON without one); parameters of "
          "the Accept range (pretty=true) apply");
-    w.key("headers");
-    w.begin();
-    w.ref("Vary", "headers", "Vary");
-    w.ref("X-Request-Id", "headers", "X-Request-Id");
-    w.end();
+    w.header_refs({"Vary", "X-Request-Id"});
     w.key("content");
     w.begin();
     for (const format_info* f : usable_formats()) {
         for (std::string_view t : f->media_types) {
-            w.key(t);
-            w.begin();
-            if (f->id == format_id::json) {
-                w.ref("schema", "schemas", "format_table");
-            } else {
-                w.ref("schema", "schemas", body_schema(*f));
-            }
-            w.end();
+            w.schema_ref(t, f->id == format_id::json ? "format_table" : body_schema(*f));
         }
     }
     w.end();
@@ -482,65 +485,40 @@ void formats_operation(writer& w) {
 }
 
 void simple_operation(writer& w, route id) {
-    w.key("parameters");
-    w.begin_array();
-    w.begin();
-    w.kv("$ref", "#/components/parameters/X-Request-Id");
-    w.end();
-    w.end();
+    request_id_parameter(w);
     w.key("responses");
     w.begin();
     switch (id) {
         case route::metrics:
-            text_response(w, "Prometheus text exposition format 0.0.4", "text/plain", "");
+            ok_response(w, "Prometheus text exposition format 0.0.4", "text/plain", "");
             problem_responses(w, {});
             break;
         case route::healthz:
-            text_response(w, "the process is alive", "text/plain", "ok\n");
+            ok_response(w, "the process is alive", "text/plain", "ok\n");
             problem_responses(w, {});
             break;
         case route::schemas:
-            text_response(w,
-                          "the schemas of --schema-dir, [{name, kind, types}]: kind postcard, "
-                          "protobuf or avro",
-                          "application/json",
-                          "[{\"name\":\"bench\",\"kind\":\"protobuf\",\"types\":[\"bench.Record\"]}]");
+            ok_response(
+                w,
+                "the schemas of --schema-dir, [{name, kind, types}]: kind postcard, "
+                "protobuf or avro",
+                "application/json",
+                "[{\"name\":\"bench\",\"kind\":\"protobuf\",\"types\":[\"bench.Record\"]}]");
             problem_responses(w, {});
             break;
         case route::readyz:
-            text_response(w, "ready for traffic", "text/plain", "ready\n");
+            ok_response(w, "ready for traffic", "text/plain", "ready\n");
             problem_responses(w, {{503,
                                    "draining after SIGTERM (draining), or over "
                                    "--max-connections (over_capacity)"}});
             break;
         case route::openapi:
-            w.key("200");
-            w.begin();
-            w.kv("description", "this document");
-            w.key("headers");
-            w.begin();
-            w.ref("ETag", "headers", "ETag");
-            w.ref("Cache-Control", "headers", "Cache-Control");
-            w.ref("X-Request-Id", "headers", "X-Request-Id");
-            w.end();
-            w.key("content");
-            w.begin();
-            w.key("application/json");
-            w.begin();
-            w.key("schema");
-            w.begin();
-            w.kv("type", "object");
-            w.end();
-            w.end();
-            w.end();
-            w.end();
+            ok_response(w, "this document", "application/json", "",
+                        {"ETag", "Cache-Control", "X-Request-Id"}, "object");
             w.key("304");
             w.begin();
             w.kv("description", "If-None-Match names the current ETag");
-            w.key("headers");
-            w.begin();
-            w.ref("ETag", "headers", "ETag");
-            w.end();
+            w.header_refs({"ETag"});
             w.end();
             problem_responses(w, {});
             break;
@@ -607,13 +585,19 @@ void header_component(writer& w, std::string_view name, std::string_view descrip
     w.key(name);
     w.begin();
     w.kv("description", description);
-    w.key("schema");
-    w.begin();
-    w.kv("type", "string");
-    w.end();
+    w.typed("schema", "string");
     if (!example.empty()) {
         w.kv("example", example);
     }
+    w.end();
+}
+
+// "k": {"type": "string", "enum": [every format's name]}
+void format_name_schema(writer& w, std::string_view k) {
+    w.key(k);
+    w.begin();
+    w.kv("type", "string");
+    w.strings("enum", format_names(false));
     w.end();
 }
 
@@ -642,10 +626,7 @@ void problem_schema(writer& w) {
     w.kv("minimum", 400);
     w.kv("maximum", 599);
     w.end();
-    w.key("detail");
-    w.begin();
-    w.kv("type", "string");
-    w.end();
+    w.typed("detail", "string");
     w.key("code");
     w.begin();
     w.kv("type", "string");
@@ -663,11 +644,7 @@ void problem_schema(writer& w) {
     }
     w.strings("examples", codes);
     w.end();
-    w.key("format");
-    w.begin();
-    w.kv("type", "string");
-    w.strings("enum", format_names(false));
-    w.end();
+    format_name_schema(w, "format");
     w.property("offset", "integer", "byte offset into the input", 0);
     w.property("line", "integer", "1-based, text formats", 1);
     w.property("column", "integer", "1-based, in code points, text formats", 1);
@@ -675,10 +652,7 @@ void problem_schema(writer& w) {
     w.key("acceptable");
     w.begin();
     w.kv("type", "array");
-    w.key("items");
-    w.begin();
-    w.kv("type", "string");
-    w.end();
+    w.typed("items", "string");
     w.kv("description", "406: the media types the server can answer");
     w.end();
     w.end();
@@ -705,26 +679,16 @@ void format_table_schema(writer& w) {
     w.kv("maximum", static_cast<std::int64_t>(format_count));
     w.kv("description", "the format's number on the TCP protocol");
     w.end();
-    w.key("name");
-    w.begin();
-    w.kv("type", "string");
-    w.strings("enum", format_names(false));
-    w.end();
+    format_name_schema(w, "name");
     for (std::string_view list :
          {std::string_view("media_types"), std::string_view("extensions")}) {
         w.key(list);
         w.begin();
         w.kv("type", "array");
-        w.key("items");
-        w.begin();
-        w.kv("type", "string");
-        w.end();
+        w.typed("items", "string");
         w.end();
     }
-    w.key("implemented");
-    w.begin();
-    w.kv("type", "boolean");
-    w.end();
+    w.typed("implemented", "boolean");
     w.key("capabilities");
     w.begin();
     w.kv("type", "object");
@@ -734,16 +698,31 @@ void format_table_schema(writer& w) {
     for (const auto& [name, value] : capability_fields(format_caps{})) {
         (void)value;
         caps.push_back(name);
-        w.key(name);
-        w.begin();
-        w.kv("type", "boolean");
-        w.end();
+        w.typed(name, "boolean");
     }
     w.end();
     w.strings("required", caps);
     w.kv("additionalProperties", false);
     w.end();
     w.end();
+    w.end();
+    w.end();
+}
+
+// A request header of components.parameters; `schema` adds to its {"type": "string"} schema.
+template <class Schema>
+void header_parameter(writer& w, std::string_view name, const std::string& description,
+                      Schema schema) {
+    w.key(name);
+    w.begin();
+    w.kv("name", name);
+    w.kv("in", "header");
+    w.kv("required", false);
+    w.kv("description", description);
+    w.key("schema");
+    w.begin();
+    w.kv("type", "string");
+    schema();
     w.end();
     w.end();
 }
@@ -772,59 +751,30 @@ void components(writer& w) {
     w.key("parameters");
     w.begin();
     option_parameter_components(w);
-    w.key("X-Request-Id");
-    w.begin();
-    w.kv("name", "X-Request-Id");
-    w.kv("in", "header");
-    w.kv("required", false);
-    w.kv("description",
-         "echoed when it is 1-128 visible ASCII characters, else a fresh one is made; it also "
-         "appears in the access log");
-    w.key("schema");
-    w.begin();
-    w.kv("type", "string");
-    w.kv("maxLength", 128);
-    w.end();
-    w.end();
+    header_parameter(w, "X-Request-Id",
+                     "echoed when it is 1-128 visible ASCII characters, else a fresh one is "
+                     "made; it also appears in the access log",
+                     [&w] { w.kv("maxLength", 128); });
     // The content codings, from content_coding.hpp's table (DESIGN section 16).
     std::string codings;
     for (std::size_t i = 1; i < coding_count; ++i) {
         codings += codings.empty() ? "" : ", ";
         codings += to_string(static_cast<coding>(i));
     }
-    w.key("Content-Encoding");
-    w.begin();
-    w.kv("name", "Content-Encoding");
-    w.kv("in", "header");
-    w.kv("required", false);
-    w.kv("description",
-         "the codings applied to the body, decoded as it arrives (" +
-             std::string(accepted_request_codings) + "; x-gzip is gzip; at most " +
-             std::to_string(max_stacked_codings) +
-             " stacked). The limits and the memory budget apply to the decoded size; an "
-             "unknown coding is a 415, corrupt data a 400 naming the coding and offset");
-    w.key("schema");
-    w.begin();
-    w.kv("type", "string");
-    w.kv("example", "gzip");
-    w.end();
-    w.end();
-    w.key("Accept-Encoding");
-    w.begin();
-    w.kv("name", "Accept-Encoding");
-    w.kv("in", "header");
-    w.kv("required", false);
-    w.kv("description",
-         "codings the answer may use, with q-values (" + codings +
-             "; on equal q zstd > br > gzip > deflate); answers of at least "
-             "--compress-min-size bytes are compressed; identity;q=0 with no acceptable "
-             "coding is a 406");
-    w.key("schema");
-    w.begin();
-    w.kv("type", "string");
-    w.kv("example", "zstd, gzip;q=0.8");
-    w.end();
-    w.end();
+    header_parameter(w, "Content-Encoding",
+                     "the codings applied to the body, decoded as it arrives (" +
+                         std::string(accepted_request_codings) + "; x-gzip is gzip; at most " +
+                         std::to_string(max_stacked_codings) +
+                         " stacked). The limits and the memory budget apply to the decoded "
+                         "size; an unknown coding is a 415, corrupt data a 400 naming the "
+                         "coding and offset",
+                     [&w] { w.kv("example", "gzip"); });
+    header_parameter(w, "Accept-Encoding",
+                     "codings the answer may use, with q-values (" + codings +
+                         "; on equal q zstd > br > gzip > deflate); answers of at least "
+                         "--compress-min-size bytes are compressed; identity;q=0 with no "
+                         "acceptable coding is a 406",
+                     [&w] { w.kv("example", "zstd, gzip;q=0.8"); });
     w.end();
 
     w.key("headers");
@@ -872,14 +822,7 @@ void components(writer& w) {
          "the converted document, in the best format of Accept (or to=; no Accept or */* "
          "answers the input's format). With stream=true the answer is chunked; an error "
          "after the first chunk ends it without its last chunk.");
-    w.key("headers");
-    w.begin();
-    w.ref("Vary", "headers", "Vary");
-    w.ref("Content-Encoding", "headers", "Content-Encoding");
-    w.ref("Polycodec-Lossy", "headers", "Polycodec-Lossy");
-    w.ref("X-Request-Id", "headers", "X-Request-Id");
-    w.ref("Server-Timing", "headers", "Server-Timing");
-    w.end();
+    w.header_refs({"Vary", "Content-Encoding", "Polycodec-Lossy", "X-Request-Id", "Server-Timing"});
     document_content(w, true);
     w.end();
     w.key("problem");
@@ -887,18 +830,8 @@ void components(writer& w) {
     w.kv("description",
          "any other error, e.g. 404 for a path not listed here (not_found) and 405 for a method "
          "a path does not list (method_not_allowed, with Allow)");
-    w.key("headers");
-    w.begin();
-    w.ref("X-Request-Id", "headers", "X-Request-Id");
-    w.ref("Allow", "headers", "Allow");
-    w.end();
-    w.key("content");
-    w.begin();
-    w.key(problem_content_type);
-    w.begin();
-    w.ref("schema", "schemas", "problem");
-    w.end();
-    w.end();
+    w.header_refs({"X-Request-Id", "Allow"});
+    problem_content(w);
     w.end();
     w.end();
 

@@ -4,6 +4,7 @@
 /// strings and the CLI (--from 'csv;header=absent').
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -83,6 +84,12 @@ result<void> apply_option(std::string_view name, std::string_view value, transco
 
 /// Applies a query string "a=1&b=x%20y" (percent-decoding, '+' as space).
 result<void> apply_query(std::string_view query, transcode_options& opt);
+
+/// apply_query, each decoded pair offered first to `take`: a pair it takes (returns true) is
+/// not applied as an option (the HTTP handler takes from= and to= so).
+result<void> apply_query(
+    std::string_view query, transcode_options& opt,
+    const std::function<bool(std::string_view key, std::string_view value)>& take);
 
 /// A media type of stream mode's record sequences (DESIGN section 12), outside the format
 /// table: it names a format and sets `seq`.

@@ -2126,21 +2126,7 @@ private:
         return {payload_ + (t_[i] & document::payload_mask), static_cast<std::size_t>(t_[i + 1])};
     }
     // Index just past the element at `i` (value::end_index).
-    std::size_t end_of(std::size_t i) const {
-        switch (kind_at(i)) {
-            case kind::null:
-            case kind::boolean_false:
-            case kind::boolean_true:
-                return i + 1;
-            case kind::array:
-            case kind::map:
-                return static_cast<std::size_t>(t_[i] & document::payload_mask);
-            case kind::tagged:
-                return end_of(i + 2);  // the inner element follows the tag
-            default:
-                return i + 2;
-        }
-    }
+    std::size_t end_of(std::size_t i) const { return value(&doc_, i).end_index(); }
     // At least `n` bytes free at o_.
     void room(std::size_t n) {
         if (static_cast<std::size_t>(oend_ - o_) < n) {

@@ -2667,20 +2667,8 @@ private:
     }
 
     // Tape index just past the element at i.
-    static std::size_t skip(const document* doc, const std::uint64_t* t, std::size_t i) {
-        switch (static_cast<kind>(t[i] >> document::kind_shift)) {
-            case kind::null:
-            case kind::boolean_false:
-            case kind::boolean_true:
-                return i + 1;
-            case kind::array:
-            case kind::map:
-                return static_cast<std::size_t>(t[i] & document::payload_mask);
-            case kind::tagged:
-                return value(doc, i).end_index();
-            default:
-                return i + 2;
-        }
+    static std::size_t skip(const document* doc, const std::uint64_t* /*t*/, std::size_t i) {
+        return value(doc, i).end_index();
     }
 
     // The escaped text of s[0, n) at w, which has room for n * 5 bytes (the longest
