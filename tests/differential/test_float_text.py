@@ -136,25 +136,16 @@ def repr_digits(text):
 
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?")
 
-# format -> (convert arguments, how the numbers are held)
-FORMATS = {
-    "json": (["--to", "json"], "array"),
-    "json5": (["--to", "json5"], "array"),
-    "hjson": (["--to", "hjson"], "array"),
-    "ndjson": (["--to", "ndjson"], "array"),
-    "yaml": (["--to", "yaml"], "array"),
-    "toml": (["--to", "toml"], "map"),
-    "ron": (["--to", "ron"], "array"),
-    "sexpr": (["--to", "sexpr"], "array"),
-    "edn": (["--to", "edn"], "array"),
-    "csv": (["--to", "csv;header=absent"], "row"),
-    "ini": (["--to", "ini"], "map"),
-    "dotenv": (["--to", "dotenv"], "map"),
-    "urlform": (["--to", "urlform"], "map"),
-}
+# format -> (convert arguments, how the numbers are held): in an array, in a map (the formats
+# without an array root) or in one CSV row.
+FORMATS = {fmt: (["--to", fmt], "array")
+           for fmt in ("json", "json5", "hjson", "ndjson", "yaml", "ron", "sexpr", "edn")}
+FORMATS.update({fmt: (["--to", fmt], "map") for fmt in ("toml", "ini", "dotenv", "urlform")})
+FORMATS["csv"] = (["--to", "csv;header=absent"], "row")
 
 
-def ours(fmt, xs):
+def write_ours(fmt, xs):
+    """polycodec's text of the numbers XS in format FMT (from msgpack, held as FORMATS says)."""
     args, shape = FORMATS[fmt]
     if shape == "array":
         data = msgpack_array(xs)
@@ -163,7 +154,11 @@ def ours(fmt, xs):
     else:
         data = msgpack_map(xs)
     _, out, _ = common.convert(["--from", "msgpack", *args], data)
-    text = out.decode()
+    return out
+
+
+def ours(fmt, xs):
+    text = write_ours(fmt, xs).decode()
     if fmt == "urlform":
         text = urllib.parse.unquote_plus(text)
     return NUMBER.findall(text)
@@ -253,9 +248,7 @@ class FloatText(unittest.TestCase):
                             ("toml", "ref_toml.mjs"), ("yaml", "ref_yaml.mjs"),
                             ("edn", "ref_edn.mjs")):
             with self.subTest(fmt=fmt):
-                args, shape = FORMATS[fmt]
-                data = msgpack_array(XS) if shape == "array" else msgpack_map(XS)
-                _, text, _ = common.convert(["--from", "msgpack", *args], data)
+                text = write_ours(fmt, XS)
                 parsed = json.loads(common.node(script, ["parse"], text))
                 got = []
 

@@ -25,6 +25,9 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
+sys.path.insert(0, os.path.join(common.SOURCE_DIR, "scripts"))
+import gen_fixtures  # noqa: E402  (its flatten, for the bench.properties fixture)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF_SOURCE = os.path.join(HERE, "PropertiesRef.java")
 CLASSES = None
@@ -347,19 +350,9 @@ class Fixture(unittest.TestCase):
         text = common.fixture("bench.properties")
         self.assertEqual(ours_encode({"records": bench}), text)
 
-        def flatten(prefix, v, out):
-            if isinstance(v, dict):
-                for k, x in v.items():
-                    flatten(prefix + "." + k if prefix else k, x, out)
-            elif isinstance(v, list):
-                for i, x in enumerate(v):
-                    flatten("%s.%d" % (prefix, i), x, out)
-            elif isinstance(v, bool):
-                out[prefix] = "true" if v else "false"
-            else:
-                out[prefix] = repr(v) if isinstance(v, float) else str(v)
-        flat = {}
-        flatten("", {"records": bench}, flat)
+        pairs = []  # flattened as the generator of the fixture flattens it
+        gen_fixtures.flatten("", {"records": bench}, pairs)
+        flat = dict(pairs)
         self.assertEqual(java_load({"bench": text})["bench"], ("OK", flat))
         self.assertEqual(ours_decode(text), (True, flat))
         self.assertEqual(ours_decode(text, "--unflatten", "--infer"), (True, {"records": bench}))

@@ -73,39 +73,37 @@ bool has_null(polycodec::value v) {
     return false;
 }
 
-// postcard is not self-describing: its target decodes with the records fixture's schema.
-std::shared_ptr<const polycodec::postcard::schema> fixture_schema() {
-    std::ifstream f(POLYCODEC_FUZZ_SCHEMA_FILE, std::ios::binary);
+// The schema-driven formats decode with a fixture schema: the file at PATH, read whole and
+// given to PARSE (parse_schema or parse_descriptor_set); a file that does not parse stops the
+// target.
+template <class Schema>
+std::shared_ptr<const Schema> load_fixture_schema(
+    const char* path, polycodec::result<std::shared_ptr<const Schema>> (*parse)(std::string_view)) {
+    std::ifstream f(path, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    auto s = polycodec::postcard::parse_schema(text);
+    auto s = parse(text);
     if (!s) {
         std::abort();
     }
     return *s;
+}
+
+// postcard is not self-describing: its target decodes with the records fixture's schema.
+std::shared_ptr<const polycodec::postcard::schema> fixture_schema() {
+    return load_fixture_schema(POLYCODEC_FUZZ_SCHEMA_FILE, &polycodec::postcard::parse_schema);
 }
 
 // avro: a bare datum decodes with the records fixture's .avsc (container=false); an input
 // starting with the container magic decodes as an Object Container File with its own schema.
 std::shared_ptr<const polycodec::avro::schema> fixture_avro_schema() {
-    std::ifstream f(POLYCODEC_FUZZ_AVRO_SCHEMA_FILE, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    auto s = polycodec::avro::parse_schema(text);
-    if (!s) {
-        std::abort();
-    }
-    return *s;
+    return load_fixture_schema(POLYCODEC_FUZZ_AVRO_SCHEMA_FILE, &polycodec::avro::parse_schema);
 }
 
 // protobuf needs one too: the conformance suite's TestAllTypesProto2/3 (every field kind, the
 // well-known types, groups, recursion), compiled with protoc into protobuf_conformance.binpb.
 std::shared_ptr<const polycodec::protobuf::schema> protobuf_fixture_schema() {
-    std::ifstream f(POLYCODEC_FUZZ_PROTOBUF_SCHEMA_FILE, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    auto s = polycodec::protobuf::parse_descriptor_set(bytes);
-    if (!s) {
-        std::abort();
-    }
-    return *s;
+    return load_fixture_schema(POLYCODEC_FUZZ_PROTOBUF_SCHEMA_FILE,
+                               &polycodec::protobuf::parse_descriptor_set);
 }
 
 }  // namespace

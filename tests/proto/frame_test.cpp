@@ -5,24 +5,11 @@
 
 #include <string>
 
+#include "support/support.hpp"
+
 namespace proto = polycodec::proto;
 
-namespace {
-
-std::string hex(std::string_view s) {
-    static const char* digits = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : s) {
-        if (!out.empty()) {
-            out += ' ';
-        }
-        out += digits[c >> 4];
-        out += digits[c & 15];
-    }
-    return out;
-}
-
-}  // namespace
+using polycodec::test::to_hex;
 
 TEST(ProtoFrame, EncodesRequestHeaderBigEndian) {
     proto::request_header h;
@@ -32,12 +19,12 @@ TEST(ProtoFrame, EncodesRequestHeaderBigEndian) {
     h.output_format = 7;
     std::string f = proto::encode_request(h, "a=1", "{}");
     // magic PC, version 1, flags 5, id, from 1, to 7, options 3, payload 5
-    EXPECT_EQ(hex(f), "50 43 01 05 01 02 03 04 01 07 00 03 00 00 00 05 61 3d 31 7b 7d");
+    EXPECT_EQ(to_hex(f), "50 43 01 05 01 02 03 04 01 07 00 03 00 00 00 05 61 3d 31 7b 7d");
 }
 
 TEST(ProtoFrame, EncodesResponseHeader) {
     std::string f = proto::encode_response(proto::status::unrepresentable, 0xfffffffe, 0, "no");
-    EXPECT_EQ(hex(f), "50 43 01 03 ff ff ff fe 00 00 00 00 00 00 00 02 6e 6f");
+    EXPECT_EQ(to_hex(f), "50 43 01 03 ff ff ff fe 00 00 00 00 00 00 00 02 6e 6f");
 }
 
 TEST(ProtoFrame, ParsesWhatItEncodes) {
