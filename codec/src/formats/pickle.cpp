@@ -21,6 +21,7 @@
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
 #include "detail/fast_decode.hpp"
+#include "detail/fixed_scalar.hpp"
 #include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
@@ -1573,9 +1574,7 @@ private:
 
     result<void> write_tape(value root) {
         const document& doc = *root.doc();
-        const std::uint64_t* const t = doc.tape().data();
-        const char* const payload = doc.bytes().data();
-        const std::size_t payload_size = doc.bytes().size();
+        const auto [t, payload, payload_size] = tape_view_of(doc);
         std::size_t i = root.index();
         std::vector<frame>& storage = thread_frames();
         frame* frames = storage.data();  // the open containers: frames[0 .. sp)
@@ -1602,56 +1601,38 @@ private:
                 continue;
             }
             frame_check(c);
-            switch (k) {
-                case kind::null:
-                    *o++ = static_cast<char>(op::none);
-                    i += 1;
-                    break;
-                case kind::boolean_false:
-                    *o++ = static_cast<char>(op::newfalse);
-                    i += 1;
-                    break;
-                case kind::boolean_true:
-                    *o++ = static_cast<char>(op::newtrue);
-                    i += 1;
-                    break;
-                case kind::int64:
-                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
-                    i += 2;
-                    break;
-                case kind::float64:
-                    o = float_at(o, t[i + 1]);
-                    i += 2;
-                    break;
-                case kind::array:
-                case kind::map: {
-                    const bool map = k == kind::map;
-                    *o++ = static_cast<char>(map ? op::empty_dict : op::empty_list);
-                    const std::uint64_t n = t[i + 1];
-                    i += 2;
-                    if (n == 0) {
-                        break;
-                    }
-                    if (sp == storage.size()) {
-                        storage.resize(2 * sp);
-                        frames = storage.data();
-                    }
-                    frames[sp] = {w & document::payload_mask, n, 0, 0, map, map};
-                    o = open_batch(o, frames[sp++]);
-                    continue;
-                }
-                default: {
-                    if (k == kind::string && t[i + 1] < 256) {
-                        short_text(c, payload, payload_size, w, t[i + 1]);
+            if (!fixed_scalar_at<scalars>(o, k, t, i)) {
+                switch (k) {
+                    case kind::array:
+                    case kind::map: {
+                        const bool map = k == kind::map;
+                        *o++ = static_cast<char>(map ? op::empty_dict : op::empty_list);
+                        const std::uint64_t n = t[i + 1];
                         i += 2;
+                        if (n == 0) {
+                            break;
+                        }
+                        if (sp == storage.size()) {
+                            storage.resize(2 * sp);
+                            frames = storage.data();
+                        }
+                        frames[sp] = {w & document::payload_mask, n, 0, 0, map, map};
+                        o = open_batch(o, frames[sp++]);
+                        continue;
+                    }
+                    default: {
+                        if (k == kind::string && t[i + 1] < 256) {
+                            short_text(c, payload, payload_size, w, t[i + 1]);
+                            i += 2;
+                            break;
+                        }
+                        value v(&doc, i);
+                        c.release();
+                        POLYCODEC_TRY(write(v));
+                        c.acquire();
+                        i = v.end_index();
                         break;
                     }
-                    value v(&doc, i);
-                    c.release();
-                    POLYCODEC_TRY(write(v));
-                    c.acquire();
-                    i = v.end_index();
-                    break;
                 }
             }
             // A value is complete: it ends batches, and the containers it completes.
@@ -1757,6 +1738,14 @@ private:
         put_be_at(o, op::binfloat, bits, 8);
         return o + 9;
     }
+    // The one-byte literals, integers and doubles for detail::fixed_scalar_at.
+    struct scalars {
+        static constexpr unsigned char null_byte = op::none;
+        static constexpr unsigned char false_byte = op::newfalse;
+        static constexpr unsigned char true_byte = op::newtrue;
+        static char* int64_at(char* o, std::int64_t v) noexcept { return int_at(o, v); }
+        static char* float64_at(char* o, std::uint64_t bits) noexcept { return float_at(o, bits); }
+    };
     // SHORT_BINUNICODE of the string (n < 256 bytes) whose tape word is w, at the cursor: one
     // 32-byte copy when that much payload can be read (the bytes past n are overwritten by
     // what follows).

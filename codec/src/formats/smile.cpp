@@ -12,6 +12,7 @@
 #include "detail/bigint_text.hpp"
 #include "detail/binary.hpp"
 #include "detail/fast_decode.hpp"
+#include "detail/fixed_scalar.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -279,6 +280,17 @@ private:
         return s;
     }
 
+    // A string just read (or its error): added to the document and remembered in `table` (the
+    // shared key names or string values) for later back-references.
+    result<void> add_shared(shared_table& table, result<std::string_view> s) {
+        if (!s) {
+            return fail(s.error());
+        }
+        table.add(*s);
+        b_.add_string(*s);
+        return {};
+    }
+
     result<void> shared_ref(shared_table& t, std::size_t start, std::size_t index,
                             const char* what) {
         if (!t.enabled) {
@@ -311,27 +323,13 @@ private:
             case 1:
                 return read_literal_or_number(t, start);
             case 2:  // tiny and short ASCII: 1-32, 33-64 bytes
-            case 3: {
-                std::size_t n = (t & 0x1f) + (t < 0x60 ? 1u : 33u);
-                auto s = read_counted(start, n, "string");
-                if (!s) {
-                    return fail(s.error());
-                }
-                values_.add(*s);
-                b_.add_string(*s);
-                return {};
-            }
+            case 3:
+                return add_shared(
+                    values_, read_counted(start, (t & 0x1f) + (t < 0x60 ? 1u : 33u), "string"));
             case 4:  // tiny and short Unicode: 2-33, 34-65 bytes
-            case 5: {
-                std::size_t n = (t & 0x1f) + (t < 0xa0 ? 2u : 34u);
-                auto s = read_counted(start, n, "string");
-                if (!s) {
-                    return fail(s.error());
-                }
-                values_.add(*s);
-                b_.add_string(*s);
-                return {};
-            }
+            case 5:
+                return add_shared(
+                    values_, read_counted(start, (t & 0x1f) + (t < 0xa0 ? 2u : 34u), "string"));
             case 6:  // 0xc0-0xdf: small integer, zigzag in 5 bits
                 b_.add_int(unzigzag(t & 0x1f), int_width::bits32);  // Jackson's int
                 return {};
@@ -354,20 +352,14 @@ private:
             case 0x23:
                 b_.add_bool(t == 0x23);
                 return {};
-            case 0x24: {
-                auto v = read_vint(5, 32, "int32");
+            case 0x24:    // int32
+            case 0x25: {  // int64
+                const bool wide = t == 0x25;
+                auto v = wide ? read_vint(10, 64, "int64") : read_vint(5, 32, "int32");
                 if (!v) {
                     return fail(v.error());
                 }
-                b_.add_int(unzigzag(*v), int_width::bits32);
-                return {};
-            }
-            case 0x25: {
-                auto v = read_vint(10, 64, "int64");
-                if (!v) {
-                    return fail(v.error());
-                }
-                b_.add_int(unzigzag(*v), int_width::bits64);
+                b_.add_int(unzigzag(*v), wide ? int_width::bits64 : int_width::bits32);
                 return {};
             }
             case 0x26: {
@@ -556,13 +548,7 @@ private:
             return shared_ref(names_, start, index, "shared key");
         }
         if (t == 0x34) {
-            auto s = read_terminated("key");
-            if (!s) {
-                return fail(s.error());
-            }
-            names_.add(*s);
-            b_.add_string(*s);
-            return {};
+            return add_shared(names_, read_terminated("key"));
         }
         if (t >= 0x40 && t <= 0x7f) {
             return shared_ref(names_, start, t & 0x3fu, "shared key");
@@ -570,13 +556,7 @@ private:
         if (t >= 0x80 && t <= 0xf7) {
             // Short ASCII names of 1-64 bytes, short Unicode names of 2-57 bytes.
             std::size_t n = t < 0xc0 ? (t & 0x3fu) + 1 : (t & 0x3fu) + 2;
-            auto s = read_counted(start, n, "key");
-            if (!s) {
-                return fail(s.error());
-            }
-            names_.add(*s);
-            b_.add_string(*s);
-            return {};
+            return add_shared(names_, read_counted(start, n, "key"));
         }
         return fail(
             make_error(errc::malformed, start,
@@ -961,6 +941,22 @@ inline char* int_at(char* o, std::int64_t v) noexcept {
     return vint_at(o + 1, zigzag(v));
 }
 
+// The one-byte literals, integers and doubles for detail::fixed_scalar_at.
+struct smile_scalars {
+    static constexpr unsigned char null_byte = 0x21;
+    static constexpr unsigned char false_byte = 0x22;
+    static constexpr unsigned char true_byte = 0x23;
+    static char* int64_at(char* o, std::int64_t v) noexcept { return int_at(o, v); }
+    // 0x29 and the 64 bits in ten 7-bit groups, most significant first.
+    static char* float64_at(char* o, std::uint64_t bits) noexcept {
+        o[0] = 0x29;
+        for (int j = 0; j < 10; ++j) {
+            o[1 + j] = static_cast<char>((bits >> (7 * (9 - j))) & 0x7f);
+        }
+        return o + 11;
+    }
+};
+
 inline bool is_ascii(std::string_view s) noexcept {
     const char* p = s.data();
     const std::size_t n = s.size();
@@ -1023,9 +1019,7 @@ public:
     // that are not strings) commit it and write through out_.
     result<void> run(value root) {
         const document& doc = *root.doc();
-        const std::uint64_t* const t = doc.tape().data();
-        const char* const payload = doc.bytes().data();
-        const std::size_t payload_size = doc.bytes().size();
+        const auto [t, payload, payload_size] = tape_view_of(doc);
         std::size_t i = root.index();
         const std::size_t end = root.end_index();
         std::vector<frame>& storage = thread_frames();
@@ -1089,33 +1083,10 @@ public:
                 w = t[i];
                 k = static_cast<kind>(w >> document::kind_shift);
             }
+            if (fixed_scalar_at<smile_scalars>(o, k, t, i)) {
+                continue;
+            }
             switch (k) {
-                case kind::null:
-                    *o++ = 0x21;
-                    i += 1;
-                    continue;
-                case kind::boolean_false:
-                    *o++ = 0x22;
-                    i += 1;
-                    continue;
-                case kind::boolean_true:
-                    *o++ = 0x23;
-                    i += 1;
-                    continue;
-                case kind::int64:
-                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
-                    i += 2;
-                    continue;
-                case kind::float64: {
-                    const std::uint64_t bits = t[i + 1];
-                    o[0] = 0x29;
-                    for (int j = 0; j < 10; ++j) {
-                        o[1 + j] = static_cast<char>((bits >> (7 * (9 - j))) & 0x7f);
-                    }
-                    o += 11;
-                    i += 2;
-                    continue;
-                }
                 case kind::string:
                 case kind::timestamp: {
                     const std::uint64_t off = w & document::payload_mask;

@@ -7,6 +7,7 @@
 
 #include "detail/binary.hpp"
 #include "detail/fast_decode.hpp"
+#include "detail/fixed_scalar.hpp"
 #include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
@@ -606,9 +607,7 @@ public:
     // subtree and all.
     result<void> write_root(value root) {
         const document& doc = *root.doc();
-        const std::uint64_t* const t = doc.tape().data();
-        const char* const payload = doc.bytes().data();
-        const std::size_t payload_size = doc.bytes().size();
+        const auto [t, payload, payload_size] = tape_view_of(doc);
         std::size_t i = root.index();
         const std::size_t end = root.end_index();
         struct frame {
@@ -650,27 +649,10 @@ public:
                 c.acquire();
                 continue;
             }
+            if (fixed_scalar_at<scalars>(o, k, t, i)) {
+                continue;
+            }
             switch (k) {
-                case kind::null:
-                    *o++ = 'Z';
-                    i += 1;
-                    continue;
-                case kind::boolean_false:
-                    *o++ = 'F';
-                    i += 1;
-                    continue;
-                case kind::boolean_true:
-                    *o++ = 'T';
-                    i += 1;
-                    continue;
-                case kind::int64:
-                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
-                    i += 2;
-                    continue;
-                case kind::float64:
-                    o = put_be_at(o, 'D', t[i + 1], 8);
-                    i += 2;
-                    continue;
                 case kind::string:
                 case kind::timestamp: {
                     const std::uint64_t off = w & document::payload_mask;
@@ -811,6 +793,16 @@ private:
         }
         return put_be_at(o, 'L', u, 8);
     }
+    // The one-byte literals, integers and doubles for detail::fixed_scalar_at.
+    struct scalars {
+        static constexpr unsigned char null_byte = 'Z';
+        static constexpr unsigned char false_byte = 'F';
+        static constexpr unsigned char true_byte = 'T';
+        static char* int64_at(char* o, std::int64_t v) noexcept { return int_at(o, v); }
+        static char* float64_at(char* o, std::uint64_t bits) noexcept {
+            return put_be_at(o, 'D', bits, 8);
+        }
+    };
 
     // The smallest marker, in nlohmann's order: i, U, I, l, L.
     void write_int(std::int64_t v) {
