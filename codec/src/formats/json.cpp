@@ -64,6 +64,15 @@ private:
         }
     }
 
+    // Consumes `c` if it is the next byte.
+    bool eat(char c) {
+        if (pos_ < in_.size() && in_[pos_] == c) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
+
     bool literal(std::string_view word) {
         if (in_.substr(pos_, word.size()) == word) {
             pos_ += word.size();
@@ -119,8 +128,7 @@ private:
         }
         ++pos_;
         skip_ws();
-        if (pos_ < in_.size() && in_[pos_] == ']') {
-            ++pos_;
+        if (eat(']')) {
             b_.end_array();
             return {};
         }
@@ -130,12 +138,10 @@ private:
                 return r;
             }
             skip_ws();
-            if (pos_ < in_.size() && in_[pos_] == ',') {
-                ++pos_;
+            if (eat(',')) {
                 continue;
             }
-            if (pos_ < in_.size() && in_[pos_] == ']') {
-                ++pos_;
+            if (eat(']')) {
                 b_.end_array();
                 return {};
             }
@@ -149,8 +155,7 @@ private:
         }
         ++pos_;
         skip_ws();
-        if (pos_ < in_.size() && in_[pos_] == '}') {
-            ++pos_;
+        if (eat('}')) {
             b_.end_map();
             return {};
         }
@@ -172,12 +177,10 @@ private:
                 return r;
             }
             skip_ws();
-            if (pos_ < in_.size() && in_[pos_] == ',') {
-                ++pos_;
+            if (eat(',')) {
                 continue;
             }
-            if (pos_ < in_.size() && in_[pos_] == '}') {
-                ++pos_;
+            if (eat('}')) {
                 b_.end_map();
                 return {};
             }
