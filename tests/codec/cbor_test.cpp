@@ -25,12 +25,7 @@ std::string decoded(std::string_view hex_text, const decode_options& opt = {}) {
     return dbg(test::must_decode(format_id::cbor, hex(hex_text), opt));
 }
 
-struct decode_case {
-    const char* hex;
-    const char* value;  // to_debug_string of the result
-};
-
-const decode_case decode_table[] = {
+const test::hex_case decode_table[] = {
     // Major type 0 and 1, every width.
     {"17", "23"},
     {"18 18", "24"},
@@ -125,11 +120,7 @@ const decode_case decode_table[] = {
 };
 
 TEST(CborDecode, SpecTable) {
-    for (const auto& c : decode_table) {
-        if (c.value != nullptr) {
-            EXPECT_EQ(decoded(c.hex), c.value) << c.hex;
-        }
-    }
+    test::expect_decodes_hex(format_id::cbor, decode_table);
 }
 
 TEST(CborDecode, IndefiniteTextChunksAreWhole) {
@@ -149,13 +140,7 @@ TEST(CborDecode, NaNPayloadsWidenExactly) {
     EXPECT_EQ(bits, 0x7ff8040000000000ULL);
 }
 
-struct error_case {
-    const char* hex;
-    errc code;
-    std::uint64_t offset;
-};
-
-const error_case error_table[] = {
+const test::hex_error_case error_table[] = {
     {"", errc::unexpected_eof, 0},
     {"18", errc::unexpected_eof, 1},                 // argument byte missing
     {"1b 00 00 00", errc::unexpected_eof, 4},
@@ -225,13 +210,7 @@ TEST(CborDecode, ContainerKeys) {
 }
 
 TEST(CborDecode, ErrorTable) {
-    for (const auto& c : error_table) {
-        error e = test::decode_error(format_id::cbor, hex(c.hex));
-        EXPECT_EQ(e.code, c.code) << c.hex << ": " << describe(e);
-        EXPECT_EQ(e.offset, c.offset) << c.hex << ": " << describe(e);
-        EXPECT_TRUE(e.has_offset) << c.hex;
-        EXPECT_EQ(e.format, format_id::cbor);
-    }
+    test::expect_hex_errors(format_id::cbor, error_table);
 }
 
 TEST(CborDecode, ErrorPathAndMessage) {
@@ -258,7 +237,7 @@ TEST(CborDecode, CanonicalIsStrict) {
     // canonical=true accepts only the deterministic encoding of RFC 8949 section 4.2.1.
     decode_options strict;
     strict.canonical = true;
-    const error_case cases[] = {
+    const test::hex_error_case cases[] = {
         {"18 17", errc::malformed, 0},                 // 23 in two bytes
         {"82 01 19 00 ff", errc::malformed, 2},        // 255 in three bytes
         {"5f ff", errc::malformed, 0},                 // indefinite length

@@ -407,8 +407,10 @@ TEST(FastPathAgreement, Postcard) {
 }
 
 // The text decoders on the shared skeleton (detail/text_reader.hpp): the tape_sink run vs the
-// same reader on the builder (reader_only's open array keeps the tape path out).
-std::vector<std::string> text_inputs(format_id f, const char* corpus_sub) {
+// same reader on the builder (reader_only's open array keeps the tape path out). The inputs:
+// generated ones, the fixtures encoded as `f`, the corpus folder `corpus_sub`, then `extra`.
+std::vector<std::string> text_inputs(format_id f, const char* corpus_sub,
+                                     std::initializer_list<const char*> extra) {
     std::vector<std::string> valid = generated(f);
     for (const char* name : {"bench.json", "records.json", "ini_doc.json"}) {
         std::filesystem::path p = test::fixtures_dir() / name;
@@ -442,16 +444,18 @@ std::vector<std::string> text_inputs(format_id f, const char* corpus_sub) {
             }
         }
     }
+    for (const char* t : extra) {
+        valid.emplace_back(t);
+    }
     return valid;
 }
 
 TEST(FastPathAgreement, Json5) {
-    std::vector<std::string> valid = text_inputs(format_id::json5, "json5");
-    for (const char* t : {"{a:1,'b':\"\\u00e9\\n\",c:[+1,-0x10,.5,5.,Infinity,-NaN,1e3],}",
-                          "[\"a\\\nb\", 'x\\x41', 12345678901234567890123, -9223372036854775808]",
-                          "// c\n/* d */ {\u0061b: null, $_: true, \u00e9t\u00e9: false}"}) {
-        valid.emplace_back(t);
-    }
+    std::vector<std::string> valid =
+        text_inputs(format_id::json5, "json5",
+                    {"{a:1,'b':\"\\u00e9\\n\",c:[+1,-0x10,.5,5.,Infinity,-NaN,1e3],}",
+                     "[\"a\\\nb\", 'x\\x41', 12345678901234567890123, -9223372036854775808]",
+                     "// c\n/* d */ {\u0061b: null, $_: true, \u00e9t\u00e9: false}"});
     run_agreement(format_id::json5, detail::json5_codec, valid);
 }
 
@@ -460,53 +464,48 @@ TEST(FastPathAgreement, Json5) {
 // leading zeros, 19 digits, floats, '/' inside a value, comments), braceless roots, a root
 // scalar, ''' strings.
 TEST(FastPathAgreement, Hjson) {
-    std::vector<std::string> valid = text_inputs(format_id::hjson, "hjson");
-    for (const char* t : {"{a: 1, b#c: -0, d : 01\n e: 1234567890123456789\n f: [1,2 ,3]\n}",
-                          "a: 1.\nb: 1.5e3 # c\nc: x/y // d\nd: 5/* e */\ne: -12x\nf: true \n",
-                          "{k: '''\n  two\n   lines\n  '''\n q: \"q\\n\", r: 'r'\n s: null,t:false}",
-                          "[\n  1\n  -2\n  +3\n  007\n  99999999999999999999999\n  {}\n  []\n]",
-                          "42", "  nul l ", "x: {y: {z: [1, {w: 2}]}}"}) {
-        valid.emplace_back(t);
-    }
+    std::vector<std::string> valid =
+        text_inputs(format_id::hjson, "hjson",
+                    {"{a: 1, b#c: -0, d : 01\n e: 1234567890123456789\n f: [1,2 ,3]\n}",
+                     "a: 1.\nb: 1.5e3 # c\nc: x/y // d\nd: 5/* e */\ne: -12x\nf: true \n",
+                     "{k: '''\n  two\n   lines\n  '''\n q: \"q\\n\", r: 'r'\n s: null,t:false}",
+                     "[\n  1\n  -2\n  +3\n  007\n  99999999999999999999999\n  {}\n  []\n]", "42",
+                     "  nul l ", "x: {y: {z: [1, {w: 2}]}}"});
     run_agreement(format_id::hjson, detail::hjson_codec, valid, {}, nullptr, 100, true);
 }
 
 TEST(FastPathAgreement, Edn) {
-    std::vector<std::string> valid = text_inputs(format_id::edn, nullptr);
-    for (const char* t : {"{:a 1, :b/c \"x\\ny\", \"k\" [1 -2 +3 4N 5.5 6M 1e3 ##Inf]}",
-                          "(#inst \"2020-01-01T00:00:00Z\" #uuid \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\")",
-                          "#{1 2} #_ [ignored] ; c\n{nil true, false \\a}",
-                          "[#cbor/tag1 5 #bson/tag19 \"1.5\" #my/tag {:x 1} 12345678901234567890123]"}) {
-        valid.emplace_back(t);
-    }
+    std::vector<std::string> valid = text_inputs(
+        format_id::edn, nullptr,
+        {"{:a 1, :b/c \"x\\ny\", \"k\" [1 -2 +3 4N 5.5 6M 1e3 ##Inf]}",
+         "(#inst \"2020-01-01T00:00:00Z\" #uuid \"f81d4fae-7dec-11d0-a765-00a0c91e6bf6\")",
+         "#{1 2} #_ [ignored] ; c\n{nil true, false \\a}",
+         "[#cbor/tag1 5 #bson/tag19 \"1.5\" #my/tag {:x 1} 12345678901234567890123]"});
     run_agreement(format_id::edn, detail::edn_codec, valid);
 }
 
 TEST(FastPathAgreement, Ron) {
-    std::vector<std::string> valid = text_inputs(format_id::ron, "ron");
-    for (const char* t :
-         {"#![enable(implicit_some)] (a: 1, b: Some(\"x\"), c: None, d: [1, 2_000, 0x1F, -0b101, "
-          "0o17, 1.5e3, .5, 5., inf, -NaN, 1f32, 255u8, +7, -0, 1e400, 1e-400])",
-          "{\"k\": Point(x: 1.0, y: -2.0), \"v\": Variant(1, \"two\", (3, 4)), \"n\": N([1,2]), "
-          "\"u\": Unit, \"r\": 1..=5, \"h\": ..3, \"e\": E(), \"t\": (), 7: 1 .. 2}",
-          "[r#\"raw \"str\"\"#, b\"by\\x00\\xff\", br\"raw\", 'c', '\\u{1F600}', b'a', "
-          "\"e\\n\\t\\\"\\\\\\u{e9}\\x41\", r#na.me, /* c /* n */ */ // l\n "
-          "123456789012345678901234567890, -9223372036854775808, 0xFFFFFFFFFFFFFFFFFF]"}) {
-        valid.emplace_back(t);
-    }
+    std::vector<std::string> valid = text_inputs(
+        format_id::ron, "ron",
+        {"#![enable(implicit_some)] (a: 1, b: Some(\"x\"), c: None, d: [1, 2_000, 0x1F, -0b101, "
+         "0o17, 1.5e3, .5, 5., inf, -NaN, 1f32, 255u8, +7, -0, 1e400, 1e-400])",
+         "{\"k\": Point(x: 1.0, y: -2.0), \"v\": Variant(1, \"two\", (3, 4)), \"n\": N([1,2]), "
+         "\"u\": Unit, \"r\": 1..=5, \"h\": ..3, \"e\": E(), \"t\": (), 7: 1 .. 2}",
+         "[r#\"raw \"str\"\"#, b\"by\\x00\\xff\", br\"raw\", 'c', '\\u{1F600}', b'a', "
+         "\"e\\n\\t\\\"\\\\\\u{e9}\\x41\", r#na.me, /* c /* n */ */ // l\n "
+         "123456789012345678901234567890, -9223372036854775808, 0xFFFFFFFFFFFFFFFFFF]"});
     run_agreement(format_id::ron, detail::ron_codec, valid);
 }
 
 TEST(FastPathAgreement, Sexpr) {
-    std::vector<std::string> valid = text_inputs(format_id::sexpr, nullptr);
-    for (const char* t :
-         {"((a . 1) (b . \"x\\ny\") (\"k\" . #(1 -2 +3 4.5 1e3 +inf.0 -nan.0 #xFF #b101 #e1.0 #i3)))",
-          "#(#t #f #true #false #nil #\\a #\\space #\\x41 |sym bol| #{brace sym}# #u8(1 2 255) "
-          "#vu8())",
-          "; c\n#| n #| c |# |# #; (skipped . 1) ((k v1 v2) (z . ()) (() . 1.5))",
-          "#(12345678901234567890123 -9223372036854775808 007 1. .5 -0.0 \"a\\x41;b\\u00e9\")"}) {
-        valid.emplace_back(t);
-    }
+    std::vector<std::string> valid = text_inputs(
+        format_id::sexpr, nullptr,
+        {"((a . 1) (b . \"x\\ny\") (\"k\" . #(1 -2 +3 4.5 1e3 +inf.0 -nan.0 #xFF #b101 #e1.0 "
+         "#i3)))",
+         "#(#t #f #true #false #nil #\\a #\\space #\\x41 |sym bol| #{brace sym}# #u8(1 2 255) "
+         "#vu8())",
+         "; c\n#| n #| c |# |# #; (skipped . 1) ((k v1 v2) (z . ()) (() . 1.5))",
+         "#(12345678901234567890123 -9223372036854775808 007 1. .5 -0.0 \"a\\x41;b\\u00e9\")"});
     run_agreement(format_id::sexpr, detail::sexpr_codec, valid);
 }
 
@@ -517,8 +516,8 @@ TEST(FastPathAgreement, Sexpr) {
 TEST(FastPathAgreement, Ndjson) {
     std::vector<std::string> valid;
     for (const char* name : {"bench.json", "records.json"}) {
-        document d = test::must_decode(format_id::json,
-                                       test::read_file(test::fixtures_dir() / name));
+        document d =
+            test::must_decode(format_id::json, test::read_file(test::fixtures_dir() / name));
         std::string all = test::must_encode(format_id::ndjson, d);  // a root array
         valid.push_back(all);
         // Three records at a time, from the first 24: inputs whose mutations often stay valid.
@@ -620,27 +619,31 @@ TEST(FastPathAgreement, XmlTapeLimits) {
     };
     int emit_size = 0;
     int emit_depth = 0;
+    // Both paths agree on `doc` under `o`; `count` gains one when the emitting path itself
+    // (not handed off) fails with `code`.
+    auto check = [](const std::string& doc, const decode_options& o, const std::string& limit,
+                    errc code, int& count) {
+        ASSERT_EQ(test::xml_paths_disagree(doc, o), "") << doc << "\n" << limit;
+        document d;
+        bool handed_off = false;
+        test::xml_run r = test::xml_decode_with(2, doc, d, o, &handed_off);
+        count += !r.ok && !handed_off && r.err.code == code;
+    };
     for (const std::string& doc : docs) {
         for (int infer = 0; infer <= 1; ++infer) {
             for (std::size_t budget = 64; budget <= 12000; budget += budget < 2000 ? 8 : 256) {
                 decode_options o;
                 o.infer = infer == 1;
                 o.limits.max_bytes = budget;
-                ASSERT_EQ(test::xml_paths_disagree(doc, o), "") << doc << "\nmax_bytes " << budget;
-                document d;
-                bool handed_off = false;
-                test::xml_run r = test::xml_decode_with(2, doc, d, o, &handed_off);
-                emit_size += !r.ok && !handed_off && r.err.code == errc::size_exceeded;
+                ASSERT_NO_FATAL_FAILURE(check(doc, o, "max_bytes " + std::to_string(budget),
+                                              errc::size_exceeded, emit_size));
             }
             for (std::uint32_t depth = 1; depth <= 8; ++depth) {
                 decode_options o;
                 o.infer = infer == 1;
                 o.limits.max_depth = depth;
-                ASSERT_EQ(test::xml_paths_disagree(doc, o), "") << doc << "\nmax_depth " << depth;
-                document d;
-                bool handed_off = false;
-                test::xml_run r = test::xml_decode_with(2, doc, d, o, &handed_off);
-                emit_depth += !r.ok && !handed_off && r.err.code == errc::depth_exceeded;
+                ASSERT_NO_FATAL_FAILURE(check(doc, o, "max_depth " + std::to_string(depth),
+                                              errc::depth_exceeded, emit_depth));
             }
         }
     }

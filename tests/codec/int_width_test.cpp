@@ -17,6 +17,13 @@ std::vector<int_width> widths(const document& d) {
     return out;
 }
 
+// The int_width hints of the items of the array that `in` decodes to as `f`.
+std::vector<int_width> decoded_widths(format_id f, std::string_view in, bool keep_int_width) {
+    decode_options opt;
+    opt.keep_int_width = keep_int_width;
+    return widths(test::must_decode(f, in, opt));
+}
+
 std::string encode_ints(format_id f, const encode_options& opt,
                         std::initializer_list<std::pair<std::int64_t, int_width>> ints) {
     document d;
@@ -53,11 +60,8 @@ TEST(IntWidth, SmileRecordsInt32AndInt64) {
 
 TEST(IntWidth, CborRecordsHeadsOnlyWithKeep) {
     std::string in = hex("85 01 18 01 19 00 01 1a 00 00 00 01 3b 00 00 00 00 00 00 00 00");
-    EXPECT_EQ(widths(test::must_decode(format_id::cbor, in)),
-              (std::vector<W>(5, W::unknown)));
-    decode_options keep;
-    keep.keep_int_width = true;
-    EXPECT_EQ(widths(test::must_decode(format_id::cbor, in, keep)),
+    EXPECT_EQ(decoded_widths(format_id::cbor, in, false), (std::vector<W>(5, W::unknown)));
+    EXPECT_EQ(decoded_widths(format_id::cbor, in, true),
               (std::vector<W>{W::bits8, W::bits8, W::bits16, W::bits32, W::bits64}));
 }
 
@@ -77,11 +81,8 @@ TEST(IntWidth, CborWritesHintedWidthsWithKeep) {
 
 TEST(IntWidth, MsgpackRecordsFormatsOnlyWithKeep) {
     std::string in = hex("96 01 cc 01 cd 00 01 d2 00 00 00 01 cf 00 00 00 00 00 00 00 01 e0");
-    EXPECT_EQ(widths(test::must_decode(format_id::msgpack, in)),
-              (std::vector<W>(6, W::unknown)));
-    decode_options keep;
-    keep.keep_int_width = true;
-    EXPECT_EQ(widths(test::must_decode(format_id::msgpack, in, keep)),
+    EXPECT_EQ(decoded_widths(format_id::msgpack, in, false), (std::vector<W>(6, W::unknown)));
+    EXPECT_EQ(decoded_widths(format_id::msgpack, in, true),
               (std::vector<W>{W::bits8, W::bits8, W::bits16, W::bits32, W::bits64, W::bits8}));
 }
 

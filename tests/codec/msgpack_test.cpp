@@ -24,12 +24,7 @@ std::string decoded(std::string_view hex_text) {
 
 // The spec (https://github.com/msgpack/msgpack/blob/master/spec.md), one row per format
 // family and width.
-struct decode_case {
-    const char* hex;
-    const char* value;  // to_debug_string of the result
-};
-
-const decode_case decode_table[] = {
+const test::hex_case decode_table[] = {
     {"00", "0"},
     {"7f", "127"},
     {"e0", "-32"},
@@ -98,9 +93,7 @@ const decode_case decode_table[] = {
 };
 
 TEST(MsgpackDecode, SpecTable) {
-    for (const auto& c : decode_table) {
-        EXPECT_EQ(decoded(c.hex), c.value) << c.hex;
-    }
+    test::expect_decodes_hex(format_id::msgpack, decode_table);
 }
 
 TEST(MsgpackDecode, LongLengths) {
@@ -114,13 +107,7 @@ TEST(MsgpackDecode, LongLengths) {
     EXPECT_EQ(d.root().size(), 256u);
 }
 
-struct error_case {
-    const char* hex;
-    errc code;
-    std::uint64_t offset;
-};
-
-const error_case error_table[] = {
+const test::hex_error_case error_table[] = {
     {"", errc::unexpected_eof, 0},
     {"c1", errc::malformed, 0},                       // never used
     {"91 c1", errc::malformed, 1},
@@ -176,14 +163,7 @@ TEST(MsgpackDecode, ContainerKeys) {
 }
 
 TEST(MsgpackDecode, ErrorTable) {
-    for (const auto& c : error_table) {
-        error e = test::decode_error(format_id::msgpack, hex(c.hex));
-        EXPECT_EQ(e.code, c.code) << c.hex << ": " << describe(e);
-        EXPECT_EQ(e.offset, c.offset) << c.hex << ": " << describe(e);
-        EXPECT_TRUE(e.has_offset) << c.hex;
-        EXPECT_EQ(e.format, format_id::msgpack);
-        EXPECT_EQ(e.line, 0u) << "binary formats have no lines";
-    }
+    test::expect_hex_errors(format_id::msgpack, error_table, 0);  // binary formats have no lines
 }
 
 TEST(MsgpackDecode, ErrorPathAndMessage) {

@@ -17,8 +17,7 @@ std::string decoded(std::string_view bytes) {
 }
 
 std::string encoded_from_json(std::string_view json, const encode_options& opt = {}) {
-    document d = test::must_decode(format_id::json, json);
-    return test::must_encode(format_id::ubjson, d, opt);
+    return test::encode_json_as(format_id::ubjson, json, opt);
 }
 
 // Draft 12 value types (https://ubjson.org/type-reference/), big-endian, one row per marker

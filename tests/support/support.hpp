@@ -354,6 +354,53 @@ inline void expect_decodes(format_id f, std::span<const text_case> rows,
     }
 }
 
+/// One row of a table of binary inputs spelled in hex and what they decode to (debug text);
+/// a row whose want is nullptr is skipped (its test checks it another way).
+struct hex_case {
+    const char* hex;
+    const char* want;
+};
+
+/// Checks that every row's input (hex) decodes as `f` to its debug text.
+inline void expect_decodes_hex(format_id f, std::span<const hex_case> rows,
+                               const decode_options& opt = {},
+                               source_loc loc = source_loc::current()) {
+    for (const auto& c : rows) {
+        if (c.want == nullptr) {
+            continue;
+        }
+        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
+                                     std::string("input (hex): ") + c.hex);
+        EXPECT_EQ(decoded_as(f, hex(c.hex), opt), c.want);
+    }
+}
+
+/// One row of a table of binary inputs spelled in hex that must fail to decode at a byte offset.
+struct hex_error_case {
+    const char* hex;
+    errc code;
+    std::uint64_t offset;
+};
+
+/// Checks every row of `rows`: the error's code, byte offset (which it must have) and format,
+/// and its line when `line` is given.
+inline void expect_hex_errors(format_id f, std::span<const hex_error_case> rows,
+                              std::uint32_t line = any,
+                              source_loc loc = source_loc::current()) {
+    for (const auto& c : rows) {
+        error e = decode_error(f, hex(c.hex));
+        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
+                                     std::string("input (hex): ") + c.hex + ": " + describe(e));
+        EXPECT_EQ(e.code, c.code);
+        EXPECT_EQ(e.offset, c.offset);
+        EXPECT_TRUE(e.has_offset);
+        EXPECT_EQ(e.format, f);
+        if (line != any) {
+            EXPECT_EQ(e.line, line);
+        }
+    }
+}
+
 /// Checks that every row's input (JSON text) encodes as `f` to its bytes.
 inline void expect_encodes(format_id f, std::span<const text_case> rows,
                            const encode_options& opt = {},
