@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "detail/infer.hpp"
+#include "detail/name_slots.hpp"
 #include "detail/try.hpp"
 #include "polycodec/document.hpp"
 #include "polycodec/result.hpp"
@@ -38,13 +39,7 @@ inline constexpr std::size_t keep_bytes = std::size_t{16} << 20;
 inline constexpr std::uint32_t no_node = UINT32_MAX;
 inline constexpr std::size_t no_value = SIZE_MAX;
 
-inline std::uint32_t name_hash(std::uint32_t parent, std::string_view name) {
-    std::uint64_t h = 0xcbf29ce484222325ull ^ (parent * 0x9E3779B97F4A7C15ull);
-    for (char c : name) {
-        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-    }
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
-}
+using name_slots::name_hash;
 
 struct node {
     std::string_view name;
@@ -158,29 +153,15 @@ private:
                               " is both a value and a group (or repeated)");
     }
 
-    void insert_slot(std::uint32_t id) {
-        std::vector<std::uint32_t>& slots = s_.slots;
-        std::size_t mask = slots.size() - 1;
-        std::size_t i = nodes_[id].hash & mask;
-        while (slots[i] != 0) {
-            i = (i + 1) & mask;
-        }
-        slots[i] = id;
-    }
-
     std::uint32_t child(std::uint32_t parent, std::string_view name) {
         std::uint32_t h = name_hash(parent, name);
         std::vector<std::uint32_t>& slots = s_.slots;
-        std::size_t mask = slots.size() - 1;
-        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-            std::uint32_t id = slots[i];
-            if (id == 0) {
-                break;
-            }
-            const node& n = nodes_[id];
-            if (n.hash == h && n.parent == parent && n.name == name) {
-                return id;
-            }
+        std::uint32_t found = name_slots::find(slots, h, [&](std::uint32_t k) {
+            const node& n = nodes_[k];
+            return n.hash == h && n.parent == parent && n.name == name;
+        });
+        if (found != 0) {
+            return found;
         }
         auto id = static_cast<std::uint32_t>(nodes_.size());
         node n;
@@ -196,13 +177,8 @@ private:
         }
         p.last_kid = id;
         ++p.kids;
-        if ((s_.used + 1) * 2 > slots.size()) {
-            slots.assign(slots.size() * 2, 0);
-            for (std::uint32_t k = 1; k < id; ++k) {
-                insert_slot(k);
-            }
-        }
-        insert_slot(id);
+        name_slots::make_room(slots, s_.used, id, [&](std::uint32_t k) { return nodes_[k].hash; });
+        name_slots::place(slots, h, id);
         ++s_.used;
         return id;
     }

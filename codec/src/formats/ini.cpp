@@ -16,6 +16,7 @@
 
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/name_slots.hpp"
 #include "detail/utf8.hpp"
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
@@ -50,13 +51,7 @@ constexpr std::size_t node_budget_cost = 64 + 64;
 // Scratch buffers above this many bytes are released after a call.
 constexpr std::size_t scratch_keep_bytes = std::size_t{16} << 20;
 
-std::uint32_t name_hash(std::uint32_t parent, std::string_view name) {
-    std::uint64_t h = 0xcbf29ce484222325ull ^ (parent * 0x9E3779B97F4A7C15ull);
-    for (char c : name) {
-        h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-    }
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
-}
+using name_slots::name_hash;
 
 struct ini_scratch {
     std::vector<ini_node> nodes;
@@ -208,30 +203,15 @@ private:
     bool find(std::uint32_t parent, std::size_t off, std::size_t len, std::uint32_t& out) {
         std::string_view name = in_.substr(off, len);
         std::uint32_t h = name_hash(parent, name);
-        std::vector<std::uint32_t>& slots = scratch_.slots;
-        std::size_t mask = slots.size() - 1;
-        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-            std::uint32_t id = slots[i];
-            if (id == 0) {
-                return false;
-            }
-            const ini_node& n = nodes_[id];
-            if (n.hash == h && n.parent == parent &&
-                in_.substr(n.name_off, n.name_len) == name) {
-                out = id;
-                return true;
-            }
+        std::uint32_t id = name_slots::find(scratch_.slots, h, [&](std::uint32_t k) {
+            const ini_node& n = nodes_[k];
+            return n.hash == h && n.parent == parent && in_.substr(n.name_off, n.name_len) == name;
+        });
+        if (id == 0) {
+            return false;
         }
-    }
-
-    void insert_slot(std::uint32_t id) {
-        std::vector<std::uint32_t>& slots = scratch_.slots;
-        std::size_t mask = slots.size() - 1;
-        std::size_t i = nodes_[id].hash & mask;
-        while (slots[i] != 0) {
-            i = (i + 1) & mask;
-        }
-        slots[i] = id;
+        out = id;
+        return true;
     }
 
     std::uint32_t add(std::uint32_t parent, std::size_t off, std::size_t len) {
@@ -249,13 +229,9 @@ private:
             nodes_[p.last_child].next_sibling = id;
         }
         p.last_child = id;
-        if ((scratch_.used + 1) * 2 > scratch_.slots.size()) {
-            scratch_.slots.assign(scratch_.slots.size() * 2, 0);
-            for (std::uint32_t k = 1; k < id; ++k) {
-                insert_slot(k);
-            }
-        }
-        insert_slot(id);
+        name_slots::make_room(scratch_.slots, scratch_.used, id,
+                              [&](std::uint32_t k) { return nodes_[k].hash; });
+        name_slots::place(scratch_.slots, nodes_[id].hash, id);
         ++scratch_.used;
         return id;
     }

@@ -39,19 +39,6 @@ constexpr std::size_t scratch_keep_bytes = std::size_t{16} << 20;
 inline bool ws(char c) { return c == ' ' || c == '\t' || c == '\f'; }
 inline bool eol(char c) { return c == '\n' || c == '\r'; }
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 std::string shown(char c) {
     auto u = static_cast<unsigned char>(c);
     if (u >= 0x20 && u < 0x7f) {
@@ -784,7 +771,7 @@ private:
         }
         std::uint32_t v = 0;
         for (std::size_t k = 0; k < 4; ++k) {
-            int h = hex_value(part[i + k]);
+            int h = text::hex_value(part[i + k]);
             if (h < 0) {
                 return fail(bad_escape(esc, "malformed \\uxxxx escape: expected a hex digit, saw " +
                                                 shown(part[i + k])));

@@ -267,13 +267,20 @@ struct parser {
             s.main_messages.push_back(index);
         }
         raw[index] = std::move(fields);
+        return parse_declared(enums, nested, full, proto3, false, main_file);
+    }
+
+    // The enums and then the messages declared in a file or a message, named inside `scope`.
+    // Used by parse_file and parse_message.
+    bool parse_declared(const std::vector<span>& enums, const std::vector<span>& messages,
+                        const std::string& scope, bool proto3, bool top, bool main_file) {
         for (span e : enums) {
-            if (!parse_enum(e, full)) {
+            if (!parse_enum(e, scope)) {
                 return false;
             }
         }
-        for (span sub : nested) {
-            if (!parse_message(sub, full, proto3, false, main_file)) {
+        for (span m : messages) {
+            if (!parse_message(m, scope, proto3, top, main_file)) {
                 return false;
             }
         }
@@ -296,18 +303,7 @@ struct parser {
             problem = "malformed FileDescriptorProto";
             return false;
         }
-        bool proto3 = syntax == "proto3";
-        for (span e : enums) {
-            if (!parse_enum(e, package)) {
-                return false;
-            }
-        }
-        for (span m : messages) {
-            if (!parse_message(m, package, proto3, true, main_file)) {
-                return false;
-            }
-        }
-        return true;
+        return parse_declared(enums, messages, package, syntax == "proto3", true, main_file);
     }
 
     bool resolve() {

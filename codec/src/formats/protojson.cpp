@@ -24,6 +24,7 @@
 
 #include "detail/base64.hpp"
 #include "detail/epoch_time.hpp"
+#include "detail/json_skip.hpp"
 #include "detail/json_text.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
@@ -85,55 +86,9 @@ bool is_unsigned(field_type t) noexcept {
 // Byte offsets of values: the JSON reader's document has none, so an error's offset is found
 // by walking the text along the value's position (child ordinals from the root).
 
-std::size_t skip_ws(std::string_view t, std::size_t p) {
-    while (p < t.size() && (t[p] == ' ' || t[p] == '\t' || t[p] == '\n' || t[p] == '\r')) {
-        ++p;
-    }
-    return p;
-}
-
-std::size_t skip_string(std::string_view t, std::size_t p) {
-    ++p;  // the opening quote
-    while (p < t.size() && t[p] != '"') {
-        p += t[p] == '\\' ? 2 : 1;
-    }
-    return p + 1;
-}
-
-// Past the value at p (which is valid JSON: the reader accepted it).
-std::size_t skip_value(std::string_view t, std::size_t p) {
-    p = skip_ws(t, p);
-    if (p >= t.size()) {
-        return p;
-    }
-    if (t[p] == '"') {
-        return skip_string(t, p);
-    }
-    if (t[p] == '{' || t[p] == '[') {
-        int depth = 0;
-        while (p < t.size()) {
-            char c = t[p];
-            if (c == '"') {
-                p = skip_string(t, p);
-                continue;
-            }
-            if (c == '{' || c == '[') {
-                ++depth;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0) {
-                    return p + 1;
-                }
-            }
-            ++p;
-        }
-        return p;
-    }
-    while (p < t.size() && t[p] != ',' && t[p] != '}' && t[p] != ']' && t[p] != ' ' &&
-           t[p] != '\n' && t[p] != '\r' && t[p] != '\t') {
-        ++p;
-    }
-    return p;
-}
+using json_skip::skip_string;
+using json_skip::skip_value;
+using json_skip::skip_ws;
 
 // The offset of the value at tape index `target` of `doc`, read from `text`.
 std::uint64_t offset_of(const document& doc, std::string_view text, std::size_t target) {

@@ -553,6 +553,17 @@ private:
         }
     }
 
+    // The child of `t` named by key part `kp`, or a new child of `type` when it has none yet
+    // (then `added` is set); `none` when adding it failed (the error is set). Used by keyval
+    // and header for each part of a key.
+    std::uint32_t find_or_add(std::uint32_t t, const key_part& kp, nt type, bool& added) {
+        std::string_view k = text(kp.text, kp.len);
+        std::uint32_t h = key_hash(t, k);
+        std::uint32_t c = find_child(t, k, h);
+        added = c == none;
+        return added ? add_child(t, type, &kp, h, kp.pos) : c;
+    }
+
     // key = value in `table` (the current table or an inline table).
     bool keyval(std::uint32_t table) {
         if (!(parse_key())) {
@@ -562,16 +573,12 @@ private:
         std::uint32_t t = table;
         // Dotted prefixes: create or extend tables made by dotted keys only.
         for (std::size_t i = 0; i + 1 < key.size(); ++i) {
-            std::string_view k = text(key[i].text, key[i].len);
-            std::uint32_t h = key_hash(t, k);
-            std::uint32_t c = find_child(t, k, h);
+            bool added = false;
+            std::uint32_t c = find_or_add(t, key[i], nt::dotted_table, added);
             if (c == none) {
-                auto r = add_child(t, nt::dotted_table, &key[i], h, key[i].pos);
-                if (r == none) {
-                    return false;
-                }
-                c = r;
-            } else if (nodes_[c].type == nt::implicit_table) {
+                return false;
+            }
+            if (nodes_[c].type == nt::implicit_table) {
                 // A table so far only named by headers ([a.b.c] makes a.b): dotted keys may
                 // fill it, after which no header may define it (as tomllib and toml++).
                 nodes_[c].type = nt::dotted_table;
@@ -583,16 +590,13 @@ private:
             t = c;
         }
         const key_part& last = key.back();
-        std::string_view k = text(last.text, last.len);
-        std::uint32_t h = key_hash(t, k);
-        std::uint32_t c = find_child(t, k, h);
-        if (c != none) {
-            ctx_ = c;
-            return err(
-                at(errc::duplicate_key, last.pos, "key \"" + std::string(k) + "\" defined twice"));
+        bool added = false;
+        std::uint32_t r = find_or_add(t, last, nt::pending, added);
+        if (!added) {
+            ctx_ = r;
+            return err(at(errc::duplicate_key, last.pos,
+                          "key \"" + std::string(text(last.text, last.len)) + "\" defined twice"));
         }
-        std::size_t key_pos = last.pos;
-        auto r = add_child(t, nt::pending, &last, h, key_pos);
         if (r == none) {
             return false;
         }
@@ -645,16 +649,12 @@ private:
         pos_ += aot ? 2 : 1;
         std::uint32_t t = 0;
         for (std::size_t i = 0; i + 1 < key.size(); ++i) {
-            std::string_view k = text(key[i].text, key[i].len);
-            std::uint32_t h = key_hash(t, k);
-            std::uint32_t c = find_child(t, k, h);
+            bool added = false;
+            std::uint32_t c = find_or_add(t, key[i], nt::implicit_table, added);
             if (c == none) {
-                auto r = add_child(t, nt::implicit_table, &key[i], h, key[i].pos);
-                if (r == none) {
-                    return none;
-                }
-                c = r;
-            } else {
+                return none;
+            }
+            if (!added) {
                 nt ty = nodes_[c].type;
                 if (ty == nt::table_array) {
                     c = nodes_[c].last;
@@ -669,17 +669,13 @@ private:
             t = c;
         }
         const key_part& last = key.back();
-        std::string_view k = text(last.text, last.len);
-        std::uint32_t h = key_hash(t, k);
-        std::uint32_t c = find_child(t, k, h);
+        bool added = false;
+        std::uint32_t c = find_or_add(t, last, aot ? nt::table_array : nt::header_table, added);
+        if (c == none) {
+            return none;
+        }
         if (aot) {
-            if (c == none) {
-                auto r = add_child(t, nt::table_array, &last, h, last.pos);
-                if (r == none) {
-                    return none;
-                }
-                c = r;
-            } else if (nodes_[c].type != nt::table_array) {
+            if (!added && nodes_[c].type != nt::table_array) {
                 ctx_ = c;
                 return err_none(at(
                     errc::duplicate_key, last.pos,
@@ -691,12 +687,8 @@ private:
             }
             return e;
         }
-        if (c == none) {
-            auto r = add_child(t, nt::header_table, &last, h, last.pos);
-            if (r == none) {
-                return none;
-            }
-            return r;
+        if (added) {
+            return c;
         }
         if (nodes_[c].type == nt::implicit_table) {
             nodes_[c].type = nt::header_table;

@@ -1956,28 +1956,67 @@ private:
         return q < end_ && *q == ':' && (blankz(q + 1) || y_flow_ind(q[1]));
     }
 
-    bool flow_seq(int n, const yprops& pr) {
+    // Opens a flow collection at its '[' or '{': the node's properties, the tape container and
+    // the nesting count; then steps over the opener. Used by flow_seq and flow_map.
+    bool flow_open(const yprops& pr, ynode_mark& m, bool is_map) {
         const char* open = p_;
-        ynode_mark m;
         std::string_view tag;
         YTRY(open_node(pr, m, tag));
-        if (!b_.begin_array()) {
+        if (!(is_map ? b_.begin_map() : b_.begin_array())) {
             return fail_(limit(open));
         }
         if (++nest_ > max_nest) {
             return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
         }
         ++p_;
+        return true;
+    }
+
+    // Before each entry of a flow collection: skips blanks and comments, fails at the end of
+    // input with `eof_msg`, and sets `done` after stepping over the `closer`.
+    bool flow_entry(int n, char closer, const char* eof_msg, bool& done) {
+        YTRY(flow_ws(n));
+        if (p_ >= end_) {
+            return fail_(err(p_, eof_msg));
+        }
+        done = *p_ == closer;
+        p_ += done ? 1 : 0;
+        return true;
+    }
+
+    // After each entry of a flow collection: steps over its ',' or stays before the `closer`.
+    bool flow_after_entry(int n, char closer, const char* expected) {
+        YTRY(flow_ws(n));
+        if (ch(p_) == ',') {
+            ++p_;
+        } else if (ch(p_) != closer) {
+            return fail_(at(p_, expected));
+        }
+        return true;
+    }
+
+    // Closes what flow_open opened.
+    void flow_close(const yprops& pr, const ynode_mark& m, bool is_map) {
+        --nest_;
+        if (is_map) {
+            b_.end_map();
+        } else {
+            b_.end_array();
+        }
+        close_node(pr, m);
+    }
+
+    bool flow_seq(int n, const yprops& pr) {
+        ynode_mark m;
+        YTRY(flow_open(pr, m, false));
         for (;;) {
-            YTRY(flow_ws(n));
-            if (p_ >= end_) {
-                return fail_(err(p_, "expected ']' closing the flow sequence, saw end of input"));
-            }
-            char c = *p_;
-            if (c == ']') {
-                ++p_;
+            bool done = false;
+            YTRY(flow_entry(n, ']', "expected ']' closing the flow sequence, saw end of input",
+                            done));
+            if (done) {
                 break;
             }
+            char c = *p_;
             const char* entry = p_;
             if (c == '?' && (blankz(p_ + 1) || y_flow_ind(p_[1]))) {
                 // An explicit key: a single-pair map.
@@ -2022,41 +2061,23 @@ private:
             } else {
                 YTRY(flow_node(n));
             }
-            YTRY(flow_ws(n));
-            if (ch(p_) == ',') {
-                ++p_;
-            } else if (ch(p_) != ']') {
-                return fail_(at(p_, "',' or ']' in a flow sequence"));
-            }
+            YTRY(flow_after_entry(n, ']', "',' or ']' in a flow sequence"));
         }
-        --nest_;
-        b_.end_array();
-        close_node(pr, m);
+        flow_close(pr, m, false);
         return true;
     }
 
     bool flow_map(int n, const yprops& pr) {
-        const char* open = p_;
         ynode_mark m;
-        std::string_view tag;
-        YTRY(open_node(pr, m, tag));
-        if (!b_.begin_map()) {
-            return fail_(limit(open));
-        }
-        if (++nest_ > max_nest) {
-            return fail_(make_error(errc::depth_exceeded, off(open), "nesting too deep"));
-        }
-        ++p_;
+        YTRY(flow_open(pr, m, true));
         for (;;) {
-            YTRY(flow_ws(n));
-            if (p_ >= end_) {
-                return fail_(err(p_, "expected '}' closing the flow mapping, saw end of input"));
-            }
-            char c = *p_;
-            if (c == '}') {
-                ++p_;
+            bool done = false;
+            YTRY(flow_entry(n, '}', "expected '}' closing the flow mapping, saw end of input",
+                            done));
+            if (done) {
                 break;
             }
+            char c = *p_;
             if (c == '?' && (blankz(p_ + 1) || y_flow_ind(p_[1]))) {
                 ++p_;
                 YTRY(flow_ws(n));
@@ -2073,16 +2094,9 @@ private:
             } else {
                 b_.add_null();
             }
-            YTRY(flow_ws(n));
-            if (ch(p_) == ',') {
-                ++p_;
-            } else if (ch(p_) != '}') {
-                return fail_(at(p_, "',' or '}' in a flow mapping"));
-            }
+            YTRY(flow_after_entry(n, '}', "',' or '}' in a flow mapping"));
         }
-        --nest_;
-        b_.end_map();
-        close_node(pr, m);
+        flow_close(pr, m, true);
         return true;
     }
 

@@ -7,6 +7,7 @@
 
 #include "schema.hpp"
 #include "detail/describe.hpp"
+#include "detail/json_skip.hpp"
 #include "detail/locate.hpp"
 #include "polycodec/codec.hpp"
 
@@ -24,46 +25,8 @@ std::size_t skip_ws(std::string_view t, std::size_t p) {
     }
     return p;
 }
-std::size_t skip_string(std::string_view t, std::size_t p) {
-    ++p;
-    while (p < t.size() && t[p] != '"') {
-        p += t[p] == '\\' ? 2 : 1;
-    }
-    return p + 1;
-}
-std::size_t skip_value(std::string_view t, std::size_t p) {
-    p = skip_ws(t, p);
-    if (p >= t.size()) {
-        return p;
-    }
-    if (t[p] == '"') {
-        return skip_string(t, p);
-    }
-    if (t[p] == '{' || t[p] == '[') {
-        int depth = 0;
-        while (p < t.size()) {
-            char c = t[p];
-            if (c == '"') {
-                p = skip_string(t, p);
-                continue;
-            }
-            if (c == '{' || c == '[') {
-                ++depth;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0) {
-                    return p + 1;
-                }
-            }
-            ++p;
-        }
-        return p;
-    }
-    while (p < t.size() && t[p] != ',' && t[p] != '}' && t[p] != ']' && t[p] != ' ' &&
-           t[p] != '\n' && t[p] != '\r' && t[p] != '\t') {
-        ++p;
-    }
-    return p;
-}
+using detail::json_skip::skip_string;
+using detail::json_skip::skip_value;
 std::string unescape_key(std::string_view raw) {
     std::string s;
     for (std::size_t i = 0; i < raw.size(); ++i) {
