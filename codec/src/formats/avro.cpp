@@ -574,6 +574,30 @@ private:
         b_.add_int(v, t.kind == type_kind::int_ ? int_width::bits32 : int_width::bits64);
     }
 
+    // An int or long of node t: with its logical type, else as an integer of that width.
+    void add_node_int(const node& t, std::int64_t v, int_width width) {
+        if (t.lt == logical::none) {
+            b_.add_int(v, width);
+        } else {
+            add_logical_int(t, v);
+        }
+    }
+    // A string, bytes (with t's logical type) or a fixed of `size` bytes (likewise), read.
+    result<void> read_string_value() {
+        POLYCODEC_TRY_ASSIGN(s, read_string());
+        b_.add_string(s);
+        return {};
+    }
+    result<void> read_bytes_as(const node& t) {
+        POLYCODEC_TRY_ASSIGN(s, read_bytes("bytes"));
+        add_logical_bytes(t, s);
+        return {};
+    }
+    result<void> read_fixed_as(const node& t, std::uint64_t size) {
+        POLYCODEC_TRY_ASSIGN(s, read_raw(size, "a fixed"));
+        add_logical_bytes(t, s);
+        return {};
+    }
     void add_logical_bytes(const node& t, std::string_view s) {
         if (json_form_) {
             scratch_.clear();
@@ -634,83 +658,39 @@ private:
                 return {};
             }
             case type_kind::int_: {
-                auto v = read_int("an int");
-                if (!v) {
-                    return fail(v.error());
-                }
-                if (t.lt == logical::none) {
-                    b_.add_int(*v, int_width::bits32);
-                } else {
-                    add_logical_int(t, *v);
-                }
+                POLYCODEC_TRY_ASSIGN(v, read_int("an int"));
+                add_node_int(t, v, int_width::bits32);
                 return {};
             }
             case type_kind::long_: {
-                auto v = read_long("a long");
-                if (!v) {
-                    return fail(v.error());
-                }
-                if (t.lt == logical::none) {
-                    b_.add_int(*v, int_width::bits64);
-                } else {
-                    add_logical_int(t, *v);
-                }
+                POLYCODEC_TRY_ASSIGN(v, read_long("a long"));
+                add_node_int(t, v, int_width::bits64);
                 return {};
             }
             case type_kind::float_: {
-                auto v = read_float();
-                if (!v) {
-                    return fail(v.error());
-                }
-                b_.add_double(*v);
+                POLYCODEC_TRY_ASSIGN(v, read_float());
+                b_.add_double(v);
                 return {};
             }
             case type_kind::double_: {
-                auto v = read_double();
-                if (!v) {
-                    return fail(v.error());
-                }
-                b_.add_double(*v);
+                POLYCODEC_TRY_ASSIGN(v, read_double());
+                b_.add_double(v);
                 return {};
             }
-            case type_kind::bytes: {
-                auto s = read_bytes("bytes");
-                if (!s) {
-                    return fail(s.error());
-                }
-                add_logical_bytes(t, *s);
-                return {};
-            }
-            case type_kind::string: {
-                auto s = read_string();
-                if (!s) {
-                    return fail(s.error());
-                }
-                b_.add_string(*s);
-                return {};
-            }
-            case type_kind::fixed: {
-                auto s = read_raw(t.size, "a fixed");
-                if (!s) {
-                    return fail(s.error());
-                }
-                add_logical_bytes(t, *s);
-                return {};
-            }
+            case type_kind::bytes:
+                return read_bytes_as(t);
+            case type_kind::string:
+                return read_string_value();
+            case type_kind::fixed:
+                return read_fixed_as(t, t.size);
             case type_kind::enum_: {
-                auto i = enum_index(t);
-                if (!i) {
-                    return fail(i.error());
-                }
-                b_.add_string(t.symbols[*i]);
+                POLYCODEC_TRY_ASSIGN(i, enum_index(t));
+                b_.add_string(t.symbols[i]);
                 return {};
             }
             case type_kind::union_: {
-                auto i = union_index(t);
-                if (!i) {
-                    return fail(i.error());
-                }
-                std::uint32_t br = t.branches[*i];
+                POLYCODEC_TRY_ASSIGN(i, union_index(t));
+                std::uint32_t br = t.branches[i];
                 if (!json_form_ || w_.nodes[br].kind == type_kind::null_) {
                     return read(br);
                 }
@@ -886,11 +866,8 @@ private:
         const node& w = w_.nodes[wn];
         const node& r = r_->nodes[rn];
         if (w.kind == type_kind::union_) {
-            auto i = union_index(w);
-            if (!i) {
-                return fail(i.error());
-            }
-            return resolve(w.branches[*i], rn);
+            POLYCODEC_TRY_ASSIGN(i, union_index(w));
+            return resolve(w.branches[i], rn);
         }
         if (r.kind == type_kind::union_) {
             // The first branch of the reader's union that matches the writer's type.
@@ -917,24 +894,18 @@ private:
                 if (w.kind != r.kind) {
                     double d;
                     if (w.kind == type_kind::int_ || w.kind == type_kind::long_) {
-                        auto v = read_long("an integer");
-                        if (!v) {
-                            return fail(v.error());
-                        }
+                        POLYCODEC_TRY_ASSIGN(v, read_long("an integer"));
                         if (r.kind == type_kind::long_) {
-                            add_reader_int(r, *v);
+                            add_node_int(r, v, int_width::bits64);
                             return {};
                         }
-                        d = static_cast<double>(*v);
+                        d = static_cast<double>(v);
                         if (r.kind == type_kind::float_) {
-                            d = static_cast<double>(static_cast<float>(*v));
+                            d = static_cast<double>(static_cast<float>(v));
                         }
                     } else {
-                        auto v = read_float();
-                        if (!v) {
-                            return fail(v.error());
-                        }
-                        d = *v;
+                        POLYCODEC_TRY_ASSIGN(v, read_float());
+                        d = v;
                     }
                     b_.add_double(d);
                     return {};
@@ -943,28 +914,12 @@ private:
             case type_kind::string:
             case type_kind::bytes:
                 if (w.kind != r.kind) {
-                    if (r.kind == type_kind::string) {
-                        auto s = read_string();
-                        if (!s) {
-                            return fail(s.error());
-                        }
-                        b_.add_string(*s);
-                    } else {
-                        auto s = read_bytes("bytes");
-                        if (!s) {
-                            return fail(s.error());
-                        }
-                        add_logical_bytes(r, *s);
-                    }
-                    return {};
+                    return r.kind == type_kind::string ? read_string_value() : read_bytes_as(r);
                 }
                 break;
             case type_kind::enum_: {
-                auto i = enum_index(w);
-                if (!i) {
-                    return fail(i.error());
-                }
-                const std::string& sym = w.symbols[*i];
+                POLYCODEC_TRY_ASSIGN(i, enum_index(w));
+                const std::string& sym = w.symbols[i];
                 for (const std::string& rs : r.symbols) {
                     if (rs == sym) {
                         b_.add_string(rs);
@@ -991,13 +946,6 @@ private:
         // Same primitive or fixed: read with the reader's logical type.
         return read_as(wn, rn);
     }
-    void add_reader_int(const node& r, std::int64_t v) {
-        if (r.lt == logical::none) {
-            b_.add_int(v, int_width::bits64);
-        } else {
-            add_logical_int(r, v);
-        }
-    }
     // Reads writer type `wn` (same kind as reader `rn`) with the reader's logical type.
     result<void> read_as(std::uint32_t wn, std::uint32_t rn) {
         const node& r = r_->nodes[rn];
@@ -1005,34 +953,15 @@ private:
         switch (r.kind) {
             case type_kind::int_:
             case type_kind::long_: {
-                auto v = read_long("an integer");
-                if (!v) {
-                    return fail(v.error());
-                }
-                if (r.lt == logical::none) {
-                    b_.add_int(*v, r.kind == type_kind::int_ ? int_width::bits32
-                                                             : int_width::bits64);
-                } else {
-                    add_logical_int(r, *v);
-                }
+                POLYCODEC_TRY_ASSIGN(v, read_long("an integer"));
+                add_node_int(r, v,
+                             r.kind == type_kind::int_ ? int_width::bits32 : int_width::bits64);
                 return {};
             }
-            case type_kind::bytes: {
-                auto s = read_bytes("bytes");
-                if (!s) {
-                    return fail(s.error());
-                }
-                add_logical_bytes(r, *s);
-                return {};
-            }
-            case type_kind::fixed: {
-                auto s = read_raw(w.size, "a fixed");
-                if (!s) {
-                    return fail(s.error());
-                }
-                add_logical_bytes(r, *s);
-                return {};
-            }
+            case type_kind::bytes:
+                return read_bytes_as(r);
+            case type_kind::fixed:
+                return read_fixed_as(r, w.size);
             default:
                 return read(wn);
         }

@@ -381,22 +381,8 @@ private:
         if (!b_.begin_array()) {
             return container_limit(h.start);
         }
-        if (h.ai == 31) {
-            for (;;) {
-                if (pos_ < in_.size() && *at(pos_) == 0xff) {
-                    ++pos_;
-                    break;
-                }
-                if (!read_item(false)) {
-                    return false;
-                }
-            }
-        } else {
-            for (std::uint64_t i = 0; i < h.arg; ++i) {
-                if (!read_item(false)) {
-                    return false;
-                }
-            }
+        if (!read_children(h, [&](std::uint64_t) { return read_item(false); })) {
+            return false;
         }
         b_.end_array();
         return true;
@@ -409,47 +395,57 @@ private:
         if (!b_.begin_map()) {
             return container_limit(h.start);
         }
-        if (h.ai == 31) {
-            for (;;) {
-                if (pos_ < in_.size() && *at(pos_) == 0xff) {
-                    ++pos_;
-                    break;
-                }
-                if (!read_item(true)) {
-                    return false;
-                }
+        std::string_view prev;
+        const bool pairs = read_children(h, [&](std::uint64_t i) {
+            const std::size_t key_start = pos_;
+            if (!read_item(true)) {
+                return false;
+            }
+            if (h.ai == 31) {
                 if (pos_ < in_.size() && *at(pos_) == 0xff) {
                     return set_error(make_error(errc::malformed, pos_,
                                                 "expected a map value, saw break (0xff)"));
                 }
-                if (!read_item(false)) {
-                    return false;
+            } else if (strict_) {
+                // RFC 8949 section 4.2.1: keys in the bytewise order of their encodings.
+                std::string_view key = in_.substr(key_start, pos_ - key_start);
+                if (i != 0 && !(prev < key)) {
+                    return set_error(make_error(
+                        prev == key ? errc::duplicate_key : errc::malformed, key_start,
+                        prev == key ? std::string("duplicate map key")
+                                    : std::string("map keys out of deterministic order")));
                 }
+                prev = key;
             }
-        } else {
-            std::string_view prev;
-            for (std::uint64_t i = 0; i < h.arg; ++i) {
-                const std::size_t key_start = pos_;
-                if (!read_item(true)) {
-                    return false;
+            return read_item(false);
+        });
+        if (!pairs) {
+            return false;
+        }
+        b_.end_map();
+        return true;
+    }
+
+    // The children of an array or map with head h: up to the break (0xff) for an indefinite
+    // length, else h.arg of them. child(i) reads the i-th (of a map, the i-th pair).
+    template <class Child>
+    bool read_children(const head& h, Child child) {
+        if (h.ai == 31) {
+            for (std::uint64_t i = 0;; ++i) {
+                if (pos_ < in_.size() && *at(pos_) == 0xff) {
+                    ++pos_;
+                    return true;
                 }
-                if (strict_) {
-                    // RFC 8949 section 4.2.1: keys in the bytewise order of their encodings.
-                    std::string_view key = in_.substr(key_start, pos_ - key_start);
-                    if (i != 0 && !(prev < key)) {
-                        return set_error(make_error(
-                            prev == key ? errc::duplicate_key : errc::malformed, key_start,
-                            prev == key ? std::string("duplicate map key")
-                                        : std::string("map keys out of deterministic order")));
-                    }
-                    prev = key;
-                }
-                if (!read_item(false)) {
+                if (!child(i)) {
                     return false;
                 }
             }
         }
-        b_.end_map();
+        for (std::uint64_t i = 0; i < h.arg; ++i) {
+            if (!child(i)) {
+                return false;
+            }
+        }
         return true;
     }
 

@@ -21,6 +21,27 @@
 namespace polycodec::detail {
 namespace {
 
+// The timestamp extension (ext -1) of n bytes at data, for the reader and the fast path:
+// 32-bit seconds; 30-bit nanoseconds + 34-bit seconds; 32-bit nanoseconds + signed 64-bit
+// seconds. False for any other size (nsec is not checked here).
+[[gnu::always_inline]] inline bool timestamp_fields(const unsigned char* data, std::uint64_t n,
+                                                    std::int64_t& sec,
+                                                    std::uint64_t& nsec) noexcept {
+    if (n == 4) {
+        sec = static_cast<std::int64_t>(load_be(data, 4));
+    } else if (n == 8) {
+        std::uint64_t v = load_be(data, 8);
+        nsec = v >> 34;
+        sec = static_cast<std::int64_t>(v & ((std::uint64_t{1} << 34) - 1));
+    } else if (n == 12) {
+        nsec = load_be(data, 4);
+        sec = static_cast<std::int64_t>(load_be(data + 4, 8));
+    } else {
+        return false;
+    }
+    return true;
+}
+
 // ---- reader ----
 
 class msgpack_reader : kept_error {
@@ -107,20 +128,9 @@ private:
         ++pos_;
         std::string_view data = in_.substr(pos_, n);
         if (type == -1) {
-            // Timestamp extension: 32-bit seconds; 30-bit nanoseconds + 34-bit seconds;
-            // 32-bit nanoseconds + signed 64-bit seconds.
             std::int64_t sec = 0;
             std::uint64_t nsec = 0;
-            if (n == 4) {
-                sec = static_cast<std::int64_t>(be(pos_, 4));
-            } else if (n == 8) {
-                std::uint64_t v = be(pos_, 8);
-                nsec = v >> 34;
-                sec = static_cast<std::int64_t>(v & ((std::uint64_t{1} << 34) - 1));
-            } else if (n == 12) {
-                nsec = be(pos_, 4);
-                sec = static_cast<std::int64_t>(be(pos_ + 4, 8));
-            } else {
+            if (!timestamp_fields(at(pos_), n, sec, nsec)) {
                 return set_error(make_error(
                     errc::malformed, start,
                     "expected a timestamp (ext -1) of 4, 8 or 12 bytes, saw " + std::to_string(n)));
@@ -524,16 +534,7 @@ bool decode_msgpack_fast(std::string_view in, builder& b) {
         if (type == -1) {
             std::int64_t sec = 0;
             std::uint64_t nsec = 0;
-            if (n == 4) {
-                sec = static_cast<std::int64_t>(load_be(data, 4));
-            } else if (n == 8) {
-                std::uint64_t v = load_be(data, 8);
-                nsec = v >> 34;
-                sec = static_cast<std::int64_t>(v & ((std::uint64_t{1} << 34) - 1));
-            } else if (n == 12) {
-                nsec = load_be(data, 4);
-                sec = static_cast<std::int64_t>(load_be(data + 4, 8));
-            } else {
+            if (!timestamp_fields(data, n, sec, nsec)) {
                 return false;
             }
             if (nsec > 999999999) {

@@ -361,13 +361,10 @@ private:
         return push(memo_[idx]);
     }
     result<std::uint64_t> decimal_arg() {
-        auto line = read_line();
-        if (!line) {
-            return fail(line.error());
-        }
+        POLYCODEC_TRY_ASSIGN(line, read_line());
         std::uint64_t v = 0;
-        auto r = std::from_chars(line->data(), line->data() + line->size(), v);
-        if (r.ec != std::errc() || r.ptr != line->data() + line->size()) {
+        auto r = std::from_chars(line.data(), line.data() + line.size(), v);
+        if (r.ec != std::errc() || r.ptr != line.data() + line.size()) {
             return fail(make_error(errc::malformed, op_at_ + 1, "expected a decimal memo index"));
         }
         return v;
@@ -664,11 +661,8 @@ private:
                 }
                 return fail(underflow());
             case op::pop_mark: {
-                auto m = pop_mark();
-                if (!m) {
-                    return fail(m.error());
-                }
-                stack_.resize(*m);
+                POLYCODEC_TRY_ASSIGN(m, pop_mark());
+                stack_.resize(m);
                 return {};
             }
             case op::dup:
@@ -699,34 +693,28 @@ private:
                 return push(int_node(static_cast<std::int64_t>(read_le(2)), op_at_));
             case op::int_text:
             case op::long_text: {
-                auto line = read_line();
-                if (!line) {
-                    return fail(line.error());
-                }
-                return push_result(text_int(*line, c == op::long_text));
+                POLYCODEC_TRY_ASSIGN(line, read_line());
+                return push_result(text_int(line, c == op::long_text));
             }
             case op::long1:
             case op::long4: {
-                auto len = length(c == op::long1 ? 1 : 4);
-                if (!len) {
-                    return fail(len.error());
-                }
-                if (*len > max_long_bytes) {
+                POLYCODEC_TRY_ASSIGN(len, length(c == op::long1 ? 1 : 4));
+                if (len > max_long_bytes) {
                     return fail(make_error(errc::size_exceeded, op_at_,
-                                           "LONG4 of " + std::to_string(*len) +
+                                           "LONG4 of " + std::to_string(len) +
                                                " bytes beyond the limit of " +
                                                std::to_string(max_long_bytes)));
                 }
-                if (*len <= 8) {
+                if (len <= 8) {
                     // The common case fits an int64: sign-extend without a big integer.
-                    std::uint64_t u = read_le(*len);
-                    if (*len > 0 && *len < 8 && (u >> (8 * *len - 1)) != 0) {
-                        u |= ~std::uint64_t{0} << (8 * *len);
+                    std::uint64_t u = read_le(len);
+                    if (len > 0 && len < 8 && (u >> (8 * len - 1)) != 0) {
+                        u |= ~std::uint64_t{0} << (8 * len);
                     }
                     return push(int_node(static_cast<std::int64_t>(u), op_at_));
                 }
-                big_integer v = from_twos_complement_le(in_.substr(pos_, *len));
-                pos_ += *len;
+                big_integer v = from_twos_complement_le(in_.substr(pos_, len));
+                pos_ += len;
                 return push(big_node(v, op_at_));
             }
             case op::binfloat: {
@@ -743,12 +731,9 @@ private:
                 return push(n);
             }
             case op::float_text: {
-                auto line = read_line();
-                if (!line) {
-                    return fail(line.error());
-                }
+                POLYCODEC_TRY_ASSIGN(line, read_line());
                 double d = 0;
-                std::string_view s = *line;
+                std::string_view s = line;
                 if (!s.empty() && s[0] == '+') {
                     s.remove_prefix(1);
                 }
@@ -762,32 +747,25 @@ private:
                 return push(n);
             }
             case op::unicode: {
-                auto line = read_line();
-                if (!line) {
-                    return fail(line.error());
-                }
-                return push_result(raw_unicode(*line, op_at_ + 1));
+                POLYCODEC_TRY_ASSIGN(line, read_line());
+                return push_result(raw_unicode(line, op_at_ + 1));
             }
             case op::short_binunicode:
             case op::binunicode:
             case op::binunicode8: {
-                auto len = length(c == op::short_binunicode ? 1 : c == op::binunicode ? 4 : 8);
-                if (!len) {
-                    return fail(len.error());
-                }
-                return push_result(utf8_payload(*len));
+                POLYCODEC_TRY_ASSIGN(len, length(c == op::short_binunicode ? 1
+                                                 : c == op::binunicode     ? 4
+                                                                           : 8));
+                return push_result(utf8_payload(len));
             }
             case op::short_binstring:
             case op::binstring: {
                 // Python 2 str: text when it is valid UTF-8, else bytes.
-                auto len = length(c == op::short_binstring ? 1 : 4);
-                if (!len) {
-                    return fail(len.error());
-                }
-                std::string_view s = in_.substr(pos_, *len);
+                POLYCODEC_TRY_ASSIGN(len, length(c == op::short_binstring ? 1 : 4));
+                std::string_view s = in_.substr(pos_, len);
                 std::uint32_t n =
-                    payload_node(utf8_valid(s) ? pk::str : pk::bytes, op_at_, pos_, *len, false);
-                pos_ += *len;
+                    payload_node(utf8_valid(s) ? pk::str : pk::bytes, op_at_, pos_, len, false);
+                pos_ += len;
                 return push(n);
             }
             case op::string:
@@ -797,12 +775,11 @@ private:
             case op::binbytes:
             case op::binbytes8:
             case op::bytearray8: {
-                auto len = length(c == op::short_binbytes ? 1 : c == op::binbytes ? 4 : 8);
-                if (!len) {
-                    return fail(len.error());
-                }
-                std::uint32_t n = payload_node(pk::bytes, op_at_, pos_, *len, false);
-                pos_ += *len;
+                POLYCODEC_TRY_ASSIGN(len, length(c == op::short_binbytes ? 1
+                                                 : c == op::binbytes     ? 4
+                                                                         : 8));
+                std::uint32_t n = payload_node(pk::bytes, op_at_, pos_, len, false);
+                pos_ += len;
                 return push(n);
             }
             case op::next_buffer:
@@ -834,50 +811,38 @@ private:
             case op::tuple:
             case op::list:
             case op::frozenset: {
-                auto m = pop_mark();
-                if (!m) {
-                    return fail(m.error());
-                }
+                POLYCODEC_TRY_ASSIGN(m, pop_mark());
                 std::uint32_t t = new_container(c == op::tuple  ? pk::tuple
                                                 : c == op::list ? pk::list
                                                                 : pk::frozenset,
                                                 op_at_);
-                collect(t, *m);
+                collect(t, m);
                 return push(t);
             }
             case op::dict: {
-                auto m = pop_mark();
-                if (!m) {
-                    return fail(m.error());
-                }
-                if ((stack_.size() - *m) % 2 != 0) {
+                POLYCODEC_TRY_ASSIGN(m, pop_mark());
+                if ((stack_.size() - m) % 2 != 0) {
                     return fail(
                         make_error(errc::malformed, op_at_, "DICT with an odd number of items"));
                 }
                 std::uint32_t d = new_container(pk::dict, op_at_);
-                collect(d, *m);
+                collect(d, m);
                 return push(d);
             }
             case op::append: {
-                auto v = pop1();
-                if (!v) {
-                    return fail(v.error());
-                }
+                POLYCODEC_TRY_ASSIGN(v, pop1());
                 if (stack_.size() <= floor() || !is(stack_.back(), pk::list)) {
                     return fail(expected("a list", "APPEND"));
                 }
-                add_child(stack_.back(), *v);
+                add_child(stack_.back(), v);
                 return {};
             }
             case op::appends:
             case op::additems:
             case op::setitems: {
-                auto m = pop_mark();
-                if (!m) {
-                    return fail(m.error());
-                }
+                POLYCODEC_TRY_ASSIGN(m, pop_mark());
                 pk want = c == op::appends ? pk::list : c == op::additems ? pk::set : pk::dict;
-                if (*m == 0 || *m <= floor() || !is(stack_[*m - 1], want)) {
+                if (m == 0 || m <= floor() || !is(stack_[m - 1], want)) {
                     return fail(expected(c == op::appends    ? "a list"
                                          : c == op::additems ? "a set"
                                                              : "a dict",
@@ -885,11 +850,11 @@ private:
                                          : c == op::additems ? "ADDITEMS"
                                                              : "SETITEMS"));
                 }
-                if (c == op::setitems && (stack_.size() - *m) % 2 != 0) {
+                if (c == op::setitems && (stack_.size() - m) % 2 != 0) {
                     return fail(make_error(errc::malformed, op_at_,
                                            "SETITEMS with an odd number of items"));
                 }
-                collect(stack_[*m - 1], *m);
+                collect(stack_[m - 1], m);
                 return {};
             }
             case op::setitem: {
@@ -899,42 +864,28 @@ private:
                 collect(stack_[stack_.size() - 3], stack_.size() - 2);
                 return {};
             }
-            case op::put: {
-                auto idx = decimal_arg();
-                return idx ? memo_put(*idx) : fail(idx.error());
+            case op::put:
+            case op::get: {
+                POLYCODEC_TRY_ASSIGN(idx, decimal_arg());
+                return c == op::put ? memo_put(idx) : memo_get(idx);
             }
             case op::binput:
-            case op::long_binput: {
-                std::size_t w = c == op::binput ? 1 : 4;
+            case op::long_binput:
+            case op::binget:
+            case op::long_binget: {
+                std::size_t w = c == op::binput || c == op::binget ? 1 : 4;
                 if (!have(w)) {
                     return fail(eof(w));
                 }
-                return memo_put(read_le(w));
+                const std::uint64_t idx = read_le(w);
+                return c == op::binput || c == op::long_binput ? memo_put(idx) : memo_get(idx);
             }
             case op::memoize:
                 return memo_put(memo_entries_);
-            case op::get: {
-                auto idx = decimal_arg();
-                return idx ? memo_get(*idx) : fail(idx.error());
-            }
-            case op::binget:
-            case op::long_binget: {
-                std::size_t w = c == op::binget ? 1 : 4;
-                if (!have(w)) {
-                    return fail(eof(w));
-                }
-                return memo_get(read_le(w));
-            }
             case op::global: {
-                auto module = read_line();
-                if (!module) {
-                    return fail(module.error());
-                }
-                auto name = read_line();
-                if (!name) {
-                    return fail(name.error());
-                }
-                return push_result(global_node(*module, *name, c));
+                POLYCODEC_TRY_ASSIGN(module, read_line());
+                POLYCODEC_TRY_ASSIGN(name, read_line());
+                return push_result(global_node(module, name, c));
             }
             case op::stack_global: {
                 if (stack_.size() < floor() + 2) {

@@ -16,6 +16,7 @@
 #include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/schema_json.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
@@ -301,12 +302,7 @@ private:
 
 result<std::shared_ptr<const schema>> parse_schema(std::string_view json_text) {
     document doc;
-    if (auto r = decode(format_id::json, json_text, doc); !r) {
-        error e = r.error();
-        e.code = errc::invalid_option;
-        e.message = "postcard schema is not valid JSON: " + describe(r.error());
-        return fail(std::move(e));
-    }
+    POLYCODEC_TRY(detail::decode_schema_json(json_text, doc, "postcard"));
     auto s = std::make_shared<schema>();
     schema_parser p(*s);
     auto root = p.named_type(doc.root(), "", 0);
@@ -359,6 +355,22 @@ private:
     error eof(const char* what) const {
         return make_error(errc::unexpected_eof, pos_,
                           std::string("expected ") + what + ", saw end of input");
+    }
+
+    // An f32 or f64: sizeof(Bits) bytes, little-endian, as a double.
+    template <class Float, class Bits>
+    result<double> float_le(const char* what) {
+        if (in_.size() - pos_ < sizeof(Bits)) {
+            return fail(eof(what));
+        }
+        Bits bits = 0;
+        for (std::size_t i = 0; i < sizeof(Bits); ++i) {
+            bits |= Bits{static_cast<unsigned char>(in_[pos_ + i])} << (8 * i);
+        }
+        pos_ += sizeof(Bits);
+        Float f;
+        std::memcpy(&f, &bits, sizeof(Bits));
+        return static_cast<double>(f);
     }
 
     // LEB128 of at most `max_bytes` bytes whose value fits `bits` bits (spec: "Maximum
@@ -530,11 +542,8 @@ private:
             case type_kind::u64:
             case type_kind::usize: {
                 unsigned bits = t.kind == type_kind::u16 ? 16 : t.kind == type_kind::u32 ? 32 : 64;
-                auto v = varint(bits, t.name.c_str());
-                if (!v) {
-                    return fail(v.error());
-                }
-                b_.add_uint(*v);
+                POLYCODEC_TRY_ASSIGN(v, varint(bits, t.name.c_str()));
+                b_.add_uint(v);
                 return {};
             }
             case type_kind::i16:
@@ -542,94 +551,61 @@ private:
             case type_kind::i64:
             case type_kind::isize: {
                 unsigned bits = t.kind == type_kind::i16 ? 16 : t.kind == type_kind::i32 ? 32 : 64;
-                auto v = varint(bits, t.name.c_str());
-                if (!v) {
-                    return fail(v.error());
-                }
-                b_.add_int(unzigzag(*v));
+                POLYCODEC_TRY_ASSIGN(v, varint(bits, t.name.c_str()));
+                b_.add_int(unzigzag(v));
                 return {};
             }
             case type_kind::u128:
             case type_kind::i128: {
-                auto v = varint128(t.name.c_str());
-                if (!v) {
-                    return fail(v.error());
-                }
-                if (t.kind == type_kind::i128 && !v->is_zero()) {
+                POLYCODEC_TRY_ASSIGN(v, varint128(t.name.c_str()));
+                if (t.kind == type_kind::i128 && !v.is_zero()) {
                     // Zigzag: odd -> -(n+1)/2, even -> n/2.
-                    bool neg = (v->mag[0] & 1) != 0;
+                    bool neg = (v.mag[0] & 1) != 0;
                     if (neg) {
-                        v->mul_add(1, 1);  // n + 1
+                        v.mul_add(1, 1);  // n + 1
                     }
-                    v->div_small(2);
-                    v->neg = neg;
-                    v->trim();
+                    v.div_small(2);
+                    v.neg = neg;
+                    v.trim();
                 }
-                add_big_integer(b_, *v);
+                add_big_integer(b_, v);
                 return {};
             }
             case type_kind::f32: {
-                if (in_.size() - pos_ < 4) {
-                    return fail(eof("an f32"));
-                }
-                std::uint32_t bits = 0;
-                for (int i = 0; i < 4; ++i) {
-                    bits |= std::uint32_t{static_cast<unsigned char>(in_[pos_ + i])} << (8 * i);
-                }
-                pos_ += 4;
-                float f;
-                std::memcpy(&f, &bits, 4);
-                b_.add_double(static_cast<double>(f));
+                POLYCODEC_TRY_ASSIGN(d, float_le<float, std::uint32_t>("an f32"));
+                b_.add_double(d);
                 return {};
             }
             case type_kind::f64: {
-                if (in_.size() - pos_ < 8) {
-                    return fail(eof("an f64"));
-                }
-                std::uint64_t bits = 0;
-                for (int i = 0; i < 8; ++i) {
-                    bits |= std::uint64_t{static_cast<unsigned char>(in_[pos_ + i])} << (8 * i);
-                }
-                pos_ += 8;
-                double d;
-                std::memcpy(&d, &bits, 8);
+                POLYCODEC_TRY_ASSIGN(d, float_le<double, std::uint64_t>("an f64"));
                 b_.add_double(d);
                 return {};
             }
             case type_kind::char_: {
                 std::size_t at = pos_;
-                auto s = text_of("a char");
-                if (!s) {
-                    return fail(s.error());
-                }
+                POLYCODEC_TRY_ASSIGN(s, text_of("a char"));
                 // Exactly one scalar value: the first sequence's length equals the size.
-                auto lead = s->empty() ? 0u : static_cast<unsigned char>((*s)[0]);
-                std::size_t want = s->empty()    ? 0
+                auto lead = s.empty() ? 0u : static_cast<unsigned char>(s[0]);
+                std::size_t want = s.empty()     ? 0
                                    : lead < 0x80 ? 1
                                    : lead < 0xE0 ? 2
                                    : lead < 0xF0 ? 3
                                                  : 4;
-                if (s->empty() || want != s->size()) {
+                if (s.empty() || want != s.size()) {
                     return fail(make_error(errc::malformed, at,
                                            "expected exactly one character for a char"));
                 }
-                b_.add_string(*s);
+                b_.add_string(s);
                 return {};
             }
             case type_kind::string: {
-                auto s = text_of("a string");
-                if (!s) {
-                    return fail(s.error());
-                }
-                b_.add_string(*s);
+                POLYCODEC_TRY_ASSIGN(s, text_of("a string"));
+                b_.add_string(s);
                 return {};
             }
             case type_kind::byte_array: {
-                auto s = bytes_of("a byte array");
-                if (!s) {
-                    return fail(s.error());
-                }
-                b_.add_bytes(*s);
+                POLYCODEC_TRY_ASSIGN(s, bytes_of("a byte array"));
+                b_.add_bytes(s);
                 return {};
             }
             case type_kind::option: {
@@ -656,14 +632,11 @@ private:
             case type_kind::newtype_struct:
                 return read(t.children[0]);
             case type_kind::seq: {
-                auto n = count_of(s_.nodes[t.children[0]].min_size, "a seq");
-                if (!n) {
-                    return fail(n.error());
-                }
+                POLYCODEC_TRY_ASSIGN(n, count_of(s_.nodes[t.children[0]].min_size, "a seq"));
                 if (!b_.begin_array()) {
                     return container_limit();
                 }
-                for (std::uint64_t i = 0; i < *n; ++i) {
+                for (std::uint64_t i = 0; i < n; ++i) {
                     POLYCODEC_TRY(read(t.children[0]));
                 }
                 b_.end_array();
@@ -698,17 +671,14 @@ private:
                 return read_fields(t);
             case type_kind::enum_: {
                 std::size_t at = pos_;
-                auto d = varint(32, "an enum discriminant");
-                if (!d) {
-                    return fail(d.error());
-                }
-                if (*d >= t.variants.size()) {
+                POLYCODEC_TRY_ASSIGN(d, varint(32, "an enum discriminant"));
+                if (d >= t.variants.size()) {
                     return fail(
                         make_error(errc::malformed, at,
-                                   "enum " + t.name + " has no variant " + std::to_string(*d)));
+                                   "enum " + t.name + " has no variant " + std::to_string(d)));
                 }
-                const std::string& name = t.names[*d];
-                if (t.variants[*d] == variant_kind::unit) {
+                const std::string& name = t.names[d];
+                if (t.variants[d] == variant_kind::unit) {
                     b_.add_string(name);
                     return {};
                 }
@@ -716,8 +686,8 @@ private:
                     return container_limit();
                 }
                 b_.add_string(name);
-                std::uint32_t c = t.children[*d];
-                if (t.variants[*d] == variant_kind::struct_) {
+                std::uint32_t c = t.children[d];
+                if (t.variants[d] == variant_kind::struct_) {
                     POLYCODEC_TRY(read_fields(s_.nodes[c]));
                 } else if (auto r = read(c); !r) {
                     return r;

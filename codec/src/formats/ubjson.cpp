@@ -410,47 +410,35 @@ constexpr std::size_t fast_max_frames = 64;  // deeper input takes ubjson_reader
 
 using fast_writer = tape_writer<256, 2048, false>;
 
+// One integer of type Int (its sizeof(Int) big-endian bytes at pos) into v, with width W.
+template <class Int, int_width W>
+[[gnu::always_inline]] inline bool fast_int_of(const unsigned char* p, std::size_t size,
+                                               std::size_t& pos, std::int64_t& v,
+                                               int_width& width) noexcept {
+    std::uint64_t u;
+    if (!take_be<sizeof(Int)>(p, size, pos, u)) {
+        return false;
+    }
+    v = static_cast<std::int64_t>(static_cast<Int>(u));
+    width = W;
+    return true;
+}
+
 // An integer of marker m at pos (i U I l L) into v, with its width; false when m is none or
 // the input ends first.
 inline bool fast_int(const unsigned char* p, std::size_t size, std::size_t& pos, unsigned m,
                      std::int64_t& v, int_width& width) noexcept {
-    std::uint64_t u;
     switch (m) {
         case 'i':
-            if (!take_be<1>(p, size, pos, u)) {
-                return false;
-            }
-            v = static_cast<std::int8_t>(u);
-            width = int_width::bits8;
-            return true;
+            return fast_int_of<std::int8_t, int_width::bits8>(p, size, pos, v, width);
         case 'U':
-            if (!take_be<1>(p, size, pos, u)) {
-                return false;
-            }
-            v = static_cast<std::int64_t>(u);
-            width = int_width::bits8;
-            return true;
+            return fast_int_of<std::uint8_t, int_width::bits8>(p, size, pos, v, width);
         case 'I':
-            if (!take_be<2>(p, size, pos, u)) {
-                return false;
-            }
-            v = static_cast<std::int16_t>(u);
-            width = int_width::bits16;
-            return true;
+            return fast_int_of<std::int16_t, int_width::bits16>(p, size, pos, v, width);
         case 'l':
-            if (!take_be<4>(p, size, pos, u)) {
-                return false;
-            }
-            v = static_cast<std::int32_t>(u);
-            width = int_width::bits32;
-            return true;
+            return fast_int_of<std::int32_t, int_width::bits32>(p, size, pos, v, width);
         case 'L':
-            if (!take_be<8>(p, size, pos, u)) {
-                return false;
-            }
-            v = static_cast<std::int64_t>(u);
-            width = int_width::bits64;
-            return true;
+            return fast_int_of<std::int64_t, int_width::bits64>(p, size, pos, v, width);
         default:
             return false;
     }

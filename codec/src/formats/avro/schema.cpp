@@ -9,6 +9,8 @@
 #include "detail/describe.hpp"
 #include "detail/json_skip.hpp"
 #include "detail/locate.hpp"
+#include "detail/schema_json.hpp"
+#include "detail/try.hpp"
 #include "polycodec/codec.hpp"
 
 namespace polycodec::avro {
@@ -327,6 +329,24 @@ private:
         return inner_ns;
     }
 
+    // A new record, enum or fixed node (its index in n), registered under its full name
+    // (define); returns its namespace.
+    result<std::string> named_node(type_kind k, value v, const std::string& path,
+                                   const std::string& ns, std::uint32_t& n) {
+        POLYCODEC_TRY_ASSIGN(r, new_node(k));
+        n = r;
+        return define(v, n, path, ns);
+    }
+
+    // The member `key` of v, which must be an array (of `key`: fields, symbols).
+    result<value> array_member(value v, std::string_view key, const std::string& path) const {
+        value a = v.find(key);
+        if (a.doc() == nullptr || a.kind() != kind::array) {
+            return bad(path + "/" + std::string(key), "expected an array of " + std::string(key));
+        }
+        return a;
+    }
+
     result<std::uint32_t> object(value v, const std::string& path, const std::string& ns,
                                  std::uint32_t depth) {
         value t = v.find("type");
@@ -351,19 +371,8 @@ private:
             }
             n = *r;
         } else if (tn == "record" || tn == "error") {
-            auto r = new_node(type_kind::record);
-            if (!r) {
-                return r;
-            }
-            n = *r;
-            auto inner = define(v, n, path, ns);
-            if (!inner) {
-                return fail(inner.error());
-            }
-            value fs = v.find("fields");
-            if (fs.doc() == nullptr || fs.kind() != kind::array) {
-                return bad(path + "/fields", "expected an array of fields");
-            }
+            POLYCODEC_TRY_ASSIGN(inner, named_node(type_kind::record, v, path, ns, n));
+            POLYCODEC_TRY_ASSIGN(fs, array_member(v, "fields", path));
             std::size_t i = 0;
             std::set<std::string, std::less<>> names;
             for (value f : fs.items()) {
@@ -385,14 +394,14 @@ private:
                 if (ft.doc() == nullptr) {
                     return bad(fp, "expected a \"type\" member");
                 }
-                auto ftype = parse(ft, fp + "/type", *inner, depth + 1);
+                auto ftype = parse(ft, fp + "/type", inner, depth + 1);
                 if (!ftype) {
                     return ftype;
                 }
                 field fd;
                 fd.name = std::move(*fname);
                 fd.type = *ftype;
-                auto fal = aliases(f, fp, *inner, false);
+                auto fal = aliases(f, fp, inner, false);
                 if (!fal) {
                     return fail(fal.error());
                 }
@@ -421,19 +430,8 @@ private:
             }
             return n;
         } else if (tn == "enum") {
-            auto r = new_node(type_kind::enum_);
-            if (!r) {
-                return r;
-            }
-            n = *r;
-            auto inner = define(v, n, path, ns);
-            if (!inner) {
-                return fail(inner.error());
-            }
-            value sy = v.find("symbols");
-            if (sy.doc() == nullptr || sy.kind() != kind::array) {
-                return bad(path + "/symbols", "expected an array of symbols");
-            }
+            POLYCODEC_TRY(named_node(type_kind::enum_, v, path, ns, n));
+            POLYCODEC_TRY_ASSIGN(sy, array_member(v, "symbols", path));
             std::set<std::string, std::less<>> seen;
             std::size_t i = 0;
             for (value x : sy.items()) {
@@ -478,14 +476,7 @@ private:
             }
             s_.nodes[n].items = *items;
         } else if (tn == "fixed") {
-            auto r = new_node(type_kind::fixed);
-            if (!r) {
-                return r;
-            }
-            n = *r;
-            if (auto inner = define(v, n, path, ns); !inner) {
-                return fail(inner.error());
-            }
+            POLYCODEC_TRY(named_node(type_kind::fixed, v, path, ns, n));
             value sz = v.find("size");
             if (sz.doc() == nullptr || sz.kind() != kind::int64 || sz.get_int() < 0 ||
                 sz.get_int() > (std::int64_t{1} << 31)) {
@@ -814,12 +805,7 @@ std::uint32_t find_type(const schema& s, std::string_view type_name) {
 
 result<std::shared_ptr<const schema>> parse_schema(std::string_view json_text) {
     document doc;
-    if (auto r = decode(format_id::json, json_text, doc); !r) {
-        error e = r.error();
-        e.code = errc::invalid_option;
-        e.message = "avro schema is not valid JSON: " + describe(r.error());
-        return fail(std::move(e));
-    }
+    POLYCODEC_TRY(detail::decode_schema_json(json_text, doc, "avro"));
     auto s = std::make_shared<schema>();
     schema_parser p(*s);
     auto root = p.parse(doc.root(), "", "", 0);
