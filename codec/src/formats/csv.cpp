@@ -23,6 +23,7 @@
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/out_room.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
@@ -1392,22 +1393,10 @@ private:
     // local pointer into room made per cell (as json.cpp's write_compact), with the bytes
     // write_cell writes; kinds other than strings and finite scalars go to write_cell.
 
-    struct room {
-        char* w;
-        char* lim;
-    };
-    /// Hands the bytes written up to `w` (null: none since the last sync) to out_ and returns
-    /// room for at least `need` more.
-    [[gnu::noinline]] room refill(char* w, std::size_t need) {
-        if (w != nullptr) {
-            sync(w);
-        }
-        char* p = out_.prepare(need < 4096 ? 4096 : need);
-        return {p, out_.data_mut() + out_.capacity()};
-    }
-    void sync(char* w) {
-        out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size())));
-    }
+    // The output cursor: detail/out_room.hpp.
+    using room = detail::out_room;
+    room refill(char* w, std::size_t need) { return detail::out_refill(out_, w, need); }
+    void sync(char* w) { detail::out_sync(out_, w); }
 
     /// write_text(s, true) at `w`, which has room for 2 * n + 24 bytes; `readable_end`: where
     /// the buffer holding `s` ends.

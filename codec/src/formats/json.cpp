@@ -17,6 +17,7 @@
 #include "detail/base64.hpp"
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
+#include "detail/out_room.hpp"
 #include "detail/text.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -1853,22 +1854,10 @@ private:
         err_ = std::move(e);
         return false;
     }
-    struct room {
-        char* w;
-        char* lim;
-    };
-    // write_compact's output: hands the bytes written up to w (null: none since the last
-    // sync) to out_ and returns room for at least `need` more.
-    [[gnu::noinline]] room refill(char* w, std::size_t need) {
-        if (w != nullptr) {
-            sync(w);
-        }
-        char* p = out_.prepare(need < 4096 ? 4096 : need);
-        return {p, out_.data_mut() + out_.capacity()};
-    }
-    void sync(char* w) {
-        out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size())));
-    }
+    // The output cursor: detail/out_room.hpp.
+    using room = detail::out_room;
+    room refill(char* w, std::size_t need) { return detail::out_refill(out_, w, need); }
+    void sync(char* w) { detail::out_sync(out_, w); }
     bool write_key(value k) {
         switch (k.kind()) {
             case kind::string:

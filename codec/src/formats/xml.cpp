@@ -32,6 +32,7 @@
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
+#include "detail/out_room.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
@@ -2649,22 +2650,10 @@ private:
         return member(k, v, 0);  // the name refused there, or a key's text
     }
 
-    struct room {
-        char* w;
-        char* lim;
-    };
-    // The fast path's output: hands the bytes written up to w (null: none since the last
-    // sync) to out_ and returns room for at least `need` more.
-    [[gnu::noinline]] room refill(char* w, std::size_t need) {
-        if (w != nullptr) {
-            sync(w);
-        }
-        char* p = out_.prepare(need < 4096 ? 4096 : need);
-        return {p, out_.data_mut() + out_.capacity()};
-    }
-    void sync(char* w) {
-        out_.commit(static_cast<std::size_t>(w - (out_.data_mut() + out_.size())));
-    }
+    // The output cursor: detail/out_room.hpp.
+    using room = detail::out_room;
+    room refill(char* w, std::size_t need) { return detail::out_refill(out_, w, need); }
+    void sync(char* w) { detail::out_sync(out_, w); }
 
     // Tape index just past the element at i.
     static std::size_t skip(const document* doc, const std::uint64_t* /*t*/, std::size_t i) {
