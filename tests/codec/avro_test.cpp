@@ -9,18 +9,11 @@
 
 #include "support/support.hpp"
 
-namespace polycodec {
+namespace polycodec::test {
 namespace {
 
-using test::dbg;
-using test::expect_report;
-using test::hex;
-using test::to_hex;
-
 std::shared_ptr<const avro::schema> schema_of(const std::string& json) {
-    auto s = avro::parse_schema(json);
-    EXPECT_TRUE(s) << (s ? "" : describe(s.error()));
-    return s ? *s : nullptr;
+    return must_value(avro::parse_schema(json));
 }
 
 decode_options bare(const std::shared_ptr<const avro::schema>& s) {
@@ -380,4 +373,4 @@ TEST(AvroFraming, SingleObjectAndConfluentHeaders) {
 }
 
 }  // namespace
-}  // namespace polycodec
+}  // namespace polycodec::test

@@ -3,16 +3,8 @@
 
 #include "support/support.hpp"
 
-namespace polycodec {
+namespace polycodec::test {
 namespace {
-
-using test::dbg;
-using test::expect_decodes;
-using test::expect_report;
-using test::hex;
-using test::lossy_encode;
-using test::text_case;
-using test::to_hex;
 
 // A document around the element bytes `elements`: int32 length, elements, 0x00.
 std::string wrap(std::string_view elements) { return test::bson_document(elements); }
@@ -475,9 +467,9 @@ TEST(BsonDecode, HostileNestingFailsFast) {
 }
 
 }  // namespace
-}  // namespace polycodec
+}  // namespace polycodec::test
 
-namespace polycodec {
+namespace polycodec::test {
 namespace {
 
 // DESIGN section 3: BSON's own types travel through JSON as Extended JSON v2 (relaxed) and the
@@ -659,4 +651,4 @@ TEST(BsonDecimal128, NanSignPayloadAndSignallingKept) {
 }
 
 }  // namespace
-}  // namespace polycodec
+}  // namespace polycodec::test

@@ -8,15 +8,8 @@
 
 #include "support/support.hpp"
 
-namespace polycodec {
+namespace polycodec::test {
 namespace {
-
-using test::dbg;
-using test::expect_report;
-using test::hex;
-using test::lossy_encode;
-using test::max_depth;
-using test::to_hex;
 
 std::string decoded(std::string_view hex_text) {
     return dbg(test::must_decode(format_id::msgpack, hex(hex_text)));
@@ -567,4 +560,4 @@ TEST(MsgpackConformance, MsgpackTestSuite) {
 }
 
 }  // namespace
-}  // namespace polycodec
+}  // namespace polycodec::test

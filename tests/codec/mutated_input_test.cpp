@@ -183,8 +183,9 @@ std::vector<std::string> properties_seeds() {
     }
     EXPECT_NE(end, std::string::npos);
     std::string seed = f.substr(0, end + 1);
-    seed += "# c\n! c\nk\\ e\\=y : v\\u00e9\\uD83D\\uDE00\\t\\\\ \\\r\n   more\\\n\tend\r"
-            "fruits apple, \\\r  kiwi\n\\\n#x\nlast\\";
+    seed +=
+        "# c\n! c\nk\\ e\\=y : v\\u00e9\\uD83D\\uDE00\\t\\\\ \\\r\n   more\\\n\tend\r"
+        "fruits apple, \\\r  kiwi\n\\\n#x\nlast\\";
     return {seed};
 }
 
@@ -208,23 +209,36 @@ decode_options canonical_decode() {
 
 constexpr unsigned edit_bytes = test::overwrite | test::erase | test::insert | test::truncate;
 
+using seeds_fn = std::vector<std::string> (*)();
+
+// smile and ubjson: 3000 rounds of 1 to 3 overwrites; every strict prefix of the seed fails.
+mutation_case strict_prefixes(const char* name, format_id f, seeds_fn seeds) {
+    return {.name = name,
+            .format = f,
+            .seeds = seeds,
+            .seed = 12345,
+            .rounds = 3000,
+            .max_edits = 3,
+            .kinds = test::overwrite,
+            .prefixes_fail = true};
+}
+
+// pickle and postcard: 20000 rounds of 1 to 4 byte edits, of which at least one decodes.
+mutation_case byte_edits(const char* name, format_id f, seeds_fn seeds, std::uint64_t seed,
+                         decode_options (*dopt)() = no_options) {
+    return {.name = name,
+            .format = f,
+            .seeds = seeds,
+            .seed = seed,
+            .rounds = 20000,
+            .kinds = edit_bytes,
+            .min_decoded = 1,
+            .dopt = dopt};
+}
+
 const mutation_case cases[] = {
-    {.name = "smile",
-     .format = format_id::smile,
-     .seeds = smile_seeds,
-     .seed = 12345,
-     .rounds = 3000,
-     .max_edits = 3,
-     .kinds = test::overwrite,
-     .prefixes_fail = true},
-    {.name = "ubjson",
-     .format = format_id::ubjson,
-     .seeds = ubjson_seeds,
-     .seed = 12345,
-     .rounds = 3000,
-     .max_edits = 3,
-     .kinds = test::overwrite,
-     .prefixes_fail = true},
+    strict_prefixes("smile", format_id::smile, smile_seeds),
+    strict_prefixes("ubjson", format_id::ubjson, ubjson_seeds),
     {.name = "bson",
      .format = format_id::bson,
      .seeds = bson_seeds,
@@ -245,21 +259,9 @@ const mutation_case cases[] = {
      .min_decoded = 11,
      .eopt = lossy_encode(),
      .reopt = canonical_decode()},
-    {.name = "pickle",
-     .format = format_id::pickle,
-     .seeds = pickle_seeds,
-     .seed = 0x9e3779b97f4a7c15ull,
-     .rounds = 20000,
-     .kinds = edit_bytes,
-     .min_decoded = 1},
-    {.name = "postcard",
-     .format = format_id::postcard,
-     .seeds = postcard_seeds,
-     .seed = 0x243f6a8885a308d3ull,
-     .rounds = 20000,
-     .kinds = edit_bytes,
-     .min_decoded = 1,
-     .dopt = postcard_options},
+    byte_edits("pickle", format_id::pickle, pickle_seeds, 0x9e3779b97f4a7c15ull),
+    byte_edits("postcard", format_id::postcard, postcard_seeds, 0x243f6a8885a308d3ull,
+               postcard_options),
     // The other formats with a fixture form in fixtures/ (records.* or bench.*): 2000 rounds of
     // 1 to 4 edits of every kind.
     {.name = "json", .format = format_id::json, .seeds = fixture<records_json>, .seed = 1},

@@ -7,19 +7,11 @@
 
 #include "support/support.hpp"
 
-namespace polycodec {
+namespace polycodec::test {
 namespace {
 
-using test::dbg;
-using test::encode_error_of;
-using test::expect_error;
-using test::hex;
-using test::to_hex;
-
 std::shared_ptr<const postcard::schema> schema_of(const std::string& json) {
-    auto s = postcard::parse_schema(json);
-    EXPECT_TRUE(s) << (s ? "" : describe(s.error()));
-    return s ? *s : nullptr;
+    return must_value(postcard::parse_schema(json));
 }
 
 // A NamedType whose name is its type tag, e.g. prim("U16").
@@ -416,4 +408,4 @@ TEST(PostcardEncode, WithoutSchemaLikeSerdeJsonValue) {
 }
 
 }  // namespace
-}  // namespace polycodec
+}  // namespace polycodec::test

@@ -397,14 +397,7 @@ TEST(RonEncode, TagIsLossy) {
 }
 
 TEST(RonRoundTrip, RecordsFixture) {
-    document want = must_decode(format_id::json, read_file(fixtures_dir() / "records.json"));
-    for (bool pretty : {false, true}) {
-        encode_options opt;
-        opt.pretty = pretty;
-        std::string text = must_encode(format_id::ron, want, opt);
-        document got = must_decode(format_id::ron, text);
-        EXPECT_TRUE(equal(got, want)) << "pretty=" << pretty;
-    }
+    expect_round_trips_compact_and_pretty(format_id::ron, json_fixture("records.json"));
 }
 
 }  // namespace

@@ -5,28 +5,13 @@
 
 #include "support/support.hpp"
 
-namespace polycodec {
+namespace polycodec::test {
 namespace {
-
-using test::dbg;
-using test::expect_decodes;
-using test::expect_report;
-using test::hex;
-using test::text_case;
-using test::to_hex;
 
 const std::string header = hex("3a 29 0a 00");         // ":)\n", version 0, no flags
 const std::string header_names = hex("3a 29 0a 01");   // shared names
 const std::string header_values = hex("3a 29 0a 02");  // shared values
 const std::string header_raw = hex("3a 29 0a 04");     // raw binary allowed
-
-std::string decoded(std::string_view bytes) {
-    return dbg(test::must_decode(format_id::smile, bytes));
-}
-
-std::string encoded_from_json(std::string_view json, const encode_options& opt = {}) {
-    return test::encode_json_as(format_id::smile, json, opt);
-}
 
 struct decode_case {
     std::string bytes;
@@ -90,7 +75,7 @@ TEST(SmileDecode, ValueTokens) {
         {hex("fa 80 61 c2 80 62 fa 40 c4 fb fb"), "{\"a\":1,\"b\":{\"a\":2}}"},
     };
     for (const auto& c : cases) {
-        EXPECT_EQ(decoded(c.bytes), c.value) << to_hex(c.bytes);
+        EXPECT_EQ(decoded_as(format_id::smile, c.bytes), c.value) << to_hex(c.bytes);
     }
 }
 
@@ -103,7 +88,8 @@ TEST(SmileDecode, KeyTokens) {
     };
     expect_decodes(format_id::smile, cases);
     std::string long_name(70, 'k');
-    EXPECT_EQ(decoded(header_names + hex("fa 34") + long_name + hex("fc c2 40 c4 fb")),
+    EXPECT_EQ(decoded_as(format_id::smile,
+                         header_names + hex("fa 34") + long_name + hex("fc c2 40 c4 fb")),
               "{\"" + long_name + "\":1,\"" + long_name + "\":2}");
 }
 
@@ -171,14 +157,8 @@ TEST(SmileDecode, SharedValueReferences) {
     EXPECT_EQ(last.get_string(), "v31");
 }
 
-struct error_case {
-    std::string bytes;
-    errc code;
-    std::uint64_t offset;
-};
-
 TEST(SmileDecode, Errors) {
-    const error_case cases[] = {
+    const test::bytes_error_case cases[] = {
         {"", errc::unexpected_eof, 0},
         {hex("3a 29"), errc::unexpected_eof, 2},
         {hex("3a 28 0a 00 21"), errc::malformed, 0},
@@ -215,12 +195,7 @@ TEST(SmileDecode, Errors) {
         {header + hex("21 21"), errc::trailing_content, 5},
         {header + hex("21 ff 21"), errc::trailing_content, 6},
     };
-    for (const auto& c : cases) {
-        error e = test::decode_error(format_id::smile, c.bytes);
-        EXPECT_EQ(e.code, c.code) << to_hex(c.bytes) << ": " << describe(e);
-        EXPECT_EQ(e.offset, c.offset) << to_hex(c.bytes) << ": " << describe(e);
-        EXPECT_EQ(e.line, 0u);
-    }
+    test::expect_byte_errors(format_id::smile, cases, 0);
 }
 
 TEST(SmileDecode, DepthLimit) {
@@ -272,12 +247,15 @@ TEST(SmileEncode, ExactBytes) {
         {"{\"\":1}", hex("fa 20 c2 fb")},
     };
     for (const auto& c : cases) {
-        EXPECT_EQ(to_hex(encoded_from_json(c.json)), to_hex(header_names + c.bytes)) << c.json;
+        EXPECT_EQ(to_hex(encode_json_as(format_id::smile, c.json)), to_hex(header_names + c.bytes))
+            << c.json;
     }
 }
 
 TEST(SmileEncode, StringAndNameLengths) {
-    auto body = [](std::string_view json) { return encoded_from_json(json).substr(4); };
+    auto body = [](std::string_view json) {
+        return encode_json_as(format_id::smile, json).substr(4);
+    };
     EXPECT_EQ(to_hex(body("\"" + std::string(32, 'x') + "\"").substr(0, 1)), "5f");
     EXPECT_EQ(to_hex(body("\"" + std::string(33, 'x') + "\"").substr(0, 1)), "60");
     EXPECT_EQ(to_hex(body("\"" + std::string(64, 'x') + "\"").substr(0, 1)), "7f");
@@ -389,13 +367,8 @@ TEST(SmileEncode, KeysAndLossyCases) {
 }
 
 TEST(SmileRoundTrip, RecordsFixture) {
-    std::string json = test::read_file(test::fixtures_dir() / "records.json");
-    document d = test::must_decode(format_id::json, json);
-    std::string sml = test::must_encode(format_id::smile, d);
-    document back = test::must_decode(format_id::smile, sml);
-    EXPECT_TRUE(equal(d, back));
-    EXPECT_EQ(test::must_encode(format_id::smile, back), sml);
+    test::expect_stable_round_trip(format_id::smile, test::json_fixture("records.json"));
 }
 
 }  // namespace
-}  // namespace polycodec
+}  // namespace polycodec::test

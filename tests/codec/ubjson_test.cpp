@@ -3,22 +3,8 @@
 
 #include "support/support.hpp"
 
-namespace polycodec {
+namespace polycodec::test {
 namespace {
-
-using test::dbg;
-using test::expect_report;
-using test::hex;
-using test::lossy_encode;
-using test::to_hex;
-
-std::string decoded(std::string_view bytes) {
-    return dbg(test::must_decode(format_id::ubjson, bytes));
-}
-
-std::string encoded_from_json(std::string_view json, const encode_options& opt = {}) {
-    return test::encode_json_as(format_id::ubjson, json, opt);
-}
 
 // Draft 12 value types (https://ubjson.org/type-reference/), big-endian, one row per marker
 // and width.
@@ -77,7 +63,7 @@ TEST(UbjsonDecode, ValueTypes) {
         {"[U" + hex("01") + "U" + hex("02") + "]", "[1,2]"},
     };
     for (const auto& c : cases) {
-        EXPECT_EQ(decoded(c.bytes), c.value) << to_hex(c.bytes);
+        EXPECT_EQ(decoded_as(format_id::ubjson, c.bytes), c.value) << to_hex(c.bytes);
     }
 }
 
@@ -85,17 +71,11 @@ TEST(UbjsonDecode, ValueTypes) {
 TEST(UbjsonDecode, SpecObjectExample) {
     std::string in = "{i" + hex("04") + "post{i" + hex("02") + "idI" + hex("04 71") + "i" +
                      hex("06") + "authorSi" + hex("06") + "rkalla}}";
-    EXPECT_EQ(decoded(in), "{\"post\":{\"id\":1137,\"author\":\"rkalla\"}}");
+    EXPECT_EQ(decoded_as(format_id::ubjson, in), "{\"post\":{\"id\":1137,\"author\":\"rkalla\"}}");
 }
 
-struct error_case {
-    std::string bytes;
-    errc code;
-    std::uint64_t offset;
-};
-
 TEST(UbjsonDecode, Errors) {
-    const error_case cases[] = {
+    const test::bytes_error_case cases[] = {
         {"", errc::unexpected_eof, 0},
         {"N", errc::unexpected_eof, 1},
         {"X", errc::malformed, 0},
@@ -128,12 +108,7 @@ TEST(UbjsonDecode, Errors) {
         {"[#i" + hex("02") + "ZN", errc::unexpected_eof, 6},
         {"Hi" + hex("02") + "1.", errc::invalid_number, 5},
     };
-    for (const auto& c : cases) {
-        error e = test::decode_error(format_id::ubjson, c.bytes);
-        EXPECT_EQ(e.code, c.code) << to_hex(c.bytes) << ": " << describe(e);
-        EXPECT_EQ(e.offset, c.offset) << to_hex(c.bytes) << ": " << describe(e);
-        EXPECT_EQ(e.line, 0u);
-    }
+    test::expect_byte_errors(format_id::ubjson, cases, 0);
 }
 
 TEST(UbjsonDecode, DepthLimit) {
@@ -226,13 +201,13 @@ TEST(UbjsonEncode, ExactBytes) {
         {"{\"a\":{}}", "{#i" + hex("01") + "i" + hex("01") + "a{#i" + hex("00")},
     };
     for (const auto& c : cases) {
-        EXPECT_EQ(to_hex(encoded_from_json(c.json)), to_hex(c.bytes)) << c.json;
+        EXPECT_EQ(to_hex(encode_json_as(format_id::ubjson, c.json)), to_hex(c.bytes)) << c.json;
     }
 }
 
 TEST(UbjsonEncode, LongStringLength) {
     std::string s(300, 'x');
-    std::string out = encoded_from_json("\"" + s + "\"");
+    std::string out = encode_json_as(format_id::ubjson, "\"" + s + "\"");
     EXPECT_EQ(to_hex(out.substr(0, 4)), to_hex("SI" + hex("01 2c")));
     EXPECT_EQ(out.size(), 304u);
 }
@@ -292,14 +267,9 @@ TEST(UbjsonEncode, KeysAndLossyCases) {
 }
 
 TEST(UbjsonRoundTrip, RecordsFixture) {
-    std::string json = test::read_file(test::fixtures_dir() / "records.json");
-    document d = test::must_decode(format_id::json, json);
-    std::string ubj = test::must_encode(format_id::ubjson, d);
-    document back = test::must_decode(format_id::ubjson, ubj);
-    EXPECT_TRUE(equal(d, back));
     // Re-encoding what we read gives the same bytes.
-    EXPECT_EQ(test::must_encode(format_id::ubjson, back), ubj);
+    test::expect_stable_round_trip(format_id::ubjson, test::json_fixture("records.json"));
 }
 
 }  // namespace
-}  // namespace polycodec
+}  // namespace polycodec::test

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "polycodec/polycodec.hpp"
@@ -114,6 +115,14 @@ inline document must_decode(format_id f, std::string_view in, const decode_optio
     return d;
 }
 
+/// The value of `r` (an expected<T, error>), or T{} after failing the test with the error's
+/// description.
+template <class Expected>
+auto must_value(Expected&& r) -> std::remove_cvref_t<decltype(*r)> {
+    EXPECT_TRUE(r) << (r ? "" : describe(r.error()));
+    return r ? *r : std::remove_cvref_t<decltype(*r)>{};
+}
+
 /// Encodes or fails the test with the error's description.
 inline std::string must_encode(format_id f, const document& d, const encode_options& opt = {}) {
     output_buffer out;
@@ -177,34 +186,34 @@ inline std::string repeat(std::string_view piece, int n) {
     return out;
 }
 
-/// A document holding one map entry: `key` and the byte string `bytes`.
-inline document map_of_bytes(std::string_view key, std::string_view bytes) {
+/// A document holding one map entry: `key` and the value `add_value(b)` adds with the builder.
+template <class AddValue>
+document map_with(std::string_view key, AddValue add_value) {
     document d;
     {
         builder b(d);
         b.begin_map();
         b.add_string(key);
-        b.add_bytes(bytes);
+        add_value(b);
         b.end_map();
     }
     return d;
 }
 
+/// A document holding one map entry: `key` and the byte string `bytes`.
+inline document map_of_bytes(std::string_view key, std::string_view bytes) {
+    return map_with(key, [bytes](builder& b) { b.add_bytes(bytes); });
+}
+
 /// A map with one entry: `key` and a map whose one entry is true: 1 ({"x": {true: 1}} for
 /// the key "x"); formats whose map keys are text cannot write it.
 inline document bool_keyed_map(std::string_view key) {
-    document d;
-    {
-        builder b(d);
-        b.begin_map();
-        b.add_string(key);
+    return map_with(key, [](builder& b) {
         b.begin_map();
         b.add_bool(true);
         b.add_int(1);
         b.end_map();
-        b.end_map();
-    }
-    return d;
+    });
 }
 
 /// The JSON text `json` encoded as `f` (fails the test when either step fails).
@@ -240,28 +249,45 @@ struct want_error {
     const char* message_has = nullptr;  ///< a part of the message
 };
 
+/// Checks `actual` against `want` unless `want` is `any` (the field `name` is not checked).
+inline void expect_field(const char* name, std::uint64_t actual, std::uint64_t want) {
+    if (want != any) {
+        EXPECT_EQ(actual, want) << name;
+    }
+}
+
+/// Checks `actual` against `want` unless `want` is nullptr (the field `name` is not checked).
+inline void expect_field(const char* name, const std::string& actual, const char* want) {
+    if (want != nullptr) {
+        EXPECT_EQ(actual, want) << name;
+    }
+}
+
 /// Checks `e` against `w`; a failure names the caller's line and describe(e).
 inline void expect_error(const error& e, const want_error& w,
                          source_loc loc = source_loc::current()) {
     ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()), describe(e));
     EXPECT_EQ(e.code, w.code);
-    if (w.offset != any) {
-        EXPECT_EQ(e.offset, w.offset);
-    }
-    if (w.line != any) {
-        EXPECT_EQ(e.line, w.line);
-    }
-    if (w.column != any) {
-        EXPECT_EQ(e.column, w.column);
-    }
-    if (w.message != nullptr) {
-        EXPECT_EQ(e.message, w.message);
-    }
-    if (w.path != nullptr) {
-        EXPECT_EQ(e.path, w.path);
-    }
+    expect_field("offset", e.offset, w.offset);
+    expect_field("line", e.line, w.line);
+    expect_field("column", e.column, w.column);
+    expect_field("message", e.message, w.message);
+    expect_field("path", e.path, w.path);
     if (w.message_has != nullptr) {
         EXPECT_NE(e.message.find(w.message_has), std::string::npos) << e.message;
+    }
+}
+
+/// The first 200 bytes of `text`, for a failure's trace.
+inline std::string clip(std::string_view text) { return std::string(text.substr(0, 200)); }
+
+/// Runs `check(row)` for every row of `rows`, each under a trace of the caller's line and
+/// `label(row)` (which row and input a failure is about).
+template <class Row, class Label, class Check>
+void for_each_row(std::span<const Row> rows, source_loc loc, Label label, Check check) {
+    for (const Row& row : rows) {
+        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()), label(row));
+        check(row);
     }
 }
 
@@ -270,7 +296,7 @@ inline void expect_decode_error(format_id f, std::string_view in, const want_err
                                 const decode_options& opt = {},
                                 source_loc loc = source_loc::current()) {
     ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
-                                 "input: " + std::string(in.substr(0, 200)));
+                                 "input: " + clip(in));
     expect_error(decode_error(f, in, opt), w, loc);
 }
 
@@ -284,12 +310,10 @@ struct bad_input {
 inline void expect_decode_errors(format_id f, std::span<const bad_input> rows,
                                  const decode_options& opt = {},
                                  source_loc loc = source_loc::current()) {
-    int row = 0;
-    for (const auto& c : rows) {
-        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
-                                     "row " + std::to_string(row++));
-        expect_decode_error(f, c.input, c.want, opt, loc);
-    }
+    const bad_input* first = rows.data();
+    for_each_row(
+        rows, loc, [first](const bad_input& c) { return "row " + std::to_string(&c - first); },
+        [&](const bad_input& c) { expect_decode_error(f, c.input, c.want, opt, loc); });
 }
 
 /// One row of a table of inputs that must fail to decode at a byte offset.
@@ -300,29 +324,32 @@ struct bad_at {
     const char* message_has;  ///< a part of the message
 };
 
+/// The trace label of a binary input: its first 64 bytes in hex.
+inline std::string hex_label(std::string_view bytes) {
+    return "input (hex): " + to_hex(bytes.substr(0, 64));
+}
+
 /// Checks every row of `rows`: the error's code, byte offset and a part of its message, and
 /// its line when `line` is given (binary formats report line 0).
 inline void expect_errors_at(format_id f, std::span<const bad_at> rows, std::uint32_t line = any,
                              source_loc loc = source_loc::current()) {
-    for (const auto& c : rows) {
-        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
-                                     "input (hex): " + to_hex(c.input.substr(0, 64)));
-        expect_error(decode_error(f, c.input),
-                     {.code = c.code, .offset = c.offset, .line = line,
-                      .message_has = c.message_has},
-                     loc);
-    }
+    for_each_row(
+        rows, loc, [](const bad_at& c) { return hex_label(c.input); },
+        [&](const bad_at& c) {
+            expect_error(
+                decode_error(f, c.input),
+                {.code = c.code, .offset = c.offset, .line = line, .message_has = c.message_has},
+                loc);
+        });
 }
 
 /// Checks that every row's input (JSON text) fails to encode as `f` as its row says.
 inline void expect_encode_errors(format_id f, std::span<const bad_input> rows,
                                  const encode_options& opt = {},
                                  source_loc loc = source_loc::current()) {
-    for (const auto& c : rows) {
-        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
-                                     "json: " + std::string(c.input.substr(0, 200)));
-        expect_error(encode_json_error(f, c.input, opt), c.want, loc);
-    }
+    for_each_row(
+        rows, loc, [](const bad_input& c) { return "json: " + clip(c.input); },
+        [&](const bad_input& c) { expect_error(encode_json_error(f, c.input, opt), c.want, loc); });
 }
 
 /// Encodes `d` as `f`, decodes the bytes back with `back` and checks they equal `d`; returns
@@ -337,21 +364,48 @@ inline std::string expect_round_trip(format_id f, const document& d,
     return bytes;
 }
 
+/// expect_round_trip, then checks that what decodes from the bytes encodes to them again.
+inline void expect_stable_round_trip(format_id f, const document& d,
+                                     source_loc loc = source_loc::current()) {
+    std::string bytes = expect_round_trip(f, d, {}, loc);
+    EXPECT_EQ(must_encode(f, must_decode(f, bytes)), bytes) << "re-encoding what decoded";
+}
+
+/// Encodes `d` as `f`, compact and pretty, and checks that each decodes back to `d`.
+inline void expect_round_trips_compact_and_pretty(format_id f, const document& d,
+                                                  source_loc loc = source_loc::current()) {
+    for (bool on : {false, true}) {
+        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
+                                     on ? "pretty" : "compact");
+        EXPECT_TRUE(equal(must_decode(f, must_encode(f, d, pretty(on))), d));
+    }
+}
+
+/// The fixture fixtures/`name` (JSON text) as a document.
+inline document json_fixture(std::string_view name) {
+    return must_decode(format_id::json, read_file(fixtures_dir() / name));
+}
+
 /// One row of a table of texts and what they decode to (debug text).
 struct text_case {
     std::string input;
     std::string want;
 };
 
+/// Checks that `convert(input)` is `want` for every row; `what` names the input in a trace.
+template <class Convert>
+void expect_converts(std::span<const text_case> rows, const char* what, source_loc loc,
+                     Convert convert) {
+    for_each_row(
+        rows, loc, [what](const text_case& c) { return std::string(what) + ": " + clip(c.input); },
+        [&](const text_case& c) { EXPECT_EQ(convert(c.input), c.want); });
+}
+
 /// Checks that every row's input decodes as `f` to its debug text.
 inline void expect_decodes(format_id f, std::span<const text_case> rows,
-                           const decode_options& opt = {},
-                           source_loc loc = source_loc::current()) {
-    for (const auto& c : rows) {
-        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
-                                     "input: " + std::string(c.input.substr(0, 200)));
-        EXPECT_EQ(decoded_as(f, c.input, opt), c.want);
-    }
+                           const decode_options& opt = {}, source_loc loc = source_loc::current()) {
+    expect_converts(rows, "input", loc,
+                    [&](std::string_view in) { return decoded_as(f, in, opt); });
 }
 
 /// One row of a table of binary inputs spelled in hex and what they decode to (debug text);
@@ -365,14 +419,43 @@ struct hex_case {
 inline void expect_decodes_hex(format_id f, std::span<const hex_case> rows,
                                const decode_options& opt = {},
                                source_loc loc = source_loc::current()) {
-    for (const auto& c : rows) {
-        if (c.want == nullptr) {
-            continue;
-        }
-        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
-                                     std::string("input (hex): ") + c.hex);
-        EXPECT_EQ(decoded_as(f, hex(c.hex), opt), c.want);
-    }
+    for_each_row(
+        rows, loc, [](const hex_case& c) { return std::string("input (hex): ") + c.hex; },
+        [&](const hex_case& c) {
+            if (c.want != nullptr) {
+                EXPECT_EQ(decoded_as(f, hex(c.hex), opt), c.want);
+            }
+        });
+}
+
+/// One row of a table of binary inputs that must fail to decode at a byte offset.
+struct bytes_error_case {
+    std::string bytes;
+    errc code;
+    std::uint64_t offset;
+};
+
+/// Checks that `bytes` fails to decode as `f` with `code` at byte `offset`, and on `line` when
+/// given; returns the error.
+inline error expect_error_at_byte(format_id f, std::string_view bytes, errc code,
+                                  std::uint64_t offset, std::uint32_t line = any) {
+    error e = decode_error(f, bytes);
+    ::testing::ScopedTrace trace(__FILE__, __LINE__, describe(e));
+    EXPECT_EQ(e.code, code);
+    EXPECT_EQ(e.offset, offset);
+    expect_field("line", e.line, line);
+    return e;
+}
+
+/// Checks every row of `rows`: the error's code and byte offset, and its line when `line` is
+/// given (binary formats report line 0).
+inline void expect_byte_errors(format_id f, std::span<const bytes_error_case> rows,
+                               std::uint32_t line = any, source_loc loc = source_loc::current()) {
+    for_each_row(
+        rows, loc, [](const bytes_error_case& c) { return hex_label(c.bytes); },
+        [&](const bytes_error_case& c) {
+            expect_error_at_byte(f, c.bytes, c.code, c.offset, line);
+        });
 }
 
 /// One row of a table of binary inputs spelled in hex that must fail to decode at a byte offset.
@@ -385,31 +468,21 @@ struct hex_error_case {
 /// Checks every row of `rows`: the error's code, byte offset (which it must have) and format,
 /// and its line when `line` is given.
 inline void expect_hex_errors(format_id f, std::span<const hex_error_case> rows,
-                              std::uint32_t line = any,
-                              source_loc loc = source_loc::current()) {
-    for (const auto& c : rows) {
-        error e = decode_error(f, hex(c.hex));
-        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
-                                     std::string("input (hex): ") + c.hex + ": " + describe(e));
-        EXPECT_EQ(e.code, c.code);
-        EXPECT_EQ(e.offset, c.offset);
-        EXPECT_TRUE(e.has_offset);
-        EXPECT_EQ(e.format, f);
-        if (line != any) {
-            EXPECT_EQ(e.line, line);
-        }
-    }
+                              std::uint32_t line = any, source_loc loc = source_loc::current()) {
+    for_each_row(
+        rows, loc, [](const hex_error_case& c) { return std::string("input (hex): ") + c.hex; },
+        [&](const hex_error_case& c) {
+            error e = expect_error_at_byte(f, hex(c.hex), c.code, c.offset, line);
+            EXPECT_TRUE(e.has_offset);
+            EXPECT_EQ(e.format, f);
+        });
 }
 
 /// Checks that every row's input (JSON text) encodes as `f` to its bytes.
 inline void expect_encodes(format_id f, std::span<const text_case> rows,
-                           const encode_options& opt = {},
-                           source_loc loc = source_loc::current()) {
-    for (const auto& c : rows) {
-        ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()),
-                                     "json: " + std::string(c.input.substr(0, 200)));
-        EXPECT_EQ(encode_json_as(f, c.input, opt), c.want);
-    }
+                           const encode_options& opt = {}, source_loc loc = source_loc::current()) {
+    expect_converts(rows, "json", loc,
+                    [&](std::string_view in) { return encode_json_as(f, in, opt); });
 }
 
 /// Encode options with lossy=allow and a report to read (not copyable: opt points at report).
@@ -423,6 +496,17 @@ struct lossy_encode {
     lossy_encode(const lossy_encode&) = delete;
     lossy_encode& operator=(const lossy_encode&) = delete;
 };
+
+/// Checks that `d` does not encode as `f` (unrepresentable at `path`) and that with
+/// lossy=allow it encodes to `lossy_bytes`; returns the lossy report of that encode.
+inline lossy_report expect_lossy_only(format_id f, const document& d, const char* path,
+                                      std::string_view lossy_bytes,
+                                      source_loc loc = source_loc::current()) {
+    expect_error(encode_error_of(f, d), {.code = errc::unrepresentable, .path = path}, loc);
+    lossy_encode lossy;
+    EXPECT_EQ(must_encode(f, d, lossy.opt), lossy_bytes);
+    return lossy.report;
+}
 
 /// One expected lossy event: its kind and, when given, its path.
 struct want_event {
