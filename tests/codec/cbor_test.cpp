@@ -126,9 +126,8 @@ TEST(CborDecode, SpecTable) {
 TEST(CborDecode, IndefiniteTextChunksAreWhole) {
     // RFC 8949 section 3.2.3: a chunk is itself a text string, so a character cannot be split
     // between two chunks.
-    error e = test::decode_error(format_id::cbor, hex("7f 62 e2 82 61 ac ff"));
-    EXPECT_EQ(e.code, errc::invalid_utf8);
-    EXPECT_EQ(e.offset, 2u);
+    test::expect_decode_error(format_id::cbor, hex("7f 62 e2 82 61 ac ff"),
+                              {.code = errc::invalid_utf8, .offset = 2});
     EXPECT_EQ(decoded("7f 63 e2 82 ac 61 61 ff"), "\"\xe2\x82\xac" "a\"");
 }
 
@@ -214,11 +213,11 @@ TEST(CborDecode, ErrorTable) {
 }
 
 TEST(CborDecode, ErrorPathAndMessage) {
-    error e = test::decode_error(format_id::cbor, hex("a1 61 61 82 01 1c"));
-    EXPECT_EQ(e.code, errc::malformed);
-    EXPECT_EQ(e.offset, 5u);
-    EXPECT_EQ(e.path, "/a/1");
-    EXPECT_EQ(e.message, "reserved additional information 28 in initial byte 0x1c");
+    test::expect_decode_error(format_id::cbor, hex("a1 61 61 82 01 1c"),
+                              {.code = errc::malformed,
+                               .offset = 5,
+                               .message = "reserved additional information 28 in initial byte 0x1c",
+                               .path = "/a/1"});
 }
 
 TEST(CborDecode, DepthLimit) {

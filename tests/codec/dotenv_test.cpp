@@ -8,14 +8,6 @@ namespace {
 
 std::string env(std::string_view text) { return decoded_as(format_id::dotenv, text); }
 
-std::string encode_env(std::string_view json, const encode_options& opt = {}) {
-    return encode_json_as(format_id::dotenv, json, opt);
-}
-
-error encode_error(std::string_view json, const encode_options& opt = {}) {
-    return encode_json_error(format_id::dotenv, json, opt);
-}
-
 TEST(DotenvDecode, Grammar) {
     EXPECT_EQ(env("A=1\n"
                   "export B = \"x\\ny\" # comment\n"
@@ -73,7 +65,8 @@ TEST(DotenvEncode, ExactBytes) {
 }
 
 TEST(DotenvEncode, NestedMapsJoinWithDoubleUnderscore) {
-    EXPECT_EQ(encode_env(R"({"app":{"db":{"host":"h","port":5432},"debug":false},"x":"1"})"),
+    EXPECT_EQ(encode_json_as(format_id::dotenv,
+                             R"({"app":{"db":{"host":"h","port":5432},"debug":false},"x":"1"})"),
               "app__db__host=h\napp__db__port=5432\napp__debug=false\nx=1\n");
     // Decoding stays flat, and flat maps of strings round trip.
     const char* flat = R"({"app__db__host":"h","x":"it's","y":"a\nb\r"})";
@@ -83,23 +76,24 @@ TEST(DotenvEncode, NestedMapsJoinWithDoubleUnderscore) {
 }
 
 TEST(DotenvEncode, Unrepresentable) {
-    error e = encode_error(R"([1])");
+    error e = encode_json_error(format_id::dotenv, R"([1])");
     EXPECT_EQ(e.code, errc::unrepresentable);
     EXPECT_EQ(e.path, "");
-    e = encode_error(R"({"a":{"b":[1,2]}})");
+    e = encode_json_error(format_id::dotenv, R"({"a":{"b":[1,2]}})");
     EXPECT_EQ(e.code, errc::unrepresentable);
     EXPECT_EQ(e.path, "/a/b");
-    e = encode_error(R"({"a":null})");
+    e = encode_json_error(format_id::dotenv, R"({"a":null})");
     EXPECT_EQ(e.path, "/a");
     EXPECT_EQ(e.message, "null is not representable in dotenv");
-    e = encode_error(R"({"a b":"1"})");
+    e = encode_json_error(format_id::dotenv, R"({"a b":"1"})");
     EXPECT_EQ(e.path, "/a b");
-    e = encode_error(R"({"a":{}})");
+    e = encode_json_error(format_id::dotenv, R"({"a":{}})");
     EXPECT_EQ(e.path, "/a");
 
     lossy_encode lossy;
-    EXPECT_EQ(encode_env(R"({"a":null,"b":[1,"x"],"c d":"1","e":{}})", lossy.opt),
-              "a=''\nb='[1,\"x\"]'\nc_d=1\n");
+    EXPECT_EQ(
+        encode_json_as(format_id::dotenv, R"({"a":null,"b":[1,"x"],"c d":"1","e":{}})", lossy.opt),
+        "a=''\nb='[1,\"x\"]'\nc_d=1\n");
     expect_report(lossy.report,
                   {{"null_to_empty"}, {"array_to_json"}, {"key_changed"}, {"empty_map_dropped"}});
 }

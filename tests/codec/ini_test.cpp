@@ -7,17 +7,7 @@ namespace polycodec::test {
 namespace {
 
 std::string ini(std::string_view text, bool infer = false) {
-    decode_options opt;
-    opt.infer = infer;
-    return decoded_as(format_id::ini, text, opt);
-}
-
-std::string encode_ini(std::string_view json, const encode_options& opt = {}) {
-    return encode_json_as(format_id::ini, json, opt);
-}
-
-error encode_error(std::string_view json, const encode_options& opt = {}) {
-    return encode_json_error(format_id::ini, json, opt);
+    return decoded_as(format_id::ini, text, inferring(infer));
 }
 
 TEST(IniDecode, SectionsKeysComments) {
@@ -144,7 +134,7 @@ TEST(IniDecode, LoneCrEndsALine) {
 // encoder refused it.
 TEST(IniRoundTrip, SectionNameWithABracket) {
     EXPECT_EQ(decoded_as(format_id::ini, "[a]b]\nk=v\n"), R"({"a]b":{"k":"v"}})");
-    EXPECT_EQ(encode_ini(R"({"a]b":{"k":"v"}})"), "[a]b]\nk = v\n");
+    EXPECT_EQ(encode_json_as(format_id::ini, R"({"a]b":{"k":"v"}})"), "[a]b]\nk = v\n");
 }
 
 // fuzz_decode_ini: a key after a subsection of its section (`[a.b]` then `[a]` `y=2`) decoded
@@ -153,28 +143,30 @@ TEST(IniRoundTrip, SectionNameWithABracket) {
 TEST(IniDecode, KeysComeBeforeSubsections) {
     EXPECT_EQ(decoded_as(format_id::ini, "[a.b]\nx=1\n[a]\ny=2\n"),
               R"({"a":{"y":"2","b":{"x":"1"}}})");
-    EXPECT_EQ(encode_ini(R"({"a":{"y":"2","b":{"x":"1"}}})"), "[a]\ny = \"2\"\n\n[a.b]\nx = \"1\"\n");
+    EXPECT_EQ(encode_json_as(format_id::ini, R"({"a":{"y":"2","b":{"x":"1"}}})"),
+              "[a]\ny = \"2\"\n\n[a.b]\nx = \"1\"\n");
 }
 
 TEST(IniEncode, Unrepresentable) {
-    error e = encode_error("[1]");
+    error e = encode_json_error(format_id::ini, "[1]");
     EXPECT_EQ(e.code, errc::unrepresentable);
     EXPECT_EQ(e.path, "");
-    e = encode_error(R"({"s":{"a":[1,2]}})");
+    e = encode_json_error(format_id::ini, R"({"s":{"a":[1,2]}})");
     EXPECT_EQ(e.path, "/s/a");
     EXPECT_EQ(e.message, "an array is not representable in ini");
-    e = encode_error(R"({"s":{"m":{},"k":1}})");
+    e = encode_json_error(format_id::ini, R"({"s":{"m":{},"k":1}})");
     EXPECT_EQ(e.path, "/s/k");
-    e = encode_error(R"({"a.b":{"k":1}})");
+    e = encode_json_error(format_id::ini, R"({"a.b":{"k":1}})");
     EXPECT_EQ(e.path, "/a.b");
-    e = encode_error(R"({"k=v":1})");
+    e = encode_json_error(format_id::ini, R"({"k=v":1})");
     EXPECT_EQ(e.path, "/k=v");
-    e = encode_error(R"({"k":"two\nlines"})");
+    e = encode_json_error(format_id::ini, R"({"k":"two\nlines"})");
     EXPECT_EQ(e.path, "/k");
 
     lossy_encode lossy;
-    EXPECT_EQ(encode_ini(R"({"a":[1,"x"],"s":{"m":{},"k":"l1\nl2"}})", lossy.opt),
-              "a = [1,\"x\"]\n\n[s]\nk = l1 l2\n\n[s.m]\n");
+    EXPECT_EQ(
+        encode_json_as(format_id::ini, R"({"a":[1,"x"],"s":{"m":{},"k":"l1\nl2"}})", lossy.opt),
+        "a = [1,\"x\"]\n\n[s]\nk = l1 l2\n\n[s.m]\n");
     expect_report(lossy.report, {{"array_to_json"}, {"key_reordered"}, {"line_break_to_space"}});
 }
 
@@ -193,10 +185,10 @@ TEST(IniEncode, QuotingAndNamesAtEveryLength) {
          "abcdefghijklmnopq = abcdefghijklmnopqrstuvwxyz\nx = a\tb\n"},
     };
     expect_encodes(format_id::ini, cases);
-    EXPECT_EQ(encode_error(R"({"z":0,"long key with = later":1})").path,
+    EXPECT_EQ(encode_json_error(format_id::ini, R"({"z":0,"long key with = later":1})").path,
               "/long key with = later");
 
-    EXPECT_EQ(encode_ini(R"({"n":-9223372036854775808,"z":0})"),
+    EXPECT_EQ(encode_json_as(format_id::ini, R"({"n":-9223372036854775808,"z":0})"),
               "n = -9223372036854775808\nz = 0\n");
     // '=' or ':' (keys), '.' (section names) or a line break (both) first, in the middle or
     // last in names of 1 to 17 bytes: unrepresentable, and '_' under lossy=allow.
@@ -217,17 +209,23 @@ TEST(IniEncode, QuotingAndNamesAtEveryLength) {
                 lossy_encode lossy;
                 if (bad != '.') {  // a key
                     const std::string json = "{" + quoted(name) + ":1}";
-                    EXPECT_EQ(encode_error(json).code, errc::unrepresentable) << json;
-                    EXPECT_EQ(encode_ini(json, lossy.opt), fixed + " = 1\n") << json;
+                    EXPECT_EQ(encode_json_error(format_id::ini, json).code, errc::unrepresentable)
+                        << json;
+                    EXPECT_EQ(encode_json_as(format_id::ini, json, lossy.opt), fixed + " = 1\n")
+                        << json;
                 } else {
-                    EXPECT_EQ(encode_ini("{" + quoted(name) + ":1}"), name + " = 1\n");
+                    EXPECT_EQ(encode_json_as(format_id::ini, "{" + quoted(name) + ":1}"),
+                              name + " = 1\n");
                 }
                 if (bad != '=' && bad != ':') {  // a section name
                     const std::string json = "{" + quoted(name) + ":{\"k\":1}}";
-                    EXPECT_EQ(encode_error(json).code, errc::unrepresentable) << json;
-                    EXPECT_EQ(encode_ini(json, lossy.opt), "[" + fixed + "]\nk = 1\n") << json;
+                    EXPECT_EQ(encode_json_error(format_id::ini, json).code, errc::unrepresentable)
+                        << json;
+                    EXPECT_EQ(encode_json_as(format_id::ini, json, lossy.opt),
+                              "[" + fixed + "]\nk = 1\n")
+                        << json;
                 } else {
-                    EXPECT_EQ(encode_ini("{" + quoted(name) + ":{\"k\":1}}"),
+                    EXPECT_EQ(encode_json_as(format_id::ini, "{" + quoted(name) + ":{\"k\":1}}"),
                               "[" + name + "]\nk = 1\n");
                 }
             }
@@ -238,10 +236,11 @@ TEST(IniEncode, QuotingAndNamesAtEveryLength) {
                 std::string spaced(n, 'v');
                 spaced[at] = ' ';
                 const std::string json = "{\"v\":" + quoted(text) + "}";
-                EXPECT_EQ(encode_error(json).code, errc::unrepresentable) << json;
+                EXPECT_EQ(encode_json_error(format_id::ini, json).code, errc::unrepresentable)
+                    << json;
                 lossy_encode lossy;
                 const bool q = at == 0 || at == n - 1;
-                EXPECT_EQ(encode_ini(json, lossy.opt),
+                EXPECT_EQ(encode_json_as(format_id::ini, json, lossy.opt),
                           q ? "v = \"" + spaced + "\"\n" : "v = " + spaced + "\n")
                     << json;
             }

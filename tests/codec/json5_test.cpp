@@ -12,10 +12,7 @@ namespace {
 std::string j5(std::string_view text) { return decoded_as(format_id::json5, text); }
 
 std::string encode_j5(std::string_view json, bool pretty = false) {
-    document d = must_decode(format_id::json, json);
-    encode_options opt;
-    opt.pretty = pretty;
-    return must_encode(format_id::json5, d, opt);
+    return encode_json_as(format_id::json5, json, test::pretty(pretty));
 }
 
 // ---- decoding: the features of spec.json5.org ----

@@ -797,8 +797,28 @@ std::vector<std::string> large_input_texts() {
     return texts;
 }
 
+// Decodes `text` through the default path and through the own reader alone (a depth limit
+// of 1100 besides `opt`): both succeed with equal documents or both fail with the same error
+// code; then `more(fast, own, rf, ro)` checks the rest.
+template <class More>
+void compare_with_own_reader(const std::string& text, const decode_options& opt, More more) {
+    document fast, own;
+    auto rf = decode(format_id::json, text, fast, opt);
+    decode_options o = opt;
+    o.limits.max_depth = 1100;
+    auto ro = decode(format_id::json, text, own, o);
+    ASSERT_EQ(static_cast<bool>(rf), static_cast<bool>(ro)) << text.substr(0, 200);
+    if (rf) {
+        EXPECT_TRUE(equal(fast, own)) << text.substr(0, 200) << "\n"
+                                      << dbg(fast).substr(0, 300) << "\n"
+                                      << dbg(own).substr(0, 300);
+    } else {
+        EXPECT_EQ(rf.error().code, ro.error().code) << text.substr(0, 200);
+    }
+    more(fast, own, rf, ro);
+}
+
 TEST(JsonConformance, FastPathAgreesWithOwnReader) {
-    const decode_options own_only = max_depth(1100);
     std::vector<std::string> texts = large_input_texts();
     std::filesystem::path corpus = test::corpus_dir();
     if (!corpus.empty() && std::filesystem::exists(corpus / "json/test_parsing")) {
@@ -812,20 +832,13 @@ TEST(JsonConformance, FastPathAgreesWithOwnReader) {
     }
     ASSERT_GE(texts.size(), 2u);
     for (const std::string& text : texts) {
-        document fast, own;
-        auto rf = decode(format_id::json, text, fast);
-        auto ro = decode(format_id::json, text, own, own_only);
-        ASSERT_EQ(static_cast<bool>(rf), static_cast<bool>(ro)) << text.substr(0, 200);
-        if (rf) {
-            EXPECT_TRUE(equal(fast, own)) << text.substr(0, 200) << "\n"
-                                          << dbg(fast).substr(0, 200) << "\n"
-                                          << dbg(own).substr(0, 200);
-        } else {
-            EXPECT_EQ(rf.error().code, ro.error().code) << text.substr(0, 200);
-            if (rf.error().code != errc::depth_exceeded) {  // the limits differ on purpose
-                EXPECT_EQ(rf.error().offset, ro.error().offset) << text.substr(0, 200);
-            }
-        }
+        compare_with_own_reader(
+            text, {}, [&](const document&, const document&, const auto& rf, const auto& ro) {
+                if (!rf &&
+                    rf.error().code != errc::depth_exceeded) {  // the limits differ on purpose
+                    EXPECT_EQ(rf.error().offset, ro.error().offset) << text.substr(0, 200);
+                }
+            });
     }
 }
 
@@ -834,29 +847,22 @@ TEST(JsonConformance, FastPathAgreesWithOwnReader) {
 // decode_json first parses with simdjson's DOM parser and translates its tape into the
 // Document in one loop; whatever that loop does not take (bignums, scalar documents, depth and
 // size limits, every error) goes to the decoders before it. A depth limit above 1022 skips
-// both simdjson paths, so `own_only` gives the own reader's answer to compare with.
+// both simdjson paths, so a limit of 1100 gives the own reader's answer to compare with.
 
 // Decodes `text` through the default path and through the own reader alone: same Document, or
 // same error code, offset and path.
 void expect_same_as_own_reader(const std::string& text, decode_options opt = {}) {
-    document fast, own;
-    auto rf = decode(format_id::json, text, fast, opt);
-    decode_options o = opt;
-    o.limits.max_depth = 1100;
-    auto ro = decode(format_id::json, text, own, o);
-    ASSERT_EQ(static_cast<bool>(rf), static_cast<bool>(ro)) << text.substr(0, 200);
-    if (rf) {
-        EXPECT_TRUE(equal(fast, own)) << text.substr(0, 200) << "\n"
-                                      << dbg(fast).substr(0, 300) << "\n"
-                                      << dbg(own).substr(0, 300);
-        EXPECT_EQ(fast.tape(), own.tape()) << text.substr(0, 200);
-        EXPECT_EQ(fast.bytes(), own.bytes()) << text.substr(0, 200);
-    } else {
-        EXPECT_EQ(rf.error().code, ro.error().code) << text.substr(0, 200);
-        EXPECT_EQ(rf.error().offset, ro.error().offset) << text.substr(0, 200);
-        EXPECT_EQ(rf.error().path, ro.error().path) << text.substr(0, 200);
-        EXPECT_EQ(rf.error().message, ro.error().message) << text.substr(0, 200);
-    }
+    compare_with_own_reader(
+        text, opt, [&](const document& fast, const document& own, const auto& rf, const auto& ro) {
+            if (rf) {
+                EXPECT_EQ(fast.tape(), own.tape()) << text.substr(0, 200);
+                EXPECT_EQ(fast.bytes(), own.bytes()) << text.substr(0, 200);
+            } else {
+                EXPECT_EQ(rf.error().offset, ro.error().offset) << text.substr(0, 200);
+                EXPECT_EQ(rf.error().path, ro.error().path) << text.substr(0, 200);
+                EXPECT_EQ(rf.error().message, ro.error().message) << text.substr(0, 200);
+            }
+        });
 }
 
 TEST(JsonTapeFastPath, SameTapeAsOwnReaderForEveryKind) {

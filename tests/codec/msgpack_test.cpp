@@ -160,11 +160,11 @@ TEST(MsgpackDecode, ErrorTable) {
 }
 
 TEST(MsgpackDecode, ErrorPathAndMessage) {
-    error e = test::decode_error(format_id::msgpack, hex("82 a1 61 01 a1 62 92 01 c1"));
-    EXPECT_EQ(e.code, errc::malformed);
-    EXPECT_EQ(e.offset, 8u);
-    EXPECT_EQ(e.path, "/b/1");
-    EXPECT_EQ(e.message, "the byte 0xc1 is never used in msgpack");
+    test::expect_decode_error(format_id::msgpack, hex("82 a1 61 01 a1 62 92 01 c1"),
+                              {.code = errc::malformed,
+                               .offset = 8,
+                               .message = "the byte 0xc1 is never used in msgpack",
+                               .path = "/b/1"});
 }
 
 TEST(MsgpackDecode, DepthLimit) {

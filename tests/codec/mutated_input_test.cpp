@@ -236,6 +236,20 @@ mutation_case byte_edits(const char* name, format_id f, seeds_fn seeds, std::uin
             .dopt = dopt};
 }
 
+// Java properties, flat (what decodes re-encodes stably, 100 of them at least) or `nested`
+// (decoded with unflatten and infer).
+mutation_case properties_case(const char* name, std::uint64_t seed, bool nested) {
+    mutation_case c{
+        .name = name, .format = format_id::properties, .seeds = properties_seeds, .seed = seed};
+    if (nested) {
+        c.dopt = properties_nested;
+    } else {
+        c.check = reencode::stable;
+        c.min_decoded = 100;
+    }
+    return c;
+}
+
 const mutation_case cases[] = {
     strict_prefixes("smile", format_id::smile, smile_seeds),
     strict_prefixes("ubjson", format_id::ubjson, ubjson_seeds),
@@ -274,18 +288,8 @@ const mutation_case cases[] = {
     {.name = "msgpack", .format = format_id::msgpack, .seeds = fixture<records_msgpack>, .seed = 8},
     {.name = "toml", .format = format_id::toml, .seeds = fixture<bench_toml>, .seed = 9},
     {.name = "edn", .format = format_id::edn, .seeds = fixture<records_edn>, .seed = 10},
-    // Java properties, flat (what decodes re-encodes stably) and with unflatten and infer.
-    {.name = "properties",
-     .format = format_id::properties,
-     .seeds = properties_seeds,
-     .seed = 11,
-     .check = reencode::stable,
-     .min_decoded = 100},
-    {.name = "properties_nested",
-     .format = format_id::properties,
-     .seeds = properties_seeds,
-     .seed = 12,
-     .dopt = properties_nested},
+    properties_case("properties", 11, false),
+    properties_case("properties_nested", 12, true),
 };
 
 void PrintTo(const mutation_case& c, std::ostream* os) { *os << c.name; }

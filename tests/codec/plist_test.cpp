@@ -8,19 +8,6 @@
 namespace polycodec::test {
 namespace {
 
-std::string trailer(unsigned offset_size, unsigned ref_size, std::uint64_t objects,
-                    std::uint64_t top, std::uint64_t table) {
-    std::string t(6, '\0');
-    t.push_back(static_cast<char>(offset_size));
-    t.push_back(static_cast<char>(ref_size));
-    for (std::uint64_t v : {objects, top, table}) {
-        for (int i = 7; i >= 0; --i) {
-            t.push_back(static_cast<char>(v >> (8 * i)));
-        }
-    }
-    return t;
-}
-
 std::string plist(std::string_view text) { return decoded_as(format_id::plist, text); }
 
 encode_options binary() {
@@ -32,13 +19,14 @@ encode_options binary() {
 TEST(PlistBinary, EncodesTheHandCheckedBytes) {
     // [true, "a"]: the array (object 0) at 8 refers to objects 1 and 2; offsets 08 0b 0c; the
     // table at 14 (0x0e); one-byte offsets and references, 3 objects, top 0.
-    std::string expect = "bplist00" + hex("a2 01 02 09 51 61 08 0b 0c") + trailer(1, 1, 3, 0, 14);
+    std::string expect =
+        "bplist00" + hex("a2 01 02 09 51 61 08 0b 0c") + bplist_trailer(1, 1, 3, 0, 14);
     EXPECT_EQ(to_hex(must_encode(format_id::plist, must_decode(format_id::json, "[true,\"a\"]"),
                                  binary())),
               to_hex(expect));
     // {"k": -1}: the dict's key references come before its value references; -1 as 8 bytes.
     std::string dict = "bplist00" + hex("d1 01 02 51 6b 13 ff ff ff ff ff ff ff ff 08 0b 0d") +
-                       trailer(1, 1, 3, 0, 22);
+                       bplist_trailer(1, 1, 3, 0, 22);
     EXPECT_EQ(to_hex(must_encode(format_id::plist, must_decode(format_id::json, "{\"k\":-1}"),
                                  binary())),
               to_hex(dict));
@@ -64,9 +52,9 @@ TEST(PlistBinary, TapeWalkWritesWhatTheRecursiveWriterWrites) {
     EXPECT_TRUE(equal(must_decode(format_id::plist, walked), doc));
     // The UID and date markers, both ways (hand-checked bytes above cover the layout).
     // [UID 256, date 1.5 s after 2001]: array at 8, UID at 11, date at 14, table at 23.
-    document tagged = must_decode(
-        format_id::plist, "bplist00" + hex("a2 01 02 81 01 00 33 3f f8 00 00 00 00 00 00") +
-                              hex("08 0b 0e") + trailer(1, 1, 3, 0, 23));
+    document tagged = must_decode(format_id::plist,
+                                  "bplist00" + hex("a2 01 02 81 01 00 33 3f f8 00 00 00 00 00 00") +
+                                      hex("08 0b 0e") + bplist_trailer(1, 1, 3, 0, 23));
     std::string t1 = must_encode(format_id::plist, tagged, binary());
     EXPECT_EQ(to_hex(t1), to_hex(must_encode(format_id::plist, tagged, lossy)));
     EXPECT_TRUE(equal(must_decode(format_id::plist, t1), tagged));
@@ -89,7 +77,7 @@ TEST(PlistBinary, DecodesEveryScalar) {
                        hex("80 05") +                               // UID 5 at 84
                        hex("08");                                   // false at 86
     std::string table = hex("08 14 16 1b 24 35 3a 43 4c 4f 54 56");
-    std::string data = "bplist00" + objs + table + trailer(1, 1, 12, 0, 87);
+    std::string data = "bplist00" + objs + table + bplist_trailer(1, 1, 12, 0, 87);
     EXPECT_EQ(plist(data),
               "[1,65536,-2,18446744073709551615u,1.5,0.25,t\"2001-01-01T00:00:01.5Z\",b64\"AP8=\","
               "\"\u00e9\u263a\",tag(21833@3, 5),false]");
@@ -97,30 +85,31 @@ TEST(PlistBinary, DecodesEveryScalar) {
 
 TEST(PlistBinary, HostileInputsGiveOffsets) {
     // A dict that contains itself (libplist's recursion.bplist in small).
-    std::string self = "bplist00" + hex("d1 01 00 51 41 08 0b") + trailer(1, 1, 2, 0, 13);
+    std::string self = "bplist00" + hex("d1 01 00 51 41 08 0b") + bplist_trailer(1, 1, 2, 0, 13);
     expect_decode_error(format_id::plist, self,
                         {.code = errc::malformed, .offset = 8, .message_has = "contains itself"});
     error e;
     // An array whose count (2^40) is checked against the input before anything is built.
-    std::string lying = "bplist00" + hex("af 13 00 00 01 00 00 00 00 00 08") +
-                        trailer(1, 1, 1, 0, 18);
+    std::string lying =
+        "bplist00" + hex("af 13 00 00 01 00 00 00 00 00 08") + bplist_trailer(1, 1, 1, 0, 18);
     expect_decode_error(format_id::plist, lying, {errc::size_exceeded, 8});
     // 2^60 objects of a 1-byte offset table: refused from the trailer.
-    std::string many = "bplist00" + hex("08 08") + trailer(1, 1, std::uint64_t{1} << 60, 0, 9);
+    std::string many =
+        "bplist00" + hex("08 08") + bplist_trailer(1, 1, std::uint64_t{1} << 60, 0, 9);
     expect_decode_error(format_id::plist, many,
                         {.code = errc::size_exceeded, .message_has = "offset table"});
     // An offset into the offset table itself.
-    std::string inside = "bplist00" + hex("08 09") + trailer(1, 1, 1, 0, 9);
+    std::string inside = "bplist00" + hex("08 09") + bplist_trailer(1, 1, 1, 0, 9);
     expect_decode_error(format_id::plist, inside, {errc::malformed, 9});
     // A reference size of 0 and an offset size of 9 are no sizes.
-    e = decode_error(format_id::plist, "bplist00" + hex("08 08") + trailer(1, 0, 1, 0, 9));
+    e = decode_error(format_id::plist, "bplist00" + hex("08 08") + bplist_trailer(1, 0, 1, 0, 9));
     EXPECT_NE(e.message.find("reference size 0"), std::string::npos) << e.message;
-    e = decode_error(format_id::plist, "bplist00" + hex("08 08") + trailer(9, 1, 1, 0, 9));
+    e = decode_error(format_id::plist, "bplist00" + hex("08 08") + bplist_trailer(9, 1, 1, 0, 9));
     EXPECT_NE(e.message.find("offset size 9"), std::string::npos) << e.message;
     // An ASCII string with a byte above 0x7f; a lone UTF-16 surrogate.
     const bad_input bad[] = {
-        {"bplist00" + hex("51 e9 08") + trailer(1, 1, 1, 0, 10), {errc::invalid_utf8, 9}},
-        {"bplist00" + hex("61 d8 00 08") + trailer(1, 1, 1, 0, 11), {errc::invalid_utf8}},
+        {"bplist00" + hex("51 e9 08") + bplist_trailer(1, 1, 1, 0, 10), {errc::invalid_utf8, 9}},
+        {"bplist00" + hex("61 d8 00 08") + bplist_trailer(1, 1, 1, 0, 11), {errc::invalid_utf8}},
     };
     expect_decode_errors(format_id::plist, bad);
 }
@@ -129,7 +118,7 @@ TEST(PlistBinary, DepthLimit) {
     const decode_options opt = max_depth(3);
     // [[[[true]]]]: five objects, each array refers to the next.
     std::string data = "bplist00" + hex("a1 01 a1 02 a1 03 a1 04 09 08 0a 0c 0e 10") +
-                       trailer(1, 1, 5, 0, 17);
+                       bplist_trailer(1, 1, 5, 0, 17);
     EXPECT_EQ(plist(data), "[[[[true]]]]");
     expect_decode_error(format_id::plist, data, {errc::depth_exceeded, 14}, opt);
 }

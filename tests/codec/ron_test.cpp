@@ -11,9 +11,7 @@ namespace {
 std::string ron_dbg(std::string_view in) { return decoded_as(format_id::ron, in); }
 
 std::string ron_encode(std::string_view json, bool pretty = false) {
-    encode_options opt;
-    opt.pretty = pretty;
-    return encode_json_as(format_id::ron, json, opt);
+    return encode_json_as(format_id::ron, json, test::pretty(pretty));
 }
 
 struct spec_case {

@@ -9,9 +9,7 @@ namespace {
 std::string sx_dbg(std::string_view in) { return decoded_as(format_id::sexpr, in); }
 
 std::string sx_encode(std::string_view json, bool pretty = false) {
-    encode_options opt;
-    opt.pretty = pretty;
-    return encode_json_as(format_id::sexpr, json, opt);
+    return encode_json_as(format_id::sexpr, json, test::pretty(pretty));
 }
 
 struct spec_case {

@@ -93,17 +93,24 @@ TEST(SmileDecode, KeyTokens) {
               "{\"" + long_name + "\":1,\"" + long_name + "\":2}");
 }
 
+// A header with shared names and the start of an object holding `count` entries: keys
+// `prefix`0, `prefix`1, ... (short ASCII names), each with the value `value`.
+std::string named_entries(const std::string& prefix, int count, const std::string& value) {
+    std::string out = header_names + hex("fa");
+    for (int i = 0; i < count; ++i) {
+        std::string name = prefix + std::to_string(i);
+        out += static_cast<char>(0x80 + name.size() - 1);
+        out += name;
+        out += value;
+    }
+    return out;
+}
+
 // "Shared key resolution is done same way as shared String value resolution"; long references
 // carry 10 bits; "If it already has 1024 values, it MUST clear out buffer and start from first
 // entry".
 TEST(SmileDecode, SharedNameReferences) {
-    std::string in = header_names + hex("fa");
-    for (int i = 0; i < 65; ++i) {
-        std::string name = "n" + std::to_string(i);
-        in += static_cast<char>(0x80 + name.size() - 1);
-        in += name;
-        in += hex("c0");
-    }
+    std::string in = named_entries("n", 65, hex("c0"));
     in += hex("30 40 c2");  // long reference 64: "n64"
     in += hex("7f c4");     // short reference 63: "n63"
     in += hex("fb");
@@ -118,13 +125,7 @@ TEST(SmileDecode, SharedNameReferences) {
     EXPECT_EQ((*it).key.get_string(), "n63");
 
     // 1025 names: the 1025th starts the table again at index 0.
-    std::string reset = header_names + hex("fa");
-    for (int i = 0; i < 1025; ++i) {
-        std::string name = "m" + std::to_string(i);
-        reset += static_cast<char>(0x80 + name.size() - 1);
-        reset += name;
-        reset += hex("21");
-    }
+    std::string reset = named_entries("m", 1025, hex("21"));
     reset += hex("40 23 fb");
     document r = test::must_decode(format_id::smile, reset);
     std::string last;

@@ -234,6 +234,17 @@ TEST(UrlformDecode, FastPathAgreesWithTheTreeReader) {
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         return (seed >> 33) % n;
     };
+    // `base` itself, or (when `nest`) 1 to 3 names below it, each with its index: base[name0].
+    auto add_keys = [&](std::vector<std::string>& keys, const std::string& base, bool nest) {
+        if (!nest) {
+            keys.push_back(base);
+            return;
+        }
+        const std::uint64_t n = 1 + next(3);
+        for (std::uint64_t i = 0; i < n; ++i) {
+            keys.push_back(base + "[" + names[next(9)] + std::to_string(i) + "]");
+        }
+    };
     int handled = 0;
     int runs = 0;
     for (int round = 0; round < 3000; ++round) {
@@ -249,28 +260,13 @@ TEST(UrlformDecode, FastPathAgreesWithTheTreeReader) {
             } else if (shape >= 3) {  // an array, its indexes in order: of scalars or of maps
                 const std::uint64_t n = 1 + next(12);
                 for (std::uint64_t i = 0; i < n; ++i) {
-                    std::string el = top + "[" + std::to_string(i) + "]";
-                    if (shape == 4) {
-                        const std::uint64_t fields = 1 + next(3);
-                        for (std::uint64_t f = 0; f < fields; ++f) {
-                            keys.push_back(el + "[" + names[next(9)] + std::to_string(f) + "]");
-                        }
-                    } else {
-                        keys.push_back(el);
-                    }
+                    add_keys(keys, top + "[" + std::to_string(i) + "]", shape == 4);
                 }
             } else {
                 const std::uint64_t kids = 1 + next(4);
                 for (std::uint64_t k = 0; k < kids; ++k) {
-                    std::string kid = top + "[" + names[next(9)] + std::to_string(k) + "]";
-                    if (shape == 2) {
-                        const std::uint64_t deeper = 1 + next(3);
-                        for (std::uint64_t d = 0; d < deeper; ++d) {
-                            keys.push_back(kid + "[" + names[next(9)] + std::to_string(d) + "]");
-                        }
-                    } else {
-                        keys.push_back(kid);
-                    }
+                    add_keys(keys, top + "[" + names[next(9)] + std::to_string(k) + "]",
+                             shape == 2);
                 }
             }
             for (std::string key : keys) {

@@ -55,78 +55,32 @@ run_result run(xml_writer_kind which, const document& doc, encode_options opt) {
     return r;
 }
 
+// Encode options with lossy and pretty as given and the XML mapping `xml`.
+encode_options with_xml(bool lossy, xml_options xml, bool pretty = false) {
+    encode_options o;
+    o.pretty = pretty;
+    o.lossy = lossy;
+    o.xml = std::move(xml);
+    return o;
+}
+
 // The option sets: each with fast() true (neither pretty nor namespaces) but the last two,
 // which check that those still take the general path alone.
 std::vector<encode_options> option_sets() {
-    std::vector<encode_options> v;
-    v.emplace_back();  // default
-    {
-        encode_options o;
-        o.xml.root = "r";
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.lossy = true;
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.lossy = true;
-        o.xml.root = "bench";
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.xml.root = "r";
-        o.xml.force_list = {"a", "item", "b", "samples"};
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.lossy = true;
-        o.xml.attr_prefix = "";
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.lossy = true;
-        o.xml.attr_prefix = "_";
-        o.xml.text_key = "value";
-        o.xml.root = "r";
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.lossy = true;
-        o.xml.text_key = "";
-        o.xml.force_list = {"x"};
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.xml.root = "1bad";  // refused
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.lossy = true;
-        o.xml.root = "\xC3\xA9t\xC3\xA9";  // "été": a name by the code point check
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.pretty = true;
-        o.lossy = true;
-        v.push_back(o);
-    }
-    {
-        encode_options o;
-        o.xml.expand_namespaces = true;
-        o.lossy = true;
-        v.push_back(o);
-    }
-    return v;
+    return {
+        {},  // default
+        with_xml(false, {.root = "r"}),
+        with_xml(true, {}),
+        with_xml(true, {.root = "bench"}),
+        with_xml(false, {.force_list = {"a", "item", "b", "samples"}, .root = "r"}),
+        with_xml(true, {.attr_prefix = ""}),
+        with_xml(true, {.attr_prefix = "_", .text_key = "value", .root = "r"}),
+        with_xml(true, {.text_key = "", .force_list = {"x"}}),
+        with_xml(false, {.root = "1bad"}),              // refused
+        with_xml(true, {.root = "\xC3\xA9t\xC3\xA9"}),  // "été": a name by the code point check
+        with_xml(true, {}, true),
+        with_xml(true, {.expand_namespaces = true}),
+    };
 }
 
 struct tally {

@@ -22,12 +22,7 @@ document from_json(std::string_view json) { return must_decode(format_id::json, 
 
 // ---- decoding ----
 
-struct decode_case {
-    const char* yaml;
-    const char* expected;  // to_debug_string of the decoded document
-};
-
-const decode_case decode_cases[] = {
+const test::text_case decode_cases[] = {
     // YAML 1.2.2 section 10.3.2, core schema tag resolution.
     {"[null, Null, NULL, ~, ]", "[null,null,null,null]"},
     {"a:\nb: ~", R"({"a":null,"b":null})"},
@@ -86,31 +81,20 @@ const decode_case decode_cases[] = {
     {"- \"a\n  b\n\n  c\\\n  d\"\n- 'x\n\n  ''y'''\n- p\n  q\n\n  r\n-\tt\n",
      R"(["a b\u000acd","x\u000a'y'","p q\u000ar","t"])"},
     // Directives, tag handles, verbatim tags, %-escapes.
-    {"%YAML 1.2\n%TAG !e! tag:yaml.org,2002:\n--- [!e!int '7', !<tag:yaml.org,2002:str> 8, !e!s%74r 9]",
+    {"%YAML 1.2\n%TAG !e! tag:yaml.org,2002:\n--- [!e!int '7', !<tag:yaml.org,2002:str> 8, "
+     "!e!s%74r 9]",
      R"([7,"8","9"])"},
     // Anchor names may hold ':' and any non-space character (YAML 1.2).
     {"- &a: x\n- *a:\n- &\xC3\xA9 y\n- *\xC3\xA9\n", R"(["x","x","y","y"])"},
 };
 
-TEST(YamlDecode, SpecExamples) {
-    for (const auto& c : decode_cases) {
-        document d = must_decode(format_id::yaml, c.yaml);
-        EXPECT_EQ(dbg(d), c.expected) << c.yaml;
-    }
-}
+TEST(YamlDecode, SpecExamples) { test::expect_decodes(format_id::yaml, decode_cases); }
 
 TEST(YamlDecode, TimestampKinds) {
-    document d = must_decode(format_id::yaml,
-                             "[!!timestamp 2001-12-14T21:59:43Z, !!timestamp 2001-12-14T21:59:43,"
-                             " !!timestamp 2001-12-14, !!timestamp '21:59:43']");
-    const timestamp_kind kinds[] = {timestamp_kind::offset_date_time,
-                                    timestamp_kind::local_date_time, timestamp_kind::local_date,
-                                    timestamp_kind::local_time};
-    int i = 0;
-    for (value v : d.root().items()) {
-        ASSERT_EQ(v.kind(), kind::timestamp);
-        EXPECT_EQ(v.get_timestamp_kind(), kinds[i++]);
-    }
+    test::expect_four_timestamp_kinds(
+        format_id::yaml,
+        "[!!timestamp 2001-12-14T21:59:43Z, !!timestamp 2001-12-14T21:59:43,"
+        " !!timestamp 2001-12-14, !!timestamp '21:59:43']");
 }
 
 TEST(YamlDecode, MultiDocumentStreams) {
@@ -151,12 +135,12 @@ const error_case error_cases[] = {
 
 TEST(YamlDecode, ErrorsCarryPositions) {
     for (const auto& c : error_cases) {
-        error e = decode_error(format_id::yaml, c.yaml);
-        EXPECT_EQ(e.code, c.code) << c.yaml << ": " << describe(e);
-        EXPECT_EQ(e.offset, c.offset) << c.yaml << ": " << describe(e);
-        EXPECT_EQ(e.line, c.line) << c.yaml << ": " << describe(e);
-        EXPECT_EQ(e.column, c.column) << c.yaml << ": " << describe(e);
-        EXPECT_EQ(e.format, format_id::yaml);
+        expect_decode_error(format_id::yaml, c.yaml,
+                            {.code = c.code,
+                             .offset = c.offset,
+                             .line = c.line,
+                             .column = c.column,
+                             .format = format_id::yaml});
     }
 }
 
@@ -596,16 +580,12 @@ TEST(YamlConformance, YamlTestSuite) {
         }
         if (failure.empty() && r) {
             // Our writer's output of every decoded stream reads back equal.
-            output_buffer out;
-            auto er = encode(format_id::yaml, d, out);
             document back;
-            if (!er) {
-                failure = "encode failed: " + describe(er.error());
-            } else if (auto br = decode(format_id::yaml, out.view(), back); !br) {
-                failure = "our output is rejected: " + describe(br.error()) + "\n" + out.str();
-            } else if (!equal(d, back)) {
-                failure = "our output reads back as " + dbg(back) + "\n" + out.str();
-            } else {
+            failure = test::reencode_into(format_id::yaml, d, back);
+            if (failure.empty() && !equal(d, back)) {
+                failure = "our output reads back as " + dbg(back) + "\n" +
+                          test::must_encode(format_id::yaml, d);
+            } else if (failure.empty()) {
                 ++reencoded;
             }
         }

@@ -258,9 +258,7 @@ class CsvDifferential(unittest.TestCase):
         ]
         for data, where in cases:
             with self.subTest(data=data):
-                code, _, err = common.convert(["--from", "csv", "--to", "json"], data,
-                                              check=False)
-                self.assertEqual(code, 2, err)
+                err = common.convert_fails(self, ["--from", "csv", "--to", "json"], data, 2)
                 self.assertIn(where, err)
 
     def test_non_tabular_is_exit_3_with_path(self):
@@ -276,9 +274,7 @@ class CsvDifferential(unittest.TestCase):
         ]
         for data, path in cases:
             with self.subTest(data=data):
-                code, _, err = common.convert(["--from", "json", "--to", "csv"], data,
-                                              check=False)
-                self.assertEqual(code, 3, err)
+                err = common.convert_fails(self, ["--from", "json", "--to", "csv"], data, 3)
                 self.assertIn(path, err)
 
 

@@ -69,6 +69,12 @@ inline void table(const toml::table& t, builder& b) {
     b.end_map();
 }
 
+// A string, integer, float or boolean as the builder's value of that kind.
+inline void add_scalar(builder& b, const std::string& s) { b.add_string(s); }
+inline void add_scalar(builder& b, std::int64_t i) { b.add_int(i); }
+inline void add_scalar(builder& b, double d) { b.add_double(d); }
+inline void add_scalar(builder& b, bool v) { b.add_bool(v); }
+
 inline void node(const toml::node& n, builder& b) {
     std::string text;
     switch (n.type()) {
@@ -83,16 +89,14 @@ inline void node(const toml::node& n, builder& b) {
             b.end_array();
             return;
         case toml::node_type::string:
-            b.add_string(n.as_string()->get());
-            return;
         case toml::node_type::integer:
-            b.add_int(n.as_integer()->get());
-            return;
         case toml::node_type::floating_point:
-            b.add_double(n.as_floating_point()->get());
-            return;
         case toml::node_type::boolean:
-            b.add_bool(n.as_boolean()->get());
+            n.visit([&b](const auto& v) {
+                if constexpr (requires { add_scalar(b, v.get()); }) {
+                    add_scalar(b, v.get());
+                }
+            });
             return;
         case toml::node_type::date:
             append_date(text, n.as_date()->get());

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "polycodec/polycodec.hpp"
 
@@ -82,6 +83,21 @@ inline std::string bson_document(std::string_view elements) {
         out[static_cast<std::size_t>(i)] = static_cast<char>(n >> (8 * i));
     }
     return out;
+}
+
+/// A bplist00 trailer: 6 unused bytes, the offset and reference sizes, then the object count,
+/// the top object and the offset table's start as big-endian uint64s.
+inline std::string bplist_trailer(unsigned offset_size, unsigned ref_size, std::uint64_t objects,
+                                  std::uint64_t top, std::uint64_t table) {
+    std::string t(6, '\0');
+    t.push_back(static_cast<char>(offset_size));
+    t.push_back(static_cast<char>(ref_size));
+    for (std::uint64_t v : {objects, top, table}) {
+        for (int i = 7; i >= 0; --i) {
+            t.push_back(static_cast<char>(v >> (8 * i)));
+        }
+    }
+    return t;
 }
 
 /// The conformance corpus (../shared/corpus), or "" when absent.
@@ -247,6 +263,7 @@ struct want_error {
     const char* message = nullptr;      ///< the whole message
     const char* path = nullptr;         ///< the JSON Pointer
     const char* message_has = nullptr;  ///< a part of the message
+    std::optional<format_id> format{};  ///< the format the error names
 };
 
 /// Checks `actual` against `want` unless `want` is `any` (the field `name` is not checked).
@@ -275,6 +292,9 @@ inline void expect_error(const error& e, const want_error& w,
     expect_field("path", e.path, w.path);
     if (w.message_has != nullptr) {
         EXPECT_NE(e.message.find(w.message_has), std::string::npos) << e.message;
+    }
+    if (w.format) {
+        EXPECT_EQ(e.format, *w.format);
     }
 }
 
@@ -384,6 +404,46 @@ inline void expect_round_trips_compact_and_pretty(format_id f, const document& d
 /// The fixture fixtures/`name` (JSON text) as a document.
 inline document json_fixture(std::string_view name) {
     return must_decode(format_id::json, read_file(fixtures_dir() / name));
+}
+
+/// Encodes `d` as `f` and decodes the output into `back`: "" when both steps succeed, else
+/// which one failed and why (with the output when it does not decode).
+inline std::string reencode_into(format_id f, const document& d, document& back) {
+    output_buffer out;
+    if (auto er = encode(f, d, out); !er) {
+        return "encode failed: " + describe(er.error());
+    }
+    if (auto br = decode(f, out.view(), back); !br) {
+        return "encoded output rejected: " + describe(br.error()) + "\n" + out.str();
+    }
+    return "";
+}
+
+/// Checks that `text` decodes as `f` to a map or array whose values are timestamps of the
+/// kinds offset date-time, local date-time, local date and local time, in that order (TOML's
+/// four kinds, which YAML's !!timestamp shares).
+inline void expect_four_timestamp_kinds(format_id f, std::string_view text,
+                                        source_loc loc = source_loc::current()) {
+    ::testing::ScopedTrace trace(loc.file_name(), static_cast<int>(loc.line()), "timestamps");
+    document d = must_decode(f, text);
+    std::vector<value> values;
+    if (d.root().kind() == kind::map) {
+        for (auto [k, v] : d.root().entries()) {
+            values.push_back(v);
+        }
+    } else {
+        for (value v : d.root().items()) {
+            values.push_back(v);
+        }
+    }
+    const timestamp_kind kinds[] = {timestamp_kind::offset_date_time,
+                                    timestamp_kind::local_date_time, timestamp_kind::local_date,
+                                    timestamp_kind::local_time};
+    ASSERT_EQ(values.size(), std::size(kinds));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        ASSERT_EQ(values[i].kind(), kind::timestamp) << "value " << i;
+        EXPECT_EQ(values[i].get_timestamp_kind(), kinds[i]) << "value " << i;
+    }
 }
 
 /// One row of a table of texts and what they decode to (debug text).
