@@ -273,11 +273,7 @@ std::string enc_json(std::string_view json, const encode_options& opt = {}) {
 }
 
 TEST(CborEncode, PreferredSerialization) {
-    struct row {
-        const char* json;
-        const char* hex;
-    };
-    const row rows[] = {
+    const test::text_case rows[] = {
         {"0", "00"},
         {"23", "17"},
         {"24", "18 18"},
@@ -312,7 +308,7 @@ TEST(CborEncode, PreferredSerialization) {
         {"{\"b\":1,\"a\":2}", "a2 61 62 01 61 61 02"},  // order kept without canonical
     };
     for (const auto& r : rows) {
-        EXPECT_EQ(enc_json(r.json), r.hex) << r.json;
+        EXPECT_EQ(enc_json(r.input), r.want) << r.input;
     }
     std::string s24 = "\"" + std::string(24, 'a') + "\"";
     EXPECT_EQ(enc_json(s24).substr(0, 5), "78 18");

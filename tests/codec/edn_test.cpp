@@ -24,12 +24,7 @@ std::string reencode(std::string_view in, bool pretty = false) {
 
 // ---- spec examples (github.com/edn-format/edn) ----
 
-struct spec_case {
-    const char* input;
-    const char* expect;
-};
-
-constexpr spec_case spec_cases[] = {
+const test::text_case spec_cases[] = {
     // "nil represents nil, null or nothing"; "true and false should be mapped to booleans".
     {"nil", "null"},
     {"true", "true"},
@@ -97,10 +92,10 @@ constexpr spec_case spec_cases[] = {
 
 TEST(EdnDecode, SpecExamples) {
     for (const auto& c : spec_cases) {
-        if (*c.expect == 0) {
+        if (c.want.empty()) {
             continue;
         }
-        EXPECT_EQ(decode_dbg(c.input), c.expect) << c.input;
+        EXPECT_EQ(decode_dbg(c.input), c.want) << c.input;
     }
 }
 
@@ -282,7 +277,7 @@ TEST(EdnDecode, ReusedDocumentIsCleared) {
 // ---- encoder ----
 
 TEST(EdnEncode, ExactOutput) {
-    const spec_case cases[] = {
+    const test::text_case cases[] = {
         {"nil", "nil"},
         {"[true false]", "[true false]"},
         {"[0 -5 9223372036854775807 -9223372036854775808]",
@@ -317,7 +312,7 @@ TEST(EdnEncode, ExactOutput) {
         {"[]", "[]"},
     };
     for (const auto& c : cases) {
-        EXPECT_EQ(reencode(c.input), c.expect) << c.input;
+        EXPECT_EQ(reencode(c.input), c.want) << c.input;
     }
 }
 

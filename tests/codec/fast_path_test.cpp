@@ -827,24 +827,20 @@ TEST(FastPathAgreement, PlistBinary) {
     // string, a UID and a date in a dict, a 16-byte integer as the last object before a
     // 1-object table, 4-byte offsets with 1-byte references.
     valid.push_back(
-        "bplist00" +
-        hex("ab 01 02 03 04 05 06 07 08 09 0a 0b 10 01 12 00 01 00 00 13 ff ff ff ff ff "
-            "ff ff fe 14 00 00 00 00 00 00 00 00 ff ff ff ff ff ff ff ff 22 3f c0 00 "
-            "00 23 3f d0 00 00 00 00 00 00 33 3f f8 00 00 00 00 00 00 42 00 ff 62 00 "
-            "e9 26 3a 80 05 08 08 14 16 1b 24 35 3a 43 4c 4f 54 56") +
-        test::bplist_trailer(1, 1, 12, 0, 87));
-    valid.push_back("bplist00" + hex("d1 01 00 51 41 08 0b") +
-                    test::bplist_trailer(1, 1, 2, 0, 13));
-    valid.push_back("bplist00" + hex("a3 01 01 01 51 41 08 0c") +
-                    test::bplist_trailer(1, 1, 2, 0, 14));
-    valid.push_back("bplist00" +
-                    hex("d2 01 02 03 04 51 75 51 64 80 07 33 41 b0 00 00 00 00 00 00 "
-                        "08 0d 0f 11 13") +
-                    test::bplist_trailer(1, 1, 5, 0, 28));
-    valid.push_back("bplist00" + hex("14 80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 08") +
-                    test::bplist_trailer(1, 1, 1, 0, 25));
-    valid.push_back("bplist00" + hex("a1 01 09 00 00 00 08 00 00 00 0a") +
-                    test::bplist_trailer(4, 1, 2, 0, 11));
+        test::bplist00("ab 01 02 03 04 05 06 07 08 09 0a 0b 10 01 12 00 01 00 00 13 ff ff ff ff ff "
+                       "ff ff fe 14 00 00 00 00 00 00 00 00 ff ff ff ff ff ff ff ff 22 3f c0 00 "
+                       "00 23 3f d0 00 00 00 00 00 00 33 3f f8 00 00 00 00 00 00 42 00 ff 62 00 "
+                       "e9 26 3a 80 05 08 08 14 16 1b 24 35 3a 43 4c 4f 54 56",
+                       1, 1, 12, 0, 87));
+    valid.push_back(test::bplist00("d1 01 00 51 41 08 0b", 1, 1, 2, 0, 13));
+    valid.push_back(test::bplist00("a3 01 01 01 51 41 08 0c", 1, 1, 2, 0, 14));
+    valid.push_back(
+        test::bplist00("d2 01 02 03 04 51 75 51 64 80 07 33 41 b0 00 00 00 00 00 00 "
+                       "08 0d 0f 11 13",
+                       1, 1, 5, 0, 28));
+    valid.push_back(
+        test::bplist00("14 80 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 08", 1, 1, 1, 0, 25));
+    valid.push_back(test::bplist00("a1 01 09 00 00 00 08 00 00 00 0a", 4, 1, 2, 0, 11));
     agreement tally;
     int encoded = 0;
     for (const std::string& in : valid) {

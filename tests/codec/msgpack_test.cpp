@@ -188,11 +188,7 @@ std::string encoded_json(std::string_view json, const encode_options& opt = {}) 
 }
 
 TEST(MsgpackEncode, SmallestForm) {
-    struct row {
-        const char* json;
-        const char* hex;
-    };
-    const row rows[] = {
+    const test::text_case rows[] = {
         {"0", "00"},
         {"127", "7f"},
         {"128", "cc 80"},
@@ -224,13 +220,14 @@ TEST(MsgpackEncode, SmallestForm) {
         {"\"12345678901234567890123456789012\"",
          "d9 20 31 32 33 34 35 36 37 38 39 30 31 32 33 34 35 36 37 38 39 30 31 32 33 34 35 36 37 "
          "38 39 30 31 32"},
-        {"[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]", "9f 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"},
+        {"[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]",
+         "9f 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"},
         {"[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]",
          "dc 00 10 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10"},
         {"{\"a\":1,\"b\":[]}", "82 a1 61 01 a1 62 90"},
     };
     for (const auto& r : rows) {
-        EXPECT_EQ(encoded_json(r.json), r.hex) << r.json;
+        EXPECT_EQ(encoded_json(r.input), r.want) << r.input;
     }
 }
 

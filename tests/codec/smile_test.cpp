@@ -13,16 +13,11 @@ const std::string header_names = hex("3a 29 0a 01");   // shared names
 const std::string header_values = hex("3a 29 0a 02");  // shared values
 const std::string header_raw = hex("3a 29 0a 04");     // raw binary allowed
 
-struct decode_case {
-    std::string bytes;
-    std::string value;
-};
-
 // "0x20: "" (empty String), 0x21: null, 0x22 / 0x23: false / true"; small integers "Zigzag
 // encoded, 5 LSB used to get values from -16 to +15"; VInts "big endian ... Last byte has its
 // MSB (bit #7) set, but bit #6 NOT set".
 TEST(SmileDecode, ValueTokens) {
-    const decode_case cases[] = {
+    const text_case cases[] = {
         {header + hex("21"), "null"},
         {header + hex("22"), "false"},
         {header + hex("23"), "true"},
@@ -74,9 +69,7 @@ TEST(SmileDecode, ValueTokens) {
         // no header: the defaults (shared names on)
         {hex("fa 80 61 c2 80 62 fa 40 c4 fb fb"), "{\"a\":1,\"b\":{\"a\":2}}"},
     };
-    for (const auto& c : cases) {
-        EXPECT_EQ(decoded_as(format_id::smile, c.bytes), c.value) << to_hex(c.bytes);
-    }
+    expect_decodes(format_id::smile, cases);
 }
 
 // Key mode: "0x40 - 0x7F: "Short" shared key name reference", "0x80 - 0xBF: Short ASCII names",

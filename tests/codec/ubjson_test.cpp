@@ -8,13 +8,8 @@ namespace {
 
 // Draft 12 value types (https://ubjson.org/type-reference/), big-endian, one row per marker
 // and width.
-struct decode_case {
-    std::string bytes;
-    const char* value;
-};
-
 TEST(UbjsonDecode, ValueTypes) {
-    const decode_case cases[] = {
+    const text_case cases[] = {
         {"Z", "null"},
         {"T", "true"},
         {"F", "false"},
@@ -62,9 +57,7 @@ TEST(UbjsonDecode, ValueTypes) {
         // a plain array of U stays an array of integers
         {"[U" + hex("01") + "U" + hex("02") + "]", "[1,2]"},
     };
-    for (const auto& c : cases) {
-        EXPECT_EQ(decoded_as(format_id::ubjson, c.bytes), c.value) << to_hex(c.bytes);
-    }
+    expect_decodes(format_id::ubjson, cases);
 }
 
 // The example of the Draft 12 object page: {"post": {"id": 1137, "author": "rkalla"}}.

@@ -250,12 +250,7 @@ TEST(YamlDecode, BillionLaughsFailsFast) {
 
 // ---- encoding ----
 
-struct encode_case {
-    const char* json;
-    const char* yaml;
-};
-
-const encode_case encode_cases[] = {
+const test::text_case encode_cases[] = {
     {"1", "1\n"},
     {"\"x\"", "x\n"},
     {"[]", "[]\n"},
@@ -289,12 +284,12 @@ const encode_case encode_cases[] = {
 
 TEST(YamlEncode, ExactOutput) {
     for (const auto& c : encode_cases) {
-        document d = from_json(c.json);
+        document d = from_json(c.input);
         std::string yaml = must_encode(format_id::yaml, d);
-        EXPECT_EQ(yaml, c.yaml) << c.json;
+        EXPECT_EQ(yaml, c.want) << c.input;
         // And it reads back to the same value.
         document back = must_decode(format_id::yaml, yaml);
-        EXPECT_TRUE(equal(d, back)) << c.json << " -> " << dbg(back);
+        EXPECT_TRUE(equal(d, back)) << c.input << " -> " << dbg(back);
     }
 }
 

@@ -100,6 +100,12 @@ inline std::string bplist_trailer(unsigned offset_size, unsigned ref_size, std::
     return t;
 }
 
+/// A binary plist: "bplist00", the objects and offset table `body` (hex) and a trailer.
+inline std::string bplist00(std::string_view body, unsigned offset_size, unsigned ref_size,
+                            std::uint64_t objects, std::uint64_t top, std::uint64_t table) {
+    return "bplist00" + hex(body) + bplist_trailer(offset_size, ref_size, objects, top, table);
+}
+
 /// The conformance corpus (../shared/corpus), or "" when absent.
 inline std::filesystem::path corpus_dir() {
     const char* env = std::getenv("POLYCODEC_CORPUS_DIR");
