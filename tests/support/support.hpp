@@ -452,7 +452,8 @@ inline void expect_four_timestamp_kinds(format_id f, std::string_view text,
     }
 }
 
-/// One row of a table of texts and what they decode to (debug text).
+/// One row of a table of inputs and what they give: the debug text of what the input decodes
+/// to, or the text (or hex) that the input, JSON text, encodes to.
 struct text_case {
     std::string input;
     std::string want;
@@ -506,9 +507,8 @@ struct bytes_error_case {
 inline error expect_error_at_byte(format_id f, std::string_view bytes, errc code,
                                   std::uint64_t offset, std::uint32_t line = any) {
     error e = decode_error(f, bytes);
-    ::testing::ScopedTrace trace(__FILE__, __LINE__, describe(e));
-    EXPECT_EQ(e.code, code);
-    EXPECT_EQ(e.offset, offset);
+    EXPECT_EQ(e.code, code) << describe(e);
+    EXPECT_EQ(e.offset, offset) << describe(e);
     expect_field("line", e.line, line);
     return e;
 }
