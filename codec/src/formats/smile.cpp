@@ -4,6 +4,7 @@
 // choices follow Jackson's SmileParser and SmileGenerator (see docs/formats/smile.md).
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <forward_list>
 #include <string>
@@ -11,15 +12,15 @@
 
 #include "detail/bigint_text.hpp"
 #include "detail/binary.hpp"
+#include "detail/decimal.hpp"
+#include "detail/describe.hpp"
 #include "detail/fast_decode.hpp"
 #include "detail/fixed_scalar.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
-#include "detail/utf8.hpp"
-#include "detail/describe.hpp"
-#include "detail/decimal.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -113,9 +114,7 @@ private:
                               " runs past the end of input (" + std::to_string(left()) +
                               " bytes left)");
     }
-    result<void> container_limit(std::size_t start) {
-        return fail(limit_error(b_, start));
-    }
+    result<void> container_limit(std::size_t start) { return fail(limit_error(b_, start)); }
 
     // A VInt (appendix A): 7-bit groups, big-endian, the last byte with bit 7 set and 6 data
     // bits. At most `max_bytes` bytes and `max_bits` bits of value.
@@ -589,7 +588,7 @@ struct smile_frame {
     std::size_t start = 0;    // tape index of the header
     std::uint64_t count = 0;  // values of an array, entries of an object, read so far
     bool map = false;
-    bool key_next = false;    // an object whose next token is a key or its end
+    bool key_next = false;  // an object whose next token is a key or its end
 };
 
 // smile_reader::read_vint for valid input: false where it reports an error.
@@ -773,9 +772,9 @@ bool decode_smile_fast(std::string_view in, builder& b) {
             case 0x20:
                 tw.payload(w, kind::string, 0, 0);
                 break;
-            case 0x21:  // null
-            case 0x22:  // false
-            case 0x23:  // true
+            case 0x21:                                                // null
+            case 0x22:                                                // false
+            case 0x23:                                                // true
                 w[0] = tape_word(static_cast<kind>(t - 0x20), 0, 0);  // kind::null .. boolean_true
                 tw.advance(1);
                 break;
@@ -933,12 +932,27 @@ inline std::uint64_t zigzag(std::int64_t v) noexcept {
 }
 
 inline char* int_at(char* o, std::int64_t v) noexcept {
-    if (v >= -16 && v <= 15) {
-        *o = static_cast<char>(0xc0 | zigzag(v));
+    const std::uint64_t z = zigzag(v);
+    if (z < 32) {  // -16 to 15
+        *o = static_cast<char>(0xc0 | z);
         return o + 1;
     }
+    if (z < (1u << 13)) {  // a 32-bit integer of a one- or two-byte VInt, the common ones
+        o[0] = 0x24;
+        return vint_at(o + 1, z);
+    }
     *o = v >= INT32_MIN && v <= INT32_MAX ? 0x24 : 0x25;
-    return vint_at(o + 1, zigzag(v));
+    return vint_at(o + 1, z);
+}
+
+// The low 35 bits of x as five 7-bit groups, most significant first, in the first five bytes
+// of the 8 stored at o (little-endian hosts).
+inline void groups7x5_at(char* o, std::uint64_t x) noexcept {
+    const std::uint64_t spread = (x & 0x7f) | ((x & (0x7fULL << 7)) << 1) |
+                                 ((x & (0x7fULL << 14)) << 2) | ((x & (0x7fULL << 21)) << 3) |
+                                 ((x & (0x7fULL << 28)) << 4);
+    const std::uint64_t r = __builtin_bswap64(spread) >> 24;
+    std::memcpy(o, &r, 8);
 }
 
 // The one-byte literals, integers and doubles for detail::fixed_scalar_at.
@@ -950,8 +964,13 @@ struct smile_scalars {
     // 0x29 and the 64 bits in ten 7-bit groups, most significant first.
     static char* float64_at(char* o, std::uint64_t bits) noexcept {
         o[0] = 0x29;
-        for (int j = 0; j < 10; ++j) {
-            o[1 + j] = static_cast<char>((bits >> (7 * (9 - j))) & 0x7f);
+        if constexpr (std::endian::native == std::endian::little) {
+            groups7x5_at(o + 1, bits >> 35);  // 8 bytes written; the last 3 are overwritten
+            groups7x5_at(o + 6, bits & ((std::uint64_t{1} << 35) - 1));
+        } else {
+            for (int j = 0; j < 10; ++j) {
+                o[1 + j] = static_cast<char>((bits >> (7 * (9 - j))) & 0x7f);
+            }
         }
         return o + 11;
     }
@@ -1083,6 +1102,24 @@ public:
                 w = t[i];
                 k = static_cast<kind>(w >> document::kind_shift);
             }
+            if (k == kind::int64 && !cur_map) {
+                // A run of integers in an array (a numeric array): written without the key and
+                // kind dispatch of the walk, seven (at most 11 bytes each) to a room check.
+                static_assert(7 * 11 <= slack);
+                for (int left = 7;; --left) {
+                    if (left == 0) {
+                        c.room();
+                        left = 7;
+                    }
+                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
+                    i += 2;
+                    if (i == cur_end ||
+                        (t[i] >> document::kind_shift) != static_cast<std::uint64_t>(kind::int64)) {
+                        break;
+                    }
+                }
+                continue;
+            }
             if (fixed_scalar_at<smile_scalars>(o, k, t, i)) {
                 continue;
             }
@@ -1136,7 +1173,7 @@ private:
     struct frame {
         std::size_t end;  // the container's end index
         bool map;
-        bool key_next;    // (the state of an enclosing container while an inner one is open)
+        bool key_next;  // (the state of an enclosing container while an inner one is open)
     };
     static std::vector<frame>& thread_frames() {
         thread_local std::vector<frame> frames(64);
@@ -1293,6 +1330,9 @@ private:
             std::memcpy(&b1, b + n - 4, 4);
             return ((a0 ^ b0) | (a1 ^ b1)) == 0;
         }
+        if (n < 4) {  // 1 to 3 bytes: the first, middle and last are all of them
+            return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
+        }
         return std::memcmp(a, b, n) == 0;
     }
 
@@ -1307,15 +1347,17 @@ private:
             std::memcpy(&b, s.data() + n - 4, 4);
             h = a | (std::uint64_t{b} << 32);
         } else {
-            h = static_cast<unsigned char>(s[0]) | (std::uint64_t{static_cast<unsigned char>(s[n / 2])} << 8) |
+            h = static_cast<unsigned char>(s[0]) |
+                (std::uint64_t{static_cast<unsigned char>(s[n / 2])} << 8) |
                 (std::uint64_t{static_cast<unsigned char>(s[n - 1])} << 16);
         }
         h = (h ^ (n * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
         return static_cast<std::size_t>(h >> 40);
     }
 
-    // A key name or its back-reference; room for s.size() + 3 bytes.
-    char* name_at(char* o, std::string_view s) {
+    // A key name or its back-reference; room for s.size() + 3 bytes. The back-reference (the
+    // common case) inline in the tape walk, a new name out of line.
+    [[gnu::always_inline]] char* name_at(char* o, std::string_view s) {
         if (s.empty()) {
             *o = 0x20;
             return o + 1;
@@ -1334,6 +1376,11 @@ private:
             }
             slot = (slot + 1) & (slot_count - 1);
         }
+        return new_name_at(o, s, slot);
+    }
+
+    // A name not in the table (its free slot `slot`): written out and remembered.
+    [[gnu::noinline]] char* new_name_at(char* o, std::string_view s, std::size_t slot) {
         const std::size_t n = s.size();
         const bool ascii = is_ascii(s);
         if (ascii && n <= 64) {
