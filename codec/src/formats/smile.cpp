@@ -14,6 +14,7 @@
 #include "detail/binary.hpp"
 #include "detail/decimal.hpp"
 #include "detail/describe.hpp"
+#include "detail/encode_with.hpp"
 #include "detail/fast_decode.hpp"
 #include "detail/fixed_scalar.hpp"
 #include "detail/lossy.hpp"
@@ -21,6 +22,7 @@
 #include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
+#include "detail/word_scan.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -159,8 +161,13 @@ private:
         if (left() < static_cast<std::size_t>(n)) {
             return fail(eof(what));
         }
+        return read_7bit_bytes(static_cast<std::size_t>(n), what);
+    }
+
+    // k 7-bit bytes (k bytes are left) as one number, 7 bits each, the first the highest.
+    result<std::uint64_t> read_7bit_bytes(std::size_t k, const char* what) {
         std::uint64_t v = 0;
-        for (int i = 0; i < n; ++i) {
+        for (std::size_t i = 0; i < k; ++i) {
             unsigned char c = byte(pos_);
             if (c > 0x7f) {
                 return fail(make_error(
@@ -192,17 +199,7 @@ private:
         std::size_t o = 0;
         while (o < n) {
             std::size_t k = n - o < 7 ? n - o : 7;
-            std::uint64_t v = 0;
-            for (std::size_t i = 0; i < k; ++i) {
-                unsigned char c = byte(pos_);
-                if (c > 0x7f) {
-                    return fail(make_error(
-                        errc::malformed, pos_,
-                        std::string("expected a 7-bit byte of ") + what + ", saw " + byte_name(c)));
-                }
-                v = (v << 7) | c;
-                ++pos_;
-            }
+            POLYCODEC_TRY_ASSIGN(v, read_7bit_bytes(k, what));
             unsigned char last = byte(pos_);
             if ((last >> k) != 0) {
                 return fail(make_error(errc::malformed, pos_,
@@ -304,6 +301,23 @@ private:
         }
         b_.add_string(t.items[index]);
         return {};
+    }
+
+    // A long `what` ("shared value" or "shared key") reference, its token t at start: the
+    // two low bits of t and the next byte, at least `min` (smaller ones have the short form).
+    result<void> long_shared_ref(shared_table& table, unsigned char t, std::size_t start,
+                                 std::size_t min, const char* what) {
+        if (left() < 1) {
+            return fail(eof((std::string("the second byte of a ") + what + " reference").c_str()));
+        }
+        std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | byte(pos_++);
+        if (index < min) {
+            return fail(make_error(errc::malformed, start,
+                                   "long " + std::string(what) + " reference " +
+                                       std::to_string(index) + " below " + std::to_string(min) +
+                                       " (a short reference must be used)"));
+        }
+        return shared_ref(table, start, index, what);
     }
 
     result<void> read_value() {
@@ -444,22 +458,12 @@ private:
             case 0xec:
             case 0xed:
             case 0xee:
-            case 0xef: {
-                if (left() < 1) {
-                    return fail(eof("the second byte of a shared value reference"));
-                }
-                std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | byte(pos_++);
-                if (index < 31) {
-                    return fail(make_error(errc::malformed, start,
-                                           "long shared value reference " + std::to_string(index) +
-                                               " below 31 (a short reference must be used)"));
-                }
-                return shared_ref(values_, start, index, "shared value");
-            }
+            case 0xef:
+                return long_shared_ref(values_, t, start, 31, "shared value");
             case 0xf8:
-                return read_array(start);
+                return read_container(start, false);
             case 0xfa:
-                return read_object(start);
+                return read_container(start, true);
             case 0xfd: {
                 if (!raw_binary_) {
                     return fail(make_error(errc::malformed, start,
@@ -485,47 +489,36 @@ private:
         }
     }
 
-    result<void> read_array(std::size_t start) {
-        if (!b_.begin_array()) {
+    // An array (0xf8, values up to 0xf9) or an object (0xfa, key and value pairs up to 0xfb).
+    result<void> read_container(std::size_t start, bool map) {
+        if (!(map ? b_.begin_map() : b_.begin_array())) {
             return container_limit(start);
         }
         for (;;) {
             if (pos_ >= in_.size()) {
-                return fail(eof("a value or the end of an array (0xf9)"));
+                return fail(eof(map ? "a key or the end of an object (0xfb)"
+                                    : "a value or the end of an array (0xf9)"));
             }
-            if (byte(pos_) == 0xf9) {
+            const std::size_t kstart = pos_;
+            const unsigned char t = byte(pos_);
+            if (t == (map ? 0xfb : 0xf9)) {
                 ++pos_;
                 break;
             }
+            if (map) {
+                ++pos_;
+                POLYCODEC_TRY(read_key(t, kstart));
+            }
             POLYCODEC_TRY(read_value());
         }
         if (!b_.ok()) {
             return container_limit(start);
         }
-        b_.end_array();
-        return {};
-    }
-
-    result<void> read_object(std::size_t start) {
-        if (!b_.begin_map()) {
-            return container_limit(start);
+        if (map) {
+            b_.end_map();
+        } else {
+            b_.end_array();
         }
-        for (;;) {
-            if (pos_ >= in_.size()) {
-                return fail(eof("a key or the end of an object (0xfb)"));
-            }
-            const std::size_t kstart = pos_;
-            const unsigned char t = byte(pos_++);
-            if (t == 0xfb) {
-                break;
-            }
-            POLYCODEC_TRY(read_key(t, kstart));
-            POLYCODEC_TRY(read_value());
-        }
-        if (!b_.ok()) {
-            return container_limit(start);
-        }
-        b_.end_map();
         return {};
     }
 
@@ -535,16 +528,7 @@ private:
             return {};
         }
         if (t >= 0x30 && t <= 0x33) {
-            if (left() < 1) {
-                return fail(eof("the second byte of a shared key reference"));
-            }
-            std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | byte(pos_++);
-            if (index < 64) {
-                return fail(make_error(errc::malformed, start,
-                                       "long shared key reference " + std::to_string(index) +
-                                           " below 64 (a short reference must be used)"));
-            }
-            return shared_ref(names_, start, index, "shared key");
+            return long_shared_ref(names_, t, start, 64, "shared key");
         }
         if (t == 0x34) {
             return add_shared(names_, read_terminated("key"));
@@ -620,6 +604,23 @@ template <int MaxBytes, int MaxBits>
     return true;
 }
 
+// An int32 (0x24: up to 5 bytes, 32 bits) or int64 (0x25: up to 10, 64 bits) token's zigzag
+// VInt as its two tape words at w (with the width); false where the reader reports an error.
+template <int MaxBytes, int MaxBits>
+[[gnu::always_inline]] inline bool fast_zigzag(fast_writer& tw, std::uint64_t* w,
+                                               const unsigned char* p, std::size_t size,
+                                               std::size_t& pos) noexcept {
+    std::uint64_t v = 0;
+    if (!fast_vint<MaxBytes, MaxBits>(p, size, pos, v)) {
+        return false;
+    }
+    const int_width width = MaxBits == 32 ? int_width::bits32 : int_width::bits64;
+    w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(width), 0);
+    w[1] = static_cast<std::uint64_t>(unzigzag(v));
+    tw.advance(2);
+    return true;
+}
+
 // n 7-bit bytes of a float, right-aligned (smile_reader::read_7bit_fixed).
 template <int N>
 [[gnu::always_inline]] inline bool fast_7bit_fixed(const unsigned char* p, std::size_t size,
@@ -653,6 +654,16 @@ struct fast_shared {
             count = 0;
         }
         items[count++] = {reinterpret_cast<const char*>(s), n};
+    }
+    /// The entry of a long reference (token t, then the byte at pos), at least `min`
+    /// (smile_reader::long_shared_ref); null where that reports an error.
+    const std::string_view* long_ref(unsigned t, const unsigned char* p, std::size_t size,
+                                     std::size_t& pos, std::size_t min) const noexcept {
+        if (pos >= size) {
+            return nullptr;
+        }
+        const std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | p[pos++];
+        return index < min || !enabled || index >= count ? nullptr : &items[index];
     }
 };
 
@@ -724,14 +735,10 @@ bool decode_smile_fast(std::string_view in, builder& b) {
             } else if (t == 0x20) {
                 tw.payload(w, kind::string, 0, 0);
             } else if (t >= 0x30 && t <= 0x33) {
-                if (pos >= size) {
+                ref = names.long_ref(t, p, size, pos, 64);
+                if (ref == nullptr) {
                     return false;
                 }
-                const std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | p[pos++];
-                if (index < 64 || !names.enabled || index >= names.count) {
-                    return false;
-                }
-                ref = &names.items[index];
                 goto copy_ref;
             } else if (t == 0x34) {
                 const unsigned char* s = p + pos;
@@ -779,20 +786,14 @@ bool decode_smile_fast(std::string_view in, builder& b) {
                 tw.advance(1);
                 break;
             case 0x24:
-                if (!fast_vint<5, 32>(p, size, pos, v)) {
+                if (!fast_zigzag<5, 32>(tw, w, p, size, pos)) {
                     return false;
                 }
-                w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(int_width::bits32), 0);
-                w[1] = static_cast<std::uint64_t>(unzigzag(v));
-                tw.advance(2);
                 break;
             case 0x25:
-                if (!fast_vint<10, 64>(p, size, pos, v)) {
+                if (!fast_zigzag<10, 64>(tw, w, p, size, pos)) {
                     return false;
                 }
-                w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(int_width::bits64), 0);
-                w[1] = static_cast<std::uint64_t>(unzigzag(v));
-                tw.advance(2);
                 break;
             case 0x28: {
                 if (!fast_7bit_fixed<5>(p, size, pos, v)) {
@@ -801,9 +802,8 @@ bool decode_smile_fast(std::string_view in, builder& b) {
                 const auto bits = static_cast<std::uint32_t>(v);
                 float f;
                 std::memcpy(&f, &bits, 4);
-                const double d = static_cast<double>(f);
-                w[0] = tape_word(kind::float64, 0, 0);
-                std::memcpy(&w[1], &d, 8);
+                fast_writer::scalar(w, kind::float64,
+                                    std::bit_cast<std::uint64_t>(static_cast<double>(f)));
                 tw.advance(2);
                 break;
             }
@@ -811,8 +811,7 @@ bool decode_smile_fast(std::string_view in, builder& b) {
                 if (!fast_7bit_fixed<10>(p, size, pos, v)) {
                     return false;
                 }
-                w[0] = tape_word(kind::float64, 0, 0);
-                w[1] = v;
+                fast_writer::scalar(w, kind::float64, v);
                 tw.advance(2);
                 break;
             case 0xe0:
@@ -824,17 +823,12 @@ bool decode_smile_fast(std::string_view in, builder& b) {
             case 0xec:
             case 0xed:
             case 0xee:
-            case 0xef: {
-                if (pos >= size) {
+            case 0xef:
+                ref = values.long_ref(t, p, size, pos, 31);
+                if (ref == nullptr) {
                     return false;
                 }
-                const std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | p[pos++];
-                if (index < 31 || !values.enabled || index >= values.count) {
-                    return false;
-                }
-                ref = &values.items[index];
                 goto copy_ref;
-            }
             case 0xf8:
             case 0xfa:
                 if (static_cast<std::size_t>(top - frames) >= max_depth ||
@@ -977,29 +971,8 @@ struct smile_scalars {
 };
 
 inline bool is_ascii(std::string_view s) noexcept {
-    const char* p = s.data();
-    const std::size_t n = s.size();
-    std::uint64_t acc = 0;
-    if (n >= 8) {
-        for (std::size_t i = 0; i + 8 <= n; i += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, p + i, 8);
-            acc |= w;
-        }
-        std::uint64_t w;
-        std::memcpy(&w, p + n - 8, 8);  // the last 8, overlapping
-        acc |= w;
-    } else if (n >= 4) {
-        std::uint32_t a, b;
-        std::memcpy(&a, p, 4);
-        std::memcpy(&b, p + n - 4, 4);
-        acc = a | b;
-    } else {
-        for (std::size_t i = 0; i < n; ++i) {
-            acc |= static_cast<unsigned char>(p[i]);
-        }
-    }
-    return (acc & 0x8080808080808080ULL) == 0;
+    const auto word = [](std::uint64_t x) { return x; };
+    return (word_scan::fold(s.data(), s.size(), word) & word_scan::high) == 0;
 }
 
 // The smallest form, as Jackson writes it: tiny/short ASCII or Unicode up to 64 bytes, else
@@ -1073,18 +1046,17 @@ public:
             std::uint64_t w = t[i];
             auto k = static_cast<kind>(w >> document::kind_shift);
             if (key) {
-                if (k == kind::string || k == kind::timestamp) {
+                if (k == kind::string || k == kind::timestamp) [[likely]] {
                     const std::string_view s(payload + (w & document::payload_mask), t[i + 1]);
-                    c.reserve(s.size() + 3);
+                    if (s.size() > slack - 3) {  // room() left slack bytes free
+                        c.reserve(s.size() + 3);
+                    }
                     o = name_at(o, s);
                     i += 2;
                     continue;
                 }
-                value v(&doc, i);
-                c.release();
-                POLYCODEC_TRY(write_key(v));
-                c.acquire();
-                i = v.end_index();
+                POLYCODEC_TRY_ASSIGN(next_key, through_out(c, doc, i, true));
+                i = next_key;
                 continue;
             }
             // A dropped tag writes its inner value in its place (or refuses).
@@ -1161,15 +1133,23 @@ public:
                 default:
                     break;
             }
-            value v(&doc, i);
-            c.release();
-            POLYCODEC_TRY(write_rare(v));
-            c.acquire();
-            i = v.end_index();
+            POLYCODEC_TRY_ASSIGN(next, through_out(c, doc, i, false));
+            i = next;
         }
     }
 
 private:
+    // The element at tape index i written through out_ (the rare ones: big numbers, binary,
+    // decimals, keys that are not strings), the cursor committed around it: the index past it.
+    [[gnu::noinline]] result<std::size_t> through_out(out_cursor<slack>& c, const document& doc,
+                                                      std::size_t i, bool key) {
+        value v(&doc, i);
+        c.release();
+        POLYCODEC_TRY(key ? write_key(v) : write_rare(v));
+        c.acquire();
+        return v.end_index();
+    }
+
     struct frame {
         std::size_t end;  // the container's end index
         bool map;
@@ -1227,20 +1207,18 @@ private:
     // Java BigInteger.toByteArray: minimal two's complement, big-endian.
     static std::string twos_complement(bool neg, std::string_view digits) {
         bigint_limbs a = bigint_from_decimal(digits);
-        if (!neg) {
-            std::string b = bigint_to_bytes(a);
-            if (b.empty() || (static_cast<unsigned char>(b[0]) & 0x80) != 0) {
-                b.insert(b.begin(), '\0');
-            }
-            return b;
+        if (neg) {
+            bigint_sub_one(a);  // -m is the complement of m - 1
         }
-        bigint_sub_one(a);  // -m is the complement of m - 1
         std::string b = bigint_to_bytes(a);
-        for (char& c : b) {
-            c = static_cast<char>(~static_cast<unsigned char>(c));
+        if (neg) {
+            for (char& c : b) {
+                c = static_cast<char>(~static_cast<unsigned char>(c));
+            }
         }
-        if (b.empty() || (static_cast<unsigned char>(b[0]) & 0x80) == 0) {
-            b.insert(b.begin(), static_cast<char>(0xff));
+        // A sign byte first when the top bit of the first does not give the sign.
+        if (b.empty() || ((static_cast<unsigned char>(b[0]) & 0x80) != 0) != neg) {
+            b.insert(b.begin(), neg ? static_cast<char>(0xff) : '\0');
         }
         return b;
     }
@@ -1312,23 +1290,26 @@ private:
 
     // ---- shared key names: an open-addressing table of the last <= 1024 names ----
 
+    // a[0..n) == b[0..n) for n from sizeof(Word) to twice that: the first and the last Word
+    // of each (overlapping).
+    template <class Word>
+    [[gnu::always_inline]] static bool same_ends(const char* a, const char* b,
+                                                 std::size_t n) noexcept {
+        Word a0, a1, b0, b1;
+        std::memcpy(&a0, a, sizeof(Word));
+        std::memcpy(&b0, b, sizeof(Word));
+        std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
+        std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+
     // a[0..n) == b[0..n), short names without a call (overlapping loads inside both).
     static bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
         if (n >= 8 && n <= 16) {
-            std::uint64_t a0, a1, b0, b1;
-            std::memcpy(&a0, a, 8);
-            std::memcpy(&b0, b, 8);
-            std::memcpy(&a1, a + n - 8, 8);
-            std::memcpy(&b1, b + n - 8, 8);
-            return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+            return same_ends<std::uint64_t>(a, b, n);
         }
         if (n >= 4 && n < 8) {
-            std::uint32_t a0, a1, b0, b1;
-            std::memcpy(&a0, a, 4);
-            std::memcpy(&b0, b, 4);
-            std::memcpy(&a1, a + n - 4, 4);
-            std::memcpy(&b1, b + n - 4, 4);
-            return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+            return same_ends<std::uint32_t>(a, b, n);
         }
         if (n < 4) {  // 1 to 3 bytes: the first, middle and last are all of them
             return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
@@ -1425,13 +1406,8 @@ private:
     std::forward_list<std::string> key_text_;
 };
 
-result<void> encode_smile(const document& doc, output_buffer& out, const encode_options& opt) {
-    smile_writer w(out, opt);
-    return w.run(doc.root());
-}
-
 }  // namespace
 
-const codec_functions smile_codec{decode_smile, encode_smile};
+const codec_functions smile_codec{decode_smile, encode_with<smile_writer>};
 
 }  // namespace polycodec::detail
