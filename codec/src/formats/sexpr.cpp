@@ -322,7 +322,7 @@ private:
                 }
                 continue;
             }
-            POLYCODEC_TRY(parse_datum());
+            POLYCODEC_TRY(next_datum());
         }
         emit([](Sink& o) { o.end_array(); });
         return {};
@@ -443,7 +443,7 @@ private:
             if (closed) {
                 break;
             }
-            POLYCODEC_TRY(parse_datum());
+            POLYCODEC_TRY(next_datum());
         }
         emit([](Sink& o) { o.end_array(); });
         return {};
@@ -731,6 +731,37 @@ private:
         return {};
     }
 
+    // A plain decimal integer (up to 18 digits, no leading zero) that is the whole token at
+    // pos_, its digits read as the token is scanned: emitted, true; false (nothing read) for
+    // any other text there.
+    [[gnu::always_inline]] bool integer_token() {
+        const char* e = in_.data() + in_.size();
+        std::int64_t v = 0;
+        const char* q = small_integer(in_.data() + pos_, e, true, v);
+        if (q == nullptr ||
+            (q != e && sexpr_bytes.has(static_cast<unsigned char>(*q), token_byte))) {
+            return false;
+        }
+        emit([&](Sink& o) {
+            if constexpr (std::is_same_v<Sink, tape_sink>) {
+                o.hot_int(v);  // inline: numeric arrays are mostly these
+            } else {
+                o.add_int(v);
+            }
+        });
+        pos_ = static_cast<std::size_t>(q - in_.data());
+        return true;
+    }
+
+    // A list's next datum: an integer token without parse_datum (and its result), where the
+    // depth limit lets parse_datum take it; else parse_datum.
+    [[gnu::always_inline]] result<void> next_datum() {
+        if (depth_ < b_.limits().max_depth && integer_token()) {
+            return {};
+        }
+        return parse_datum();
+    }
+
     // A token up to the next delimiter: a number if it reads as one, else a symbol (decoded
     // to a string).
     result<void> parse_token() {
@@ -739,23 +770,8 @@ private:
         const char* first = in_.data() + start;
         const char c = *first;
         const bool number_lead = is_dec(c) || c == '-' || c == '+';
-        if (number_lead) {
-            // Fast path: a plain decimal integer (up to 18 digits, no leading zero) that is the
-            // whole token, its digits read as the token is scanned.
-            std::int64_t v = 0;
-            const char* q = small_integer(first, e, true, v);
-            if (q != nullptr &&
-                (q == e || !sexpr_bytes.has(static_cast<unsigned char>(*q), token_byte))) {
-                emit([&](Sink& o) {
-                    if constexpr (std::is_same_v<Sink, tape_sink>) {
-                        o.hot_int(v);  // inline: numeric arrays are mostly these
-                    } else {
-                        o.add_int(v);
-                    }
-                });
-                pos_ = static_cast<std::size_t>(q - in_.data());
-                return {};
-            }
+        if (number_lead && integer_token()) {
+            return {};
         }
         // The token's end, and the union of its bytes' classes.
         const char* tok_end = first;
