@@ -20,9 +20,10 @@
 
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
+#include "detail/dropped_tag.hpp"
+#include "detail/encode_with.hpp"
 #include "detail/fast_decode.hpp"
 #include "detail/fixed_scalar.hpp"
-#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -1135,8 +1136,8 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
     }
     const std::size_t max_depth = std::min<std::size_t>(b.limits().max_depth, opt.limits.max_depth);
     const std::size_t expand = size * 64 + (std::size_t{64} << 20);
-    const std::size_t max_bytes = std::min<std::size_t>(b.limits().max_bytes,
-                                                        std::min(expand, opt.limits.max_bytes));
+    const std::size_t max_bytes =
+        std::min<std::size_t>(b.limits().max_bytes, std::min(expand, opt.limits.max_bytes));
     fast_scratch& s = thread_fast_scratch();
     std::uint64_t* st = s.stack.data();  // the stack: st[0 .. sn)
     std::size_t sn = 0;
@@ -1277,7 +1278,9 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
                     s.open.resize(2 * cn);
                     cs = s.open.data();
                 }
-                const fk k = c == op::empty_dict ? fk::dict : c == op::empty_list ? fk::list : fk::set;
+                const fk k = c == op::empty_dict   ? fk::dict
+                             : c == op::empty_list ? fk::list
+                                                   : fk::set;
                 cs[cn++] = {sn, here, 0, 1, k};
                 tw.open(w, k == fk::dict ? kind::map : kind::array, 0);
                 goto push;
@@ -1328,8 +1331,7 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
                     idx = le_at(p + pos, k);
                     pos += static_cast<std::size_t>(k);
                 }
-                if (sn <= (nmarks == 0 ? 0 : marks[nmarks - 1]) || idx >= max_memo ||
-                    idx > size) {
+                if (sn <= (nmarks == 0 ? 0 : marks[nmarks - 1]) || idx >= max_memo || idx > size) {
                     return false;
                 }
                 if (idx >= memo.size()) {
@@ -1427,7 +1429,7 @@ bool decode_pickle_fast(std::string_view in, builder& b, const decode_options& o
         st[sn++] = here;
         continue;
 
-    attach: {
+    attach : {
         // Entries from .. sn become children of entry from - 1, which must be an open
         // container of kind `want`. The containers among them are complete: each ends where
         // the next entry starts, the last at the tape's end.
@@ -1488,12 +1490,12 @@ private:
     // element; anything else (a key that is not a string, uint64, bignum, bytes, a tag, long
     // text) commits it and goes through write() / write_key() below for its subtree.
     struct frame {
-        std::size_t end;     // the container's end index
-        std::uint64_t rest;  // children (dict: entries) after the current batch
-        std::uint64_t left;  // children of the current batch still to write
-        std::uint64_t batch; // its size
+        std::size_t end;      // the container's end index
+        std::uint64_t rest;   // children (dict: entries) after the current batch
+        std::uint64_t left;   // children of the current batch still to write
+        std::uint64_t batch;  // its size
         bool map;
-        bool key_next;       // a dict whose next element is a key
+        bool key_next;  // a dict whose next element is a key
     };
     static std::vector<frame>& thread_frames() {
         thread_local std::vector<frame> frames(64);
@@ -1877,13 +1879,8 @@ private:
     std::size_t frame_start_ = 0;
 };
 
-result<void> encode_pickle(const document& doc, output_buffer& out, const encode_options& opt) {
-    pickle_writer w(out, opt);
-    return w.run(doc.root());
-}
-
 }  // namespace
 
-const codec_functions pickle_codec{decode_pickle, encode_pickle};
+const codec_functions pickle_codec{decode_pickle, encode_with<pickle_writer>};
 
 }  // namespace polycodec::detail

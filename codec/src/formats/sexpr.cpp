@@ -6,16 +6,17 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
+#include "detail/describe.hpp"
 #include "detail/lossy.hpp"
+#include "detail/number.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/text.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
-#include "detail/scalar_writer.hpp"
-#include "detail/number.hpp"
-#include "detail/utf8.hpp"
-#include "detail/describe.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -44,18 +45,18 @@ constexpr std::uint8_t ident_initial = 16;
 constexpr std::uint8_t ident_later = 32;
 constexpr byte_table sexpr_bytes = make_byte_table([](unsigned char c) -> std::uint8_t {
     const char x = static_cast<char>(c);
-    const bool esc = x == '"' || x == '\\' || x == '\a' || x == '\b' || x == '\t' || x == '\n' ||
-                     x == '\r';
+    const bool esc =
+        x == '"' || x == '\\' || x == '\a' || x == '\b' || x == '\t' || x == '\n' || x == '\r';
     const bool odd = c >= 0x80 || x == '\\' || x == '\'' || x == '`' || x == ',';
     bool initial = (x >= 'a' && x <= 'z') || (x >= 'A' && x <= 'Z');
     for (char i : std::string_view("!$%&*/<=>?^_~")) {
         initial = initial || x == i;
     }
     const bool later = initial || is_dec(x) || x == '+' || x == '-' || x == '.' || x == '@';
-    return static_cast<std::uint8_t>(
-        (is_delimiter(x) ? 0 : token_byte) |
-        (is_space(x) || x == ';' || x == '#' ? atmosphere_lead : 0) | (esc ? escaped : 0) |
-        (odd ? symbol_odd : 0) | (initial ? ident_initial : 0) | (later ? ident_later : 0));
+    return static_cast<std::uint8_t>((is_delimiter(x) ? 0 : token_byte) |
+                                     (is_space(x) || x == ';' || x == '#' ? atmosphere_lead : 0) |
+                                     (esc ? escaped : 0) | (odd ? symbol_odd : 0) |
+                                     (initial ? ident_initial : 0) | (later ? ident_later : 0));
 });
 
 // ---- reader ----
@@ -264,10 +265,11 @@ private:
 
     // Atmosphere, then: true after a ')' (consumed), false before anything else; the end of
     // the input is the error "expected <what>".
-    result<bool> closing(const char* what) {
+    // Inline: it runs before every element of a list.
+    [[gnu::always_inline]] result<bool> closing(const char* what) {
         POLYCODEC_TRY(skip_atmosphere());
         if (pos_ >= in_.size()) {
-            return fail(unexpected(what));
+            return missing(what);
         }
         if (in_[pos_] == ')') {
             ++pos_;
@@ -275,6 +277,8 @@ private:
         }
         return false;
     }
+
+    [[gnu::noinline]] result<bool> missing(const char* what) { return fail(unexpected(what)); }
 
     // The elements of an array-list up to its ')'.
     result<void> parse_array_rest() {
@@ -318,7 +322,7 @@ private:
                 }
                 continue;
             }
-            POLYCODEC_TRY(parse_datum());
+            POLYCODEC_TRY(next_datum());
         }
         emit([](Sink& o) { o.end_array(); });
         return {};
@@ -439,7 +443,7 @@ private:
             if (closed) {
                 break;
             }
-            POLYCODEC_TRY(parse_datum());
+            POLYCODEC_TRY(next_datum());
         }
         emit([](Sink& o) { o.end_array(); });
         return {};
@@ -727,13 +731,35 @@ private:
         return {};
     }
 
-    static bool has_any(std::string_view t, std::uint8_t bit) noexcept {
-        for (char ch : t) {
-            if (sexpr_bytes.has(static_cast<unsigned char>(ch), bit)) {
-                return true;
-            }
+    // A plain decimal integer (up to 18 digits, no leading zero) that is the whole token at
+    // pos_, its digits read as the token is scanned: emitted, true; false (nothing read) for
+    // any other text there.
+    [[gnu::always_inline]] bool integer_token() {
+        const char* e = in_.data() + in_.size();
+        std::int64_t v = 0;
+        const char* q = small_integer(in_.data() + pos_, e, true, v);
+        if (q == nullptr ||
+            (q != e && sexpr_bytes.has(static_cast<unsigned char>(*q), token_byte))) {
+            return false;
         }
-        return false;
+        emit([&](Sink& o) {
+            if constexpr (std::is_same_v<Sink, tape_sink>) {
+                o.hot_int(v);  // inline: numeric arrays are mostly these
+            } else {
+                o.add_int(v);
+            }
+        });
+        pos_ = static_cast<std::size_t>(q - in_.data());
+        return true;
+    }
+
+    // A list's next datum: an integer token without parse_datum (and its result), where the
+    // depth limit lets parse_datum take it; else parse_datum.
+    [[gnu::always_inline]] result<void> next_datum() {
+        if (depth_ < b_.limits().max_depth && integer_token()) {
+            return {};
+        }
+        return parse_datum();
     }
 
     // A token up to the next delimiter: a number if it reads as one, else a symbol (decoded
@@ -741,20 +767,28 @@ private:
     result<void> parse_token() {
         std::size_t start = pos_;
         const char* e = in_.data() + in_.size();
-        const char* tok_end = skip_class(in_.data() + start, e, sexpr_bytes, token_byte);
+        const char* first = in_.data() + start;
+        const char c = *first;
+        const bool number_lead = is_dec(c) || c == '-' || c == '+';
+        if (number_lead && integer_token()) {
+            return {};
+        }
+        // The token's end, and the union of its bytes' classes.
+        const char* tok_end = first;
+        std::uint8_t classes = 0;
+        while (tok_end < e) {
+            const std::uint8_t b = sexpr_bytes[static_cast<unsigned char>(*tok_end)];
+            if ((b & token_byte) == 0) {
+                break;
+            }
+            classes |= b;
+            ++tok_end;
+        }
         const auto end = static_cast<std::size_t>(tok_end - in_.data());
         std::string_view tok = in_.substr(start, end - start);
-        char c = tok[0];
-        if (is_dec(c) || c == '-' || c == '+') {
-            // Fast path: a plain decimal integer (up to 18 digits, no leading zero) or float
-            // that is the whole token.
-            std::int64_t v = 0;
+        if (number_lead) {
+            // A plain decimal float that is the whole token.
             double d = 0;
-            if (small_integer(tok.data(), tok_end, true, v) == tok_end) {
-                emit([&](Sink& o) { o.add_int(v); });
-                pos_ = end;
-                return {};
-            }
             if (c != '+' && small_float(tok.data(), tok_end, d) == tok_end) {
                 emit([&](Sink& o) { o.add_double(d); });
                 pos_ = end;
@@ -764,15 +798,16 @@ private:
         bool numeric = is_dec(c) ||
                        ((c == '+' || c == '-' || c == '.') && tok.size() > 1 &&
                         (is_dec(tok[1]) || (tok[1] == '.' && tok.size() > 2 && is_dec(tok[2])))) ||
-                       tok == "+inf.0" || tok == "-inf.0" || tok == "+nan.0" || tok == "-nan.0";
+                       ((c == '+' || c == '-') &&
+                        (tok == "+inf.0" || tok == "-inf.0" || tok == "+nan.0" || tok == "-nan.0"));
         if (numeric) {
             return parse_number(tok, start);
         }
-        if (tok == ".") {
+        if (c == '.' && tok.size() == 1) {
             return fail(
                 make_error(errc::unexpected_char, start, "a dot outside a (key . value) pair"));
         }
-        if (!has_any(tok, symbol_odd)) {
+        if ((classes & symbol_odd) == 0) {
             // ASCII with none of the refused bytes: the symbol as it is.
             emit([&](Sink& o) { o.add_string(tok); });
             pos_ = end;
@@ -929,8 +964,8 @@ private:
             return {};
         }
         if (!radix_to_decimal(digits, static_cast<unsigned>(radix), rv, scratch_)) {
-            return fail(make_error(errc::invalid_number, start,
-                                   "integer literal longer than 4096 digits"));
+            return fail(
+                make_error(errc::invalid_number, start, "integer literal longer than 4096 digits"));
         }
         if (neg) {
             scratch_.insert(scratch_.begin(), '-');

@@ -4,6 +4,7 @@
 // choices follow Jackson's SmileParser and SmileGenerator (see docs/formats/smile.md).
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <forward_list>
 #include <string>
@@ -11,15 +12,17 @@
 
 #include "detail/bigint_text.hpp"
 #include "detail/binary.hpp"
+#include "detail/decimal.hpp"
+#include "detail/describe.hpp"
+#include "detail/encode_with.hpp"
 #include "detail/fast_decode.hpp"
 #include "detail/fixed_scalar.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
-#include "detail/utf8.hpp"
-#include "detail/describe.hpp"
-#include "detail/decimal.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
+#include "detail/word_scan.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -113,9 +116,7 @@ private:
                               " runs past the end of input (" + std::to_string(left()) +
                               " bytes left)");
     }
-    result<void> container_limit(std::size_t start) {
-        return fail(limit_error(b_, start));
-    }
+    result<void> container_limit(std::size_t start) { return fail(limit_error(b_, start)); }
 
     // A VInt (appendix A): 7-bit groups, big-endian, the last byte with bit 7 set and 6 data
     // bits. At most `max_bytes` bytes and `max_bits` bits of value.
@@ -160,8 +161,13 @@ private:
         if (left() < static_cast<std::size_t>(n)) {
             return fail(eof(what));
         }
+        return read_7bit_bytes(static_cast<std::size_t>(n), what);
+    }
+
+    // k 7-bit bytes (k bytes are left) as one number, 7 bits each, the first the highest.
+    result<std::uint64_t> read_7bit_bytes(std::size_t k, const char* what) {
         std::uint64_t v = 0;
-        for (int i = 0; i < n; ++i) {
+        for (std::size_t i = 0; i < k; ++i) {
             unsigned char c = byte(pos_);
             if (c > 0x7f) {
                 return fail(make_error(
@@ -193,17 +199,7 @@ private:
         std::size_t o = 0;
         while (o < n) {
             std::size_t k = n - o < 7 ? n - o : 7;
-            std::uint64_t v = 0;
-            for (std::size_t i = 0; i < k; ++i) {
-                unsigned char c = byte(pos_);
-                if (c > 0x7f) {
-                    return fail(make_error(
-                        errc::malformed, pos_,
-                        std::string("expected a 7-bit byte of ") + what + ", saw " + byte_name(c)));
-                }
-                v = (v << 7) | c;
-                ++pos_;
-            }
+            POLYCODEC_TRY_ASSIGN(v, read_7bit_bytes(k, what));
             unsigned char last = byte(pos_);
             if ((last >> k) != 0) {
                 return fail(make_error(errc::malformed, pos_,
@@ -305,6 +301,23 @@ private:
         }
         b_.add_string(t.items[index]);
         return {};
+    }
+
+    // A long `what` ("shared value" or "shared key") reference, its token t at start: the
+    // two low bits of t and the next byte, at least `min` (smaller ones have the short form).
+    result<void> long_shared_ref(shared_table& table, unsigned char t, std::size_t start,
+                                 std::size_t min, const char* what) {
+        if (left() < 1) {
+            return fail(eof((std::string("the second byte of a ") + what + " reference").c_str()));
+        }
+        std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | byte(pos_++);
+        if (index < min) {
+            return fail(make_error(errc::malformed, start,
+                                   "long " + std::string(what) + " reference " +
+                                       std::to_string(index) + " below " + std::to_string(min) +
+                                       " (a short reference must be used)"));
+        }
+        return shared_ref(table, start, index, what);
     }
 
     result<void> read_value() {
@@ -445,22 +458,12 @@ private:
             case 0xec:
             case 0xed:
             case 0xee:
-            case 0xef: {
-                if (left() < 1) {
-                    return fail(eof("the second byte of a shared value reference"));
-                }
-                std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | byte(pos_++);
-                if (index < 31) {
-                    return fail(make_error(errc::malformed, start,
-                                           "long shared value reference " + std::to_string(index) +
-                                               " below 31 (a short reference must be used)"));
-                }
-                return shared_ref(values_, start, index, "shared value");
-            }
+            case 0xef:
+                return long_shared_ref(values_, t, start, 31, "shared value");
             case 0xf8:
-                return read_array(start);
+                return read_container(start, false);
             case 0xfa:
-                return read_object(start);
+                return read_container(start, true);
             case 0xfd: {
                 if (!raw_binary_) {
                     return fail(make_error(errc::malformed, start,
@@ -486,47 +489,36 @@ private:
         }
     }
 
-    result<void> read_array(std::size_t start) {
-        if (!b_.begin_array()) {
+    // An array (0xf8, values up to 0xf9) or an object (0xfa, key and value pairs up to 0xfb).
+    result<void> read_container(std::size_t start, bool map) {
+        if (!(map ? b_.begin_map() : b_.begin_array())) {
             return container_limit(start);
         }
         for (;;) {
             if (pos_ >= in_.size()) {
-                return fail(eof("a value or the end of an array (0xf9)"));
+                return fail(eof(map ? "a key or the end of an object (0xfb)"
+                                    : "a value or the end of an array (0xf9)"));
             }
-            if (byte(pos_) == 0xf9) {
+            const std::size_t kstart = pos_;
+            const unsigned char t = byte(pos_);
+            if (t == (map ? 0xfb : 0xf9)) {
                 ++pos_;
                 break;
             }
+            if (map) {
+                ++pos_;
+                POLYCODEC_TRY(read_key(t, kstart));
+            }
             POLYCODEC_TRY(read_value());
         }
         if (!b_.ok()) {
             return container_limit(start);
         }
-        b_.end_array();
-        return {};
-    }
-
-    result<void> read_object(std::size_t start) {
-        if (!b_.begin_map()) {
-            return container_limit(start);
+        if (map) {
+            b_.end_map();
+        } else {
+            b_.end_array();
         }
-        for (;;) {
-            if (pos_ >= in_.size()) {
-                return fail(eof("a key or the end of an object (0xfb)"));
-            }
-            const std::size_t kstart = pos_;
-            const unsigned char t = byte(pos_++);
-            if (t == 0xfb) {
-                break;
-            }
-            POLYCODEC_TRY(read_key(t, kstart));
-            POLYCODEC_TRY(read_value());
-        }
-        if (!b_.ok()) {
-            return container_limit(start);
-        }
-        b_.end_map();
         return {};
     }
 
@@ -536,16 +528,7 @@ private:
             return {};
         }
         if (t >= 0x30 && t <= 0x33) {
-            if (left() < 1) {
-                return fail(eof("the second byte of a shared key reference"));
-            }
-            std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | byte(pos_++);
-            if (index < 64) {
-                return fail(make_error(errc::malformed, start,
-                                       "long shared key reference " + std::to_string(index) +
-                                           " below 64 (a short reference must be used)"));
-            }
-            return shared_ref(names_, start, index, "shared key");
+            return long_shared_ref(names_, t, start, 64, "shared key");
         }
         if (t == 0x34) {
             return add_shared(names_, read_terminated("key"));
@@ -589,7 +572,7 @@ struct smile_frame {
     std::size_t start = 0;    // tape index of the header
     std::uint64_t count = 0;  // values of an array, entries of an object, read so far
     bool map = false;
-    bool key_next = false;    // an object whose next token is a key or its end
+    bool key_next = false;  // an object whose next token is a key or its end
 };
 
 // smile_reader::read_vint for valid input: false where it reports an error.
@@ -618,6 +601,23 @@ template <int MaxBytes, int MaxBits>
         return false;
     }
     out = v;
+    return true;
+}
+
+// An int32 (0x24: up to 5 bytes, 32 bits) or int64 (0x25: up to 10, 64 bits) token's zigzag
+// VInt as its two tape words at w (with the width); false where the reader reports an error.
+template <int MaxBytes, int MaxBits>
+[[gnu::always_inline]] inline bool fast_zigzag(fast_writer& tw, std::uint64_t* w,
+                                               const unsigned char* p, std::size_t size,
+                                               std::size_t& pos) noexcept {
+    std::uint64_t v = 0;
+    if (!fast_vint<MaxBytes, MaxBits>(p, size, pos, v)) {
+        return false;
+    }
+    const int_width width = MaxBits == 32 ? int_width::bits32 : int_width::bits64;
+    w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(width), 0);
+    w[1] = static_cast<std::uint64_t>(unzigzag(v));
+    tw.advance(2);
     return true;
 }
 
@@ -654,6 +654,16 @@ struct fast_shared {
             count = 0;
         }
         items[count++] = {reinterpret_cast<const char*>(s), n};
+    }
+    /// The entry of a long reference (token t, then the byte at pos), at least `min`
+    /// (smile_reader::long_shared_ref); null where that reports an error.
+    const std::string_view* long_ref(unsigned t, const unsigned char* p, std::size_t size,
+                                     std::size_t& pos, std::size_t min) const noexcept {
+        if (pos >= size) {
+            return nullptr;
+        }
+        const std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | p[pos++];
+        return index < min || !enabled || index >= count ? nullptr : &items[index];
     }
 };
 
@@ -725,14 +735,10 @@ bool decode_smile_fast(std::string_view in, builder& b) {
             } else if (t == 0x20) {
                 tw.payload(w, kind::string, 0, 0);
             } else if (t >= 0x30 && t <= 0x33) {
-                if (pos >= size) {
+                ref = names.long_ref(t, p, size, pos, 64);
+                if (ref == nullptr) {
                     return false;
                 }
-                const std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | p[pos++];
-                if (index < 64 || !names.enabled || index >= names.count) {
-                    return false;
-                }
-                ref = &names.items[index];
                 goto copy_ref;
             } else if (t == 0x34) {
                 const unsigned char* s = p + pos;
@@ -773,27 +779,21 @@ bool decode_smile_fast(std::string_view in, builder& b) {
             case 0x20:
                 tw.payload(w, kind::string, 0, 0);
                 break;
-            case 0x21:  // null
-            case 0x22:  // false
-            case 0x23:  // true
+            case 0x21:                                                // null
+            case 0x22:                                                // false
+            case 0x23:                                                // true
                 w[0] = tape_word(static_cast<kind>(t - 0x20), 0, 0);  // kind::null .. boolean_true
                 tw.advance(1);
                 break;
             case 0x24:
-                if (!fast_vint<5, 32>(p, size, pos, v)) {
+                if (!fast_zigzag<5, 32>(tw, w, p, size, pos)) {
                     return false;
                 }
-                w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(int_width::bits32), 0);
-                w[1] = static_cast<std::uint64_t>(unzigzag(v));
-                tw.advance(2);
                 break;
             case 0x25:
-                if (!fast_vint<10, 64>(p, size, pos, v)) {
+                if (!fast_zigzag<10, 64>(tw, w, p, size, pos)) {
                     return false;
                 }
-                w[0] = tape_word(kind::int64, static_cast<std::uint64_t>(int_width::bits64), 0);
-                w[1] = static_cast<std::uint64_t>(unzigzag(v));
-                tw.advance(2);
                 break;
             case 0x28: {
                 if (!fast_7bit_fixed<5>(p, size, pos, v)) {
@@ -802,9 +802,8 @@ bool decode_smile_fast(std::string_view in, builder& b) {
                 const auto bits = static_cast<std::uint32_t>(v);
                 float f;
                 std::memcpy(&f, &bits, 4);
-                const double d = static_cast<double>(f);
-                w[0] = tape_word(kind::float64, 0, 0);
-                std::memcpy(&w[1], &d, 8);
+                fast_writer::scalar(w, kind::float64,
+                                    std::bit_cast<std::uint64_t>(static_cast<double>(f)));
                 tw.advance(2);
                 break;
             }
@@ -812,8 +811,7 @@ bool decode_smile_fast(std::string_view in, builder& b) {
                 if (!fast_7bit_fixed<10>(p, size, pos, v)) {
                     return false;
                 }
-                w[0] = tape_word(kind::float64, 0, 0);
-                w[1] = v;
+                fast_writer::scalar(w, kind::float64, v);
                 tw.advance(2);
                 break;
             case 0xe0:
@@ -825,17 +823,12 @@ bool decode_smile_fast(std::string_view in, builder& b) {
             case 0xec:
             case 0xed:
             case 0xee:
-            case 0xef: {
-                if (pos >= size) {
+            case 0xef:
+                ref = values.long_ref(t, p, size, pos, 31);
+                if (ref == nullptr) {
                     return false;
                 }
-                const std::size_t index = (static_cast<std::size_t>(t & 3) << 8) | p[pos++];
-                if (index < 31 || !values.enabled || index >= values.count) {
-                    return false;
-                }
-                ref = &values.items[index];
                 goto copy_ref;
-            }
             case 0xf8:
             case 0xfa:
                 if (static_cast<std::size_t>(top - frames) >= max_depth ||
@@ -933,12 +926,27 @@ inline std::uint64_t zigzag(std::int64_t v) noexcept {
 }
 
 inline char* int_at(char* o, std::int64_t v) noexcept {
-    if (v >= -16 && v <= 15) {
-        *o = static_cast<char>(0xc0 | zigzag(v));
+    const std::uint64_t z = zigzag(v);
+    if (z < 32) {  // -16 to 15
+        *o = static_cast<char>(0xc0 | z);
         return o + 1;
     }
+    if (z < (1u << 13)) {  // a 32-bit integer of a one- or two-byte VInt, the common ones
+        o[0] = 0x24;
+        return vint_at(o + 1, z);
+    }
     *o = v >= INT32_MIN && v <= INT32_MAX ? 0x24 : 0x25;
-    return vint_at(o + 1, zigzag(v));
+    return vint_at(o + 1, z);
+}
+
+// The low 35 bits of x as five 7-bit groups, most significant first, in the first five bytes
+// of the 8 stored at o (little-endian hosts).
+inline void groups7x5_at(char* o, std::uint64_t x) noexcept {
+    const std::uint64_t spread = (x & 0x7f) | ((x & (0x7fULL << 7)) << 1) |
+                                 ((x & (0x7fULL << 14)) << 2) | ((x & (0x7fULL << 21)) << 3) |
+                                 ((x & (0x7fULL << 28)) << 4);
+    const std::uint64_t r = __builtin_bswap64(spread) >> 24;
+    std::memcpy(o, &r, 8);
 }
 
 // The one-byte literals, integers and doubles for detail::fixed_scalar_at.
@@ -950,37 +958,21 @@ struct smile_scalars {
     // 0x29 and the 64 bits in ten 7-bit groups, most significant first.
     static char* float64_at(char* o, std::uint64_t bits) noexcept {
         o[0] = 0x29;
-        for (int j = 0; j < 10; ++j) {
-            o[1 + j] = static_cast<char>((bits >> (7 * (9 - j))) & 0x7f);
+        if constexpr (std::endian::native == std::endian::little) {
+            groups7x5_at(o + 1, bits >> 35);  // 8 bytes written; the last 3 are overwritten
+            groups7x5_at(o + 6, bits & ((std::uint64_t{1} << 35) - 1));
+        } else {
+            for (int j = 0; j < 10; ++j) {
+                o[1 + j] = static_cast<char>((bits >> (7 * (9 - j))) & 0x7f);
+            }
         }
         return o + 11;
     }
 };
 
 inline bool is_ascii(std::string_view s) noexcept {
-    const char* p = s.data();
-    const std::size_t n = s.size();
-    std::uint64_t acc = 0;
-    if (n >= 8) {
-        for (std::size_t i = 0; i + 8 <= n; i += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, p + i, 8);
-            acc |= w;
-        }
-        std::uint64_t w;
-        std::memcpy(&w, p + n - 8, 8);  // the last 8, overlapping
-        acc |= w;
-    } else if (n >= 4) {
-        std::uint32_t a, b;
-        std::memcpy(&a, p, 4);
-        std::memcpy(&b, p + n - 4, 4);
-        acc = a | b;
-    } else {
-        for (std::size_t i = 0; i < n; ++i) {
-            acc |= static_cast<unsigned char>(p[i]);
-        }
-    }
-    return (acc & 0x8080808080808080ULL) == 0;
+    const auto word = [](std::uint64_t x) { return x; };
+    return (word_scan::fold(s.data(), s.size(), word) & word_scan::high) == 0;
 }
 
 // The smallest form, as Jackson writes it: tiny/short ASCII or Unicode up to 64 bytes, else
@@ -1054,18 +1046,17 @@ public:
             std::uint64_t w = t[i];
             auto k = static_cast<kind>(w >> document::kind_shift);
             if (key) {
-                if (k == kind::string || k == kind::timestamp) {
+                if (k == kind::string || k == kind::timestamp) [[likely]] {
                     const std::string_view s(payload + (w & document::payload_mask), t[i + 1]);
-                    c.reserve(s.size() + 3);
+                    if (s.size() > slack - 3) {  // room() left slack bytes free
+                        c.reserve(s.size() + 3);
+                    }
                     o = name_at(o, s);
                     i += 2;
                     continue;
                 }
-                value v(&doc, i);
-                c.release();
-                POLYCODEC_TRY(write_key(v));
-                c.acquire();
-                i = v.end_index();
+                POLYCODEC_TRY_ASSIGN(next_key, through_out(c, doc, i, true));
+                i = next_key;
                 continue;
             }
             // A dropped tag writes its inner value in its place (or refuses).
@@ -1082,6 +1073,24 @@ public:
                 i += 2;
                 w = t[i];
                 k = static_cast<kind>(w >> document::kind_shift);
+            }
+            if (k == kind::int64 && !cur_map) {
+                // A run of integers in an array (a numeric array): written without the key and
+                // kind dispatch of the walk, seven (at most 11 bytes each) to a room check.
+                static_assert(7 * 11 <= slack);
+                for (int left = 7;; --left) {
+                    if (left == 0) {
+                        c.room();
+                        left = 7;
+                    }
+                    o = int_at(o, static_cast<std::int64_t>(t[i + 1]));
+                    i += 2;
+                    if (i == cur_end ||
+                        (t[i] >> document::kind_shift) != static_cast<std::uint64_t>(kind::int64)) {
+                        break;
+                    }
+                }
+                continue;
             }
             if (fixed_scalar_at<smile_scalars>(o, k, t, i)) {
                 continue;
@@ -1124,19 +1133,27 @@ public:
                 default:
                     break;
             }
-            value v(&doc, i);
-            c.release();
-            POLYCODEC_TRY(write_rare(v));
-            c.acquire();
-            i = v.end_index();
+            POLYCODEC_TRY_ASSIGN(next, through_out(c, doc, i, false));
+            i = next;
         }
     }
 
 private:
+    // The element at tape index i written through out_ (the rare ones: big numbers, binary,
+    // decimals, keys that are not strings), the cursor committed around it: the index past it.
+    [[gnu::noinline]] result<std::size_t> through_out(out_cursor<slack>& c, const document& doc,
+                                                      std::size_t i, bool key) {
+        value v(&doc, i);
+        c.release();
+        POLYCODEC_TRY(key ? write_key(v) : write_rare(v));
+        c.acquire();
+        return v.end_index();
+    }
+
     struct frame {
         std::size_t end;  // the container's end index
         bool map;
-        bool key_next;    // (the state of an enclosing container while an inner one is open)
+        bool key_next;  // (the state of an enclosing container while an inner one is open)
     };
     static std::vector<frame>& thread_frames() {
         thread_local std::vector<frame> frames(64);
@@ -1190,20 +1207,18 @@ private:
     // Java BigInteger.toByteArray: minimal two's complement, big-endian.
     static std::string twos_complement(bool neg, std::string_view digits) {
         bigint_limbs a = bigint_from_decimal(digits);
-        if (!neg) {
-            std::string b = bigint_to_bytes(a);
-            if (b.empty() || (static_cast<unsigned char>(b[0]) & 0x80) != 0) {
-                b.insert(b.begin(), '\0');
-            }
-            return b;
+        if (neg) {
+            bigint_sub_one(a);  // -m is the complement of m - 1
         }
-        bigint_sub_one(a);  // -m is the complement of m - 1
         std::string b = bigint_to_bytes(a);
-        for (char& c : b) {
-            c = static_cast<char>(~static_cast<unsigned char>(c));
+        if (neg) {
+            for (char& c : b) {
+                c = static_cast<char>(~static_cast<unsigned char>(c));
+            }
         }
-        if (b.empty() || (static_cast<unsigned char>(b[0]) & 0x80) == 0) {
-            b.insert(b.begin(), static_cast<char>(0xff));
+        // A sign byte first when the top bit of the first does not give the sign.
+        if (b.empty() || ((static_cast<unsigned char>(b[0]) & 0x80) != 0) != neg) {
+            b.insert(b.begin(), neg ? static_cast<char>(0xff) : '\0');
         }
         return b;
     }
@@ -1275,23 +1290,29 @@ private:
 
     // ---- shared key names: an open-addressing table of the last <= 1024 names ----
 
+    // a[0..n) == b[0..n) for n from sizeof(Word) to twice that: the first and the last Word
+    // of each (overlapping).
+    template <class Word>
+    [[gnu::always_inline]] static bool same_ends(const char* a, const char* b,
+                                                 std::size_t n) noexcept {
+        Word a0, a1, b0, b1;
+        std::memcpy(&a0, a, sizeof(Word));
+        std::memcpy(&b0, b, sizeof(Word));
+        std::memcpy(&a1, a + n - sizeof(Word), sizeof(Word));
+        std::memcpy(&b1, b + n - sizeof(Word), sizeof(Word));
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+
     // a[0..n) == b[0..n), short names without a call (overlapping loads inside both).
     static bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
         if (n >= 8 && n <= 16) {
-            std::uint64_t a0, a1, b0, b1;
-            std::memcpy(&a0, a, 8);
-            std::memcpy(&b0, b, 8);
-            std::memcpy(&a1, a + n - 8, 8);
-            std::memcpy(&b1, b + n - 8, 8);
-            return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+            return same_ends<std::uint64_t>(a, b, n);
         }
         if (n >= 4 && n < 8) {
-            std::uint32_t a0, a1, b0, b1;
-            std::memcpy(&a0, a, 4);
-            std::memcpy(&b0, b, 4);
-            std::memcpy(&a1, a + n - 4, 4);
-            std::memcpy(&b1, b + n - 4, 4);
-            return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+            return same_ends<std::uint32_t>(a, b, n);
+        }
+        if (n < 4) {  // 1 to 3 bytes: the first, middle and last are all of them
+            return a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1];
         }
         return std::memcmp(a, b, n) == 0;
     }
@@ -1307,15 +1328,17 @@ private:
             std::memcpy(&b, s.data() + n - 4, 4);
             h = a | (std::uint64_t{b} << 32);
         } else {
-            h = static_cast<unsigned char>(s[0]) | (std::uint64_t{static_cast<unsigned char>(s[n / 2])} << 8) |
+            h = static_cast<unsigned char>(s[0]) |
+                (std::uint64_t{static_cast<unsigned char>(s[n / 2])} << 8) |
                 (std::uint64_t{static_cast<unsigned char>(s[n - 1])} << 16);
         }
         h = (h ^ (n * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
         return static_cast<std::size_t>(h >> 40);
     }
 
-    // A key name or its back-reference; room for s.size() + 3 bytes.
-    char* name_at(char* o, std::string_view s) {
+    // A key name or its back-reference; room for s.size() + 3 bytes. The back-reference (the
+    // common case) inline in the tape walk, a new name out of line.
+    [[gnu::always_inline]] char* name_at(char* o, std::string_view s) {
         if (s.empty()) {
             *o = 0x20;
             return o + 1;
@@ -1334,6 +1357,11 @@ private:
             }
             slot = (slot + 1) & (slot_count - 1);
         }
+        return new_name_at(o, s, slot);
+    }
+
+    // A name not in the table (its free slot `slot`): written out and remembered.
+    [[gnu::noinline]] char* new_name_at(char* o, std::string_view s, std::size_t slot) {
         const std::size_t n = s.size();
         const bool ascii = is_ascii(s);
         if (ascii && n <= 64) {
@@ -1378,13 +1406,8 @@ private:
     std::forward_list<std::string> key_text_;
 };
 
-result<void> encode_smile(const document& doc, output_buffer& out, const encode_options& opt) {
-    smile_writer w(out, opt);
-    return w.run(doc.root());
-}
-
 }  // namespace
 
-const codec_functions smile_codec{decode_smile, encode_smile};
+const codec_functions smile_codec{decode_smile, encode_with<smile_writer>};
 
 }  // namespace polycodec::detail
