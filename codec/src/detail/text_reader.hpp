@@ -608,7 +608,11 @@ result<void> decode_text_fast(std::string_view in, builder& b, Extra&... extra) 
         b.reset();
     }
     Reader<builder> r(in, b, extra...);
-    return r.run();
+    auto done = r.run();  // result<void> or detail::step
+    if (!done) {
+        return fail(std::move(done).error());
+    }
+    return {};
 }
 
 }  // namespace polycodec::detail

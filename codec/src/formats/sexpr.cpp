@@ -12,6 +12,7 @@
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/scalar_writer.hpp"
+#include "detail/step.hpp"
 #include "detail/text.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
@@ -66,7 +67,7 @@ class sexpr_reader : text_cursor<Sink> {
 public:
     sexpr_reader(std::string_view in, Sink& b) : text_cursor<Sink>(in, b) {}
 
-    result<void> run() {
+    step run() {
         POLYCODEC_TRY(skip_atmosphere());
         POLYCODEC_TRY(parse_datum());
         POLYCODEC_TRY(skip_atmosphere());
@@ -79,7 +80,7 @@ private:
         cursor::peek, cursor::unexpected;
 
     // A map key must be a scalar: a container is refused before it reaches the tape.
-    result<void> open_container(bool map) {
+    step open_container(bool map) {
         if (key_depth_ == b_.depth()) {
             return fail(make_error(errc::unexpected_char, key_at_,
                                    "a map key must be a scalar, saw a compound value"));
@@ -100,7 +101,7 @@ private:
 
     // ---- atmosphere: whitespace, ; comments, #| nested |# comments, #; datum comments ----
 
-    [[gnu::always_inline]] result<void> skip_atmosphere() {
+    [[gnu::always_inline]] step skip_atmosphere() {
         // One space between tokens, the common case, inline; anything else out of line.
         while (pos_ < in_.size() && in_[pos_] == ' ') {
             ++pos_;
@@ -111,7 +112,7 @@ private:
         }
         return skip_atmosphere_here();
     }
-    [[gnu::noinline]] result<void> skip_atmosphere_here() {
+    [[gnu::noinline]] step skip_atmosphere_here() {
         while (pos_ < in_.size()) {
             char c = in_[pos_];
             if (is_space(c)) {
@@ -170,7 +171,7 @@ private:
 
     // ---- datums ----
 
-    result<void> parse_datum() {
+    step parse_datum() {
         if (++depth_ > b_.limits().max_depth) {
             return fail(make_error(errc::depth_exceeded, pos_,
                                    "nesting deeper than " + std::to_string(b_.limits().max_depth)));
@@ -180,7 +181,7 @@ private:
         return r;
     }
 
-    result<void> parse_datum_inner() {
+    step parse_datum_inner() {
         if (pos_ >= in_.size()) {
             return fail(unexpected("a datum"));
         }
@@ -216,7 +217,7 @@ private:
     // After '(' : "()" is the empty map; a list whose first element is a pair (a dotted pair
     // or any non-empty list) is an association list, so a map; any other list is an array.
     // An element's '(' is consumed before its kind is known, so nothing is read twice.
-    result<void> parse_list_body() {
+    step parse_list_body() {
         POLYCODEC_TRY(skip_atmosphere());
         if (pos_ < in_.size() && in_[pos_] == ')') {
             ++pos_;
@@ -247,7 +248,7 @@ private:
         return parse_array_rest();
     }
 
-    result<void> empty_map() {
+    step empty_map() {
         if (++depth_ > b_.limits().max_depth) {
             return depth_error();
         }
@@ -258,7 +259,7 @@ private:
         }
         return r;
     }
-    result<void> depth_error() {
+    step depth_error() {
         return fail(make_error(errc::depth_exceeded, pos_,
                                "nesting deeper than " + std::to_string(b_.limits().max_depth)));
     }
@@ -281,7 +282,7 @@ private:
     [[gnu::noinline]] result<bool> missing(const char* what) { return fail(unexpected(what)); }
 
     // The elements of an array-list up to its ')'.
-    result<void> parse_array_rest() {
+    step parse_array_rest() {
         for (;;) {
             POLYCODEC_TRY_ASSIGN(closed, closing("')'"));
             if (closed) {
@@ -329,7 +330,7 @@ private:
     }
 
     // The entries after the first of an association list, up to its ')'.
-    result<void> parse_alist() {
+    step parse_alist() {
         for (;;) {
             POLYCODEC_TRY_ASSIGN(closed, closing("')'"));
             if (closed) {
@@ -337,7 +338,7 @@ private:
             }
             if (in_[pos_] != '(') {
                 if (discard_ != 0) {
-                    POLYCODEC_TRY(at_dot() ? (++pos_, result<void>{}) : parse_datum());
+                    POLYCODEC_TRY(at_dot() ? (++pos_, step{}) : parse_datum());
                     continue;
                 }
                 return fail(unexpected("a (key . value) pair in an association list"));
@@ -361,7 +362,7 @@ private:
 
     // One entry, its '(' consumed: key, then ". value)", ")" (the empty map) or the rest of
     // the list as the value.
-    result<void> parse_entry() {
+    step parse_entry() {
         if (pos_ >= in_.size()) {
             return fail(unexpected("a key"));
         }
@@ -398,7 +399,7 @@ private:
     }
 
     // #t #f #true #false #nil #(vector) #u8(bytes) #vu8(bytes) #\char #x1F #{symbol}#
-    result<void> parse_hash() {
+    step parse_hash() {
         std::size_t start = pos_;
         char c = peek(pos_ + 1);
         if (c == '(') {
@@ -436,7 +437,7 @@ private:
         return {};
     }
 
-    result<void> parse_vector() {
+    step parse_vector() {
         POLYCODEC_TRY(open_container(false));
         for (;;) {
             POLYCODEC_TRY_ASSIGN(closed, closing("')' closing a vector"));
@@ -449,7 +450,7 @@ private:
         return {};
     }
 
-    result<void> parse_bytevector() {
+    step parse_bytevector() {
         scratch_.clear();
         for (;;) {
             POLYCODEC_TRY_ASSIGN(closed, closing("')' closing a bytevector"));
@@ -475,7 +476,7 @@ private:
     }
 
     // #\a #\space #\x41: a character is the string of that one character.
-    result<void> parse_char() {
+    step parse_char() {
         std::size_t start = pos_;
         std::size_t p = pos_ + 2;
         if (p >= in_.size()) {
@@ -632,7 +633,7 @@ private:
     }
 
     // "..." (quote '"') or |...| (quote '|'), both unescaped into a string.
-    result<void> parse_quoted(char quote) {
+    step parse_quoted(char quote) {
         std::size_t start = pos_ + 1;
         // To the closing quote or the first escape, 16 bytes a step (control bytes are part of
         // a string: the scan steps over them).
@@ -706,11 +707,11 @@ private:
         pos_ = p + 1;
         return {};
     }
-    result<void> parse_string() { return parse_quoted('"'); }
-    result<void> parse_bar_symbol() { return parse_quoted('|'); }
+    step parse_string() { return parse_quoted('"'); }
+    step parse_bar_symbol() { return parse_quoted('|'); }
 
     // Guile's #{symbol with spaces}# (what Guile writes for symbols R7RS would put in |...|).
-    result<void> parse_brace_symbol() {
+    step parse_brace_symbol() {
         std::size_t start = pos_ + 2;
         std::size_t end = in_.find("}#", start);
         if (end == std::string_view::npos) {
@@ -755,7 +756,7 @@ private:
 
     // A list's next datum: an integer token without parse_datum (and its result), where the
     // depth limit lets parse_datum take it; else parse_datum.
-    [[gnu::always_inline]] result<void> next_datum() {
+    [[gnu::always_inline]] step next_datum() {
         if (depth_ < b_.limits().max_depth && integer_token()) {
             return {};
         }
@@ -764,7 +765,7 @@ private:
 
     // A token up to the next delimiter: a number if it reads as one, else a symbol (decoded
     // to a string).
-    result<void> parse_token() {
+    step parse_token() {
         std::size_t start = pos_;
         const char* e = in_.data() + in_.size();
         const char* first = in_.data() + start;
@@ -829,7 +830,7 @@ private:
 
     // R7RS numbers: prefixes #x #b #o #d (radix) and #e #i (exactness), integers of any size,
     // decimals with an optional exponent, +inf.0 -inf.0 +nan.0.
-    result<void> parse_number(std::string_view tok, std::size_t start) {
+    step parse_number(std::string_view tok, std::size_t start) {
         int radix = 10;
         char exactness = 0;
         std::string_view t = tok;
@@ -955,7 +956,7 @@ private:
         return {};
     }
 
-    result<void> emit_integer(std::string_view digits, int radix, bool neg, std::size_t start,
+    step emit_integer(std::string_view digits, int radix, bool neg, std::size_t start,
                               std::size_t len) {
         const radix_value rv = read_radix(digits, static_cast<unsigned>(radix));
         pos_ = start + len;
