@@ -26,10 +26,13 @@
 #include "detail/out_room.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
+#include "detail/thread_scratch.hpp"
+#include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/text.hpp"
 #include "detail/infer.hpp"
+#include "detail/utf8_input.hpp"
 #include "formats.hpp"
 
 #if defined(__SSE2__)
@@ -115,14 +118,9 @@ struct reader_scratch {
 
 class csv_reader {
     static reader_scratch& thread_scratch() {
-        thread_local reader_scratch s;
-        s.fields.clear();
-        s.text.clear();
-        s.header.clear();
-        s.names.clear();
-        s.nodes.clear();
-        s.present.clear();
-        return s;
+        return detail::thread_scratch<
+            reader_scratch, &reader_scratch::fields, &reader_scratch::text, &reader_scratch::header,
+            &reader_scratch::names, &reader_scratch::nodes, &reader_scratch::present>();
     }
 
 public:
@@ -130,13 +128,8 @@ public:
         : in_(in), b_(b), opt_(opt), delim_(delimiter_of(opt)) {}
 
     result<void> run() {
-        std::size_t valid = utf8_valid_prefix(in_);
-        if (valid != in_.size()) {
-            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
-        }
-        if (in_.substr(0, 3) == "\xEF\xBB\xBF") {
-            pos_ = 3;
-        }
+        POLYCODEC_TRY(detail::require_utf8(in_));
+        pos_ = detail::bom_size(in_);
         if (!b_.begin_array()) {
             return container_limit();
         }
@@ -732,16 +725,10 @@ private:
 
 class csv_writer {
     static writer_scratch& thread_scratch() {
-        thread_local writer_scratch s;
-        s.columns.clear();
-        s.arrays.clear();
-        s.info.clear();
-        s.cells.clear();
-        s.name.clear();
-        s.collected.clear();
-        s.filled.clear();
-        s.plan.clear();
-        return s;
+        return detail::thread_scratch<
+            writer_scratch, &writer_scratch::columns, &writer_scratch::arrays,
+            &writer_scratch::info, &writer_scratch::cells, &writer_scratch::name,
+            &writer_scratch::collected, &writer_scratch::filled, &writer_scratch::plan>();
     }
 
 public:

@@ -23,12 +23,14 @@
 
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_root.hpp"
 #include "detail/number.hpp"
 #include "detail/text.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/try.hpp"
 #include "detail/unflatten.hpp"
 #include "detail/utf8.hpp"
+#include "detail/utf8_input.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -402,10 +404,7 @@ public:
     properties_reader& operator=(const properties_reader&) = delete;
 
     result<void> run() {
-        std::size_t valid = utf8_valid_prefix(in_);
-        if (valid != in_.size()) {
-            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
-        }
+        POLYCODEC_TRY(detail::require_utf8(in_));
         if (nest_ != nullptr) {
             if (s_.arena_size < 2 * in_.size()) {
                 s_.arena = std::make_unique_for_overwrite<char[]>(2 * in_.size());
@@ -2005,10 +2004,7 @@ private:
 result<void> encode_properties(const document& doc, output_buffer& out,
                                const encode_options& opt) {
     value root = doc.root();
-    if (root.kind() != kind::map) {
-        return fail(unrepresentable(root, "a root that is not a map is not representable in "
-                                          "properties"));
-    }
+    POLYCODEC_TRY(detail::require_map_root(root, "properties"));
     properties_writer w(out, opt);
     return w.write_root(root);
 }

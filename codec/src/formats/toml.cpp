@@ -19,9 +19,12 @@
 #include <vector>
 
 #include "detail/base64.hpp"
+#include "detail/child_list.hpp"
 #include "detail/describe.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
+#include "detail/pointer_token.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -237,15 +240,7 @@ private:
                 }
                 out += std::to_string(k);
             } else {
-                for (char c : text(nd.key, nd.klen)) {
-                    if (c == '~') {
-                        out += "~0";
-                    } else if (c == '/') {
-                        out += "~1";
-                    } else {
-                        out += c;
-                    }
-                }
+                detail::append_pointer_token(out, text(nd.key, nd.klen));
             }
         }
         return out;
@@ -347,13 +342,8 @@ private:
         }
         auto id = static_cast<std::uint32_t>(nodes_.size());
         nodes_.push_back(nd);
-        tnode& par = nodes_[parent];
-        if (par.last == none) {
-            par.first = id;
-        } else {
-            nodes_[par.last].next = id;
-        }
-        par.last = id;
+        detail::append_child<&tnode::first, &tnode::last, &tnode::next>(nodes_[parent], nodes_, id,
+                                                                        none);
         if (k != nullptr) {
             index_add(id);
         }
@@ -370,13 +360,8 @@ private:
         tnode& nd = nodes_.emplace_back();
         nd.parent = parent;
         nd.depth = nodes_[parent].depth;
-        tnode& par = nodes_[parent];
-        if (par.last == none) {
-            par.first = id;
-        } else {
-            nodes_[par.last].next = id;
-        }
-        par.last = id;
+        detail::append_child<&tnode::first, &tnode::last, &tnode::next>(nodes_[parent], nodes_, id,
+                                                                        none);
         return id;
     }
 
@@ -1575,17 +1560,10 @@ void write_key_text(output_buffer& out, std::string_view s) {
     }
 }
 
-// TOML floats: inf, -inf, nan; finite values in the shortest round-trip form with ".0" on
-// integral values ("1e+300" is a valid TOML float as it is).
-void write_float(output_buffer& out, double d) {
-    if (std::isnan(d)) {
-        out.append("nan");
-    } else if (std::isinf(d)) {
-        out.append(d > 0 ? "inf" : "-inf");
-    } else {
-        write_double(out, d);
-    }
-}
+// TOML's booleans and integers; floats: inf, -inf, nan, finite values in the shortest
+// round-trip form with ".0" on integral values ("1e+300" is a valid TOML float as it is).
+// Null, uint64 and bignums never reach the table (inline_value refuses them).
+constexpr scalar_spelling toml_spelling{{}, "false", "true", "nan", "inf", "-inf"};
 
 enum class slot { drop, simple, table, table_array };
 
@@ -1877,13 +1855,10 @@ private:
                 // Only reached inside arrays and inline tables (entries are dropped earlier).
                 return fail(unrepresentable(v, "null is not representable in toml"));
             case kind::boolean_false:
-                out_.append("false");
-                return {};
             case kind::boolean_true:
-                out_.append("true");
-                return {};
             case kind::int64:
-                write_int(out_, v.get_int());
+            case kind::float64:
+                write_scalar(out_, v, toml_spelling);
                 return {};
             case kind::uint64:
             case kind::bignum: {
@@ -1897,9 +1872,6 @@ private:
                 write_basic_string(out_, digits);
                 return {};
             }
-            case kind::float64:
-                write_float(out_, v.get_double());
-                return {};
             case kind::string:
                 write_basic_string(out_, v.get_string());
                 return {};

@@ -15,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "detail/child_list.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/map_root.hpp"
+#include "detail/thread_scratch.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/infer.hpp"
@@ -278,12 +281,8 @@ private:
         nodes_.push_back({});
         nodes_[id].parent = parent;
         form_node& p = nodes_[parent];
-        if (p.last_child == no_node) {
-            p.first_child = id;
-        } else {
-            nodes_[p.last_child].next_sibling = id;
-        }
-        p.last_child = id;
+        detail::append_child<&form_node::first_child, &form_node::last_child,
+                             &form_node::next_sibling>(p, nodes_, id, no_node);
         ++p.child_count;
         return id;
     }
@@ -693,9 +692,7 @@ private:
     };
 
     static fast_scratch& thread_scratch() {
-        thread_local fast_scratch s;
-        s.names.clear();
-        return s;
+        return detail::thread_scratch<fast_scratch, &fast_scratch::names>();
     }
 
     // Percent-decodes `raw` into s_.text; false on a bad escape. A byte >= 0x80 that %XX made
@@ -1172,11 +1169,8 @@ private:
     }
 
     static writer_scratch& thread_scratch() {
-        thread_local writer_scratch s;
-        s.key.clear();
-        s.text.clear();
-        s.enc.clear();
-        return s;
+        return detail::thread_scratch<writer_scratch, &writer_scratch::key, &writer_scratch::text,
+                                      &writer_scratch::enc>();
     }
 
     output_buffer& out_;
@@ -1192,10 +1186,7 @@ private:
 
 result<void> encode_urlform(const document& doc, output_buffer& out, const encode_options& opt) {
     value root = doc.root();
-    if (root.kind() != kind::map) {
-        return fail(unrepresentable(root, "a root that is not a map is not representable in "
-                                          "urlform"));
-    }
+    POLYCODEC_TRY(detail::require_map_root(root, "urlform"));
     form_writer w(out, opt);
     return w.write_map(root, true);
 }
