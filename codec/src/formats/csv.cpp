@@ -24,6 +24,7 @@
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/out_room.hpp"
+#include "detail/quote_doubled.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/thread_scratch.hpp"
@@ -1732,17 +1733,7 @@ private:
             out_.append(s);
             return;
         }
-        out_.push_back('"');
-        std::size_t run = 0;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            if (s[i] == '"') {
-                out_.append(s.data() + run, i + 1 - run);
-                out_.push_back('"');
-                run = i + 1;
-            }
-        }
-        out_.append(s.data() + run, s.size() - run);
-        out_.push_back('"');
+        write_quote_doubled(out_, s, '"');
     }
 
     // `in_array`: the cell lies below an array, where the empty field means absent.

@@ -14,6 +14,7 @@
 #include "detail/lossy.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
+#include "detail/short_escape.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/try.hpp"
@@ -962,6 +963,7 @@ result<void> decode_edn(std::string_view in, builder& b, const decode_options&) 
 // ---- writer ----
 
 constexpr char hex_digits[] = "0123456789abcdef";
+constexpr short_escapes edn_escapes = make_short_escapes("\"\\\n\r\t", "\"\\nrt");
 
 // EDN strings: \" \\ \n \r \t, other control characters as \uXXXX (Clojure reads both).
 void write_string(output_buffer& out, std::string_view s) {
@@ -971,39 +973,7 @@ void write_string(output_buffer& out, std::string_view s) {
         append_wrapped(out, '"', s, '"');
         return;
     }
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
-            continue;
-        }
-        out.append(s.data() + run, i - run);
-        run = i + 1;
-        switch (c) {
-            case '"':
-                out.append("\\\"");
-                break;
-            case '\\':
-                out.append("\\\\");
-                break;
-            case '\n':
-                out.append("\\n");
-                break;
-            case '\r':
-                out.append("\\r");
-                break;
-            case '\t':
-                out.append("\\t");
-                break;
-            default: {
-                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
-                out.append(buf, 6);
-            }
-        }
-    }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('"');
+    write_short_escaped(out, s, edn_escapes, hex_digits);
 }
 
 // The text of a decimal128 value that EDN's grammar reads back as the same M literal.

@@ -25,6 +25,7 @@
 #include "detail/number.hpp"
 #include "detail/pointer_token.hpp"
 #include "detail/scalar_writer.hpp"
+#include "detail/short_escape.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -1494,49 +1495,12 @@ result<void> decode_toml(std::string_view in, builder& b, const decode_options&)
 // ---- writer ----
 
 constexpr char hex_digits[] = "0123456789ABCDEF";
+constexpr short_escapes toml_escapes = make_short_escapes("\"\\\b\t\n\f\r", "\"\\btnfr");
 
 // A basic string: TOML 1.0 forbids control characters other than tab in it, so they (and
 // DEL) are escaped; \uXXXX for those without a short escape.
 void write_basic_string(output_buffer& out, std::string_view s) {
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
-            continue;
-        }
-        out.append(s.data() + run, i - run);
-        run = i + 1;
-        switch (c) {
-            case '"':
-                out.append("\\\"");
-                break;
-            case '\\':
-                out.append("\\\\");
-                break;
-            case '\b':
-                out.append("\\b");
-                break;
-            case '\t':
-                out.append("\\t");
-                break;
-            case '\n':
-                out.append("\\n");
-                break;
-            case '\f':
-                out.append("\\f");
-                break;
-            case '\r':
-                out.append("\\r");
-                break;
-            default: {
-                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
-                out.append(buf, 6);
-            }
-        }
-    }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('"');
+    write_short_escaped(out, s, toml_escapes, hex_digits);
 }
 
 bool bare_key(std::string_view s) {

@@ -15,6 +15,7 @@
 #include "detail/base64.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
+#include "detail/quote_doubled.hpp"
 #include "detail/text.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -2795,17 +2796,7 @@ void write_string(output_buffer& out, std::string_view s) {
         write_double_quoted(out, s);
         return;
     }
-    out.push_back('\'');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\'') {
-            out.append(s.data() + run, i + 1 - run);
-            out.push_back('\'');
-            run = i + 1;
-        }
-    }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('\'');
+    write_quote_doubled(out, s, '\'');
 }
 
 // Floats that both YAML 1.1 (which needs a '.' and a signed exponent, PyYAML) and 1.2 read as
