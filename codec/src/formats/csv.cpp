@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "detail/base64.hpp"
+#include "detail/dropped_tag.hpp"
+#include "detail/key_text.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/out_room.hpp"
@@ -845,24 +847,12 @@ private:
     }
 
     result<void> key_text(value k, std::string& into) {
-        switch (k.kind()) {
-            case kind::string:
-            case kind::timestamp:
-            case kind::bignum:
-                into.append(k.get_string());
-                return {};
-            case kind::int64:
-                into.append(std::to_string(k.get_int()));
-                return {};
-            case kind::uint64:
-                into.append(std::to_string(k.get_uint()));
-                return {};
-            default: {
-                POLYCODEC_TRY_ASSIGN(t, key_fallback(opt_, k, "csv"));
-                into.append(t);
-                return {};
-            }
+        if (append_key_text(into, k)) {
+            return {};
         }
+        POLYCODEC_TRY_ASSIGN(t, key_fallback(opt_, k, "csv"));
+        into.append(t);
+        return {};
     }
 
     static void append_index(std::string& name, std::uint64_t i) {
@@ -1766,10 +1756,7 @@ private:
                 return {};
             }
             case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in csv"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "csv"));
                 return write_cell(v.tagged_value(), in_array);
             case kind::array:
             case kind::map: {

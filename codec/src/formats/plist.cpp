@@ -8,14 +8,15 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#include <type_traits>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "detail/base64.hpp"
 #include "detail/describe.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/locate.hpp"
 #include "detail/lossy.hpp"
@@ -2409,10 +2410,7 @@ private:
                     }
                     return {};
                 }
-                if (!allow_lossy(pol_.opt, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in plist"));
-                }
+                POLYCODEC_TRY(drop_tag(pol_.opt, v, "plist"));
                 if (inner.kind() == kind::null) {
                     return fail(unrepresentable(inner, "null is not representable in plist"));
                 }
@@ -2741,10 +2739,7 @@ private:
                     out_.append("</dict>\n");
                     return {};
                 }
-                if (!allow_lossy(pol_.opt, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in plist"));
-                }
+                POLYCODEC_TRY(drop_tag(pol_.opt, v, "plist"));
                 return val(inner, depth);
             }
             case kind::array: {

@@ -21,6 +21,8 @@
 #include "detail/base64.hpp"
 #include "detail/child_list.hpp"
 #include "detail/describe.hpp"
+#include "detail/dropped_tag.hpp"
+#include "detail/key_text.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/pointer_token.hpp"
@@ -1632,39 +1634,19 @@ private:
         }
     }
 
-    template <class Int>
-    static void assign_decimal(std::string& text, Int i) {
-        char buf[24];
-        auto r = std::to_chars(buf, buf + sizeof buf, i);
-        text.assign(buf, static_cast<std::size_t>(r.ptr - buf));
-    }
-
     // The text of a map key: strings as they are, integers as decimal text, timestamps as
     // their RFC 3339 text; anything else only under lossy (its debug text).
     result<void> key_text(value k, std::string& text) {
         text.clear();
-        switch (k.kind()) {
-            case kind::string:
-            case kind::timestamp:
-            case kind::bignum:
-                text.assign(k.get_string());
-                return {};
-            case kind::int64:
-                assign_decimal(text, k.get_int());
-                return {};
-            case kind::uint64:
-                assign_decimal(text, k.get_uint());
-                return {};
-            default: {
-                std::string dbg = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + dbg + " is not representable in toml"));
-                }
-                text = std::move(dbg);
-                return {};
-            }
+        if (append_key_text(text, k)) {
+            return {};
         }
+        std::string dbg = to_debug_string(k);
+        if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+            return fail(unrepresentable(k, "map key " + dbg + " is not representable in toml"));
+        }
+        text = std::move(dbg);
+        return {};
     }
 
     // Key texts of map `m` (the first m.size() of f.keys), its entries, and which entries to
@@ -1849,10 +1831,7 @@ private:
                 out_.push_back('"');
                 return {};
             case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in toml"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "toml"));
                 return inline_value(v.tagged_value());
             case kind::array: {
                 out_.push_back('[');
