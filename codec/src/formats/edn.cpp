@@ -10,6 +10,7 @@
 #include "detail/base64.hpp"
 #include "detail/decimal128.hpp"
 #include "detail/epoch_time.hpp"
+#include "detail/exponent_scan.hpp"
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
 #include "detail/scalar_writer.hpp"
@@ -998,20 +999,7 @@ bool edn_decimal_text(std::string_view t) {
             return false;
         }
     }
-    if (p < t.size() && (t[p] == 'e' || t[p] == 'E')) {
-        ++p;
-        if (p < t.size() && (t[p] == '+' || t[p] == '-')) {
-            ++p;
-        }
-        std::size_t e = p;
-        while (p < t.size() && is_digit(t[p])) {
-            ++p;
-        }
-        if (p == e) {
-            return false;
-        }
-    }
-    return p == t.size();
+    return skip_exponent(t, p) && p == t.size();
 }
 
 // Integers above INT64_MAX take EDN's N suffix; doubles are 1.0, 1e21, 1e-7 (EDN's grammar).

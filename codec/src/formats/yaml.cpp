@@ -13,6 +13,7 @@
 
 #include "detail/ascii.hpp"
 #include "detail/base64.hpp"
+#include "detail/exponent_scan.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/quote_doubled.hpp"
@@ -184,20 +185,9 @@ bool add_core_float(builder& b, std::string_view s) {
     if (int_digits == 0 && !dot) {
         return false;
     }
-    bool exp = false;
-    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-        exp = true;
-        ++i;
-        if (i < t.size() && (t[i] == '-' || t[i] == '+')) {
-            ++i;
-        }
-        std::size_t e0 = i;
-        while (i < t.size() && is_digit(t[i])) {
-            ++i;
-        }
-        if (i == e0) {
-            return false;
-        }
+    bool exp = i < t.size() && (t[i] == 'e' || t[i] == 'E');
+    if (!skip_exponent(t, i)) {
+        return false;
     }
     if (i != t.size() || (!dot && !exp)) {
         return false;
