@@ -188,6 +188,22 @@ bool valid_tag(std::string_view name) {
 
 // ---- reader ----
 
+// The named characters (\newline ...) and their text.
+constexpr std::pair<std::string_view, std::string_view> named_chars[] = {
+    {"newline", "\n"}, {"space", " "},     {"tab", "\t"},
+    {"return", "\r"},  {"formfeed", "\f"}, {"backspace", "\b"},
+};
+
+/// The text of the character named `name`, or empty.
+std::string_view named_char(std::string_view name) {
+    for (const auto& [n, text] : named_chars) {
+        if (n == name) {
+            return text;
+        }
+    }
+    return {};
+}
+
 template <class Sink>
 class edn_reader {
 public:
@@ -592,20 +608,11 @@ private:
         std::string_view tok = in_.substr(p, end - p);
         char buf[4];
         std::string_view ch;
+        std::string_view named = named_char(tok);
         if (tok.size() == first_len) {
             ch = tok;
-        } else if (tok == "newline") {
-            ch = "\n";
-        } else if (tok == "space") {
-            ch = " ";
-        } else if (tok == "tab") {
-            ch = "\t";
-        } else if (tok == "return") {
-            ch = "\r";
-        } else if (tok == "formfeed") {
-            ch = "\f";
-        } else if (tok == "backspace") {
-            ch = "\b";
+        } else if (!named.empty()) {
+            ch = named;
         } else if (tok.size() == 5 && tok[0] == 'u' && hex4(p + 1) >= 0) {
             int u = hex4(p + 1);
             if (u >= 0xD800 && u <= 0xDFFF) {

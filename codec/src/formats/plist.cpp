@@ -33,6 +33,10 @@ __extension__ typedef unsigned __int128 uint128;
 
 /// A plist UID (NSKeyedArchiver object reference) is tagged(other, 0x5549 "UI", uint).
 constexpr std::uint64_t uid_tag = 0x5549;
+/// The bytes (1, 2, 4 or 8) a UID `u` takes after its marker 0x80 + bytes - 1.
+constexpr unsigned uid_width(std::uint64_t u) {
+    return u < (1u << 8) ? 1 : u < (1u << 16) ? 2 : u < (std::uint64_t{1} << 32) ? 4 : 8;
+}
 /// Seconds from 1970-01-01 to 2001-01-01, the epoch of binary plist dates.
 constexpr std::int64_t apple_epoch = 978307200;
 
@@ -111,6 +115,19 @@ std::size_t date_text(double f, char* out) {
 }
 
 // ===================================================================== binary reader
+
+// Ends the dict (or array) just read, or the limit error of a builder that refused part of it.
+result<void> end_container(builder& b, bool dict, std::size_t at) {
+    if (!b.ok()) {
+        return fail(limit_error(b, at));
+    }
+    if (dict) {
+        b.end_map();
+    } else {
+        b.end_array();
+    }
+    return {};
+}
 
 class bplist_reader {
 public:
@@ -442,15 +459,7 @@ private:
                     }
                 }
                 state[self] = 2;
-                if (!b_.ok()) {
-                    return fail(limit_error(b_, start));
-                }
-                if (dict) {
-                    b_.end_map();
-                } else {
-                    b_.end_array();
-                }
-                return {};
+                return end_container(b_, dict, start);
             }
             default:
                 return fail(make_error(errc::malformed, start,
@@ -617,6 +626,19 @@ inline std::size_t utf16_to_utf8(const unsigned char* s, std::size_t units, char
     return static_cast<std::size_t>(o - out);
 }
 
+/// Calls `f` with the byte width `w` as a compile-time constant when it is 1 or 2 (the usual
+/// widths of offsets and object references: their loops unroll), else as it is.
+template <class F>
+void with_width(unsigned w, F f) {
+    if (w == 1) {
+        f(std::integral_constant<unsigned, 1>{});
+    } else if (w == 2) {
+        f(std::integral_constant<unsigned, 2>{});
+    } else {
+        f(w);
+    }
+}
+
 // The offset table's `num` entries of `osize` bytes at o as 32-bit offsets at out; false when
 // one is outside [8, table) (the objects' area).
 inline bool read_offsets(const unsigned char* o, unsigned osize, std::size_t num,
@@ -658,13 +680,7 @@ inline bool read_offsets(const unsigned char* o, unsigned osize, std::size_t num
             out[i] = static_cast<std::uint32_t>(off);
         }
     };
-    if (osize == 1) {
-        rest(std::integral_constant<unsigned, 1>{});
-    } else if (osize == 2) {
-        rest(std::integral_constant<unsigned, 2>{});
-    } else {
-        rest(osize);
-    }
+    with_width(osize, rest);
     return low >= 8 && high < table;
 }
 
@@ -1406,71 +1422,53 @@ private:
         return value_of(*t, at);
     }
 
+    // One <key> and its value of a <dict>.
+    result<void> dict_entry() {
+        std::size_t kat = pos_;
+        if (pos_ >= in_.size()) {
+            return fail(make_error(errc::unexpected_eof, pos_,
+                                   "expected <key> or </dict>, saw end of input"));
+        }
+        auto k = open_tag();
+        if (!k) {
+            return fail(k.error());
+        }
+        if (k->name != "key") {
+            return fail(
+                make_error(errc::unexpected_char, kat,
+                           "expected <key> or </dict>, saw <" + std::string(k->name) + ">"));
+        }
+        auto s = text(*k);
+        if (!s) {
+            return fail(s.error());
+        }
+        b_.add_string(*s);
+        POLYCODEC_TRY(skip_between());
+        if (starts("</") || pos_ >= in_.size()) {
+            return fail(
+                make_error(errc::malformed, pos_, "key \"" + std::string(*s) + "\" has no value"));
+        }
+        return value();
+    }
+
     result<void> value_of(const tag& t, std::size_t at) {
         std::string_view n = t.name;
-        if (n == "dict") {
-            if (!b_.begin_map()) {
+        if (n == "dict" || n == "array") {
+            const bool dict = n == "dict";
+            if (!(dict ? b_.begin_map() : b_.begin_array())) {
                 return fail(limit_error(b_, at));
             }
             if (!t.empty) {
                 for (;;) {
                     POLYCODEC_TRY(skip_between());
                     if (starts("</")) {
-                        POLYCODEC_TRY(close_tag("dict"));
+                        POLYCODEC_TRY(close_tag(n));
                         break;
                     }
-                    std::size_t kat = pos_;
-                    if (pos_ >= in_.size()) {
-                        return fail(make_error(errc::unexpected_eof, pos_,
-                                               "expected <key> or </dict>, saw end of input"));
-                    }
-                    auto k = open_tag();
-                    if (!k) {
-                        return fail(k.error());
-                    }
-                    if (k->name != "key") {
-                        return fail(make_error(errc::unexpected_char, kat,
-                                               "expected <key> or </dict>, saw <" +
-                                                   std::string(k->name) + ">"));
-                    }
-                    auto s = text(*k);
-                    if (!s) {
-                        return fail(s.error());
-                    }
-                    b_.add_string(*s);
-                    POLYCODEC_TRY(skip_between());
-                    if (starts("</") || pos_ >= in_.size()) {
-                        return fail(make_error(errc::malformed, pos_,
-                                               "key \"" + std::string(*s) + "\" has no value"));
-                    }
-                    POLYCODEC_TRY(value());
+                    POLYCODEC_TRY(dict ? dict_entry() : value());
                 }
             }
-            if (!b_.ok()) {
-                return fail(limit_error(b_, at));
-            }
-            b_.end_map();
-            return {};
-        }
-        if (n == "array") {
-            if (!b_.begin_array()) {
-                return fail(limit_error(b_, at));
-            }
-            if (!t.empty) {
-                for (;;) {
-                    POLYCODEC_TRY(skip_between());
-                    if (starts("</")) {
-                        POLYCODEC_TRY(close_tag("array"));
-                        break;
-                    }
-                    POLYCODEC_TRY(value());
-                }
-            }
-            if (!b_.ok()) {
-                return fail(limit_error(b_, at));
-            }
-            b_.end_array();
-            return {};
+            return end_container(b_, dict, at);
         }
         if (n == "true" || n == "false") {
             auto s = text(t);
@@ -2052,13 +2050,7 @@ private:
                 p += width;
             }
         };
-        if (ref_size_ == 1) {
-            put(std::integral_constant<unsigned, 1>{});
-        } else if (ref_size_ == 2) {
-            put(std::integral_constant<unsigned, 2>{});
-        } else {
-            put(ref_size_);
-        }
+        with_width(ref_size_, put);
         out_.commit(static_cast<std::size_t>(n) * ref_size_);
     }
 
@@ -2252,15 +2244,7 @@ private:
                         return false;
                     }
                     const std::uint64_t u = inner.get_uint();
-                    if (u < (1u << 8)) {
-                        put_marker(0x80, u, 1);
-                    } else if (u < (1u << 16)) {
-                        put_marker(0x81, u, 2);
-                    } else if (u < (std::uint64_t{1} << 32)) {
-                        put_marker(0x83, u, 4);
-                    } else {
-                        put_marker(0x87, u, 8);
-                    }
+                    put_marker(0x80 + uid_width(u) - 1, u, uid_width(u));
                     i += 4;  // the tag's two words and its integer's two
                     break;
                 }
@@ -2379,11 +2363,8 @@ private:
                 return {};
             case kind::timestamp: {
                 epoch_instant t;
-                auto r = pol_.instant(v, t);
-                if (!r) {
-                    return fail(r.error());
-                }
-                if (!*r) {
+                POLYCODEC_TRY_ASSIGN(is_instant, pol_.instant(v, t));
+                if (!is_instant) {
                     string(v.get_string());
                     return {};
                 }
@@ -2399,15 +2380,7 @@ private:
                     (inner.kind() == kind::int64 || inner.kind() == kind::uint64) &&
                     (inner.kind() == kind::uint64 || inner.get_int() >= 0)) {
                     std::uint64_t u = inner.get_uint();
-                    if (u < (1u << 8)) {
-                        marker_int(0x80, u, 1);
-                    } else if (u < (1u << 16)) {
-                        marker_int(0x81, u, 2);
-                    } else if (u < (std::uint64_t{1} << 32)) {
-                        marker_int(0x83, u, 4);
-                    } else {
-                        marker_int(0x87, u, 8);
-                    }
+                    marker_int(0x80 + uid_width(u) - 1, u, uid_width(u));
                     return {};
                 }
                 POLYCODEC_TRY(drop_tag(pol_.opt, v, "plist"));
@@ -2707,11 +2680,8 @@ private:
                 return {};
             case kind::timestamp: {
                 epoch_instant t;
-                auto r = pol_.instant(v, t);
-                if (!r) {
-                    return fail(r.error());
-                }
-                if (!*r) {
+                POLYCODEC_TRY_ASSIGN(is_instant, pol_.instant(v, t));
+                if (!is_instant) {
                     return escaped(depth, "string", v.get_string(), v);
                 }
                 if (t.nanos != 0 &&
