@@ -414,23 +414,33 @@ private:
         return skip_ws_nl_slow();
     }
 
+    // A newline ("\n" or "\r\n") at pos_: steps over it and returns true.
+    bool skip_newline() {
+        if (pos_ < n_ && p_[pos_] == '\n') {
+            ++pos_;
+            return true;
+        }
+        if (pos_ < n_ && p_[pos_] == '\r' && at_byte(pos_ + 1) == '\n') {
+            pos_ += 2;
+            return true;
+        }
+        return false;
+    }
+
     bool skip_ws_nl_slow() {
         for (;;) {
             skip_ws();
             if (pos_ >= n_) {
                 return true;
             }
-            char c = p_[pos_];
-            if (c == '\n') {
-                ++pos_;
-            } else if (c == '\r' && at_byte(pos_ + 1) == '\n') {
-                pos_ += 2;
-            } else if (c == '#') {
-                if (!(skip_comment())) {
-                    return false;
-                }
-            } else {
+            if (skip_newline()) {
+                continue;
+            }
+            if (p_[pos_] != '#') {
                 return true;
+            }
+            if (!(skip_comment())) {
+                return false;
             }
         }
     }
@@ -443,15 +453,7 @@ private:
                 return false;
             }
         }
-        if (pos_ >= n_) {
-            return true;
-        }
-        if (p_[pos_] == '\n') {
-            ++pos_;
-            return true;
-        }
-        if (p_[pos_] == '\r' && at_byte(pos_ + 1) == '\n') {
-            pos_ += 2;
+        if (pos_ >= n_ || skip_newline()) {
             return true;
         }
         return err(expected(pos_, after));
@@ -465,25 +467,13 @@ private:
         }
         std::uint32_t table = 0;
         for (;;) {
-            skip_ws();
+            if (!skip_ws_nl_slow()) {
+                return false;
+            }
             if (pos_ >= n_) {
                 return true;
             }
             char c = p_[pos_];
-            if (c == '\n') {
-                ++pos_;
-                continue;
-            }
-            if (c == '\r' && at_byte(pos_ + 1) == '\n') {
-                pos_ += 2;
-                continue;
-            }
-            if (c == '#') {
-                if (!(skip_comment())) {
-                    return false;
-                }
-                continue;
-            }
             ctx_ = table;
             if (c == '[') {
                 auto t = header();
@@ -740,14 +730,33 @@ private:
         return true;
     }
 
-    bool array(std::uint32_t id) {
-        nodes_[id].type = nt::array;
+    // Node `id` becomes an array or inline table one level below its parent, its opening
+    // bracket at pos_ stepped over; false past max_depth.
+    bool open_nested(std::uint32_t id, nt type) {
+        nodes_[id].type = type;
         nodes_[id].depth = static_cast<std::uint16_t>(nodes_[nodes_[id].parent].depth + 1);
         if (nodes_[id].depth > max_depth_) {
             return err(at(errc::depth_exceeded, pos_,
                           "nesting deeper than " + std::to_string(max_depth_)));
         }
         ++pos_;
+        return true;
+    }
+
+    // After an element of an array or inline table: a ',' (stepped over, `closed` false) or the
+    // `close` bracket (stepped over, `closed` true); false on anything else.
+    bool comma_or_close(char close, const char* what, bool& closed) {
+        if (pos_ < n_ && (p_[pos_] == ',' || p_[pos_] == close)) {
+            closed = p_[pos_++] == close;
+            return true;
+        }
+        return err(expected(pos_, what));
+    }
+
+    bool array(std::uint32_t id) {
+        if (!open_nested(id, nt::array)) {
+            return false;
+        }
         for (;;) {
             if (!(skip_ws_nl())) {
                 return false;
@@ -768,26 +777,20 @@ private:
             if (!(skip_ws_nl())) {
                 return false;
             }
-            if (pos_ < n_ && p_[pos_] == ',') {
-                ++pos_;
-                continue;
+            bool closed = false;
+            if (!comma_or_close(']', "',' or ']' in an array", closed)) {
+                return false;
             }
-            if (pos_ < n_ && p_[pos_] == ']') {
-                ++pos_;
+            if (closed) {
                 return true;
             }
-            return err(expected(pos_, "',' or ']' in an array"));
         }
     }
 
     bool inline_table(std::uint32_t id) {
-        nodes_[id].type = nt::inline_table;
-        nodes_[id].depth = static_cast<std::uint16_t>(nodes_[nodes_[id].parent].depth + 1);
-        if (nodes_[id].depth > max_depth_) {
-            return err(at(errc::depth_exceeded, pos_,
-                          "nesting deeper than " + std::to_string(max_depth_)));
+        if (!open_nested(id, nt::inline_table)) {
+            return false;
         }
-        ++pos_;
         skip_ws();
         if (at_byte(pos_) == '}' && pos_ < n_) {
             ++pos_;
@@ -800,15 +803,13 @@ private:
             }
             ctx_ = id;
             skip_ws();
-            if (pos_ < n_ && p_[pos_] == ',') {
-                ++pos_;
-                continue;
+            bool closed = false;
+            if (!comma_or_close('}', "',' or '}' in an inline table", closed)) {
+                return false;
             }
-            if (pos_ < n_ && p_[pos_] == '}') {
-                ++pos_;
+            if (closed) {
                 return true;
             }
-            return err(expected(pos_, "',' or '}' in an inline table"));
         }
     }
 
@@ -885,22 +886,49 @@ private:
         return true;
     }
 
-    // "basic": text in the input when it has no escape, else unescaped into the arena.
-    bool basic_string(std::uint64_t& off, std::uint32_t& len) {
-        std::size_t start = ++pos_;
-        // Fast scan to the first special byte.
+    // A single-line string's text from `start` (just after its opening quote `q`) when the
+    // closing quote comes before any byte `stop` flags: `off`, `len` set, pos_ past the quote.
+    // Else false, pos_ at the flagged byte or the end of input.
+    template <class Stop>
+    bool plain_text(char q, std::size_t start, std::uint64_t& off, std::uint32_t& len, Stop stop) {
         while (pos_ < n_) {
             auto c = static_cast<unsigned char>(p_[pos_]);
-            if (c == '"') {
+            if (c == static_cast<unsigned char>(q)) {
                 off = start;
                 len = static_cast<std::uint32_t>(pos_ - start);
                 ++pos_;
                 return true;
             }
-            if (c == '\\' || c < 0x20 || c == 0x7f) {
-                break;
+            if (stop(c)) {
+                return false;
             }
             ++pos_;
+        }
+        return false;
+    }
+
+    // The error of a single-line string opened by `q` that pos_ ends: the end of input, a
+    // newline or another control character.
+    bool unclosed_string(char q) {
+        if (pos_ >= n_) {
+            return err(
+                at(errc::unexpected_eof, pos_,
+                   std::string("expected '") + q + "' closing the string, saw end of input"));
+        }
+        if (p_[pos_] == '\n' || p_[pos_] == '\r') {
+            return err(at(errc::invalid_string, pos_,
+                          std::string("expected '") + q + "' closing the string, saw a newline"));
+        }
+        return bad_control(pos_);
+    }
+
+    // "basic": text in the input when it has no escape, else unescaped into the arena.
+    bool basic_string(std::uint64_t& off, std::uint32_t& len) {
+        std::size_t start = ++pos_;
+        // Fast scan to the first special byte.
+        if (plain_text('"', start, off, len,
+                       [](unsigned char c) { return c == '\\' || c < 0x20 || c == 0x7f; })) {
+            return true;
         }
         std::size_t a0 = arena_.size();
         arena_copy(start, pos_);
@@ -919,11 +947,7 @@ private:
                 continue;
             }
             if ((c < 0x20 && c != '\t') || c == 0x7f) {
-                if (c == '\n' || c == '\r') {
-                    return err(at(errc::invalid_string, pos_,
-                                  "expected '\"' closing the string, saw a newline"));
-                }
-                return bad_control(pos_);
+                return unclosed_string('"');
             }
             std::size_t run = pos_;
             while (pos_ < n_) {
@@ -935,31 +959,16 @@ private:
             }
             arena_copy(run, pos_);
         }
-        return err(
-            at(errc::unexpected_eof, pos_, "expected '\"' closing the string, saw end of input"));
+        return unclosed_string('"');
     }
 
     bool literal_string(std::uint64_t& off, std::uint32_t& len) {
         std::size_t start = ++pos_;
-        while (pos_ < n_) {
-            auto c = static_cast<unsigned char>(p_[pos_]);
-            if (c == '\'') {
-                off = start;
-                len = static_cast<std::uint32_t>(pos_ - start);
-                ++pos_;
-                return true;
-            }
-            if ((c < 0x20 && c != '\t') || c == 0x7f) {
-                if (c == '\n' || c == '\r') {
-                    return err(at(errc::invalid_string, pos_,
-                                  "expected ''' closing the string, saw a newline"));
-                }
-                return bad_control(pos_);
-            }
-            ++pos_;
+        if (plain_text('\'', start, off, len,
+                       [](unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7f; })) {
+            return true;
         }
-        return err(
-            at(errc::unexpected_eof, pos_, "expected ''' closing the string, saw end of input"));
+        return unclosed_string('\'');
     }
 
     // """multi-line""": a newline right after the opening quotes is dropped; a backslash at
@@ -1767,12 +1776,7 @@ private:
                 sub.assign(path);
                 append_path(sub, f.keys[i]);
                 if (s == slot::table) {
-                    if (out_.size() != 0) {
-                        out_.push_back('\n');
-                    }
-                    out_.push_back('[');
-                    out_.append(sub);
-                    out_.append("]\n");
+                    header_line("[", sub, "]\n");
                     POLYCODEC_TRY(table_body(v, sub));
                 } else if (auto r = table_array(v, sub); !r) {
                     return r;
@@ -1782,14 +1786,19 @@ private:
         return {};
     }
 
+    // A [table] or [[array of tables]] header, after a blank line unless it opens the output.
+    void header_line(std::string_view open, std::string_view path, std::string_view close) {
+        if (out_.size() != 0) {
+            out_.push_back('\n');
+        }
+        out_.append(open);
+        out_.append(path);
+        out_.append(close);
+    }
+
     result<void> table_array(value a, const std::string& path) {
         for (value e : a.items()) {
-            if (out_.size() != 0) {
-                out_.push_back('\n');
-            }
-            out_.append("[[");
-            out_.append(path);
-            out_.append("]]\n");
+            header_line("[[", path, "]]\n");
             POLYCODEC_TRY(table_body(e, path));
         }
         return {};
