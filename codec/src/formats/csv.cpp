@@ -1183,13 +1183,7 @@ private:
                     return e;
                 }
             }
-            value row = *root.items().begin();
-            if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
-                return fail(unrepresentable(row,
-                                            "rows without any column are not representable "
-                                            "in csv"));
-            }
-            return {};
+            return no_columns(root);
         }
         write_header();
         // Pass 2: one line per row. A row pass 1 found of the last recorded row's shape is of
@@ -1637,6 +1631,17 @@ private:
 
     // ---- arrays ----
 
+    // Rows without a single column (they would read back as []): refused, or dropped under
+    // lossy=allow.
+    result<void> no_columns(value root) {
+        value row = *root.items().begin();
+        if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
+            return fail(
+                unrepresentable(row, "rows without any column are not representable in csv"));
+        }
+        return {};
+    }
+
     result<void> write_arrays(value root) {
         std::size_t start = out_.size();
         std::uint64_t width = 0;
@@ -1648,13 +1653,7 @@ private:
             width = std::max(width, row.size());
         }
         if (width == 0) {
-            value row = *root.items().begin();
-            if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
-                return fail(unrepresentable(row,
-                                            "rows without any column are not representable "
-                                            "in csv"));
-            }
-            return {};
+            return no_columns(root);
         }
         for (value row : root.items()) {
             if (auto r = write_array_row(row, width, start); !r) {
