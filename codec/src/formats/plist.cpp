@@ -1034,6 +1034,49 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
+// The elements of a property list's XML form.
+enum class element : std::uint8_t {
+    dict,
+    array,
+    key,
+    string,
+    integer,
+    real,
+    true_,
+    false_,
+    date,
+    data,
+    unknown
+};
+
+// The element `n` names: by length, then compares of a known size (which compile to a few
+// instructions, whatever else the compiler inlines).
+element element_named(std::string_view n) {
+    const char* p = n.data();
+    auto is = [p](const char* name, std::size_t len) { return std::memcmp(p, name, len) == 0; };
+    switch (n.size()) {
+        case 3:
+            return is("key", 3) ? element::key : element::unknown;
+        case 4:
+            return is("dict", 4)   ? element::dict
+                   : is("real", 4) ? element::real
+                   : is("true", 4) ? element::true_
+                   : is("date", 4) ? element::date
+                   : is("data", 4) ? element::data
+                                   : element::unknown;
+        case 5:
+            return is("array", 5)   ? element::array
+                   : is("false", 5) ? element::false_
+                                    : element::unknown;
+        case 6:
+            return is("string", 6) ? element::string : element::unknown;
+        case 7:
+            return is("integer", 7) ? element::integer : element::unknown;
+        default:
+            return element::unknown;
+    }
+}
+
 class xml_reader {
 public:
     xml_reader(std::string_view in, builder& b) : in_(in), b_(b), text_(scratch()) {}
@@ -1453,8 +1496,9 @@ private:
 
     result<void> value_of(const tag& t, std::size_t at) {
         std::string_view n = t.name;
-        if (n == "dict" || n == "array") {
-            const bool dict = n == "dict";
+        const element e = element_named(n);
+        if (e == element::dict || e == element::array) {
+            const bool dict = e == element::dict;
             if (!(dict ? b_.begin_map() : b_.begin_array())) {
                 return fail(limit_error(b_, at));
             }
@@ -1470,7 +1514,7 @@ private:
             }
             return end_container(b_, dict, at);
         }
-        if (n == "true" || n == "false") {
+        if (e == element::true_ || e == element::false_) {
             auto s = text(t);
             if (!s) {
                 return fail(s.error());
@@ -1479,11 +1523,11 @@ private:
                 return fail(make_error(errc::malformed, at,
                                        "<" + std::string(n) + "> holds no text"));
             }
-            b_.add_bool(n == "true");
+            b_.add_bool(e == element::true_);
             return {};
         }
-        if (n == "string" || n == "key") {
-            if (n == "key") {
+        if (e == element::string || e == element::key) {
+            if (e == element::key) {
                 return fail(make_error(errc::unexpected_char, at, "<key> outside a <dict>"));
             }
             auto s = text(t);
@@ -1493,22 +1537,22 @@ private:
             b_.add_string(*s);
             return {};
         }
-        if (n == "integer" || n == "real" || n == "date" || n == "data") {
+        if (e != element::unknown) {  // integer, real, date, data
             std::size_t content = pos_;
             auto s = text(t);
             if (!s) {
                 return fail(s.error());
             }
-            if (n == "integer") {
-                return integer(*s, content);
+            switch (e) {
+                case element::integer:
+                    return integer(*s, content);
+                case element::real:
+                    return real(*s, content);
+                case element::date:
+                    return date(*s, content);
+                default:
+                    return data(*s, content);
             }
-            if (n == "real") {
-                return real(*s, content);
-            }
-            if (n == "date") {
-                return date(*s, content);
-            }
-            return data(*s, content);
         }
         return fail(make_error(errc::malformed, at,
                                "unknown element <" + std::string(n) +
