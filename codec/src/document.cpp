@@ -6,6 +6,7 @@
 
 #include "detail/base64.hpp"
 #include "detail/number.hpp"
+#include "detail/pointer_token.hpp"
 
 namespace polycodec {
 namespace {
@@ -20,15 +21,7 @@ void append_pointer_token(std::string& out, value key) {
     if (!text) {
         debug = to_debug_string(key);
     }
-    for (char c : text ? key.get_string() : std::string_view(debug)) {
-        if (c == '~') {
-            out += "~0";
-        } else if (c == '/') {
-            out += "~1";
-        } else {
-            out += c;
-        }
-    }
+    detail::append_pointer_token(out, text ? key.get_string() : std::string_view(debug));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
-// A tag the encoder's format cannot write (ubjson, bencode, pickle, postcard): under
-// lossy=allow it is dropped, recorded as "tag_dropped", and its inner value is written in its
-// place; otherwise the encoder fails with "tag N is not representable in <format>".
+// A tag the encoder's format cannot write (ubjson, bencode, pickle, postcard, csv, toml,
+// urlform, properties, plist): under lossy=allow it is dropped, recorded as "tag_dropped", and
+// its inner value is written in its place; otherwise the encoder fails with "tag N is not
+// representable in <format>".
 // Formats share code only through detail/ (docs/ARCHITECTURE.md).
 #include <string>
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "detail/child_list.hpp"
 #include "detail/infer.hpp"
 #include "detail/name_slots.hpp"
 #include "detail/try.hpp"
@@ -170,12 +171,7 @@ private:
         n.hash = h;
         nodes_.push_back(n);
         node& p = nodes_[parent];
-        if (p.last_kid == no_node) {
-            p.first_kid = id;
-        } else {
-            nodes_[p.last_kid].next = id;
-        }
-        p.last_kid = id;
+        append_child<&node::first_kid, &node::last_kid, &node::next>(p, nodes_, id, no_node);
         ++p.kids;
         name_slots::make_room(slots, s_.used, id, [&](std::uint32_t k) { return nodes_[k].hash; });
         name_slots::place(slots, h, id);

@@ -21,15 +21,21 @@
 #include <vector>
 
 #include "detail/base64.hpp"
+#include "detail/dropped_tag.hpp"
+#include "detail/key_text.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/out_room.hpp"
+#include "detail/quote_doubled.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
+#include "detail/thread_scratch.hpp"
+#include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/text.hpp"
 #include "detail/infer.hpp"
+#include "detail/utf8_input.hpp"
 #include "formats.hpp"
 
 #if defined(__SSE2__)
@@ -115,14 +121,9 @@ struct reader_scratch {
 
 class csv_reader {
     static reader_scratch& thread_scratch() {
-        thread_local reader_scratch s;
-        s.fields.clear();
-        s.text.clear();
-        s.header.clear();
-        s.names.clear();
-        s.nodes.clear();
-        s.present.clear();
-        return s;
+        return detail::thread_scratch<
+            reader_scratch, &reader_scratch::fields, &reader_scratch::text, &reader_scratch::header,
+            &reader_scratch::names, &reader_scratch::nodes, &reader_scratch::present>();
     }
 
 public:
@@ -130,13 +131,8 @@ public:
         : in_(in), b_(b), opt_(opt), delim_(delimiter_of(opt)) {}
 
     result<void> run() {
-        std::size_t valid = utf8_valid_prefix(in_);
-        if (valid != in_.size()) {
-            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
-        }
-        if (in_.substr(0, 3) == "\xEF\xBB\xBF") {
-            pos_ = 3;
-        }
+        POLYCODEC_TRY(detail::require_utf8(in_));
+        pos_ = detail::bom_size(in_);
         if (!b_.begin_array()) {
             return container_limit();
         }
@@ -732,16 +728,10 @@ private:
 
 class csv_writer {
     static writer_scratch& thread_scratch() {
-        thread_local writer_scratch s;
-        s.columns.clear();
-        s.arrays.clear();
-        s.info.clear();
-        s.cells.clear();
-        s.name.clear();
-        s.collected.clear();
-        s.filled.clear();
-        s.plan.clear();
-        return s;
+        return detail::thread_scratch<
+            writer_scratch, &writer_scratch::columns, &writer_scratch::arrays,
+            &writer_scratch::info, &writer_scratch::cells, &writer_scratch::name,
+            &writer_scratch::collected, &writer_scratch::filled, &writer_scratch::plan>();
     }
 
 public:
@@ -857,24 +847,12 @@ private:
     }
 
     result<void> key_text(value k, std::string& into) {
-        switch (k.kind()) {
-            case kind::string:
-            case kind::timestamp:
-            case kind::bignum:
-                into.append(k.get_string());
-                return {};
-            case kind::int64:
-                into.append(std::to_string(k.get_int()));
-                return {};
-            case kind::uint64:
-                into.append(std::to_string(k.get_uint()));
-                return {};
-            default: {
-                POLYCODEC_TRY_ASSIGN(t, key_fallback(opt_, k, "csv"));
-                into.append(t);
-                return {};
-            }
+        if (append_key_text(into, k)) {
+            return {};
         }
+        POLYCODEC_TRY_ASSIGN(t, key_fallback(opt_, k, "csv"));
+        into.append(t);
+        return {};
     }
 
     static void append_index(std::string& name, std::uint64_t i) {
@@ -1205,13 +1183,7 @@ private:
                     return e;
                 }
             }
-            value row = *root.items().begin();
-            if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
-                return fail(unrepresentable(row,
-                                            "rows without any column are not representable "
-                                            "in csv"));
-            }
-            return {};
+            return no_columns(root);
         }
         write_header();
         // Pass 2: one line per row. A row pass 1 found of the last recorded row's shape is of
@@ -1659,6 +1631,17 @@ private:
 
     // ---- arrays ----
 
+    // Rows without a single column (they would read back as []): refused, or dropped under
+    // lossy=allow.
+    result<void> no_columns(value root) {
+        value row = *root.items().begin();
+        if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
+            return fail(
+                unrepresentable(row, "rows without any column are not representable in csv"));
+        }
+        return {};
+    }
+
     result<void> write_arrays(value root) {
         std::size_t start = out_.size();
         std::uint64_t width = 0;
@@ -1670,13 +1653,7 @@ private:
             width = std::max(width, row.size());
         }
         if (width == 0) {
-            value row = *root.items().begin();
-            if (!allow_lossy(opt_, row, "empty_rows_dropped", "rows without columns dropped")) {
-                return fail(unrepresentable(row,
-                                            "rows without any column are not representable "
-                                            "in csv"));
-            }
-            return {};
+            return no_columns(root);
         }
         for (value row : root.items()) {
             if (auto r = write_array_row(row, width, start); !r) {
@@ -1745,17 +1722,7 @@ private:
             out_.append(s);
             return;
         }
-        out_.push_back('"');
-        std::size_t run = 0;
-        for (std::size_t i = 0; i < s.size(); ++i) {
-            if (s[i] == '"') {
-                out_.append(s.data() + run, i + 1 - run);
-                out_.push_back('"');
-                run = i + 1;
-            }
-        }
-        out_.append(s.data() + run, s.size() - run);
-        out_.push_back('"');
+        write_quote_doubled(out_, s, '"');
     }
 
     // `in_array`: the cell lies below an array, where the empty field means absent.
@@ -1788,10 +1755,7 @@ private:
                 return {};
             }
             case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in csv"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "csv"));
                 return write_cell(v.tagged_value(), in_array);
             case kind::array:
             case kind::map: {

@@ -13,11 +13,14 @@
 
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/map_root.hpp"
+#include "detail/thread_scratch.hpp"
 #include "detail/utf8.hpp"
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
 #include "detail/try.hpp"
 #include "detail/unflatten.hpp"
+#include "detail/utf8_input.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -59,13 +62,8 @@ public:
     dotenv_reader(std::string_view in, builder& b) : in_(in), b_(b) {}
 
     result<void> run() {
-        std::size_t valid = utf8_valid_prefix(in_);
-        if (valid != in_.size()) {
-            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
-        }
-        if (in_.substr(0, 3) == "\xEF\xBB\xBF") {
-            pos_ = 3;
-        }
+        POLYCODEC_TRY(detail::require_utf8(in_));
+        pos_ = detail::bom_size(in_);
         if (!b_.begin_map()) {
             return fail(make_error(b_.status(), 0, "document larger than its size budget"));
         }
@@ -426,11 +424,8 @@ private:
     }
 
     static env_write_scratch& thread_scratch() {
-        thread_local env_write_scratch s;
-        s.prefix.clear();
-        s.key_text.clear();
-        s.text.clear();
-        return s;
+        return detail::thread_scratch<env_write_scratch, &env_write_scratch::prefix,
+                                      &env_write_scratch::key_text, &env_write_scratch::text>();
     }
 
     output_buffer& out_;
@@ -443,10 +438,7 @@ private:
 
 result<void> encode_dotenv(const document& doc, output_buffer& out, const encode_options& opt) {
     value root = doc.root();
-    if (root.kind() != kind::map) {
-        return fail(unrepresentable(root, "a root that is not a map is not representable in "
-                                          "dotenv"));
-    }
+    POLYCODEC_TRY(detail::require_map_root(root, "dotenv"));
     dotenv_writer w(out, opt);
     return w.write_map(root, 0, 0);
 }

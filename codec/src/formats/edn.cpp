@@ -10,10 +10,12 @@
 #include "detail/base64.hpp"
 #include "detail/decimal128.hpp"
 #include "detail/epoch_time.hpp"
+#include "detail/exponent_scan.hpp"
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
+#include "detail/short_escape.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/try.hpp"
@@ -185,6 +187,22 @@ bool valid_tag(std::string_view name) {
 }
 
 // ---- reader ----
+
+// The named characters (\newline ...) and their text.
+constexpr std::pair<std::string_view, std::string_view> named_chars[] = {
+    {"newline", "\n"}, {"space", " "},     {"tab", "\t"},
+    {"return", "\r"},  {"formfeed", "\f"}, {"backspace", "\b"},
+};
+
+/// The text of the character named `name`, or empty.
+std::string_view named_char(std::string_view name) {
+    for (const auto& [n, text] : named_chars) {
+        if (n == name) {
+            return text;
+        }
+    }
+    return {};
+}
 
 template <class Sink>
 class edn_reader {
@@ -590,20 +608,11 @@ private:
         std::string_view tok = in_.substr(p, end - p);
         char buf[4];
         std::string_view ch;
+        std::string_view named = named_char(tok);
         if (tok.size() == first_len) {
             ch = tok;
-        } else if (tok == "newline") {
-            ch = "\n";
-        } else if (tok == "space") {
-            ch = " ";
-        } else if (tok == "tab") {
-            ch = "\t";
-        } else if (tok == "return") {
-            ch = "\r";
-        } else if (tok == "formfeed") {
-            ch = "\f";
-        } else if (tok == "backspace") {
-            ch = "\b";
+        } else if (!named.empty()) {
+            ch = named;
         } else if (tok.size() == 5 && tok[0] == 'u' && hex4(p + 1) >= 0) {
             int u = hex4(p + 1);
             if (u >= 0xD800 && u <= 0xDFFF) {
@@ -962,6 +971,7 @@ result<void> decode_edn(std::string_view in, builder& b, const decode_options&) 
 // ---- writer ----
 
 constexpr char hex_digits[] = "0123456789abcdef";
+constexpr short_escapes edn_escapes = make_short_escapes("\"\\\n\r\t", "\"\\nrt");
 
 // EDN strings: \" \\ \n \r \t, other control characters as \uXXXX (Clojure reads both).
 void write_string(output_buffer& out, std::string_view s) {
@@ -971,39 +981,7 @@ void write_string(output_buffer& out, std::string_view s) {
         append_wrapped(out, '"', s, '"');
         return;
     }
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
-            continue;
-        }
-        out.append(s.data() + run, i - run);
-        run = i + 1;
-        switch (c) {
-            case '"':
-                out.append("\\\"");
-                break;
-            case '\\':
-                out.append("\\\\");
-                break;
-            case '\n':
-                out.append("\\n");
-                break;
-            case '\r':
-                out.append("\\r");
-                break;
-            case '\t':
-                out.append("\\t");
-                break;
-            default: {
-                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
-                out.append(buf, 6);
-            }
-        }
-    }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('"');
+    write_short_escaped(out, s, edn_escapes, hex_digits);
 }
 
 // The text of a decimal128 value that EDN's grammar reads back as the same M literal.
@@ -1028,20 +1006,7 @@ bool edn_decimal_text(std::string_view t) {
             return false;
         }
     }
-    if (p < t.size() && (t[p] == 'e' || t[p] == 'E')) {
-        ++p;
-        if (p < t.size() && (t[p] == '+' || t[p] == '-')) {
-            ++p;
-        }
-        std::size_t e = p;
-        while (p < t.size() && is_digit(t[p])) {
-            ++p;
-        }
-        if (p == e) {
-            return false;
-        }
-    }
-    return p == t.size();
+    return skip_exponent(t, p) && p == t.size();
 }
 
 // Integers above INT64_MAX take EDN's N suffix; doubles are 1.0, 1e21, 1e-7 (EDN's grammar).

@@ -14,13 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "detail/child_list.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/map_root.hpp"
 #include "detail/name_slots.hpp"
+#include "detail/thread_scratch.hpp"
 #include "detail/utf8.hpp"
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8_input.hpp"
 #include "detail/word_scan.hpp"
 #include "formats.hpp"
 
@@ -74,11 +78,8 @@ public:
     ini_reader& operator=(const ini_reader&) = delete;
 
     result<void> run() {
-        std::size_t valid = utf8_valid_prefix(in_);
-        if (valid != in_.size()) {
-            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
-        }
-        std::size_t pos = in_.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+        POLYCODEC_TRY(detail::require_utf8(in_));
+        std::size_t pos = detail::bom_size(in_);
         nodes_.push_back({});
         nodes_[0].section = true;
         while (pos < in_.size()) {
@@ -222,13 +223,8 @@ private:
         n.name_len = len;
         n.parent = parent;
         n.hash = name_hash(parent, in_.substr(off, len));
-        ini_node& p = nodes_[parent];
-        if (p.last_child == no_node) {
-            p.first_child = id;
-        } else {
-            nodes_[p.last_child].next_sibling = id;
-        }
-        p.last_child = id;
+        detail::append_child<&ini_node::first_child, &ini_node::last_child,
+                             &ini_node::next_sibling>(nodes_[parent], nodes_, id, no_node);
         name_slots::make_room(scratch_.slots, scratch_.used, id,
                               [&](std::uint32_t k) { return nodes_[k].hash; });
         name_slots::place(scratch_.slots, nodes_[id].hash, id);
@@ -657,12 +653,9 @@ private:
     }
 
     static ini_write_scratch& thread_scratch() {
-        thread_local ini_write_scratch s;
-        s.path.clear();
-        s.key.clear();
-        s.text.clear();
-        s.rest.clear();
-        return s;
+        return detail::thread_scratch<ini_write_scratch, &ini_write_scratch::path,
+                                      &ini_write_scratch::key, &ini_write_scratch::text,
+                                      &ini_write_scratch::rest>();
     }
 
     output_buffer& out_;
@@ -679,9 +672,7 @@ private:
 
 result<void> encode_ini(const document& doc, output_buffer& out, const encode_options& opt) {
     value root = doc.root();
-    if (root.kind() != kind::map) {
-        return fail(unrepresentable(root, "a root that is not a map is not representable in ini"));
-    }
+    POLYCODEC_TRY(detail::require_map_root(root, "ini"));
     std::size_t start = out.size();
     ini_writer w(out, opt, doc);
     if (!w.write_map(root.index())) {

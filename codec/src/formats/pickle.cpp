@@ -20,6 +20,7 @@
 
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
+#include "detail/child_list.hpp"
 #include "detail/dropped_tag.hpp"
 #include "detail/encode_with.hpp"
 #include "detail/fast_decode.hpp"
@@ -257,12 +258,7 @@ private:
         links_.push_back({child, no_link});
         auto l = static_cast<std::uint32_t>(links_.size() - 1);
         pnode& p = nodes_[parent];
-        if (p.b == no_link) {
-            p.a = l;
-        } else {
-            links_[p.b].next = l;
-        }
-        p.b = l;
+        detail::append_child<&pnode::a, &pnode::b, &plink::next>(p, links_, l, no_link);
         ++p.count;
     }
     std::uint32_t payload_node(pk k, std::size_t at, std::size_t off, std::size_t len,

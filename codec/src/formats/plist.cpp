@@ -8,14 +8,15 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#include <type_traits>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "detail/base64.hpp"
 #include "detail/describe.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/locate.hpp"
 #include "detail/lossy.hpp"
@@ -32,6 +33,10 @@ __extension__ typedef unsigned __int128 uint128;
 
 /// A plist UID (NSKeyedArchiver object reference) is tagged(other, 0x5549 "UI", uint).
 constexpr std::uint64_t uid_tag = 0x5549;
+/// The bytes (1, 2, 4 or 8) a UID `u` takes after its marker 0x80 + bytes - 1.
+constexpr unsigned uid_width(std::uint64_t u) {
+    return u < (1u << 8) ? 1 : u < (1u << 16) ? 2 : u < (std::uint64_t{1} << 32) ? 4 : 8;
+}
 /// Seconds from 1970-01-01 to 2001-01-01, the epoch of binary plist dates.
 constexpr std::int64_t apple_epoch = 978307200;
 
@@ -110,6 +115,19 @@ std::size_t date_text(double f, char* out) {
 }
 
 // ===================================================================== binary reader
+
+// Ends the dict (or array) just read, or the limit error of a builder that refused part of it.
+result<void> end_container(builder& b, bool dict, std::size_t at) {
+    if (!b.ok()) {
+        return fail(limit_error(b, at));
+    }
+    if (dict) {
+        b.end_map();
+    } else {
+        b.end_array();
+    }
+    return {};
+}
 
 class bplist_reader {
 public:
@@ -441,15 +459,7 @@ private:
                     }
                 }
                 state[self] = 2;
-                if (!b_.ok()) {
-                    return fail(limit_error(b_, start));
-                }
-                if (dict) {
-                    b_.end_map();
-                } else {
-                    b_.end_array();
-                }
-                return {};
+                return end_container(b_, dict, start);
             }
             default:
                 return fail(make_error(errc::malformed, start,
@@ -616,6 +626,19 @@ inline std::size_t utf16_to_utf8(const unsigned char* s, std::size_t units, char
     return static_cast<std::size_t>(o - out);
 }
 
+/// Calls `f` with the byte width `w` as a compile-time constant when it is 1 or 2 (the usual
+/// widths of offsets and object references: their loops unroll), else as it is.
+template <class F>
+void with_width(unsigned w, F f) {
+    if (w == 1) {
+        f(std::integral_constant<unsigned, 1>{});
+    } else if (w == 2) {
+        f(std::integral_constant<unsigned, 2>{});
+    } else {
+        f(w);
+    }
+}
+
 // The offset table's `num` entries of `osize` bytes at o as 32-bit offsets at out; false when
 // one is outside [8, table) (the objects' area).
 inline bool read_offsets(const unsigned char* o, unsigned osize, std::size_t num,
@@ -657,13 +680,7 @@ inline bool read_offsets(const unsigned char* o, unsigned osize, std::size_t num
             out[i] = static_cast<std::uint32_t>(off);
         }
     };
-    if (osize == 1) {
-        rest(std::integral_constant<unsigned, 1>{});
-    } else if (osize == 2) {
-        rest(std::integral_constant<unsigned, 2>{});
-    } else {
-        rest(osize);
-    }
+    with_width(osize, rest);
     return low >= 8 && high < table;
 }
 
@@ -1015,6 +1032,49 @@ std::string_view trim(std::string_view s) {
         s.remove_suffix(1);
     }
     return s;
+}
+
+// The elements of a property list's XML form.
+enum class element : std::uint8_t {
+    dict,
+    array,
+    key,
+    string,
+    integer,
+    real,
+    true_,
+    false_,
+    date,
+    data,
+    unknown
+};
+
+// The element `n` names: by length, then compares of a known size (which compile to a few
+// instructions, whatever else the compiler inlines).
+element element_named(std::string_view n) {
+    const char* p = n.data();
+    auto is = [p](const char* name, std::size_t len) { return std::memcmp(p, name, len) == 0; };
+    switch (n.size()) {
+        case 3:
+            return is("key", 3) ? element::key : element::unknown;
+        case 4:
+            return is("dict", 4)   ? element::dict
+                   : is("real", 4) ? element::real
+                   : is("true", 4) ? element::true_
+                   : is("date", 4) ? element::date
+                   : is("data", 4) ? element::data
+                                   : element::unknown;
+        case 5:
+            return is("array", 5)   ? element::array
+                   : is("false", 5) ? element::false_
+                                    : element::unknown;
+        case 6:
+            return is("string", 6) ? element::string : element::unknown;
+        case 7:
+            return is("integer", 7) ? element::integer : element::unknown;
+        default:
+            return element::unknown;
+    }
 }
 
 class xml_reader {
@@ -1405,73 +1465,56 @@ private:
         return value_of(*t, at);
     }
 
+    // One <key> and its value of a <dict>.
+    result<void> dict_entry() {
+        std::size_t kat = pos_;
+        if (pos_ >= in_.size()) {
+            return fail(make_error(errc::unexpected_eof, pos_,
+                                   "expected <key> or </dict>, saw end of input"));
+        }
+        auto k = open_tag();
+        if (!k) {
+            return fail(k.error());
+        }
+        if (k->name != "key") {
+            return fail(
+                make_error(errc::unexpected_char, kat,
+                           "expected <key> or </dict>, saw <" + std::string(k->name) + ">"));
+        }
+        auto s = text(*k);
+        if (!s) {
+            return fail(s.error());
+        }
+        b_.add_string(*s);
+        POLYCODEC_TRY(skip_between());
+        if (starts("</") || pos_ >= in_.size()) {
+            return fail(
+                make_error(errc::malformed, pos_, "key \"" + std::string(*s) + "\" has no value"));
+        }
+        return value();
+    }
+
     result<void> value_of(const tag& t, std::size_t at) {
         std::string_view n = t.name;
-        if (n == "dict") {
-            if (!b_.begin_map()) {
+        const element e = element_named(n);
+        if (e == element::dict || e == element::array) {
+            const bool dict = e == element::dict;
+            if (!(dict ? b_.begin_map() : b_.begin_array())) {
                 return fail(limit_error(b_, at));
             }
             if (!t.empty) {
                 for (;;) {
                     POLYCODEC_TRY(skip_between());
                     if (starts("</")) {
-                        POLYCODEC_TRY(close_tag("dict"));
+                        POLYCODEC_TRY(close_tag(n));
                         break;
                     }
-                    std::size_t kat = pos_;
-                    if (pos_ >= in_.size()) {
-                        return fail(make_error(errc::unexpected_eof, pos_,
-                                               "expected <key> or </dict>, saw end of input"));
-                    }
-                    auto k = open_tag();
-                    if (!k) {
-                        return fail(k.error());
-                    }
-                    if (k->name != "key") {
-                        return fail(make_error(errc::unexpected_char, kat,
-                                               "expected <key> or </dict>, saw <" +
-                                                   std::string(k->name) + ">"));
-                    }
-                    auto s = text(*k);
-                    if (!s) {
-                        return fail(s.error());
-                    }
-                    b_.add_string(*s);
-                    POLYCODEC_TRY(skip_between());
-                    if (starts("</") || pos_ >= in_.size()) {
-                        return fail(make_error(errc::malformed, pos_,
-                                               "key \"" + std::string(*s) + "\" has no value"));
-                    }
-                    POLYCODEC_TRY(value());
+                    POLYCODEC_TRY(dict ? dict_entry() : value());
                 }
             }
-            if (!b_.ok()) {
-                return fail(limit_error(b_, at));
-            }
-            b_.end_map();
-            return {};
+            return end_container(b_, dict, at);
         }
-        if (n == "array") {
-            if (!b_.begin_array()) {
-                return fail(limit_error(b_, at));
-            }
-            if (!t.empty) {
-                for (;;) {
-                    POLYCODEC_TRY(skip_between());
-                    if (starts("</")) {
-                        POLYCODEC_TRY(close_tag("array"));
-                        break;
-                    }
-                    POLYCODEC_TRY(value());
-                }
-            }
-            if (!b_.ok()) {
-                return fail(limit_error(b_, at));
-            }
-            b_.end_array();
-            return {};
-        }
-        if (n == "true" || n == "false") {
+        if (e == element::true_ || e == element::false_) {
             auto s = text(t);
             if (!s) {
                 return fail(s.error());
@@ -1480,11 +1523,11 @@ private:
                 return fail(make_error(errc::malformed, at,
                                        "<" + std::string(n) + "> holds no text"));
             }
-            b_.add_bool(n == "true");
+            b_.add_bool(e == element::true_);
             return {};
         }
-        if (n == "string" || n == "key") {
-            if (n == "key") {
+        if (e == element::string || e == element::key) {
+            if (e == element::key) {
                 return fail(make_error(errc::unexpected_char, at, "<key> outside a <dict>"));
             }
             auto s = text(t);
@@ -1494,22 +1537,22 @@ private:
             b_.add_string(*s);
             return {};
         }
-        if (n == "integer" || n == "real" || n == "date" || n == "data") {
+        if (e != element::unknown) {  // integer, real, date, data
             std::size_t content = pos_;
             auto s = text(t);
             if (!s) {
                 return fail(s.error());
             }
-            if (n == "integer") {
-                return integer(*s, content);
+            switch (e) {
+                case element::integer:
+                    return integer(*s, content);
+                case element::real:
+                    return real(*s, content);
+                case element::date:
+                    return date(*s, content);
+                default:
+                    return data(*s, content);
             }
-            if (n == "real") {
-                return real(*s, content);
-            }
-            if (n == "date") {
-                return date(*s, content);
-            }
-            return data(*s, content);
         }
         return fail(make_error(errc::malformed, at,
                                "unknown element <" + std::string(n) +
@@ -2051,13 +2094,7 @@ private:
                 p += width;
             }
         };
-        if (ref_size_ == 1) {
-            put(std::integral_constant<unsigned, 1>{});
-        } else if (ref_size_ == 2) {
-            put(std::integral_constant<unsigned, 2>{});
-        } else {
-            put(ref_size_);
-        }
+        with_width(ref_size_, put);
         out_.commit(static_cast<std::size_t>(n) * ref_size_);
     }
 
@@ -2251,15 +2288,7 @@ private:
                         return false;
                     }
                     const std::uint64_t u = inner.get_uint();
-                    if (u < (1u << 8)) {
-                        put_marker(0x80, u, 1);
-                    } else if (u < (1u << 16)) {
-                        put_marker(0x81, u, 2);
-                    } else if (u < (std::uint64_t{1} << 32)) {
-                        put_marker(0x83, u, 4);
-                    } else {
-                        put_marker(0x87, u, 8);
-                    }
+                    put_marker(0x80 + uid_width(u) - 1, u, uid_width(u));
                     i += 4;  // the tag's two words and its integer's two
                     break;
                 }
@@ -2378,11 +2407,8 @@ private:
                 return {};
             case kind::timestamp: {
                 epoch_instant t;
-                auto r = pol_.instant(v, t);
-                if (!r) {
-                    return fail(r.error());
-                }
-                if (!*r) {
+                POLYCODEC_TRY_ASSIGN(is_instant, pol_.instant(v, t));
+                if (!is_instant) {
                     string(v.get_string());
                     return {};
                 }
@@ -2398,21 +2424,10 @@ private:
                     (inner.kind() == kind::int64 || inner.kind() == kind::uint64) &&
                     (inner.kind() == kind::uint64 || inner.get_int() >= 0)) {
                     std::uint64_t u = inner.get_uint();
-                    if (u < (1u << 8)) {
-                        marker_int(0x80, u, 1);
-                    } else if (u < (1u << 16)) {
-                        marker_int(0x81, u, 2);
-                    } else if (u < (std::uint64_t{1} << 32)) {
-                        marker_int(0x83, u, 4);
-                    } else {
-                        marker_int(0x87, u, 8);
-                    }
+                    marker_int(0x80 + uid_width(u) - 1, u, uid_width(u));
                     return {};
                 }
-                if (!allow_lossy(pol_.opt, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in plist"));
-                }
+                POLYCODEC_TRY(drop_tag(pol_.opt, v, "plist"));
                 if (inner.kind() == kind::null) {
                     return fail(unrepresentable(inner, "null is not representable in plist"));
                 }
@@ -2709,11 +2724,8 @@ private:
                 return {};
             case kind::timestamp: {
                 epoch_instant t;
-                auto r = pol_.instant(v, t);
-                if (!r) {
-                    return fail(r.error());
-                }
-                if (!*r) {
+                POLYCODEC_TRY_ASSIGN(is_instant, pol_.instant(v, t));
+                if (!is_instant) {
                     return escaped(depth, "string", v.get_string(), v);
                 }
                 if (t.nanos != 0 &&
@@ -2741,10 +2753,7 @@ private:
                     out_.append("</dict>\n");
                     return {};
                 }
-                if (!allow_lossy(pol_.opt, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in plist"));
-                }
+                POLYCODEC_TRY(drop_tag(pol_.opt, v, "plist"));
                 return val(inner, depth);
             }
             case kind::array: {

@@ -21,14 +21,17 @@
 #include <string>
 #include <vector>
 
+#include "detail/dropped_tag.hpp"
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
+#include "detail/map_root.hpp"
 #include "detail/number.hpp"
 #include "detail/text.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/try.hpp"
 #include "detail/unflatten.hpp"
 #include "detail/utf8.hpp"
+#include "detail/utf8_input.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -402,10 +405,7 @@ public:
     properties_reader& operator=(const properties_reader&) = delete;
 
     result<void> run() {
-        std::size_t valid = utf8_valid_prefix(in_);
-        if (valid != in_.size()) {
-            return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
-        }
+        POLYCODEC_TRY(detail::require_utf8(in_));
         if (nest_ != nullptr) {
             if (s_.arena_size < 2 * in_.size()) {
                 s_.arena = std::make_unique_for_overwrite<char[]>(2 * in_.size());
@@ -1601,6 +1601,15 @@ private:
         return {};
     }
 
+    // Nested output unflatten would read back differently: refused with `message`, or under
+    // lossy=allow written as is and recorded as "key_ambiguous" with `what`.
+    result<void> ambiguous(value v, std::string_view what, const std::string& message) {
+        if (!allow_lossy(opt_, v, "key_ambiguous", what)) {
+            return fail(unrepresentable(v, message));
+        }
+        return {};
+    }
+
     // Nested output is read back by unflatten=true: a part must be non-empty and free of
     // dots, and a map must not look like an array (keys exactly 0..n-1) nor repeat a key.
     result<void> check_part(value k, std::string_view part) {
@@ -1608,13 +1617,11 @@ private:
             return {};
         }
         if (part.empty() || part.find('.') != std::string_view::npos) {
-            if (!allow_lossy(opt_, k, "key_ambiguous", "key written as is; unflatten reads it "
-                                                        "differently")) {
-                return fail(unrepresentable(
-                    k, "key \"" + std::string(part) +
-                           "\" is not representable in nested properties (empty, or holding "
-                           "the separator '.'; unflatten would read it differently)"));
-            }
+            return ambiguous(k, "key written as is; unflatten reads it differently",
+                             "key \"" + std::string(part) +
+                                 "\" is not representable in nested properties (empty, or "
+                                 "holding the separator '.'; unflatten would read it "
+                                 "differently)");
         }
         return {};
     }
@@ -1658,12 +1665,9 @@ private:
 
     result<void> check_all_index(value m, bool all_index) {
         if (all_index && m.doc()->root().index() != m.index()) {
-            if (!allow_lossy(opt_, m, "key_ambiguous",
-                             "map written as is; unflatten reads it as an array")) {
-                return fail(unrepresentable(
-                    m, "a map whose keys are 0..n-1 is not representable in nested properties "
-                       "(unflatten reads it back as an array)"));
-            }
+            return ambiguous(m, "map written as is; unflatten reads it as an array",
+                             "a map whose keys are 0..n-1 is not representable in nested "
+                             "properties (unflatten reads it back as an array)");
         }
         return {};
     }
@@ -1724,14 +1728,10 @@ private:
             }
         }
         if (repeated.data() != nullptr) {
-            if (!allow_lossy(opt_, m, "key_ambiguous",
-                             "repeated key written twice; unflatten keeps the last")) {
-                return fail(unrepresentable(
-                    m, "key \"" + std::string(repeated) +
-                           "\" appears twice in a map; nested properties cannot hold that "
-                           "(unflatten keeps the last)"));
-            }
-            return {};
+            return ambiguous(m, "repeated key written twice; unflatten keeps the last",
+                             "key \"" + std::string(repeated) +
+                                 "\" appears twice in a map; nested properties cannot hold "
+                                 "that (unflatten keeps the last)");
         }
         return check_all_index(m, all_index);
     }
@@ -1947,10 +1947,7 @@ private:
     result<void> write_value(value v) {
         value inner = v;
         while (inner.kind() == kind::tagged) {
-            if (!allow_lossy(opt_, inner, "tag_dropped", "tag dropped, inner value kept")) {
-                return fail(unrepresentable(inner, "tag " + std::to_string(inner.tag()) +
-                                                       " is not representable in properties"));
-            }
+            POLYCODEC_TRY(drop_tag(opt_, inner, "properties"));
             inner = inner.tagged_value();
         }
         switch (inner.kind()) {
@@ -2005,10 +2002,7 @@ private:
 result<void> encode_properties(const document& doc, output_buffer& out,
                                const encode_options& opt) {
     value root = doc.root();
-    if (root.kind() != kind::map) {
-        return fail(unrepresentable(root, "a root that is not a map is not representable in "
-                                          "properties"));
-    }
+    POLYCODEC_TRY(detail::require_map_root(root, "properties"));
     properties_writer w(out, opt);
     return w.write_root(root);
 }

@@ -15,6 +15,7 @@
 #include "detail/text_writer.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
+#include "detail/thread_scratch.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/try.hpp"
@@ -1286,11 +1287,8 @@ private:
         std::vector<paren_group> stack;
     };
     static scratch_buffers& thread_scratch() {
-        thread_local scratch_buffers s;
-        s.text.clear();
-        s.groups.clear();
-        s.stack.clear();
-        return s;
+        return detail::thread_scratch<scratch_buffers, &scratch_buffers::text,
+                                      &scratch_buffers::groups, &scratch_buffers::stack>();
     }
     scratch_buffers& buffers_ = thread_scratch();
     std::string& scratch_ = buffers_.text;

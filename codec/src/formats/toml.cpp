@@ -19,9 +19,15 @@
 #include <vector>
 
 #include "detail/base64.hpp"
+#include "detail/child_list.hpp"
 #include "detail/describe.hpp"
+#include "detail/dropped_tag.hpp"
+#include "detail/key_text.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
+#include "detail/pointer_token.hpp"
+#include "detail/scalar_writer.hpp"
+#include "detail/short_escape.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -237,15 +243,7 @@ private:
                 }
                 out += std::to_string(k);
             } else {
-                for (char c : text(nd.key, nd.klen)) {
-                    if (c == '~') {
-                        out += "~0";
-                    } else if (c == '/') {
-                        out += "~1";
-                    } else {
-                        out += c;
-                    }
-                }
+                detail::append_pointer_token(out, text(nd.key, nd.klen));
             }
         }
         return out;
@@ -347,13 +345,8 @@ private:
         }
         auto id = static_cast<std::uint32_t>(nodes_.size());
         nodes_.push_back(nd);
-        tnode& par = nodes_[parent];
-        if (par.last == none) {
-            par.first = id;
-        } else {
-            nodes_[par.last].next = id;
-        }
-        par.last = id;
+        detail::append_child<&tnode::first, &tnode::last, &tnode::next>(nodes_[parent], nodes_, id,
+                                                                        none);
         if (k != nullptr) {
             index_add(id);
         }
@@ -370,13 +363,8 @@ private:
         tnode& nd = nodes_.emplace_back();
         nd.parent = parent;
         nd.depth = nodes_[parent].depth;
-        tnode& par = nodes_[parent];
-        if (par.last == none) {
-            par.first = id;
-        } else {
-            nodes_[par.last].next = id;
-        }
-        par.last = id;
+        detail::append_child<&tnode::first, &tnode::last, &tnode::next>(nodes_[parent], nodes_, id,
+                                                                        none);
         return id;
     }
 
@@ -426,23 +414,33 @@ private:
         return skip_ws_nl_slow();
     }
 
+    // A newline ("\n" or "\r\n") at pos_: steps over it and returns true.
+    bool skip_newline() {
+        if (pos_ < n_ && p_[pos_] == '\n') {
+            ++pos_;
+            return true;
+        }
+        if (pos_ < n_ && p_[pos_] == '\r' && at_byte(pos_ + 1) == '\n') {
+            pos_ += 2;
+            return true;
+        }
+        return false;
+    }
+
     bool skip_ws_nl_slow() {
         for (;;) {
             skip_ws();
             if (pos_ >= n_) {
                 return true;
             }
-            char c = p_[pos_];
-            if (c == '\n') {
-                ++pos_;
-            } else if (c == '\r' && at_byte(pos_ + 1) == '\n') {
-                pos_ += 2;
-            } else if (c == '#') {
-                if (!(skip_comment())) {
-                    return false;
-                }
-            } else {
+            if (skip_newline()) {
+                continue;
+            }
+            if (p_[pos_] != '#') {
                 return true;
+            }
+            if (!(skip_comment())) {
+                return false;
             }
         }
     }
@@ -455,15 +453,7 @@ private:
                 return false;
             }
         }
-        if (pos_ >= n_) {
-            return true;
-        }
-        if (p_[pos_] == '\n') {
-            ++pos_;
-            return true;
-        }
-        if (p_[pos_] == '\r' && at_byte(pos_ + 1) == '\n') {
-            pos_ += 2;
+        if (pos_ >= n_ || skip_newline()) {
             return true;
         }
         return err(expected(pos_, after));
@@ -477,25 +467,13 @@ private:
         }
         std::uint32_t table = 0;
         for (;;) {
-            skip_ws();
+            if (!skip_ws_nl_slow()) {
+                return false;
+            }
             if (pos_ >= n_) {
                 return true;
             }
             char c = p_[pos_];
-            if (c == '\n') {
-                ++pos_;
-                continue;
-            }
-            if (c == '\r' && at_byte(pos_ + 1) == '\n') {
-                pos_ += 2;
-                continue;
-            }
-            if (c == '#') {
-                if (!(skip_comment())) {
-                    return false;
-                }
-                continue;
-            }
             ctx_ = table;
             if (c == '[') {
                 auto t = header();
@@ -752,14 +730,33 @@ private:
         return true;
     }
 
-    bool array(std::uint32_t id) {
-        nodes_[id].type = nt::array;
+    // Node `id` becomes an array or inline table one level below its parent, its opening
+    // bracket at pos_ stepped over; false past max_depth.
+    bool open_nested(std::uint32_t id, nt type) {
+        nodes_[id].type = type;
         nodes_[id].depth = static_cast<std::uint16_t>(nodes_[nodes_[id].parent].depth + 1);
         if (nodes_[id].depth > max_depth_) {
             return err(at(errc::depth_exceeded, pos_,
                           "nesting deeper than " + std::to_string(max_depth_)));
         }
         ++pos_;
+        return true;
+    }
+
+    // After an element of an array or inline table: a ',' (stepped over, `closed` false) or the
+    // `close` bracket (stepped over, `closed` true); false on anything else.
+    bool comma_or_close(char close, const char* what, bool& closed) {
+        if (pos_ < n_ && (p_[pos_] == ',' || p_[pos_] == close)) {
+            closed = p_[pos_++] == close;
+            return true;
+        }
+        return err(expected(pos_, what));
+    }
+
+    bool array(std::uint32_t id) {
+        if (!open_nested(id, nt::array)) {
+            return false;
+        }
         for (;;) {
             if (!(skip_ws_nl())) {
                 return false;
@@ -780,26 +777,20 @@ private:
             if (!(skip_ws_nl())) {
                 return false;
             }
-            if (pos_ < n_ && p_[pos_] == ',') {
-                ++pos_;
-                continue;
+            bool closed = false;
+            if (!comma_or_close(']', "',' or ']' in an array", closed)) {
+                return false;
             }
-            if (pos_ < n_ && p_[pos_] == ']') {
-                ++pos_;
+            if (closed) {
                 return true;
             }
-            return err(expected(pos_, "',' or ']' in an array"));
         }
     }
 
     bool inline_table(std::uint32_t id) {
-        nodes_[id].type = nt::inline_table;
-        nodes_[id].depth = static_cast<std::uint16_t>(nodes_[nodes_[id].parent].depth + 1);
-        if (nodes_[id].depth > max_depth_) {
-            return err(at(errc::depth_exceeded, pos_,
-                          "nesting deeper than " + std::to_string(max_depth_)));
+        if (!open_nested(id, nt::inline_table)) {
+            return false;
         }
-        ++pos_;
         skip_ws();
         if (at_byte(pos_) == '}' && pos_ < n_) {
             ++pos_;
@@ -812,15 +803,13 @@ private:
             }
             ctx_ = id;
             skip_ws();
-            if (pos_ < n_ && p_[pos_] == ',') {
-                ++pos_;
-                continue;
+            bool closed = false;
+            if (!comma_or_close('}', "',' or '}' in an inline table", closed)) {
+                return false;
             }
-            if (pos_ < n_ && p_[pos_] == '}') {
-                ++pos_;
+            if (closed) {
                 return true;
             }
-            return err(expected(pos_, "',' or '}' in an inline table"));
         }
     }
 
@@ -897,22 +886,49 @@ private:
         return true;
     }
 
-    // "basic": text in the input when it has no escape, else unescaped into the arena.
-    bool basic_string(std::uint64_t& off, std::uint32_t& len) {
-        std::size_t start = ++pos_;
-        // Fast scan to the first special byte.
+    // A single-line string's text from `start` (just after its opening quote `q`) when the
+    // closing quote comes before any byte `stop` flags: `off`, `len` set, pos_ past the quote.
+    // Else false, pos_ at the flagged byte or the end of input.
+    template <class Stop>
+    bool plain_text(char q, std::size_t start, std::uint64_t& off, std::uint32_t& len, Stop stop) {
         while (pos_ < n_) {
             auto c = static_cast<unsigned char>(p_[pos_]);
-            if (c == '"') {
+            if (c == static_cast<unsigned char>(q)) {
                 off = start;
                 len = static_cast<std::uint32_t>(pos_ - start);
                 ++pos_;
                 return true;
             }
-            if (c == '\\' || c < 0x20 || c == 0x7f) {
-                break;
+            if (stop(c)) {
+                return false;
             }
             ++pos_;
+        }
+        return false;
+    }
+
+    // The error of a single-line string opened by `q` that pos_ ends: the end of input, a
+    // newline or another control character.
+    bool unclosed_string(char q) {
+        if (pos_ >= n_) {
+            return err(
+                at(errc::unexpected_eof, pos_,
+                   std::string("expected '") + q + "' closing the string, saw end of input"));
+        }
+        if (p_[pos_] == '\n' || p_[pos_] == '\r') {
+            return err(at(errc::invalid_string, pos_,
+                          std::string("expected '") + q + "' closing the string, saw a newline"));
+        }
+        return bad_control(pos_);
+    }
+
+    // "basic": text in the input when it has no escape, else unescaped into the arena.
+    bool basic_string(std::uint64_t& off, std::uint32_t& len) {
+        std::size_t start = ++pos_;
+        // Fast scan to the first special byte.
+        if (plain_text('"', start, off, len,
+                       [](unsigned char c) { return c == '\\' || c < 0x20 || c == 0x7f; })) {
+            return true;
         }
         std::size_t a0 = arena_.size();
         arena_copy(start, pos_);
@@ -931,11 +947,7 @@ private:
                 continue;
             }
             if ((c < 0x20 && c != '\t') || c == 0x7f) {
-                if (c == '\n' || c == '\r') {
-                    return err(at(errc::invalid_string, pos_,
-                                  "expected '\"' closing the string, saw a newline"));
-                }
-                return bad_control(pos_);
+                return unclosed_string('"');
             }
             std::size_t run = pos_;
             while (pos_ < n_) {
@@ -947,31 +959,16 @@ private:
             }
             arena_copy(run, pos_);
         }
-        return err(
-            at(errc::unexpected_eof, pos_, "expected '\"' closing the string, saw end of input"));
+        return unclosed_string('"');
     }
 
     bool literal_string(std::uint64_t& off, std::uint32_t& len) {
         std::size_t start = ++pos_;
-        while (pos_ < n_) {
-            auto c = static_cast<unsigned char>(p_[pos_]);
-            if (c == '\'') {
-                off = start;
-                len = static_cast<std::uint32_t>(pos_ - start);
-                ++pos_;
-                return true;
-            }
-            if ((c < 0x20 && c != '\t') || c == 0x7f) {
-                if (c == '\n' || c == '\r') {
-                    return err(at(errc::invalid_string, pos_,
-                                  "expected ''' closing the string, saw a newline"));
-                }
-                return bad_control(pos_);
-            }
-            ++pos_;
+        if (plain_text('\'', start, off, len,
+                       [](unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7f; })) {
+            return true;
         }
-        return err(
-            at(errc::unexpected_eof, pos_, "expected ''' closing the string, saw end of input"));
+        return unclosed_string('\'');
     }
 
     // """multi-line""": a newline right after the opening quotes is dropped; a backslash at
@@ -1509,49 +1506,12 @@ result<void> decode_toml(std::string_view in, builder& b, const decode_options&)
 // ---- writer ----
 
 constexpr char hex_digits[] = "0123456789ABCDEF";
+constexpr short_escapes toml_escapes = make_short_escapes("\"\\\b\t\n\f\r", "\"\\btnfr");
 
 // A basic string: TOML 1.0 forbids control characters other than tab in it, so they (and
 // DEL) are escaped; \uXXXX for those without a short escape.
 void write_basic_string(output_buffer& out, std::string_view s) {
-    out.push_back('"');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
-            continue;
-        }
-        out.append(s.data() + run, i - run);
-        run = i + 1;
-        switch (c) {
-            case '"':
-                out.append("\\\"");
-                break;
-            case '\\':
-                out.append("\\\\");
-                break;
-            case '\b':
-                out.append("\\b");
-                break;
-            case '\t':
-                out.append("\\t");
-                break;
-            case '\n':
-                out.append("\\n");
-                break;
-            case '\f':
-                out.append("\\f");
-                break;
-            case '\r':
-                out.append("\\r");
-                break;
-            default: {
-                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
-                out.append(buf, 6);
-            }
-        }
-    }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('"');
+    write_short_escaped(out, s, toml_escapes, hex_digits);
 }
 
 bool bare_key(std::string_view s) {
@@ -1575,17 +1535,10 @@ void write_key_text(output_buffer& out, std::string_view s) {
     }
 }
 
-// TOML floats: inf, -inf, nan; finite values in the shortest round-trip form with ".0" on
-// integral values ("1e+300" is a valid TOML float as it is).
-void write_float(output_buffer& out, double d) {
-    if (std::isnan(d)) {
-        out.append("nan");
-    } else if (std::isinf(d)) {
-        out.append(d > 0 ? "inf" : "-inf");
-    } else {
-        write_double(out, d);
-    }
-}
+// TOML's booleans and integers; floats: inf, -inf, nan, finite values in the shortest
+// round-trip form with ".0" on integral values ("1e+300" is a valid TOML float as it is).
+// Null, uint64 and bignums never reach the table (inline_value refuses them).
+constexpr scalar_spelling toml_spelling{{}, "false", "true", "nan", "inf", "-inf"};
 
 enum class slot { drop, simple, table, table_array };
 
@@ -1690,39 +1643,19 @@ private:
         }
     }
 
-    template <class Int>
-    static void assign_decimal(std::string& text, Int i) {
-        char buf[24];
-        auto r = std::to_chars(buf, buf + sizeof buf, i);
-        text.assign(buf, static_cast<std::size_t>(r.ptr - buf));
-    }
-
     // The text of a map key: strings as they are, integers as decimal text, timestamps as
     // their RFC 3339 text; anything else only under lossy (its debug text).
     result<void> key_text(value k, std::string& text) {
         text.clear();
-        switch (k.kind()) {
-            case kind::string:
-            case kind::timestamp:
-            case kind::bignum:
-                text.assign(k.get_string());
-                return {};
-            case kind::int64:
-                assign_decimal(text, k.get_int());
-                return {};
-            case kind::uint64:
-                assign_decimal(text, k.get_uint());
-                return {};
-            default: {
-                std::string dbg = to_debug_string(k);
-                if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
-                    return fail(
-                        unrepresentable(k, "map key " + dbg + " is not representable in toml"));
-                }
-                text = std::move(dbg);
-                return {};
-            }
+        if (append_key_text(text, k)) {
+            return {};
         }
+        std::string dbg = to_debug_string(k);
+        if (!allow_lossy(opt_, k, "key_to_string", "key written as its text")) {
+            return fail(unrepresentable(k, "map key " + dbg + " is not representable in toml"));
+        }
+        text = std::move(dbg);
+        return {};
     }
 
     // Key texts of map `m` (the first m.size() of f.keys), its entries, and which entries to
@@ -1843,12 +1776,7 @@ private:
                 sub.assign(path);
                 append_path(sub, f.keys[i]);
                 if (s == slot::table) {
-                    if (out_.size() != 0) {
-                        out_.push_back('\n');
-                    }
-                    out_.push_back('[');
-                    out_.append(sub);
-                    out_.append("]\n");
+                    header_line("[", sub, "]\n");
                     POLYCODEC_TRY(table_body(v, sub));
                 } else if (auto r = table_array(v, sub); !r) {
                     return r;
@@ -1858,14 +1786,19 @@ private:
         return {};
     }
 
+    // A [table] or [[array of tables]] header, after a blank line unless it opens the output.
+    void header_line(std::string_view open, std::string_view path, std::string_view close) {
+        if (out_.size() != 0) {
+            out_.push_back('\n');
+        }
+        out_.append(open);
+        out_.append(path);
+        out_.append(close);
+    }
+
     result<void> table_array(value a, const std::string& path) {
         for (value e : a.items()) {
-            if (out_.size() != 0) {
-                out_.push_back('\n');
-            }
-            out_.append("[[");
-            out_.append(path);
-            out_.append("]]\n");
+            header_line("[[", path, "]]\n");
             POLYCODEC_TRY(table_body(e, path));
         }
         return {};
@@ -1877,13 +1810,10 @@ private:
                 // Only reached inside arrays and inline tables (entries are dropped earlier).
                 return fail(unrepresentable(v, "null is not representable in toml"));
             case kind::boolean_false:
-                out_.append("false");
-                return {};
             case kind::boolean_true:
-                out_.append("true");
-                return {};
             case kind::int64:
-                write_int(out_, v.get_int());
+            case kind::float64:
+                write_scalar(out_, v, toml_spelling);
                 return {};
             case kind::uint64:
             case kind::bignum: {
@@ -1897,9 +1827,6 @@ private:
                 write_basic_string(out_, digits);
                 return {};
             }
-            case kind::float64:
-                write_float(out_, v.get_double());
-                return {};
             case kind::string:
                 write_basic_string(out_, v.get_string());
                 return {};
@@ -1913,10 +1840,7 @@ private:
                 out_.push_back('"');
                 return {};
             case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in toml"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "toml"));
                 return inline_value(v.tagged_value());
             case kind::array: {
                 out_.push_back('[');

@@ -15,8 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "detail/child_list.hpp"
+#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/map_root.hpp"
+#include "detail/thread_scratch.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/infer.hpp"
@@ -99,12 +103,25 @@ void release_if_huge(V& v) {
     }
 }
 
-class form_reader {
+// What both readers hold: the input, the builder, infer=true, the per-thread scratch.
+template <class Scratch>
+class reader_base {
+protected:
+    reader_base(std::string_view in, builder& b, bool infer, Scratch& s)
+        : in_(in), b_(b), infer_(infer), s_(s) {}
+    reader_base(const reader_base&) = delete;
+    reader_base& operator=(const reader_base&) = delete;
+
+    std::string_view in_;
+    builder& b_;
+    bool infer_;
+    Scratch& s_;
+};
+
+class form_reader : reader_base<form_scratch> {
 public:
     form_reader(std::string_view in, builder& b, bool infer)
-        : in_(in), b_(b), infer_(infer), s_(thread_scratch()) {}
-    form_reader(const form_reader&) = delete;
-    form_reader& operator=(const form_reader&) = delete;
+        : reader_base(in, b, infer, thread_scratch()) {}
     ~form_reader() {
         release_if_huge(s_.arena);
         release_if_huge(s_.nodes);
@@ -278,12 +295,8 @@ private:
         nodes_.push_back({});
         nodes_[id].parent = parent;
         form_node& p = nodes_[parent];
-        if (p.last_child == no_node) {
-            p.first_child = id;
-        } else {
-            nodes_[p.last_child].next_sibling = id;
-        }
-        p.last_child = id;
+        detail::append_child<&form_node::first_child, &form_node::last_child,
+                             &form_node::next_sibling>(p, nodes_, id, no_node);
         ++p.child_count;
         return id;
     }
@@ -537,10 +550,6 @@ private:
         return {};
     }
 
-    std::string_view in_;
-    builder& b_;
-    bool infer_;
-    form_scratch& s_;
     std::string& arena_ = s_.arena;
     std::vector<form_node>& nodes_ = s_.nodes;
     std::vector<std::uint64_t>& table_ = s_.table;
@@ -587,12 +596,10 @@ struct fast_scratch {
     std::vector<std::string_view> names;  // the entry names of the open maps, outer first
 };
 
-class fast_form_reader {
+class fast_form_reader : reader_base<fast_scratch> {
 public:
     fast_form_reader(std::string_view in, builder& b, bool infer)
-        : in_(in), b_(b), infer_(infer), s_(thread_scratch()) {}
-    fast_form_reader(const fast_form_reader&) = delete;
-    fast_form_reader& operator=(const fast_form_reader&) = delete;
+        : reader_base(in, b, infer, thread_scratch()) {}
     ~fast_form_reader() { release_if_huge(s_.text); }
 
     // True with the document built; false where it gives way.
@@ -693,9 +700,7 @@ private:
     };
 
     static fast_scratch& thread_scratch() {
-        thread_local fast_scratch s;
-        s.names.clear();
-        return s;
+        return detail::thread_scratch<fast_scratch, &fast_scratch::names>();
     }
 
     // Percent-decodes `raw` into s_.text; false on a bad escape. A byte >= 0x80 that %XX made
@@ -836,10 +841,6 @@ private:
         return true;
     }
 
-    std::string_view in_;
-    builder& b_;
-    bool infer_;
-    fast_scratch& s_;
     level levels_[fast_max_levels];
     std::size_t depth_ = 0;
     std::size_t nodes_ = 1;  // the tree's count: its root, and a node per name
@@ -1139,10 +1140,7 @@ private:
                 return {};
             }
             case kind::tagged:
-                if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-                    return fail(unrepresentable(
-                        v, "tag " + std::to_string(v.tag()) + " is not representable in urlform"));
-                }
+                POLYCODEC_TRY(drop_tag(opt_, v, "urlform"));
                 return write(v.tagged_value());
             case kind::null:
                 if (!allow_lossy(opt_, v, "null_to_empty", "null written as an empty value")) {
@@ -1172,11 +1170,8 @@ private:
     }
 
     static writer_scratch& thread_scratch() {
-        thread_local writer_scratch s;
-        s.key.clear();
-        s.text.clear();
-        s.enc.clear();
-        return s;
+        return detail::thread_scratch<writer_scratch, &writer_scratch::key, &writer_scratch::text,
+                                      &writer_scratch::enc>();
     }
 
     output_buffer& out_;
@@ -1192,10 +1187,7 @@ private:
 
 result<void> encode_urlform(const document& doc, output_buffer& out, const encode_options& opt) {
     value root = doc.root();
-    if (root.kind() != kind::map) {
-        return fail(unrepresentable(root, "a root that is not a map is not representable in "
-                                          "urlform"));
-    }
+    POLYCODEC_TRY(detail::require_map_root(root, "urlform"));
     form_writer w(out, opt);
     return w.write_map(root, true);
 }

@@ -29,10 +29,13 @@
 #include <string>
 #include <vector>
 
+#include "detail/child_list.hpp"
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/out_room.hpp"
+#include "detail/pointer_token.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
@@ -386,15 +389,7 @@ private:
         for (std::size_t i = 1; i < s_.stack.size(); ++i) {
             const xnode& n = s_.nodes[s_.stack[i]];
             r += '/';
-            for (char c : str(n.name_off, n.name_len)) {
-                if (c == '~') {
-                    r += "~0";
-                } else if (c == '/') {
-                    r += "~1";
-                } else {
-                    r += c;
-                }
-            }
+            detail::append_pointer_token(r, str(n.name_off, n.name_len));
         }
         return r;
     }
@@ -498,13 +493,8 @@ private:
         std::uint32_t parent = s_.stack.back();
         tail_ = n.type == node_type::text ? idx : npos;
         s_.nodes.push_back(n);
-        xnode& p = s_.nodes[parent];
-        if (p.last_child == npos) {
-            p.first_child = idx;
-        } else {
-            s_.nodes[p.last_child].next = idx;
-        }
-        p.last_child = idx;
+        detail::append_child<&xnode::first_child, &xnode::last_child, &xnode::next>(
+            s_.nodes[parent], s_.nodes, idx, npos);
         return idx;
     }
 
@@ -2055,6 +2045,9 @@ constexpr auto special = [] {
     return t;
 }();
 
+// The scalars xml_writer::scalar writes straight to the output (null and bignums go through
+// textinfer::scalar_text).
+constexpr scalar_spelling xml_spelling{{}, "false", "true", "NaN", "Infinity", "-Infinity"};
 
 class xml_writer {
 public:
@@ -2317,35 +2310,12 @@ private:
         }
         // Numbers and booleans written straight to the output: their text (the same as
         // textinfer::scalar_text's) has nothing to escape.
-        switch (v.kind()) {
-            case kind::string:
-                POLYCODEC_TRY(escaped(v, v.get_string(), attr));
-                return true;
-            case kind::boolean_false:
-                out_.append("false");
-                return true;
-            case kind::boolean_true:
-                out_.append("true");
-                return true;
-            case kind::int64:
-                write_int(out_, v.get_int());
-                return true;
-            case kind::uint64:
-                write_uint(out_, v.get_uint());
-                return true;
-            case kind::float64: {
-                double d = v.get_double();
-                if (std::isnan(d)) {
-                    out_.append("NaN");
-                } else if (std::isinf(d)) {
-                    out_.append(d > 0 ? "Infinity" : "-Infinity");
-                } else {
-                    write_double(out_, d);
-                }
-                return true;
-            }
-            default:
-                break;
+        if (v.kind() == kind::string) {
+            POLYCODEC_TRY(escaped(v, v.get_string(), attr));
+            return true;
+        }
+        if (v.kind() != kind::bignum && write_scalar(out_, v, xml_spelling)) {
+            return true;
         }
         if (!textinfer::scalar_text(v, tmp_)) {
             return false;

@@ -13,8 +13,10 @@
 
 #include "detail/ascii.hpp"
 #include "detail/base64.hpp"
+#include "detail/exponent_scan.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
+#include "detail/quote_doubled.hpp"
 #include "detail/text.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -183,20 +185,9 @@ bool add_core_float(builder& b, std::string_view s) {
     if (int_digits == 0 && !dot) {
         return false;
     }
-    bool exp = false;
-    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-        exp = true;
-        ++i;
-        if (i < t.size() && (t[i] == '-' || t[i] == '+')) {
-            ++i;
-        }
-        std::size_t e0 = i;
-        while (i < t.size() && is_digit(t[i])) {
-            ++i;
-        }
-        if (i == e0) {
-            return false;
-        }
+    bool exp = i < t.size() && (t[i] == 'e' || t[i] == 'E');
+    if (!skip_exponent(t, i)) {
+        return false;
     }
     if (i != t.size() || (!dot && !exp)) {
         return false;
@@ -2795,17 +2786,7 @@ void write_string(output_buffer& out, std::string_view s) {
         write_double_quoted(out, s);
         return;
     }
-    out.push_back('\'');
-    std::size_t run = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '\'') {
-            out.append(s.data() + run, i + 1 - run);
-            out.push_back('\'');
-            run = i + 1;
-        }
-    }
-    out.append(s.data() + run, s.size() - run);
-    out.push_back('\'');
+    write_quote_doubled(out, s, '\'');
 }
 
 // Floats that both YAML 1.1 (which needs a '.' and a signed exponent, PyYAML) and 1.2 read as
