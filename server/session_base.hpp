@@ -109,8 +109,8 @@ protected:
     void linger_close_after(std::chrono::milliseconds d, boost::asio::mutable_buffer scratch) {
         arm(d);
         if (socket_.is_tls()) {
-            socket_.async_tls_shutdown(
-                [self = this->shared_from_this()](boost::system::error_code) { self->close_now(); });
+            socket_.async_tls_shutdown([self = this->shared_from_this()](
+                                           boost::system::error_code) { self->close_now(); });
             return;
         }
         boost::system::error_code ec;
