@@ -239,27 +239,30 @@ void conversion_rows(const document& src, const options& opt, std::vector<row>& 
             }
             return static_cast<double>(alloc_count() - before) / n;
         };
-        row wd;
-        wd.format = name + "/document";
-        wd.size = input.size();
-        wd.conversion = true;
-        whole();
-        wd.doc_ratio = static_cast<double>(doc.content_size()) / static_cast<double>(input.size());
-        wd.enc_allocs = allocs(whole);
-        wd.dec_allocs = allocs(whole_read);
-        wd.enc = measure(whole, opt.ms);
-        wd.dec = measure(whole_read, opt.ms);
-        rows.push_back(wd);
+        // A conversion row: one `write`, the document it holds per input byte, the allocations
+        // of `write` and `read`; then (timed) their speeds.
+        auto conversion_row = [&](const char* mode, auto& write, auto& read, const document& held) {
+            row r;
+            r.format = name + mode;
+            r.size = input.size();
+            r.conversion = true;
+            write();
+            r.doc_ratio =
+                static_cast<double>(held.content_size()) / static_cast<double>(input.size());
+            r.enc_allocs = allocs(write);
+            r.dec_allocs = allocs(read);
+            return r;
+        };
+        auto timed = [&](row& r, auto& write, auto& read) {
+            r.enc = measure(write, opt.ms);
+            r.dec = measure(read, opt.ms);
+            rows.push_back(r);
+        };
+        row wd = conversion_row("/document", whole, whole_read, doc);
+        timed(wd, whole, whole_read);
 
-        row st;
-        st.format = name + "/stream";
-        st.size = input.size();
-        st.conversion = true;
-        stream();
         // The Document held at a time (one record) per input byte.
-        st.doc_ratio = static_cast<double>(rec.content_size()) / static_cast<double>(input.size());
-        st.enc_allocs = allocs(stream);
-        st.dec_allocs = allocs(stream_read);
+        row st = conversion_row("/stream", stream, stream_read, rec);
         double twice = allocs([&] {
             (void)stream_convert(pr.from, pr.to, input2, rec, out, true, no_check{});
         });
@@ -268,9 +271,7 @@ void conversion_rows(const document& src, const options& opt, std::vector<row>& 
                     "writer set-up), %.4f per record in steady state\n",
                     name.c_str(), static_cast<unsigned long long>(n_records), st.enc_allocs,
                     per_record);
-        st.enc = measure(stream, opt.ms);
-        st.dec = measure(stream_read, opt.ms);
-        rows.push_back(st);
+        timed(st, stream, stream_read);
         std::fprintf(stderr, "bench: %s done\n", name.c_str());
     }
 }

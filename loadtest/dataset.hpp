@@ -8,7 +8,9 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "polycodec/polycodec.hpp"
 
@@ -92,6 +94,27 @@ inline double parse_duration(const std::string& s) {
         return v * 60;
     }
     return v;  // "s" or bare seconds
+}
+
+/// Sets the field of `opt` that option `a` names: a string option of `texts` to value(), a flag
+/// of `flags` to true. False when neither lists `a`.
+template <class Opt, std::size_t T, std::size_t F, class Value>
+bool set_listed_option(Opt& opt, std::string_view a, Value&& value,
+                       const std::pair<std::string_view, std::string Opt::*> (&texts)[T],
+                       const std::pair<std::string_view, bool Opt::*> (&flags)[F]) {
+    for (const auto& [name, field] : texts) {
+        if (a == name) {
+            opt.*field = value();
+            return true;
+        }
+    }
+    for (const auto& [name, field] : flags) {
+        if (a == name) {
+            opt.*field = true;
+            return true;
+        }
+    }
+    return false;
 }
 
 /// The value of option argv[i] (argv[i + 1], i moves onto it); without one, prints

@@ -515,6 +515,18 @@ int usage_error(const std::string& msg) {
     return 2;
 }
 
+// The options that set one string field, and the flags.
+const std::pair<std::string_view, std::string load_options::*> load_texts[] = {
+    {"--data", &load_options::data},
+    {"--schema", &load_options::schema_name},
+    {"--schema-file", &load_options::schema_file},
+    {"--cacert", &load_options::cacert}};
+const std::pair<std::string_view, bool load_options::*> load_flags[] = {
+    {"--allow-remote", &load_options::allow_remote},
+    {"--tls", &load_options::tls},
+    {"--insecure", &load_options::insecure},
+    {"--new-connections", &load_options::new_connections}};
+
 }  // namespace
 
 int run_load(bool http, int argc, char** argv) {
@@ -548,23 +560,7 @@ int run_load(bool http, int argc, char** argv) {
                     p = c + 1;
                 }
             }
-        } else if (a == "--data") {
-            opt.data = value();
-        } else if (a == "--schema") {
-            opt.schema_name = value();
-        } else if (a == "--schema-file") {
-            opt.schema_file = value();
-        } else if (a == "--allow-remote") {
-            opt.allow_remote = true;
-        } else if (a == "--tls") {
-            opt.tls = true;
-        } else if (a == "--cacert") {
-            opt.cacert = value();
-        } else if (a == "--insecure") {
-            opt.insecure = true;
-        } else if (a == "--new-connections") {
-            opt.new_connections = true;
-        } else {
+        } else if (!set_listed_option(opt, a, value, load_texts, load_flags)) {
             return usage_error("unknown argument " + a);
         }
     }

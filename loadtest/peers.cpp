@@ -64,15 +64,33 @@ void run(const std::string& format, const std::string& op, const std::string& li
 
 // ---- ours ----
 
-void ours(format_id f, const document& in, const std::string& bytes) {
+void ours(format_id f, const document& in, const std::string& bytes, const encode_options& eo = {},
+          const decode_options& dopt = {}) {
     auto name = std::string(to_string(f));
     output_buffer out;
     document back;
     run(name, "encode", "polycodec", bytes.size(), [&] {
         out.clear();
-        (void)encode(f, in, out);
+        (void)encode(f, in, out, eo);
     });
-    run(name, "decode", "polycodec", bytes.size(), [&] { (void)decode(f, bytes, back); });
+    run(name, "decode", "polycodec", bytes.size(), [&] { (void)decode(f, bytes, back, dopt); });
+}
+
+// nlohmann's two rows of msgpack, cbor or bson: from_X decoding `bytes`, to_X encoding `j`.
+void nlohmann_rows(format_id f, const std::string& bytes, const nlohmann::json& j) {
+    using nlohmann::json;
+    run(std::string(to_string(f)), "decode", "nlohmann", bytes.size(), [&] {
+        keep((f == format_id::msgpack ? json::from_msgpack(bytes)
+              : f == format_id::cbor  ? json::from_cbor(bytes)
+                                      : json::from_bson(bytes))
+                 .size());
+    });
+    run(std::string(to_string(f)), "encode", "nlohmann", bytes.size(), [&] {
+        keep((f == format_id::msgpack ? json::to_msgpack(j)
+              : f == format_id::cbor  ? json::to_cbor(j)
+                                      : json::to_bson(j))
+                 .size());
+    });
 }
 
 bool encoded(format_id f, const document& in, std::string& out) {
@@ -84,6 +102,16 @@ bool encoded(format_id f, const document& in, std::string& out) {
     }
     out.assign(b.view());
     return true;
+}
+
+// One format's section: our rows, then `peers(bytes)` over what we encode `in` to; nothing
+// when the format is not available.
+template <class Peers>
+void section(format_id f, const document& in, Peers peers) {
+    if (std::string bytes; encoded(f, in, bytes)) {
+        ours(f, in, bytes);
+        peers(bytes);
+    }
 }
 
 void compare_dataset(const std::string& path) {
@@ -146,8 +174,7 @@ void compare_dataset(const std::string& path) {
     auto nj = nlohmann::json::parse(json);
 
     // MessagePack
-    if (std::string bytes; encoded(format_id::msgpack, doc, bytes)) {
-        ours(format_id::msgpack, doc, bytes);
+    section(format_id::msgpack, doc, [&](const std::string& bytes) {
         run("msgpack", "decode", "msgpack-cxx", bytes.size(), [&] {
             auto h = msgpack::unpack(bytes.data(), bytes.size());
             keep(h.get().type);
@@ -158,17 +185,11 @@ void compare_dataset(const std::string& path) {
             msgpack::pack(sb, handle.get());
             keep(sb.size());
         });
-        run("msgpack", "decode", "nlohmann", bytes.size(), [&] {
-            keep(nlohmann::json::from_msgpack(bytes).size());
-        });
-        run("msgpack", "encode", "nlohmann", bytes.size(), [&] {
-            keep(nlohmann::json::to_msgpack(nj).size());
-        });
-    }
+        nlohmann_rows(format_id::msgpack, bytes, nj);
+    });
 
     // CBOR
-    if (std::string bytes; encoded(format_id::cbor, doc, bytes)) {
-        ours(format_id::cbor, doc, bytes);
+    section(format_id::cbor, doc, [&](const std::string& bytes) {
         run("cbor", "decode", "libcbor", bytes.size(), [&] {
             cbor_load_result res;
             cbor_item_t* item = cbor_load(reinterpret_cast<const unsigned char*>(bytes.data()),
@@ -190,17 +211,11 @@ void compare_dataset(const std::string& path) {
         if (item != nullptr) {
             cbor_decref(&item);
         }
-        run("cbor", "decode", "nlohmann", bytes.size(), [&] {
-            keep(nlohmann::json::from_cbor(bytes).size());
-        });
-        run("cbor", "encode", "nlohmann", bytes.size(), [&] {
-            keep(nlohmann::json::to_cbor(nj).size());
-        });
-    }
+        nlohmann_rows(format_id::cbor, bytes, nj);
+    });
 
     // BSON ({"records": [...]} as in the reference benchmark)
-    if (std::string bytes; encoded(format_id::bson, wrapped, bytes)) {
-        ours(format_id::bson, wrapped, bytes);
+    section(format_id::bson, wrapped, [&](const std::string& bytes) {
         run("bson", "decode", "libbson iter walk", bytes.size(), [&] {
             bson_t b;
             if (bson_init_static(&b, reinterpret_cast<const uint8_t*>(bytes.data()),
@@ -215,17 +230,11 @@ void compare_dataset(const std::string& path) {
             bson_destroy(&b);
         });
         nlohmann::json njw = {{"records", nj}};
-        run("bson", "decode", "nlohmann", bytes.size(), [&] {
-            keep(nlohmann::json::from_bson(bytes).size());
-        });
-        run("bson", "encode", "nlohmann", bytes.size(), [&] {
-            keep(nlohmann::json::to_bson(njw).size());
-        });
-    }
+        nlohmann_rows(format_id::bson, bytes, njw);
+    });
 
     // YAML
-    if (std::string bytes; encoded(format_id::yaml, doc, bytes)) {
-        ours(format_id::yaml, doc, bytes);
+    section(format_id::yaml, doc, [&](const std::string& bytes) {
         run("yaml", "decode", "libyaml events", bytes.size(), [&] { libyaml_events(bytes); });
         run("yaml", "encode", "libyaml emitter", bytes.size(), [&] {
             std::string out;
@@ -241,11 +250,10 @@ void compare_dataset(const std::string& path) {
             em << node;
             keep(em.size());
         });
-    }
+    });
 
     // TOML ({"records": [...]})
-    if (std::string bytes; encoded(format_id::toml, wrapped, bytes)) {
-        ours(format_id::toml, wrapped, bytes);
+    section(format_id::toml, wrapped, [&](const std::string& bytes) {
         run("toml", "decode", "toml++", bytes.size(), [&] {
             try {
                 auto t = toml::parse(bytes);
@@ -264,7 +272,7 @@ void compare_dataset(const std::string& path) {
             os << toml::toml_formatter(table);
             keep(os.str().size());
         });
-    }
+    });
 
     // XML ({"records": [...]} inside <bench>, as bench's xml row): expat parsing the same
     // bytes and building nothing, with no handlers and with empty ones (the callbacks that
@@ -276,14 +284,7 @@ void compare_dataset(const std::string& path) {
         output_buffer b;
         if (is_implemented(format_id::xml) && encode(format_id::xml, wrapped, b, eo)) {
             std::string bytes(b.view());
-            output_buffer out;
-            document back;
-            run("xml", "encode", "polycodec", bytes.size(), [&] {
-                out.clear();
-                (void)encode(format_id::xml, wrapped, out, eo);
-            });
-            run("xml", "decode", "polycodec", bytes.size(),
-                [&] { (void)decode(format_id::xml, bytes, back, dopt); });
+            ours(format_id::xml, wrapped, bytes, eo, dopt);
             XML_Parser p = XML_ParserCreate(nullptr);
             auto parse = [&](bool handlers) {
                 XML_ParserReset(p, nullptr);
@@ -335,14 +336,7 @@ void compare_dataset(const std::string& path) {
         eo.protobuf_schema = dopt.protobuf_schema = schema;
         if (d != nullptr && encode(format_id::protobuf, wrapped, b, eo)) {
             std::string bytes(b.view());
-            output_buffer out;
-            document back;
-            run("protobuf", "encode", "polycodec", bytes.size(), [&] {
-                out.clear();
-                (void)encode(format_id::protobuf, wrapped, out, eo);
-            });
-            run("protobuf", "decode", "polycodec", bytes.size(),
-                [&] { (void)decode(format_id::protobuf, bytes, back, dopt); });
+            ours(format_id::protobuf, wrapped, bytes, eo, dopt);
             google::protobuf::DynamicMessageFactory factory(&pool);
             std::unique_ptr<google::protobuf::Message> msg(factory.GetPrototype(d)->New());
             int size = static_cast<int>(bytes.size());

@@ -27,7 +27,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "dataset.hpp"
@@ -57,6 +59,12 @@ int usage_error(const std::string& msg) {
     return 2;
 }
 
+// The units parse_size takes (lower case) and their bytes.
+constexpr std::pair<std::string_view, double> size_units[] = {
+    {"", 1},          {"b", 1},           {"k", 1024.0},       {"kib", 1024.0},
+    {"m", 1048576.0}, {"mib", 1048576.0}, {"g", 1073741824.0}, {"gib", 1073741824.0},
+    {"kb", 1e3},      {"mb", 1e6},        {"gb", 1e9}};
+
 // "1GiB", "64KiB", "5MB", "100k", "4096": bytes; 0 on a malformed value.
 std::uint64_t parse_size(const std::string& s) {
     char* end = nullptr;
@@ -66,20 +74,10 @@ std::uint64_t parse_size(const std::string& s) {
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
     double m = 0;
-    if (unit.empty() || unit == "b") {
-        m = 1;
-    } else if (unit == "k" || unit == "kib") {
-        m = 1024.0;
-    } else if (unit == "m" || unit == "mib") {
-        m = 1024.0 * 1024;
-    } else if (unit == "g" || unit == "gib") {
-        m = 1024.0 * 1024 * 1024;
-    } else if (unit == "kb") {
-        m = 1e3;
-    } else if (unit == "mb") {
-        m = 1e6;
-    } else if (unit == "gb") {
-        m = 1e9;
+    for (const auto& [name, bytes] : size_units) {
+        if (unit == name) {
+            m = bytes;
+        }
     }
     if (m == 0 || !(v > 0)) {
         return 0;
@@ -422,6 +420,11 @@ std::string lower(std::string s) {
 
 double mib(std::uint64_t b) { return static_cast<double>(b) / (1024.0 * 1024.0); }
 
+const std::pair<std::string_view, std::string stream_options::*> stream_texts[] = {
+    {"--data", &stream_options::data}};
+const std::pair<std::string_view, bool stream_options::*> stream_flags[] = {
+    {"--allow-remote", &stream_options::allow_remote}};
+
 }  // namespace
 
 int run_stream_load(int argc, char** argv) {
@@ -461,11 +464,7 @@ int run_stream_load(int argc, char** argv) {
             }
         } else if (a == "--duration") {
             opt.duration_s = parse_duration(value());
-        } else if (a == "--data") {
-            opt.data = value();
-        } else if (a == "--allow-remote") {
-            opt.allow_remote = true;
-        } else {
+        } else if (!set_listed_option(opt, a, value, stream_texts, stream_flags)) {
             return usage_error("unknown argument " + a);
         }
     }

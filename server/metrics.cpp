@@ -37,7 +37,10 @@ constexpr std::size_t transports = 2;
 // The label values of polycodec_http_content_coding_* (http/content_coding.hpp's order).
 constexpr std::string_view coding_names[] = {"identity", "gzip", "deflate", "br", "zstd"};
 constexpr std::size_t codings = std::size(coding_names);
-constexpr std::size_t reject_reasons = 3;
+// The label values of polycodec_admission_rejected_total, in reject_reason's order.
+constexpr std::string_view reject_reason_names[] = {"budget", "too_large", "connections"};
+constexpr std::size_t reject_reasons = std::size(reject_reason_names);
+static_assert(reject_reasons == static_cast<std::size_t>(reject_reason::connections) + 1);
 
 std::string format_label(std::uint8_t id) {
     const format_info* f = find_format_by_number(id);
@@ -49,15 +52,8 @@ std::string format_label(std::uint8_t id) {
 std::string_view to_string(transport t) noexcept { return t == transport::http ? "http" : "tcp"; }
 
 std::string_view to_string(reject_reason r) noexcept {
-    switch (r) {
-        case reject_reason::budget:
-            return "budget";
-        case reject_reason::too_large:
-            return "too_large";
-        case reject_reason::connections:
-            return "connections";
-    }
-    return "unknown";
+    auto i = static_cast<std::size_t>(r);
+    return i < reject_reasons ? reject_reason_names[i] : "unknown";
 }
 
 std::string_view metrics::tcp_code_label(int code) noexcept {

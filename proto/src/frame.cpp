@@ -1,5 +1,7 @@
 #include "polycodec/proto/frame.hpp"
 
+#include <iterator>
+
 namespace polycodec::proto {
 namespace {
 
@@ -56,43 +58,27 @@ parse_error check_header(const unsigned char* in, std::uint32_t payload_length,
     return parse_error::none;
 }
 
+// The names of `status` and `parse_error`, in enumerator order.
+constexpr std::string_view status_names[] = {
+    "ok", "malformed", "unsupported_format", "unrepresentable", "too_large", "busy", "bad_frame"};
+static_assert(std::size(status_names) == static_cast<std::size_t>(status::bad_frame) + 1);
+constexpr std::string_view parse_error_names[] = {"none", "bad magic", "unsupported version",
+                                                  "options length exceeds payload length",
+                                                  "payload length over the limit"};
+static_assert(std::size(parse_error_names) == static_cast<std::size_t>(parse_error::too_long) + 1);
+
+// The entry of `names` that `e` indexes, "unknown" for a value past its end.
+template <class E, std::size_t N>
+std::string_view name_or_unknown(const std::string_view (&names)[N], E e) noexcept {
+    auto i = static_cast<std::size_t>(e);
+    return i < N ? names[i] : "unknown";
+}
+
 }  // namespace
 
-std::string_view to_string(status s) noexcept {
-    switch (s) {
-        case status::ok:
-            return "ok";
-        case status::malformed:
-            return "malformed";
-        case status::unsupported_format:
-            return "unsupported_format";
-        case status::unrepresentable:
-            return "unrepresentable";
-        case status::too_large:
-            return "too_large";
-        case status::busy:
-            return "busy";
-        case status::bad_frame:
-            return "bad_frame";
-    }
-    return "unknown";
-}
+std::string_view to_string(status s) noexcept { return name_or_unknown(status_names, s); }
 
-std::string_view to_string(parse_error e) noexcept {
-    switch (e) {
-        case parse_error::none:
-            return "none";
-        case parse_error::bad_magic:
-            return "bad magic";
-        case parse_error::bad_version:
-            return "unsupported version";
-        case parse_error::bad_lengths:
-            return "options length exceeds payload length";
-        case parse_error::too_long:
-            return "payload length over the limit";
-    }
-    return "unknown";
-}
+std::string_view to_string(parse_error e) noexcept { return name_or_unknown(parse_error_names, e); }
 
 void encode_request_header(const request_header& h, unsigned char* out) noexcept {
     put_header(out, h.flags, h.request_id, h.input_format, h.output_format, h.options_length,

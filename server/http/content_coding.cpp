@@ -40,6 +40,11 @@ std::string lower_trim(std::string_view s) {
     return out;
 }
 
+// Each coding's token, in enumerator order.
+constexpr std::string_view coding_names[] = {"identity", "gzip", "deflate", "br", "zstd"};
+static_assert(std::size(coding_names) == coding_count &&
+              coding_count == static_cast<std::size_t>(coding::zstd) + 1);
+
 std::optional<coding> coding_of(std::string_view name) {
     if (name == "gzip" || name == "x-gzip") {
         return coding::gzip;
@@ -62,19 +67,8 @@ std::optional<coding> coding_of(std::string_view name) {
 }  // namespace
 
 std::string_view to_string(coding c) noexcept {
-    switch (c) {
-        case coding::identity:
-            return "identity";
-        case coding::gzip:
-            return "gzip";
-        case coding::deflate:
-            return "deflate";
-        case coding::br:
-            return "br";
-        case coding::zstd:
-            return "zstd";
-    }
-    return "identity";
+    auto i = static_cast<std::size_t>(c);
+    return i < coding_count ? coding_names[i] : "identity";
 }
 
 result<std::vector<coding>> parse_content_encoding(std::string_view value) {

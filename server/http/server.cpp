@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
-#include <unordered_set>
 #include <vector>
 
 #include "http/beast_names.hpp"
@@ -26,6 +25,7 @@
 #include "listener.hpp"
 #include "logging.hpp"
 #include "polycodec/stream.hpp"
+#include "session_base.hpp"
 #include "tls.hpp"
 #include "tls_stream.hpp"
 #include "transcode.hpp"
@@ -69,34 +69,12 @@ void give_decode_buffer(std::string& b) {
     std::string().swap(b);
 }
 
-class session;
-
-// Sessions of the calling I/O thread, for drain. Each session lives on one thread only.
-thread_local std::unordered_set<session*> live_sessions;
-
 std::string server_header() { return "polycodec"; }
 
-class session : public std::enable_shared_from_this<session> {
+class session : public session_base<session> {
 public:
     session(service& svc, tcp::socket socket, bool over_limit)
-        : svc_(svc),
-          socket_(std::move(socket), transport_stream::context_of(svc.tls)),
-          deadline_(socket_.socket()),
-          over_limit_(over_limit) {
-        live_sessions.insert(this);
-        svc_.stats.connections(transport::http, 1);
-        error_code ec;
-        auto ep = socket_.socket().remote_endpoint(ec);
-        if (!ec) {
-            peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
-        }
-    }
-
-    ~session() {
-        live_sessions.erase(this);
-        svc_.stats.connections(transport::http, -1);
-        svc_.open_connections.fetch_sub(1, std::memory_order_relaxed);
-    }
+        : session_base(svc, std::move(socket), transport::http, over_limit) {}
 
     void start() {
         if (!socket_.is_tls()) {
@@ -108,30 +86,18 @@ public:
         arm(svc_.cfg.header_timeout);
         socket_.async_handshake([self = shared_from_this()](error_code ec) {
             self->disarm();
-            if (ec || self->deadline_.expired()) {
-                log_handshake_failure("http", self->peer_, self->deadline_.expired(),
-                                      self->svc_.cfg, ec.message());
+            if (self->handshake_failed(ec)) {
                 return self->close_now();
             }
             self->wait_for_request();
         });
     }
 
-    // Drain: an idle connection closes now, a busy one after its answer.
-    void on_drain() {
-        draining_ = true;
-        if (phase_ == phase::idle) {
-            error_code ec;
-            socket_.socket().cancel(ec);
-        }
-    }
-
 private:
+    friend class session_base<session>;
     enum class phase : std::uint8_t { idle, header, body, processing, writing, closing };
 
-    // ---- timers (io_deadline, listener.hpp) ----
-    void arm(std::chrono::milliseconds d) { deadline_.arm(d, shared_from_this()); }
-    void disarm() { deadline_.disarm(); }
+    bool idle() const { return phase_ == phase::idle; }
 
     // ---- reading ----
     void wait_for_request() {
@@ -807,46 +773,17 @@ private:
     // ---- closing ----
     void close_now() {
         phase_ = phase::closing;
-        disarm();
-        error_code ec;
-        socket_.socket().shutdown(tcp::socket::shutdown_both, ec);
-        socket_.socket().close(ec);
+        close_socket();
     }
 
-    // Half-close, then read and discard what the client still sends for up to a second, so
-    // that closing with unread data does not reset the connection before the client has read
-    // our answer (the 413 case).
-    // A refused request (linger_ set) lingers up to --body-timeout, until the client closes,
-    // since its whole body may still be on the way.
-    // Over TLS the half-close is close_notify: sent, then the client's awaited (it discards
-    // what the client still sends) for as long, then the socket closes.
+    // Half-close and discard what the client still sends for up to a second (the 413 case:
+    // session_base::linger_close_after). A refused request (linger_ set) lingers up to
+    // --body-timeout, until the client closes, since its whole body may still be on the way.
     void linger_close() {
         phase_ = phase::closing;
-        arm(linger_);
-        if (socket_.is_tls()) {
-            socket_.async_tls_shutdown([self = shared_from_this()](error_code) {
-                self->close_now();
-            });
-            return;
-        }
-        error_code ec;
-        socket_.socket().shutdown(tcp::socket::shutdown_send, ec);
-        discard();
+        linger_close_after(linger_, net::buffer(discard_buffer));
     }
 
-    void discard() {
-        socket_.async_read_some(net::buffer(discard_buffer),
-                                [self = shared_from_this()](error_code ec, std::size_t) {
-                                    if (ec || self->deadline_.expired()) {
-                                        return self->close_now();
-                                    }
-                                    self->discard();
-                                });
-    }
-
-    service& svc_;
-    transport_stream socket_;
-    io_deadline deadline_;
     beast::flat_buffer buffer_;
     std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
     // Content-Encoding of the request: its codings, their decoder, the decoded body, the
@@ -860,11 +797,8 @@ private:
     bhttp::response<bhttp::string_body> res_;
     memory_budget::reservation reservation_;
     std::chrono::milliseconds linger_{1000};
-    bool over_limit_ = false;
-    bool draining_ = false;
     phase phase_ = phase::idle;
     std::string request_id_;
-    std::string peer_;
     clock_type::time_point started_{};
 };
 
@@ -872,17 +806,7 @@ private:
 
 std::shared_ptr<listener> make_listener(service& svc,
                                         std::vector<boost::asio::io_context*> contexts) {
-    return std::make_shared<listener>(
-        svc, std::move(contexts), "http",
-        [&svc](tcp::socket s, bool over_limit) {
-            std::make_shared<session>(svc, std::move(s), over_limit)->start();
-        },
-        [] {
-            // Each context's thread sees its own sessions.
-            for (session* s : live_sessions) {
-                s->on_drain();
-            }
-        });
+    return session::make_session_listener(svc, std::move(contexts), "http");
 }
 
 }  // namespace polycodec::server::http

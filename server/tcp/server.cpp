@@ -6,11 +6,11 @@
 #include <boost/asio/write.hpp>
 #include <chrono>
 #include <string>
-#include <unordered_set>
 
 #include "listener.hpp"
 #include "logging.hpp"
 #include "polycodec/proto/frame.hpp"
+#include "session_base.hpp"
 #include "tcp/handler.hpp"
 #include "tls.hpp"
 #include "tls_stream.hpp"
@@ -28,31 +28,12 @@ constexpr std::size_t read_chunk = 64 * 1024;
 // Input and output buffers above this are given back once their frames are answered.
 constexpr std::size_t keep_buffer = std::size_t{4} << 20;
 
-class session;
-thread_local std::unordered_set<session*> live_sessions;
-
-class session : public std::enable_shared_from_this<session> {
+class session : public session_base<session> {
 public:
     session(service& svc, socket_type socket, bool over_limit)
-        : svc_(svc),
-          socket_(std::move(socket), transport_stream::context_of(svc.tls)),
-          deadline_(socket_.socket()),
-          over_limit_(over_limit) {
-        live_sessions.insert(this);
-        svc_.stats.connections(transport::tcp, 1);
-        error_code ec;
-        auto ep = socket_.socket().remote_endpoint(ec);
-        if (!ec) {
-            peer_ = ep.address().to_string() + ":" + std::to_string(ep.port());
-        }
+        : session_base(svc, std::move(socket), transport::tcp, over_limit) {
         error_code ignored;
         socket_.socket().set_option(net::ip::tcp::no_delay(true), ignored);
-    }
-
-    ~session() {
-        live_sessions.erase(this);
-        svc_.stats.connections(transport::tcp, -1);
-        svc_.open_connections.fetch_sub(1, std::memory_order_relaxed);
     }
 
     void start() {
@@ -67,28 +48,18 @@ public:
             if (self->draining_) {
                 return self->close_now();  // the drain cancelled it
             }
-            if (ec || self->deadline_.expired()) {
-                log_handshake_failure("tcp", self->peer_, self->deadline_.expired(),
-                                      self->svc_.cfg, ec.message());
+            if (self->handshake_failed(ec)) {
                 return self->close_now();
             }
             self->read();
         });
     }
 
-    // Drain: a connection idle between frames closes now, a busy one after its answers.
-    void on_drain() {
-        draining_ = true;
-        if (idle_) {
-            error_code ec;
-            socket_.socket().cancel(ec);
-        }
-    }
-
 private:
-    // ---- timers (io_deadline, listener.hpp) ----
-    void arm(std::chrono::milliseconds d) { deadline_.arm(d, shared_from_this()); }
-    void disarm() { deadline_.disarm(); }
+    friend class session_base<session>;
+
+    // Idle between frames: the drain closes it now, a busy one after its answers.
+    bool idle() const { return idle_; }
 
     // The service-wide flag too: this session's on_drain may not have run yet when a frame
     // that arrived after the drain began is answered.
@@ -306,70 +277,29 @@ private:
                          });
     }
 
-    void close_now() {
-        disarm();
-        error_code ec;
-        socket_.socket().shutdown(socket_type::shutdown_both, ec);
-        socket_.socket().close(ec);
-    }
+    void close_now() { close_socket(); }
 
     // Half-close and discard input for up to a second so the client reads our last frame
     // before the connection goes away.
-    // Over TLS the half-close is close_notify, and the client's is awaited as long.
     void linger_close() {
-        arm(std::chrono::milliseconds(1000));
-        if (socket_.is_tls()) {
-            socket_.async_tls_shutdown([self = shared_from_this()](error_code) {
-                self->close_now();
-            });
-            return;
-        }
-        error_code ec;
-        socket_.socket().shutdown(socket_type::shutdown_send, ec);
-        discard();
-    }
-
-    void discard() {
         scratch_.resize(4096);
-        socket_.async_read_some(net::buffer(scratch_),
-                                [self = shared_from_this()](error_code ec, std::size_t) {
-                                    if (ec || self->deadline_.expired()) {
-                                        return self->close_now();
-                                    }
-                                    self->discard();
-                                });
+        linger_close_after(std::chrono::milliseconds(1000), net::buffer(scratch_));
     }
 
-    service& svc_;
-    transport_stream socket_;
-    io_deadline deadline_;
     std::string in_;
     std::string out_;
     std::string scratch_;
-    bool over_limit_ = false;
-    bool draining_ = false;
     bool idle_ = false;                     ///< a read between frames is pending
     std::size_t skip_ = 0;                  ///< payload bytes of a refused frame still to drop
     memory_budget::reservation frame_res_;  ///< of the frame at the front of in_
     memory_budget::reservation write_res_;  ///< of the answers in out_ until written
-    std::string peer_;
 };
 
 }  // namespace
 
 std::shared_ptr<listener> make_listener(service& svc,
                                         std::vector<boost::asio::io_context*> contexts) {
-    return std::make_shared<listener>(
-        svc, std::move(contexts), "tcp",
-        [&svc](socket_type s, bool over_limit) {
-            std::make_shared<session>(svc, std::move(s), over_limit)->start();
-        },
-        [] {
-            // Each context's thread sees its own sessions.
-            for (session* s : live_sessions) {
-                s->on_drain();
-            }
-        });
+    return session::make_session_listener(svc, std::move(contexts), "tcp");
 }
 
 }  // namespace polycodec::server::tcp

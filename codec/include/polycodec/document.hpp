@@ -79,8 +79,12 @@ enum class tag_space : std::uint8_t {
 
 class document;
 class value;
-struct child_range;
-struct entry_range;
+class child_iterator;
+class entry_iterator;
+template <class Iterator>
+struct tape_range;
+using child_range = tape_range<child_iterator>;
+using entry_range = tape_range<entry_iterator>;
 
 namespace detail {
 struct tape_access;  // codec/src/detail/tape_access.hpp: the library's own tape surgery and
@@ -144,39 +148,50 @@ private:
     std::size_t index_ = 0;
 };
 
-/// Iterates an array's elements, or a map's keys and values alternately.
-class child_iterator {
+/// What child_iterator and entry_iterator share: a forward iterator over tape index i_ of
+/// doc_, whose `Derived` gives operator* and the prefix ++.
+template <class Derived, class Reference>
+class tape_iterator {
 public:
     using iterator_category = std::forward_iterator_tag;
-    using value_type = value;
+    using value_type = Reference;
     using difference_type = std::ptrdiff_t;
     using pointer = void;
-    using reference = value;
+    using reference = Reference;
 
-    child_iterator() = default;
-    child_iterator(const document* d, std::size_t i) : doc_(d), i_(i) {}
+    tape_iterator() = default;
+    tape_iterator(const document* d, std::size_t i) : doc_(d), i_(i) {}
+    Derived operator++(int) noexcept {
+        Derived old = static_cast<const Derived&>(*this);
+        ++static_cast<Derived&>(*this);
+        return old;
+    }
+    friend bool operator==(const Derived& a, const Derived& b) noexcept { return a.i_ == b.i_; }
+    friend bool operator!=(const Derived& a, const Derived& b) noexcept { return a.i_ != b.i_; }
+
+protected:
+    const document* doc_ = nullptr;
+    std::size_t i_ = 0;
+};
+
+/// A begin and end iterator, for range-for.
+template <class Iterator>
+struct tape_range {
+    Iterator b, e;
+    Iterator begin() const { return b; }
+    Iterator end() const { return e; }
+};
+
+/// Iterates an array's elements, or a map's keys and values alternately.
+class child_iterator : public tape_iterator<child_iterator, value> {
+public:
+    using tape_iterator::tape_iterator;
     value operator*() const noexcept { return {doc_, i_}; }
     child_iterator& operator++() noexcept {
         i_ = value(doc_, i_).end_index();
         return *this;
     }
-    child_iterator operator++(int) noexcept {
-        child_iterator old = *this;
-        ++*this;
-        return old;
-    }
-    bool operator==(const child_iterator& o) const noexcept { return i_ == o.i_; }
-    bool operator!=(const child_iterator& o) const noexcept { return i_ != o.i_; }
-
-private:
-    const document* doc_ = nullptr;
-    std::size_t i_ = 0;
-};
-
-struct child_range {
-    child_iterator b, e;
-    child_iterator begin() const { return b; }
-    child_iterator end() const { return e; }
+    using tape_iterator::operator++;
 };
 
 /// One map entry.
@@ -186,16 +201,9 @@ struct entry {
 };
 
 /// Iterates a map's entries.
-class entry_iterator {
+class entry_iterator : public tape_iterator<entry_iterator, entry> {
 public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = entry;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = entry;
-
-    entry_iterator() = default;
-    entry_iterator(const document* d, std::size_t i) : doc_(d), i_(i) {}
+    using tape_iterator::tape_iterator;
     entry operator*() const noexcept {
         value k(doc_, i_);
         return {k, value(doc_, k.end_index())};
@@ -204,23 +212,7 @@ public:
         i_ = value(doc_, value(doc_, i_).end_index()).end_index();
         return *this;
     }
-    entry_iterator operator++(int) noexcept {
-        entry_iterator old = *this;
-        ++*this;
-        return old;
-    }
-    bool operator==(const entry_iterator& o) const noexcept { return i_ == o.i_; }
-    bool operator!=(const entry_iterator& o) const noexcept { return i_ != o.i_; }
-
-private:
-    const document* doc_ = nullptr;
-    std::size_t i_ = 0;
-};
-
-struct entry_range {
-    entry_iterator b, e;
-    entry_iterator begin() const { return b; }
-    entry_iterator end() const { return e; }
+    using tape_iterator::operator++;
 };
 
 /// The tape. Reuse one per thread: clear() keeps the capacity.

@@ -39,34 +39,16 @@ inline error limit_error(const builder& b, std::size_t at) {
                           : std::string("document larger than its size budget"));
 }
 
+/// The phrase of each kind, indexed by its value (kinds start at 1: entry 0 is the fallback).
+inline constexpr const char* kind_phrases[] = {
+    "a value",  "null",  "a bool",     "a bool",      "an integer",     "an integer", "a float",
+    "a string", "bytes", "an integer", "a timestamp", "a tagged value", "an array",   "a map"};
+static_assert(std::size(kind_phrases) == static_cast<std::size_t>(kind::map) + 1);
+
 /// "a bool", "an integer", "a map" ...: a value's kind in an error message.
 inline const char* kind_phrase(kind k) noexcept {
-    switch (k) {
-        case kind::null:
-            return "null";
-        case kind::boolean_false:
-        case kind::boolean_true:
-            return "a bool";
-        case kind::int64:
-        case kind::uint64:
-        case kind::bignum:
-            return "an integer";
-        case kind::float64:
-            return "a float";
-        case kind::string:
-            return "a string";
-        case kind::bytes:
-            return "bytes";
-        case kind::timestamp:
-            return "a timestamp";
-        case kind::tagged:
-            return "a tagged value";
-        case kind::array:
-            return "an array";
-        case kind::map:
-            return "a map";
-    }
-    return "a value";
+    auto i = static_cast<std::size_t>(k);
+    return i < std::size(kind_phrases) ? kind_phrases[i] : "a value";
 }
 
 }  // namespace polycodec::detail

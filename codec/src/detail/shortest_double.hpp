@@ -189,26 +189,21 @@ inline std::size_t shortest_double_chars(char* p, double d, bool* integral = nul
     decimal dec = to_decimal(bits);
     // Trailing zeros (Schubfach's digits have up to 16 of them, e.g. 17.5 -> 1750000000000000
     // * 10^-14): binary search, each test a multiplication (exact division check).
-    if (dec.m % 100000000 == 0) {
-        dec.m /= 100000000;
-        dec.e += 8;
-        if (dec.m % 100000000 == 0) {
-            dec.m /= 100000000;
-            dec.e += 8;
+    // Divides out 10^k when it divides m; true when it did.
+    auto strip = [&dec](std::uint64_t ten_to_k, int k) {
+        if (dec.m % ten_to_k != 0) {
+            return false;
         }
+        dec.m /= ten_to_k;
+        dec.e += k;
+        return true;
+    };
+    if (strip(100000000, 8)) {
+        strip(100000000, 8);
     }
-    if (dec.m % 10000 == 0) {
-        dec.m /= 10000;
-        dec.e += 4;
-    }
-    if (dec.m % 100 == 0) {
-        dec.m /= 100;
-        dec.e += 2;
-    }
-    if (dec.m % 10 == 0) {
-        dec.m /= 10;
-        dec.e += 1;
-    }
+    strip(10000, 4);
+    strip(100, 2);
+    strip(10, 1);
     char tmp[32];  // the digits (at most 17), then room for the fixed-size copies below
     const int k = static_cast<int>(put_uint(tmp, dec.m) - tmp);
     const int x = dec.e + k - 1;  // scientific exponent (n - 1)

@@ -55,25 +55,27 @@ template <class F>
     return acc | f(x);
 }
 
+/// Copies n bytes, sizeof(Word) <= n <= 2 * sizeof(Word), from `s` to `d` as two Word moves
+/// that overlap in the middle: the first and the last sizeof(Word) bytes.
+template <class Word>
+[[gnu::always_inline]] inline void copy_two_words(char* d, const char* s, std::size_t n) noexcept {
+    Word a;
+    Word b;
+    std::memcpy(&a, s, sizeof a);
+    std::memcpy(&b, s + n - sizeof b, sizeof b);
+    std::memcpy(d, &a, sizeof a);
+    std::memcpy(d + n - sizeof b, &b, sizeof b);
+}
+
 /// Copies n bytes from `s` to `d` (no overlap) through fixed-size moves up to 16 bytes (no
 /// memcpy call for the short keys and values of the text writers).
 [[gnu::always_inline]] inline void copy_short(char* d, const char* s, std::size_t n) noexcept {
     if (n > 16) {
         std::memcpy(d, s, n);
     } else if (n >= 8) {
-        std::uint64_t a;
-        std::uint64_t b;
-        std::memcpy(&a, s, 8);
-        std::memcpy(&b, s + n - 8, 8);
-        std::memcpy(d, &a, 8);
-        std::memcpy(d + n - 8, &b, 8);
+        copy_two_words<std::uint64_t>(d, s, n);
     } else if (n >= 4) {
-        std::uint32_t a;
-        std::uint32_t b;
-        std::memcpy(&a, s, 4);
-        std::memcpy(&b, s + n - 4, 4);
-        std::memcpy(d, &a, 4);
-        std::memcpy(d + n - 4, &b, 4);
+        copy_two_words<std::uint32_t>(d, s, n);
     } else if (n != 0) {
         d[0] = s[0];
         d[n >> 1] = s[n >> 1];

@@ -2347,17 +2347,13 @@ bool codec_by_name(std::string_view n, block_codec& c) {
     }
     return true;
 }
+// The avro.codec names, in block_codec's order.
+constexpr std::string_view codec_names[] = {"null", "deflate", "zstandard", "snappy"};
+static_assert(std::size(codec_names) == static_cast<std::size_t>(block_codec::snappy) + 1);
+
 std::string_view codec_name(block_codec c) {
-    switch (c) {
-        case block_codec::deflate:
-            return "deflate";
-        case block_codec::zstandard:
-            return "zstandard";
-        case block_codec::snappy:
-            return "snappy";
-        default:
-            return "null";
-    }
+    auto i = static_cast<std::size_t>(c);
+    return i < std::size(codec_names) ? codec_names[i] : "null";
 }
 
 // Decompresses one block into `out`, at most `cap` bytes. The error message is empty on

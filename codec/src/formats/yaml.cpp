@@ -2832,17 +2832,13 @@ void write_float(output_buffer& out, double d) {
     out.append(buf, yaml_float_chars(buf, d));
 }
 
+// The local tag each tag space writes before its number, in tag_space's order.
+constexpr const char* tag_prefixes[] = {"!cbor/", "!msgpack/", "!bson/", "!tag/"};
+static_assert(std::size(tag_prefixes) == static_cast<std::size_t>(tag_space::other) + 1);
+
 const char* tag_prefix(tag_space s) {
-    switch (s) {
-        case tag_space::cbor:
-            return "!cbor/";
-        case tag_space::msgpack_ext:
-            return "!msgpack/";
-        case tag_space::bson:
-            return "!bson/";
-        default:
-            return "!tag/";
-    }
+    auto i = static_cast<std::size_t>(s);
+    return i < std::size(tag_prefixes) ? tag_prefixes[i] : "!tag/";
 }
 
 std::string sort_text(value k) {

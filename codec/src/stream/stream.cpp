@@ -462,13 +462,9 @@ result<void> record_writer::begin(output_buffer& out, std::optional<std::uint64_
     m.backpatch = backpatch;
     switch (m.fmt) {
         case format_id::json:
+        case format_id::cbor:  // an indefinite-length array, closed by end()
             if (!m.opt.seq) {
-                out.push_back('[');
-            }
-            break;
-        case format_id::cbor:
-            if (!m.opt.seq) {
-                out.push_back('\x9f');
+                out.push_back(m.fmt == format_id::json ? '[' : '\x9f');
             }
             break;
         case format_id::msgpack:

@@ -98,6 +98,17 @@ fn emit<F: FnMut() -> usize>(fmt: &str, op: &str, lib: &str, ms: u64, f: F) {
     println!("{},{},{},{:.1}", fmt, op, lib, measure(f, ms));
 }
 
+// A library's two rows of a format: encode, then decode.
+fn lib_rows<E: FnMut() -> usize, D: FnMut() -> usize>(fmt: &str, lib: &str, ms: u64, enc: E, dec: D) {
+    emit(fmt, "encode", lib, ms, enc);
+    emit(fmt, "decode", lib, ms, dec);
+}
+
+// The records in a generic value of the array of records.
+fn array_len(v: serde_json::Value) -> usize {
+    v.as_array().unwrap().len()
+}
+
 fn read(dir: &str, name: &str) -> Vec<u8> {
     std::fs::read(format!("{}/{}", dir, name)).unwrap_or_else(|e| panic!("{}: {}", name, e))
 }
@@ -119,15 +130,11 @@ fn main() {
 
     // serde_json
     {
-        let lib = "serde_json 1.0.87 generic";
         let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
-        emit("json", "encode", lib, ms, || serde_json::to_vec(&v).unwrap().len());
-        emit("json", "decode", lib, ms, || {
-            serde_json::from_slice::<serde_json::Value>(&json).unwrap().as_array().unwrap().len()
-        });
-        let lib = "serde_json 1.0.87 typed";
-        emit("json", "encode", lib, ms, || serde_json::to_vec(&recs).unwrap().len());
-        emit("json", "decode", lib, ms, || serde_json::from_slice::<Vec<Record>>(&json).unwrap().len());
+        lib_rows("json", "serde_json 1.0.87 generic", ms, || serde_json::to_vec(&v).unwrap().len(),
+            || array_len(serde_json::from_slice(&json).unwrap()));
+        lib_rows("json", "serde_json 1.0.87 typed", ms, || serde_json::to_vec(&recs).unwrap().len(),
+            || serde_json::from_slice::<Vec<Record>>(&json).unwrap().len());
     }
     // rmp-serde (MessagePack)
     {
@@ -136,14 +143,10 @@ fn main() {
         check("rmp-serde generic", &v, &jv);
         let t: Vec<Record> = rmp_serde::from_slice(&b).unwrap();
         check("rmp-serde typed", &t, &recs);
-        let lib = "rmp-serde 1.1.1 generic (serde_json::Value)";
-        emit("msgpack", "encode", lib, ms, || rmp_serde::to_vec_named(&v).unwrap().len());
-        emit("msgpack", "decode", lib, ms, || {
-            rmp_serde::from_slice::<serde_json::Value>(&b).unwrap().as_array().unwrap().len()
-        });
-        let lib = "rmp-serde 1.1.1 typed";
-        emit("msgpack", "encode", lib, ms, || rmp_serde::to_vec_named(&recs).unwrap().len());
-        emit("msgpack", "decode", lib, ms, || rmp_serde::from_slice::<Vec<Record>>(&b).unwrap().len());
+        lib_rows("msgpack", "rmp-serde 1.1.1 generic (serde_json::Value)", ms,
+            || rmp_serde::to_vec_named(&v).unwrap().len(), || array_len(rmp_serde::from_slice(&b).unwrap()));
+        lib_rows("msgpack", "rmp-serde 1.1.1 typed", ms, || rmp_serde::to_vec_named(&recs).unwrap().len(),
+            || rmp_serde::from_slice::<Vec<Record>>(&b).unwrap().len());
     }
     // serde_cbor
     {
@@ -151,17 +154,14 @@ fn main() {
         let v: serde_cbor::Value = serde_cbor::from_slice(&b).unwrap();
         let t: Vec<Record> = serde_cbor::from_slice(&b).unwrap();
         check("serde_cbor typed", &t, &recs);
-        let lib = "serde_cbor 0.11.2 generic";
-        emit("cbor", "encode", lib, ms, || serde_cbor::to_vec(&v).unwrap().len());
-        emit("cbor", "decode", lib, ms, || {
+        lib_rows("cbor", "serde_cbor 0.11.2 generic", ms, || serde_cbor::to_vec(&v).unwrap().len(), || {
             match serde_cbor::from_slice::<serde_cbor::Value>(&b).unwrap() {
                 serde_cbor::Value::Array(a) => a.len(),
                 _ => 0,
             }
         });
-        let lib = "serde_cbor 0.11.2 typed";
-        emit("cbor", "encode", lib, ms, || serde_cbor::to_vec(&recs).unwrap().len());
-        emit("cbor", "decode", lib, ms, || serde_cbor::from_slice::<Vec<Record>>(&b).unwrap().len());
+        lib_rows("cbor", "serde_cbor 0.11.2 typed", ms, || serde_cbor::to_vec(&recs).unwrap().len(),
+            || serde_cbor::from_slice::<Vec<Record>>(&b).unwrap().len());
     }
     // csv
     {
@@ -179,25 +179,21 @@ fn main() {
         check("csv typed", &t.len(), &recs.len());
         check("csv typed names", &t.iter().map(|r| r.f_name.clone()).collect::<Vec<_>>(),
               &recs.iter().map(|r| r.name.clone()).collect::<Vec<_>>());
-        let lib = "csv 1.1.6 generic (StringRecord)";
-        emit("csv", "encode", lib, ms, || {
+        lib_rows("csv", "csv 1.1.6 generic (StringRecord)", ms, || {
             let mut w = csv::Writer::from_writer(Vec::with_capacity(b.len()));
             w.write_record(&header).unwrap();
             for r in &sr {
                 w.write_record(r).unwrap();
             }
             w.into_inner().unwrap().len()
-        });
-        emit("csv", "decode", lib, ms, || rows(&b).len());
-        let lib = "csv 1.1.6 typed";
-        emit("csv", "encode", lib, ms, || {
+        }, || rows(&b).len());
+        lib_rows("csv", "csv 1.1.6 typed", ms, || {
             let mut w = csv::Writer::from_writer(Vec::with_capacity(b.len()));
             for r in &t {
                 w.serialize(r).unwrap();
             }
             w.into_inner().unwrap().len()
-        });
-        emit("csv", "decode", lib, ms, || typed(&b).len());
+        }, || typed(&b).len());
     }
     // toml ({"records": [...]}, as bench writes it)
     {
@@ -205,12 +201,10 @@ fn main() {
         let v: toml::Value = toml::from_str(&s).unwrap();
         let t: Wrapped = toml::from_str(&s).unwrap();
         check("toml typed", &t.records, &recs);
-        let lib = "toml 0.5.11 generic";
-        emit("toml", "encode", lib, ms, || toml::to_string(&v).unwrap().len());
-        emit("toml", "decode", lib, ms, || s.parse::<toml::Value>().unwrap().as_table().unwrap().len());
-        let lib = "toml 0.5.11 typed";
-        emit("toml", "encode", lib, ms, || toml::to_string(&t).unwrap().len());
-        emit("toml", "decode", lib, ms, || toml::from_str::<Wrapped>(&s).unwrap().records.len());
+        lib_rows("toml", "toml 0.5.11 generic", ms, || toml::to_string(&v).unwrap().len(),
+            || s.parse::<toml::Value>().unwrap().as_table().unwrap().len());
+        lib_rows("toml", "toml 0.5.11 typed", ms, || toml::to_string(&t).unwrap().len(),
+            || toml::from_str::<Wrapped>(&s).unwrap().records.len());
     }
     // serde_yaml
     {
@@ -218,31 +212,27 @@ fn main() {
         let v: serde_yaml::Value = serde_yaml::from_str(&s).unwrap();
         let t: Vec<Record> = serde_yaml::from_str(&s).unwrap();
         check("serde_yaml typed", &t, &recs);
-        let lib = "serde_yaml 0.8.26 generic";
-        emit("yaml", "encode", lib, ms, || serde_yaml::to_string(&v).unwrap().len());
-        emit("yaml", "decode", lib, ms, || {
+        lib_rows("yaml", "serde_yaml 0.8.26 generic", ms, || serde_yaml::to_string(&v).unwrap().len(), || {
             serde_yaml::from_str::<serde_yaml::Value>(&s).unwrap().as_sequence().unwrap().len()
         });
-        let lib = "serde_yaml 0.8.26 typed";
-        emit("yaml", "encode", lib, ms, || serde_yaml::to_string(&recs).unwrap().len());
-        emit("yaml", "decode", lib, ms, || serde_yaml::from_str::<Vec<Record>>(&s).unwrap().len());
+        lib_rows("yaml", "serde_yaml 0.8.26 typed", ms, || serde_yaml::to_string(&recs).unwrap().len(),
+            || serde_yaml::from_str::<Vec<Record>>(&s).unwrap().len());
     }
     // ron
     {
         let s = String::from_utf8(read(dir, "bench.ron")).unwrap();
         let v: ron::Value = ron::from_str(&s).unwrap();
-        let lib = "ron 0.7.1 generic";
-        emit("ron", "encode", lib, ms, || ron::to_string(&v).unwrap().len());
-        emit("ron", "decode", lib, ms, || match ron::from_str::<ron::Value>(&s).unwrap() {
-            ron::Value::Seq(a) => a.len(),
-            _ => 0,
+        lib_rows("ron", "ron 0.7.1 generic", ms, || ron::to_string(&v).unwrap().len(), || {
+            match ron::from_str::<ron::Value>(&s).unwrap() {
+                ron::Value::Seq(a) => a.len(),
+                _ => 0,
+            }
         });
         match ron::from_str::<Vec<Record>>(&s) {
             Ok(t) => {
                 check("ron typed", &t, &recs);
-                let lib = "ron 0.7.1 typed";
-                emit("ron", "encode", lib, ms, || ron::to_string(&recs).unwrap().len());
-                emit("ron", "decode", lib, ms, || ron::from_str::<Vec<Record>>(&s).unwrap().len());
+                lib_rows("ron", "ron 0.7.1 typed", ms, || ron::to_string(&recs).unwrap().len(),
+                    || ron::from_str::<Vec<Record>>(&s).unwrap().len());
             }
             Err(e) => println!("# ron typed: not timed (ron reads our map-form records only as a Value: {})", e),
         }
