@@ -21,6 +21,7 @@
 #include "detail/base64.hpp"
 #include "detail/describe.hpp"
 #include "detail/lossy.hpp"
+#include "detail/nonfinite_text.hpp"
 #include "detail/number.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
@@ -1578,13 +1579,7 @@ void write_key_text(output_buffer& out, std::string_view s) {
 // TOML floats: inf, -inf, nan; finite values in the shortest round-trip form with ".0" on
 // integral values ("1e+300" is a valid TOML float as it is).
 void write_float(output_buffer& out, double d) {
-    if (std::isnan(d)) {
-        out.append("nan");
-    } else if (std::isinf(d)) {
-        out.append(d > 0 ? "inf" : "-inf");
-    } else {
-        write_double(out, d);
-    }
+    write_double_text(out, d, {"nan", "inf", "-inf"});
 }
 
 enum class slot { drop, simple, table, table_array };

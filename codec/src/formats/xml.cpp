@@ -22,15 +22,16 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
-#include <new>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "detail/infer.hpp"
 #include "detail/lossy.hpp"
+#include "detail/nonfinite_text.hpp"
 #include "detail/number.hpp"
 #include "detail/out_room.hpp"
 #include "detail/text_reader.hpp"
@@ -2333,17 +2334,9 @@ private:
             case kind::uint64:
                 write_uint(out_, v.get_uint());
                 return true;
-            case kind::float64: {
-                double d = v.get_double();
-                if (std::isnan(d)) {
-                    out_.append("NaN");
-                } else if (std::isinf(d)) {
-                    out_.append(d > 0 ? "Infinity" : "-Infinity");
-                } else {
-                    write_double(out_, d);
-                }
+            case kind::float64:
+                write_double_text(out_, v.get_double());
                 return true;
-            }
             default:
                 break;
         }
