@@ -55,6 +55,27 @@ inline bool take_be(const unsigned char* p, std::size_t size, std::size_t& pos,
     return true;
 }
 
+/// The number after a head whose `code` First, First + 1, First + 2 or First + 3 announces a
+/// 1-, 2-, 4- or 8-byte big-endian number (take_be, each width a constant-width load). False
+/// for any other code, or when the input ends first.
+template <unsigned First>
+[[gnu::always_inline]] inline bool take_be_coded(unsigned code, const unsigned char* p,
+                                                 std::size_t size, std::size_t& pos,
+                                                 std::uint64_t& v) noexcept {
+    switch (code) {
+        case First:
+            return take_be<1>(p, size, pos, v);
+        case First + 1:
+            return take_be<2>(p, size, pos, v);
+        case First + 2:
+            return take_be<4>(p, size, pos, v);
+        case First + 3:
+            return take_be<8>(p, size, pos, v);
+        default:
+            return false;
+    }
+}
+
 /// Writes `marker` then the low n (1, 2, 4 or 8) bytes of v big-endian at o (9 bytes must be
 /// writable: all 8 are stored, only n count); returns the end of what counts.
 inline char* put_be_at(char* o, unsigned char marker, std::uint64_t v, int n) noexcept {
