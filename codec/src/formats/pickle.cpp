@@ -20,9 +20,10 @@
 
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
+#include "detail/dropped_tag.hpp"
+#include "detail/encode_with.hpp"
 #include "detail/fast_decode.hpp"
 #include "detail/fixed_scalar.hpp"
-#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -1877,13 +1878,8 @@ private:
     std::size_t frame_start_ = 0;
 };
 
-result<void> encode_pickle(const document& doc, output_buffer& out, const encode_options& opt) {
-    pickle_writer w(out, opt);
-    return w.run(doc.root());
-}
-
 }  // namespace
 
-const codec_functions pickle_codec{decode_pickle, encode_pickle};
+const codec_functions pickle_codec{decode_pickle, encode_with<pickle_writer, &pickle_writer::run>};
 
 }  // namespace polycodec::detail

@@ -1072,10 +1072,8 @@ public:
             case kind::null:
                 return {};  // serialize_unit: nothing on the wire
             case kind::boolean_false:
-                out_.push_back(0);
-                return {};
             case kind::boolean_true:
-                out_.push_back(1);
+                out_.push_back(v.get_bool() ? 1 : 0);
                 return {};
             case kind::int64: {
                 std::int64_t i = v.get_int();
