@@ -55,6 +55,17 @@ inline bool take_be(const unsigned char* p, std::size_t size, std::size_t& pos,
     return true;
 }
 
+/// The bits of the double that the float32 at p (in the host's byte order: the little-endian
+/// wire order of avro and postcard on a little-endian host) widens to.
+inline std::uint64_t load_f32_widened(const unsigned char* p) noexcept {
+    float f;
+    std::memcpy(&f, p, 4);
+    const auto d = static_cast<double>(f);
+    std::uint64_t bits;
+    std::memcpy(&bits, &d, 8);
+    return bits;
+}
+
 /// The number after a head whose `code` First, First + 1, First + 2 or First + 3 announces a
 /// 1-, 2-, 4- or 8-byte big-endian number (take_be, each width a constant-width load). False
 /// for any other code, or when the input ends first.

@@ -22,6 +22,7 @@
 #include "avro/schema.hpp"
 #include "detail/base64.hpp"
 #include "detail/big_integer.hpp"
+#include "detail/binary.hpp"
 #include "detail/describe.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/lossy.hpp"
@@ -1235,19 +1236,14 @@ public:
                 tw_.advance(2);
                 return true;
             }
-            case type_kind::float_: {
+            case type_kind::float_:
                 if (end_ - p_ < 4) {
                     return false;
                 }
-                float f;
-                std::memcpy(&f, p_, 4);
+                tw_.scalar(w, kind::float64, load_f32_widened(p_));
                 p_ += 4;
-                auto d = static_cast<double>(f);
-                w[0] = tape_word(kind::float64, 0, 0);
-                std::memcpy(&w[1], &d, 8);
                 tw_.advance(2);
                 return true;
-            }
             case type_kind::double_:
                 if (end_ - p_ < 8) {
                     return false;
@@ -1638,19 +1634,7 @@ public:
             }
             case type_kind::float_:
             case type_kind::double_: {
-                double d;
-                if (v.kind() == kind::float64) {
-                    d = v.get_double();
-                } else if (v.kind() == kind::int64) {
-                    d = static_cast<double>(v.get_int());
-                    if (static_cast<std::int64_t>(d) != v.get_int() &&
-                        !allow_lossy(opt_, v, "int_to_float", "integer rounded to a float")) {
-                        return fail(unrepresentable(v, "integer not exact as an Avro " +
-                                                           type_desc(t)));
-                    }
-                } else {
-                    return wrong(t, v);
-                }
+                POLYCODEC_TRY_ASSIGN(d, double_of(t, v));
                 if (t.kind == type_kind::double_) {
                     out_->append(&d, 8);
                     return {};
@@ -1740,6 +1724,21 @@ private:
                                            " is not representable as Avro " + type_desc(t)));
     }
 
+    // The value of a float or double: a float64, or an int64 (exact, or rounded under lossy).
+    result<double> double_of(const node& t, value v) {
+        if (v.kind() == kind::float64) {
+            return v.get_double();
+        }
+        if (v.kind() != kind::int64) {
+            return wrong(t, v);
+        }
+        const auto d = static_cast<double>(v.get_int());
+        if (static_cast<std::int64_t>(d) != v.get_int() &&
+            !allow_lossy(opt_, v, "int_to_float", "integer rounded to a float")) {
+            return fail(unrepresentable(v, "integer not exact as an Avro " + type_desc(t)));
+        }
+        return d;
+    }
     result<std::int64_t> integer_of(const node& t, value v) {
         std::int64_t n;
         if (v.kind() == kind::int64) {

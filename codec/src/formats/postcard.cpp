@@ -906,21 +906,13 @@ private:
                 int_word(tw_.words(2), is_zigzag(t.kind), v);
                 tw_.advance(2);
                 return true;
-            case type_kind::f32: {
-                if (size_ - pos_ < 4) {
+            case type_kind::f32:  // little-endian on the wire
+                if (size_ - pos_ < 4 || std::endian::native != std::endian::little) {
                     return false;
                 }
-                float f;
-                std::memcpy(&f, p_ + pos_, 4);  // little-endian on the wire
-                if constexpr (std::endian::native != std::endian::little) {
-                    return false;
-                }
+                scalar(kind::float64, load_f32_widened(p_ + pos_));
                 pos_ += 4;
-                const double d = static_cast<double>(f);
-                std::memcpy(&v, &d, 8);
-                scalar(kind::float64, v);
                 return true;
-            }
             case type_kind::f64:
                 if (size_ - pos_ < 8 || std::endian::native != std::endian::little) {
                     return false;
