@@ -1105,8 +1105,7 @@ public:
                                                 "an integer outside 64 bits is not "
                                                 "representable in postcard without a schema"));
                 }
-                double d = std::strtod(std::string(v.get_string()).c_str(), nullptr);
-                put_f64(out_, d);
+                put_f64(out_, std::strtod(std::string(v.get_string()).c_str(), nullptr));
                 return {};
             }
             case kind::float64:
