@@ -55,6 +55,38 @@ inline bool take_be(const unsigned char* p, std::size_t size, std::size_t& pos,
     return true;
 }
 
+/// The bits of the double that the float32 at p (in the host's byte order: the little-endian
+/// wire order of avro and postcard on a little-endian host) widens to.
+inline std::uint64_t load_f32_widened(const unsigned char* p) noexcept {
+    float f;
+    std::memcpy(&f, p, 4);
+    const auto d = static_cast<double>(f);
+    std::uint64_t bits;
+    std::memcpy(&bits, &d, 8);
+    return bits;
+}
+
+/// The number after a head whose `code` First, First + 1, First + 2 or First + 3 announces a
+/// 1-, 2-, 4- or 8-byte big-endian number (take_be, each width a constant-width load). False
+/// for any other code, or when the input ends first.
+template <unsigned First>
+[[gnu::always_inline]] inline bool take_be_coded(unsigned code, const unsigned char* p,
+                                                 std::size_t size, std::size_t& pos,
+                                                 std::uint64_t& v) noexcept {
+    switch (code) {
+        case First:
+            return take_be<1>(p, size, pos, v);
+        case First + 1:
+            return take_be<2>(p, size, pos, v);
+        case First + 2:
+            return take_be<4>(p, size, pos, v);
+        case First + 3:
+            return take_be<8>(p, size, pos, v);
+        default:
+            return false;
+    }
+}
+
 /// Writes `marker` then the low n (1, 2, 4 or 8) bytes of v big-endian at o (9 bytes must be
 /// writable: all 8 are stored, only n count); returns the end of what counts.
 inline char* put_be_at(char* o, unsigned char marker, std::uint64_t v, int n) noexcept {

@@ -30,6 +30,7 @@
 
 #include "detail/base64.hpp"
 #include "detail/decimal128.hpp"
+#include "detail/epoch_time.hpp"
 #include "detail/number.hpp"
 #include "polycodec/buffer.hpp"
 #include "polycodec/document.hpp"
@@ -91,16 +92,6 @@ struct special {
 
 // ---- dates ----
 
-// Days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-inline std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) noexcept {
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const auto yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
 /// "YYYY-MM-DDTHH:MM:SS.sssZ" of `ms` since the epoch; false outside years 0000-9999.
 inline bool format_datetime(std::int64_t ms, std::string& out) {
     // Years 0000 and 9999 bound the 4-digit years of RFC 3339.
@@ -115,20 +106,11 @@ inline bool format_datetime(std::int64_t ms, std::string& out) {
         rem += 86400000;
         --days;
     }
-    std::int64_t z = days + 719468;
-    const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    const auto doe = static_cast<unsigned>(z - era * 146097);
-    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400;
-    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    const unsigned mp = (5 * doy + 2) / 153;
-    const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-    const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-    y += m <= 2;
+    const civil_date c = civil_from_days(days);
     char buf[64];
     auto ims = static_cast<unsigned>(rem);
-    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02u:%02u:%02u.%03uZ", static_cast<int>(y), m, d,
-                  ims / 3600000, ims / 60000 % 60, ims / 1000 % 60, ims % 1000);
+    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02u:%02u:%02u.%03uZ", static_cast<int>(c.year),
+                  c.month, c.day, ims / 3600000, ims / 60000 % 60, ims / 1000 % 60, ims % 1000);
     out += buf;
     return true;
 }
@@ -137,72 +119,11 @@ inline bool format_datetime(std::int64_t ms, std::string& out) {
 /// "...+02:00", 't', 'z' and ' ' accepted). False when the text is not such a date-time, or
 /// when it is not a whole number of milliseconds (a sub-millisecond fraction or a leap second).
 inline bool parse_datetime(std::string_view s, std::int64_t& ms) {
-    auto num = [&](std::size_t at, std::size_t len, unsigned& v) {
-        if (at + len > s.size()) {
-            return false;
-        }
-        v = 0;
-        for (std::size_t k = at; k < at + len; ++k) {
-            if (s[k] < '0' || s[k] > '9') {
-                return false;
-            }
-            v = v * 10 + static_cast<unsigned>(s[k] - '0');
-        }
-        return true;
-    };
-    unsigned y, mo, d, h, mi, sec;
-    if (!num(0, 4, y) || s.size() < 19 || s[4] != '-' || !num(5, 2, mo) || s[7] != '-' ||
-        !num(8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !num(11, 2, h) ||
-        s[13] != ':' || !num(14, 2, mi) || s[16] != ':' || !num(17, 2, sec)) {
+    epoch_instant t;
+    if (!parse_rfc3339(s, t) || t.leap_second || !t.exact || t.nanos % 1000000 != 0) {
         return false;
     }
-    static constexpr unsigned mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap) ||
-        h > 23 || mi > 59 || sec > 59) {
-        return false;
-    }
-    std::size_t p = 19;
-    unsigned frac = 0;
-    if (p < s.size() && s[p] == '.') {
-        ++p;
-        std::size_t first = p;
-        while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
-            std::size_t k = p - first;
-            if (k < 3) {
-                frac = frac * 10 + static_cast<unsigned>(s[p] - '0');
-            } else if (s[p] != '0') {
-                return false;  // finer than a millisecond
-            }
-            ++p;
-        }
-        if (p == first) {
-            return false;
-        }
-        for (std::size_t k = p - first; k < 3; ++k) {
-            frac *= 10;
-        }
-    }
-    std::int64_t offset_min = 0;
-    if (p < s.size() && (s[p] == 'Z' || s[p] == 'z')) {
-        ++p;
-    } else if (p < s.size() && (s[p] == '+' || s[p] == '-')) {
-        unsigned oh, om;
-        if (!num(p + 1, 2, oh) || p + 3 >= s.size() || s[p + 3] != ':' || !num(p + 4, 2, om) ||
-            oh > 23 || om > 59) {
-            return false;
-        }
-        offset_min = static_cast<std::int64_t>(oh * 60 + om) * (s[p] == '-' ? -1 : 1);
-        p += 6;
-    } else {
-        return false;
-    }
-    if (p != s.size()) {
-        return false;
-    }
-    std::int64_t days = days_from_civil(y, mo, d);
-    ms = ((days * 24 + h) * 60 + mi - offset_min) * 60000 + static_cast<std::int64_t>(sec) * 1000 +
-         frac;
+    ms = t.seconds * 1000 + t.nanos / 1000000;
     return true;
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "detail/base64.hpp"
+#include "detail/nonfinite_text.hpp"
 #include "detail/number.hpp"
 #include "detail/text.hpp"
 #include "polycodec/document.hpp"
@@ -101,15 +102,8 @@ template <class Builder>
             text::add_decimal_integer(b, s);
             return;
         case kind::floating: {
-            double d = 0;
-            if (s == "NaN") {
-                d = std::numeric_limits<double>::quiet_NaN();
-            } else if (s == "Infinity" || s == "-Infinity") {
-                d = s[0] == '-' ? -std::numeric_limits<double>::infinity()
-                                : std::numeric_limits<double>::infinity();
-            } else {
-                d = parsed;
-            }
+            double d = parsed;
+            nonfinite_of(s, d);  // else the value classify() parsed
             b.add_double(d);
             return;
         }
@@ -179,17 +173,10 @@ inline bool scalar_text(value v, std::string& out) {
             return true;
         }
         case polycodec::kind::float64: {
-            double d = v.get_double();
-            if (std::isnan(d)) {
-                out.assign("NaN");
-            } else if (std::isinf(d)) {
-                out.assign(d > 0 ? "Infinity" : "-Infinity");
-            } else {
-                thread_local output_buffer tmp;
-                tmp.clear();
-                write_double(tmp, d);
-                out.assign(tmp.view());
-            }
+            thread_local output_buffer tmp;
+            tmp.clear();
+            write_double_text(tmp, v.get_double());
+            out.assign(tmp.view());
             return true;
         }
         case polycodec::kind::bytes: {

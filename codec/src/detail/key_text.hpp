@@ -1,10 +1,11 @@
 #pragma once
 // The text of a map key that is a string or an integer, as the text encoders write it when
-// their keys must be strings: toml, csv (header names).
+// their keys must be strings: toml, csv (header names), bson (element names).
 
 #include <charconv>
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "polycodec/document.hpp"
 
@@ -31,6 +32,22 @@ inline bool append_key_text(std::string& out, value k) {
             return false;
     }
     out.append(buf, static_cast<std::size_t>(r.ptr - buf));
+    return true;
+}
+
+/// The text of key `k` in `text`: a string's, timestamp's or bignum's own bytes, or an int64's
+/// or uint64's decimal text (kept in `scratch`). False for any other key.
+inline bool key_text_view(value k, std::string& scratch, std::string_view& text) {
+    const kind c = k.kind();
+    if (c == kind::string || c == kind::timestamp || c == kind::bignum) {
+        text = k.get_string();
+        return true;
+    }
+    scratch.clear();
+    if (!append_key_text(scratch, k)) {
+        return false;
+    }
+    text = scratch;
     return true;
 }
 

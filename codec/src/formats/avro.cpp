@@ -22,6 +22,7 @@
 #include "avro/schema.hpp"
 #include "detail/base64.hpp"
 #include "detail/big_integer.hpp"
+#include "detail/binary.hpp"
 #include "detail/describe.hpp"
 #include "detail/epoch_time.hpp"
 #include "detail/lossy.hpp"
@@ -507,33 +508,32 @@ private:
         return {};
     }
 
-    result<std::uint32_t> union_index(const node& t) {
+    // A long that indexes one of `count` things (a union's branches, an enum's symbols): `what`
+    // names it for read_long, out_of_range(i) words the error when it is not below count.
+    template <class OutOfRange>
+    result<std::uint32_t> index_below(std::size_t count, const char* what,
+                                      OutOfRange&& out_of_range) {
         const unsigned char* start = p_;
-        auto i = read_long("a union branch index");
+        auto i = read_long(what);
         if (!i) {
             return fail(i.error());
         }
-        if (*i < 0 || static_cast<std::uint64_t>(*i) >= t.branches.size()) {
-            return fail(make_error(errc::malformed, at(start),
-                                   "union branch index " + std::to_string(*i) +
-                                       " out of range (the union has " +
-                                       std::to_string(t.branches.size()) + " branches)"));
+        if (*i < 0 || static_cast<std::uint64_t>(*i) >= count) {
+            return fail(make_error(errc::malformed, at(start), out_of_range(*i)));
         }
         return static_cast<std::uint32_t>(*i);
     }
+    result<std::uint32_t> union_index(const node& t) {
+        return index_below(t.branches.size(), "a union branch index", [&](std::int64_t i) {
+            return "union branch index " + std::to_string(i) + " out of range (the union has " +
+                   std::to_string(t.branches.size()) + " branches)";
+        });
+    }
     result<std::uint32_t> enum_index(const node& t) {
-        const unsigned char* start = p_;
-        auto i = read_long("an enum index");
-        if (!i) {
-            return fail(i.error());
-        }
-        if (*i < 0 || static_cast<std::uint64_t>(*i) >= t.symbols.size()) {
-            return fail(make_error(errc::malformed, at(start),
-                                   "enum index " + std::to_string(*i) + " out of range for " +
-                                       t.name + " (" + std::to_string(t.symbols.size()) +
-                                       " symbols)"));
-        }
-        return static_cast<std::uint32_t>(*i);
+        return index_below(t.symbols.size(), "an enum index", [&](std::int64_t i) {
+            return "enum index " + std::to_string(i) + " out of range for " + t.name + " (" +
+                   std::to_string(t.symbols.size()) + " symbols)";
+        });
     }
 
     result<double> read_float() {
@@ -1023,6 +1023,13 @@ public:
             return fail(make_error(errc::invalid_option, offset(),
                                    "a default value does not match its type"));
         };
+        // A map's or a record's default: a map, opened in the builder.
+        auto begin_map = [&]() -> result<void> {
+            if (v.kind() != kind::map || !b_.begin_map()) {
+                return v.kind() != kind::map ? wrong() : limit();
+            }
+            return {};
+        };
         if (depth > 128) {
             return wrong();
         }
@@ -1107,9 +1114,7 @@ public:
                 b_.end_array();
                 return {};
             case type_kind::map:
-                if (v.kind() != kind::map || !b_.begin_map()) {
-                    return v.kind() != kind::map ? wrong() : limit();
-                }
+                POLYCODEC_TRY(begin_map());
                 for (auto [k, x] : v.entries()) {
                     if (k.kind() != kind::string) {
                         return wrong();
@@ -1120,9 +1125,7 @@ public:
                 b_.end_map();
                 return {};
             case type_kind::record:
-                if (v.kind() != kind::map || !b_.begin_map()) {
-                    return v.kind() != kind::map ? wrong() : limit();
-                }
+                POLYCODEC_TRY(begin_map());
                 for (const field& f : t.fields) {
                     value x = v.find(f.name);
                     b_.add_string(f.name);
@@ -1233,19 +1236,14 @@ public:
                 tw_.advance(2);
                 return true;
             }
-            case type_kind::float_: {
+            case type_kind::float_:
                 if (end_ - p_ < 4) {
                     return false;
                 }
-                float f;
-                std::memcpy(&f, p_, 4);
+                tw_.scalar(w, kind::float64, load_f32_widened(p_));
                 p_ += 4;
-                auto d = static_cast<double>(f);
-                w[0] = tape_word(kind::float64, 0, 0);
-                std::memcpy(&w[1], &d, 8);
                 tw_.advance(2);
                 return true;
-            }
             case type_kind::double_:
                 if (end_ - p_ < 8) {
                     return false;
@@ -1584,6 +1582,21 @@ int branch_score(const schema& sch, std::uint32_t ti, value v) {
     return 0;
 }
 
+// The branch of union `t` that fits v best (the first of the highest branch_score), or
+// t.branches.size() when none does.
+std::size_t best_branch(const schema& sch, const node& t, value v) {
+    std::size_t best = t.branches.size();
+    int best_score = 0;
+    for (std::size_t i = 0; i < t.branches.size(); ++i) {
+        int sc = branch_score(sch, t.branches[i], v);
+        if (sc > best_score) {
+            best_score = sc;
+            best = i;
+        }
+    }
+    return best;
+}
+
 class avro_writer {
 public:
     avro_writer(const schema& s, output_buffer& out, const encode_options& opt)
@@ -1621,19 +1634,7 @@ public:
             }
             case type_kind::float_:
             case type_kind::double_: {
-                double d;
-                if (v.kind() == kind::float64) {
-                    d = v.get_double();
-                } else if (v.kind() == kind::int64) {
-                    d = static_cast<double>(v.get_int());
-                    if (static_cast<std::int64_t>(d) != v.get_int() &&
-                        !allow_lossy(opt_, v, "int_to_float", "integer rounded to a float")) {
-                        return fail(unrepresentable(v, "integer not exact as an Avro " +
-                                                           type_desc(t)));
-                    }
-                } else {
-                    return wrong(t, v);
-                }
+                POLYCODEC_TRY_ASSIGN(d, double_of(t, v));
                 if (t.kind == type_kind::double_) {
                     out_->append(&d, 8);
                     return {};
@@ -1723,6 +1724,21 @@ private:
                                            " is not representable as Avro " + type_desc(t)));
     }
 
+    // The value of a float or double: a float64, or an int64 (exact, or rounded under lossy).
+    result<double> double_of(const node& t, value v) {
+        if (v.kind() == kind::float64) {
+            return v.get_double();
+        }
+        if (v.kind() != kind::int64) {
+            return wrong(t, v);
+        }
+        const auto d = static_cast<double>(v.get_int());
+        if (static_cast<std::int64_t>(d) != v.get_int() &&
+            !allow_lossy(opt_, v, "int_to_float", "integer rounded to a float")) {
+            return fail(unrepresentable(v, "integer not exact as an Avro " + type_desc(t)));
+        }
+        return d;
+    }
     result<std::int64_t> integer_of(const node& t, value v) {
         std::int64_t n;
         if (v.kind() == kind::int64) {
@@ -1992,15 +2008,7 @@ private:
             return fail(unrepresentable(v, "expected a union value as null or "
                                            "{\"branch type\": value}"));
         }
-        std::size_t best = t.branches.size();
-        int best_score = 0;
-        for (std::size_t i = 0; i < t.branches.size(); ++i) {
-            int sc = branch_score(s_, t.branches[i], v);
-            if (sc > best_score) {
-                best_score = sc;
-                best = i;
-            }
-        }
+        const std::size_t best = best_branch(s_, t, v);
         if (best == t.branches.size()) {
             std::string names;
             for (std::uint32_t b : t.branches) {
@@ -2251,16 +2259,7 @@ private:
             case type_kind::record:
                 return k == kind::map && write_record(t, i);
             case type_kind::union_: {
-                value v(&doc_, i);
-                std::size_t best = t.branches.size();
-                int best_score = 0;
-                for (std::size_t n = 0; n < t.branches.size(); ++n) {
-                    int sc = branch_score(s_, t.branches[n], v);
-                    if (sc > best_score) {
-                        best_score = sc;
-                        best = n;
-                    }
-                }
+                const std::size_t best = best_branch(s_, t, value(&doc_, i));
                 if (best == t.branches.size()) {
                     return false;
                 }
@@ -2544,6 +2543,15 @@ result<std::uint32_t> root_of(const schema& s, const std::string& type_name) {
     return r;
 }
 
+// The root type of a decode's schema= (root_of its type=); `missing` words the error when no
+// schema was given.
+result<std::uint32_t> datum_root(const decode_options& opt, const char* missing) {
+    if (!opt.avro_schema) {
+        return fail(make_error(errc::schema_required, 0, missing));
+    }
+    return root_of(*opt.avro_schema, opt.type_name);
+}
+
 // The blocks of a container from `pos` (past the header) to the end: each block's records,
 // inflated when compressed, go to records(data, data_at, block_at, count); then its sync
 // marker is checked.
@@ -2735,15 +2743,9 @@ result<void> decode_container(std::string_view in, builder& b, const decode_opti
 }
 
 result<void> decode_datum(std::string_view in, builder& b, const decode_options& opt) {
-    if (!opt.avro_schema) {
-        return fail(make_error(errc::schema_required, 0,
-                               "a bare avro datum needs schema= (the writer's schema)"));
-    }
+    POLYCODEC_TRY_ASSIGN(root,
+                         datum_root(opt, "a bare avro datum needs schema= (the writer's schema)"));
     const schema& w = *opt.avro_schema;
-    auto root = root_of(w, opt.type_name);
-    if (!root) {
-        return fail(root.error());
-    }
     std::size_t at = 0;
     if (opt.framing == avro_framing::single_object) {
         if (in.size() < 10 || static_cast<unsigned char>(in[0]) != 0xc3 ||
@@ -2754,8 +2756,8 @@ result<void> decode_datum(std::string_view in, builder& b, const decode_options&
         }
         std::uint64_t fp = 0;
         std::memcpy(&fp, in.data() + 2, 8);
-        std::uint64_t want = *root == w.root ? w.fingerprint
-                                             : avro::crc64_avro(avro::canonical_json(w, *root));
+        std::uint64_t want =
+            root == w.root ? w.fingerprint : avro::crc64_avro(avro::canonical_json(w, root));
         if (fp != want) {
             char buf[80];
             std::snprintf(buf, sizeof buf, "fingerprint %016llx is not the schema's %016llx",
@@ -2786,7 +2788,7 @@ result<void> decode_datum(std::string_view in, builder& b, const decode_options&
         fast_tape tw(b);
         fast_reader fr(w, tw, b.limits());
         fr.set_input(in.substr(at));
-        if (fr.read(*root, 0) && fr.at_end() && !tw.over_budget(b.limits().max_bytes)) {
+        if (fr.read(root, 0) && fr.at_end() && !tw.over_budget(b.limits().max_bytes)) {
             tw.finish();
             return {};
         }
@@ -2794,7 +2796,7 @@ result<void> decode_datum(std::string_view in, builder& b, const decode_options&
     }
     avro_reader r(w, opt.avro_reader_schema.get(), b);
     r.set_input(in.substr(at), at);
-    POLYCODEC_TRY(r.datum(*root, reader_root(opt)));
+    POLYCODEC_TRY(r.datum(root, reader_root(opt)));
     if (!r.at_end()) {
         return fail(make_error(errc::trailing_content, r.offset(),
                                "expected end of input after the datum, saw " +
@@ -2805,15 +2807,8 @@ result<void> decode_datum(std::string_view in, builder& b, const decode_options&
 
 // avro_json=true: JSON text -> binary (the writer reading the JSON form) -> the data model.
 result<void> decode_json_form(std::string_view in, builder& b, const decode_options& opt) {
-    if (!opt.avro_schema) {
-        return fail(make_error(errc::schema_required, 0,
-                               "the Avro JSON encoding needs schema="));
-    }
+    POLYCODEC_TRY_ASSIGN(root, datum_root(opt, "the Avro JSON encoding needs schema="));
     const schema& w = *opt.avro_schema;
-    auto root = root_of(w, opt.type_name);
-    if (!root) {
-        return fail(root.error());
-    }
     document json;
     if (auto r = decode(format_id::json, in, json, opt); !r) {
         error e = r.error();
@@ -2823,7 +2818,7 @@ result<void> decode_json_form(std::string_view in, builder& b, const decode_opti
     encode_options eo;
     avro_writer wr(w, bin, eo);
     wr.set_json_form(true);
-    if (auto r = wr.write(*root, json.root()); !r) {
+    if (auto r = wr.write(root, json.root()); !r) {
         error e = r.error();
         return fail(make_error(errc::malformed, 0,
                                "avro JSON encoding at " + (e.path.empty() ? "/" : e.path) + ": " +
@@ -2831,7 +2826,7 @@ result<void> decode_json_form(std::string_view in, builder& b, const decode_opti
     }
     avro_reader r(w, opt.avro_reader_schema.get(), b);
     r.set_input(bin.view(), 0);
-    return r.datum(*root, reader_root(opt));
+    return r.datum(root, reader_root(opt));
 }
 
 result<void> decode_avro(std::string_view in, builder& b, const decode_options& opt) {

@@ -13,12 +13,13 @@
 #endif
 
 #include "detail/binary.hpp"
-#include "detail/fast_decode.hpp"
 #include "detail/describe.hpp"
-#include "detail/extjson.hpp"
 #include "detail/dropped_tag.hpp"
+#include "detail/extjson.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
+#include "detail/nonfinite_text.hpp"
 #include "detail/number.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
@@ -538,14 +539,7 @@ public:
                     return fail(unrepresentable(v, "a float is not representable in bencode"));
                 }
                 output_buffer tmp;
-                double d = v.get_double();
-                if (std::isnan(d)) {
-                    tmp.append("NaN");
-                } else if (std::isinf(d)) {
-                    tmp.append(d > 0 ? "Infinity" : "-Infinity");
-                } else {
-                    write_double(tmp, d);
-                }
+                write_double_text(tmp, v.get_double());
                 write_bytes(tmp.view());
                 return {};
             }

@@ -14,15 +14,16 @@
 #include <emmintrin.h>
 #endif
 
+#include "detail/describe.hpp"
 #include "detail/extjson.hpp"
 #include "detail/fast_decode.hpp"
 #include "detail/kept_error.hpp"
+#include "detail/key_text.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
-#include "detail/tape_writer.hpp"
 #include "detail/number.hpp"
+#include "detail/tape_writer.hpp"
 #include "detail/utf8.hpp"
-#include "detail/describe.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -987,29 +988,13 @@ private:
 
     // The key of a map entry as element-name text: strings (no NUL), integers as decimal text.
     bool key_text(value k, std::string& scratch, std::string_view& text) {
-        switch (k.kind()) {
-            case kind::string:
-            case kind::timestamp:
-            case kind::bignum:
-                text = k.get_string();
-                break;
-            case kind::int64:
-                scratch = std::to_string(k.get_int());
-                text = scratch;
-                break;
-            case kind::uint64:
-                scratch = std::to_string(k.get_uint());
-                text = scratch;
-                break;
-            default:
-                {
-                    auto t = key_fallback(opt_, k, "bson");
-                    if (!t) {
-                        return set_error(std::move(t.error()));
-                    }
-                    scratch = std::move(*t);
-                }
-                text = scratch;
+        if (!key_text_view(k, scratch, text)) {
+            auto t = key_fallback(opt_, k, "bson");
+            if (!t) {
+                return set_error(std::move(t.error()));
+            }
+            scratch = std::move(*t);
+            text = scratch;
         }
         if (text.find('\0') != std::string_view::npos) {
             if (!allow_lossy(opt_, k, "key_nul_removed", "NUL bytes removed from key")) {

@@ -717,31 +717,8 @@ bool decode_cbor_fast(std::string_view in, builder& b) {
         std::uint64_t n;
         if (ai < 24) {
             n = ai;
-        } else {
-            switch (ai) {
-                case 24:
-                    if (!take_be<1>(p, size, pos, n)) {
-                        return false;
-                    }
-                    break;
-                case 25:
-                    if (!take_be<2>(p, size, pos, n)) {
-                        return false;
-                    }
-                    break;
-                case 26:
-                    if (!take_be<4>(p, size, pos, n)) {
-                        return false;
-                    }
-                    break;
-                case 27:
-                    if (!take_be<8>(p, size, pos, n)) {
-                        return false;
-                    }
-                    break;
-                default:  // reserved, or an indefinite length
-                    return false;
-            }
+        } else if (!take_be_coded<24>(ai, p, size, pos, n)) {
+            return false;  // reserved, an indefinite length, or the input ends
         }
         switch (major) {
             case 0:

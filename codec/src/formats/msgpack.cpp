@@ -801,17 +801,7 @@ private:
     // The marker, then the low n (1, 2, 4 or 8) bytes of v, big-endian.
     void put(unsigned char marker, std::uint64_t v, int n) {
         char* p = out_.prepare(9);
-        p[0] = static_cast<char>(marker);
-        if constexpr (std::endian::native == std::endian::little) {
-            // All 8 bytes are stored; only marker + n are committed.
-            std::uint64_t be = __builtin_bswap64(v << (8 * (8 - n)));
-            std::memcpy(p + 1, &be, 8);
-        } else {
-            for (int i = 0; i < n; ++i) {
-                p[1 + i] = static_cast<char>(v >> (8 * (n - 1 - i)));
-            }
-        }
-        out_.commit(static_cast<std::size_t>(n) + 1);
+        out_.commit(static_cast<std::size_t>(put_be_at(p, marker, v, n) - p));
     }
 
     bool too_big(value v, const char* what, std::uint64_t n) {

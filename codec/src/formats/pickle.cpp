@@ -1877,6 +1877,6 @@ private:
 
 }  // namespace
 
-const codec_functions pickle_codec{decode_pickle, encode_with<pickle_writer>};
+const codec_functions pickle_codec{decode_pickle, encode_with<pickle_writer, &pickle_writer::run>};
 
 }  // namespace polycodec::detail

@@ -4,6 +4,7 @@
 // and otherwise writes what postcard::to_vec(&serde_json::Value) writes.
 #include "polycodec/formats/postcard.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -12,8 +13,8 @@
 #include "detail/big_integer.hpp"
 #include "detail/binary.hpp"
 #include "detail/describe.hpp"
-#include "detail/fast_decode.hpp"
 #include "detail/dropped_tag.hpp"
+#include "detail/fast_decode.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
 #include "detail/schema_json.hpp"
@@ -36,6 +37,23 @@ struct primitive {
     std::string_view name;
     type_kind kind;
     std::uint64_t min_size;
+};
+
+// The one-member objects of the data model's compound types: {"Seq": NamedType}, ...
+struct compound {
+    std::string_view name;
+    type_kind kind;
+};
+
+constexpr compound compounds[] = {
+    {"Option", type_kind::option},
+    {"NewtypeStruct", type_kind::newtype_struct},
+    {"Seq", type_kind::seq},
+    {"Tuple", type_kind::tuple},
+    {"TupleStruct", type_kind::tuple_struct},
+    {"Map", type_kind::map},
+    {"Struct", type_kind::struct_},
+    {"Enum", type_kind::enum_},
 };
 
 constexpr primitive primitives[] = {
@@ -92,50 +110,48 @@ private:
         return static_cast<std::uint32_t>(s_.nodes.size() - 1);
     }
 
-    // A list of NamedType: tuple items or a variant's tuple.
-    result<void> type_list(value v, const std::string& path, std::uint32_t depth,
-                           std::uint32_t into) {
+    // The items of a JSON array of NamedType or NamedValue as the children of node `into`,
+    // whose min_size is the sum of theirs: item(value, path) reads one and returns its type.
+    template <class Item>
+    result<void> list_into(value v, const std::string& path, const char* expected,
+                           std::uint32_t into, Item&& item) {
         if (v.kind() != kind::array) {
-            return fail_bad(path, "expected an array of NamedType");
+            return fail_bad(path, expected);
         }
         std::size_t i = 0;
         std::uint64_t size = 0;
-        for (value item : v.items()) {
-            auto t = named_type(item, path + "/" + std::to_string(i++), depth + 1);
-            if (!t) {
-                return fail(t.error());
-            }
-            s_.nodes[into].children.push_back(*t);
-            size += s_.nodes[*t].min_size;
+        for (value it : v.items()) {
+            POLYCODEC_TRY_ASSIGN(t, item(it, path + "/" + std::to_string(i++)));
+            s_.nodes[into].children.push_back(t);
+            size += s_.nodes[t].min_size;
         }
         s_.nodes[into].min_size = size;
         return {};
     }
+    // A list of NamedType: tuple items or a variant's tuple.
+    result<void> type_list(value v, const std::string& path, std::uint32_t depth,
+                           std::uint32_t into) {
+        return list_into(
+            v, path, "expected an array of NamedType", into,
+            [&](value item, const std::string& p) { return named_type(item, p, depth + 1); });
+    }
     // A list of NamedValue: struct fields.
     result<void> value_list(value v, const std::string& path, std::uint32_t depth,
                             std::uint32_t into) {
-        if (v.kind() != kind::array) {
-            return fail_bad(path, "expected an array of {\"name\": ..., \"ty\": NamedType}");
-        }
-        std::size_t i = 0;
-        std::uint64_t size = 0;
-        for (value item : v.items()) {
-            std::string p = path + "/" + std::to_string(i++);
-            value name = item.kind() == kind::map ? item.find("name") : value();
-            value ty = item.kind() == kind::map ? item.find("ty") : value();
-            if (name.doc() == nullptr || name.kind() != kind::string || ty.doc() == nullptr) {
-                return fail_bad(p, "expected a NamedValue {\"name\": ..., \"ty\": NamedType}");
-            }
-            auto t = named_type(ty, p + "/ty", depth + 1);
-            if (!t) {
-                return fail(t.error());
-            }
-            s_.nodes[into].children.push_back(*t);
-            s_.nodes[into].names.emplace_back(name.get_string());
-            size += s_.nodes[*t].min_size;
-        }
-        s_.nodes[into].min_size = size;
-        return {};
+        return list_into(
+            v, path, "expected an array of {\"name\": ..., \"ty\": NamedType}", into,
+            [&](value item, const std::string& p) -> result<std::uint32_t> {
+                value name = item.kind() == kind::map ? item.find("name") : value();
+                value ty = item.kind() == kind::map ? item.find("ty") : value();
+                if (name.doc() == nullptr || name.kind() != kind::string || ty.doc() == nullptr) {
+                    return fail_bad(p, "expected a NamedValue {\"name\": ..., \"ty\": NamedType}");
+                }
+                auto t = named_type(ty, p + "/ty", depth + 1);
+                if (t) {
+                    s_.nodes[into].names.emplace_back(name.get_string());
+                }
+                return t;
+            });
     }
 
     result<std::uint32_t> data_model_type(value ty, std::string name, const std::string& path,
@@ -167,26 +183,12 @@ private:
         }
         std::string_view tag = e.key.get_string();
         std::string p = path + "/" + std::string(tag);
-        type_kind k;
-        if (tag == "Option") {
-            k = type_kind::option;
-        } else if (tag == "NewtypeStruct") {
-            k = type_kind::newtype_struct;
-        } else if (tag == "Seq") {
-            k = type_kind::seq;
-        } else if (tag == "Tuple") {
-            k = type_kind::tuple;
-        } else if (tag == "TupleStruct") {
-            k = type_kind::tuple_struct;
-        } else if (tag == "Map") {
-            k = type_kind::map;
-        } else if (tag == "Struct") {
-            k = type_kind::struct_;
-        } else if (tag == "Enum") {
-            k = type_kind::enum_;
-        } else {
+        const auto* c = std::find_if(std::begin(compounds), std::end(compounds),
+                                     [&](const compound& x) { return x.name == tag; });
+        if (c == std::end(compounds)) {
             return fail_bad(path, "unknown type \"" + std::string(tag) + "\"");
         }
+        const type_kind k = c->kind;
         auto n = new_node(k, std::move(name));
         if (!n) {
             return n;
@@ -328,6 +330,38 @@ namespace {
 using postcard::type_kind;
 using postcard::type_node;
 using postcard::variant_kind;
+
+// The bits of a varint integer type (u16..usize, i16..isize), and whether it is zigzag coded.
+constexpr unsigned varint_bits(type_kind k) noexcept {
+    return k == type_kind::i16 || k == type_kind::u16   ? 16
+           : k == type_kind::i32 || k == type_kind::u32 ? 32
+                                                        : 64;
+}
+constexpr bool is_zigzag(type_kind k) noexcept {
+    return k == type_kind::i16 || k == type_kind::i32 || k == type_kind::i64 ||
+           k == type_kind::isize;
+}
+
+// The range of a fixed-width integer type: u8..usize up to uint_max, i8..isize from int_min
+// to int_max.
+constexpr std::uint64_t uint_max(type_kind k) noexcept {
+    return k == type_kind::u8    ? 0xff
+           : k == type_kind::u16 ? 0xffff
+           : k == type_kind::u32 ? 0xffffffffu
+                                 : UINT64_MAX;
+}
+constexpr std::int64_t int_min(type_kind k) noexcept {
+    return k == type_kind::i8    ? INT8_MIN
+           : k == type_kind::i16 ? INT16_MIN
+           : k == type_kind::i32 ? INT32_MIN
+                                 : INT64_MIN;
+}
+constexpr std::int64_t int_max(type_kind k) noexcept {
+    return k == type_kind::i8    ? INT8_MAX
+           : k == type_kind::i16 ? INT16_MAX
+           : k == type_kind::i32 ? INT32_MAX
+                                 : INT64_MAX;
+}
 
 constexpr std::uint64_t max_zero_size_items = 1 << 20;
 
@@ -511,21 +545,27 @@ private:
         return {};
     }
 
+    // A byte that must be 0x00 or 0x01 (a bool, an option tag): true for 0x01.
+    result<bool> zero_or_one(const char* what) {
+        if (pos_ >= in_.size()) {
+            return fail(eof(what));
+        }
+        auto c = static_cast<unsigned char>(in_[pos_]);
+        if (c > 1) {
+            return fail(make_error(errc::malformed, pos_,
+                                   std::string("expected ") + what + " (0x00 or 0x01), saw byte " +
+                                       std::to_string(c)));
+        }
+        ++pos_;
+        return c == 1;
+    }
+
     result<void> read(std::uint32_t ti) {
         const type_node& t = s_.nodes[ti];
         switch (t.kind) {
             case type_kind::bool_: {
-                if (pos_ >= in_.size()) {
-                    return fail(eof("a bool"));
-                }
-                auto c = static_cast<unsigned char>(in_[pos_]);
-                if (c > 1) {
-                    return fail(make_error(
-                        errc::malformed, pos_,
-                        "expected a bool (0x00 or 0x01), saw byte " + std::to_string(c)));
-                }
-                ++pos_;
-                b_.add_bool(c == 1);
+                POLYCODEC_TRY_ASSIGN(c, zero_or_one("a bool"));
+                b_.add_bool(c);
                 return {};
             }
             case type_kind::u8:
@@ -540,19 +580,17 @@ private:
             case type_kind::u16:
             case type_kind::u32:
             case type_kind::u64:
-            case type_kind::usize: {
-                unsigned bits = t.kind == type_kind::u16 ? 16 : t.kind == type_kind::u32 ? 32 : 64;
-                POLYCODEC_TRY_ASSIGN(v, varint(bits, t.name.c_str()));
-                b_.add_uint(v);
-                return {};
-            }
+            case type_kind::usize:
             case type_kind::i16:
             case type_kind::i32:
             case type_kind::i64:
             case type_kind::isize: {
-                unsigned bits = t.kind == type_kind::i16 ? 16 : t.kind == type_kind::i32 ? 32 : 64;
-                POLYCODEC_TRY_ASSIGN(v, varint(bits, t.name.c_str()));
-                b_.add_int(unzigzag(v));
+                POLYCODEC_TRY_ASSIGN(v, varint(varint_bits(t.kind), t.name.c_str()));
+                if (is_zigzag(t.kind)) {
+                    b_.add_int(unzigzag(v));
+                } else {
+                    b_.add_uint(v);
+                }
                 return {};
             }
             case type_kind::u128:
@@ -609,17 +647,8 @@ private:
                 return {};
             }
             case type_kind::option: {
-                if (pos_ >= in_.size()) {
-                    return fail(eof("an option tag"));
-                }
-                auto c = static_cast<unsigned char>(in_[pos_]);
-                if (c > 1) {
-                    return fail(make_error(
-                        errc::malformed, pos_,
-                        "expected an option tag (0x00 or 0x01), saw byte " + std::to_string(c)));
-                }
-                ++pos_;
-                if (c == 0) {
+                POLYCODEC_TRY_ASSIGN(c, zero_or_one("an option tag"));
+                if (!c) {
                     b_.add_null();
                     return {};
                 }
@@ -791,15 +820,6 @@ private:
     }
 
     // The varint integer types: their width in bits, and whether they are zigzag (signed).
-    static unsigned varint_bits(type_kind k) noexcept {
-        return k == type_kind::i16 || k == type_kind::u16   ? 16
-               : k == type_kind::i32 || k == type_kind::u32 ? 32
-                                                            : 64;
-    }
-    static bool is_zigzag(type_kind k) noexcept {
-        return k == type_kind::i16 || k == type_kind::i32 || k == type_kind::i64 ||
-               k == type_kind::isize;
-    }
     // A varint integer's two words at w: zigzag decoded, or unsigned (uint64 above INT64_MAX).
     [[gnu::always_inline]] static void int_word(std::uint64_t* w, bool zigzag,
                                                 std::uint64_t u) noexcept {
@@ -886,21 +906,13 @@ private:
                 int_word(tw_.words(2), is_zigzag(t.kind), v);
                 tw_.advance(2);
                 return true;
-            case type_kind::f32: {
-                if (size_ - pos_ < 4) {
+            case type_kind::f32:  // little-endian on the wire
+                if (size_ - pos_ < 4 || std::endian::native != std::endian::little) {
                     return false;
                 }
-                float f;
-                std::memcpy(&f, p_ + pos_, 4);  // little-endian on the wire
-                if constexpr (std::endian::native != std::endian::little) {
-                    return false;
-                }
+                scalar(kind::float64, load_f32_widened(p_ + pos_));
                 pos_ += 4;
-                const double d = static_cast<double>(f);
-                std::memcpy(&v, &d, 8);
-                scalar(kind::float64, v);
                 return true;
-            }
             case type_kind::f64:
                 if (size_ - pos_ < 8 || std::endian::native != std::endian::little) {
                     return false;
@@ -1047,15 +1059,18 @@ void put_varint(output_buffer& out, std::uint64_t v) {
 std::uint64_t zigzag(std::int64_t v) {
     return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
 }
-void put_f64(output_buffer& out, double d) {
-    std::uint64_t bits;
-    std::memcpy(&bits, &d, 8);
-    char buf[8];
-    for (int i = 0; i < 8; ++i) {
+// An f32 or f64: the float's bits, little-endian.
+template <class Float, class Bits>
+void put_float_le(output_buffer& out, Float x) {
+    Bits bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    char buf[sizeof bits];
+    for (std::size_t i = 0; i < sizeof bits; ++i) {
         buf[i] = static_cast<char>((bits >> (8 * i)) & 0xff);
     }
-    out.append(buf, 8);
+    out.append(buf, sizeof bits);
 }
+void put_f64(output_buffer& out, double d) { put_float_le<double, std::uint64_t>(out, d); }
 void put_bytes(output_buffer& out, std::string_view s) {
     put_varint(out, s.size());
     out.append(s);
@@ -1072,10 +1087,8 @@ public:
             case kind::null:
                 return {};  // serialize_unit: nothing on the wire
             case kind::boolean_false:
-                out_.push_back(0);
-                return {};
             case kind::boolean_true:
-                out_.push_back(1);
+                out_.push_back(v.get_bool() ? 1 : 0);
                 return {};
             case kind::int64: {
                 std::int64_t i = v.get_int();
@@ -1092,8 +1105,7 @@ public:
                                                 "an integer outside 64 bits is not "
                                                 "representable in postcard without a schema"));
                 }
-                double d = std::strtod(std::string(v.get_string()).c_str(), nullptr);
-                put_f64(out_, d);
+                put_f64(out_, std::strtod(std::string(v.get_string()).c_str(), nullptr));
                 return {};
             }
             case kind::float64:
@@ -1144,10 +1156,7 @@ public:
             case type_kind::u32:
             case type_kind::u64:
             case type_kind::usize: {
-                std::uint64_t max = t.kind == type_kind::u8    ? 0xff
-                                    : t.kind == type_kind::u16 ? 0xffff
-                                    : t.kind == type_kind::u32 ? 0xffffffffu
-                                                               : UINT64_MAX;
+                std::uint64_t max = uint_max(t.kind);
                 std::uint64_t u;
                 if (v.kind() == kind::int64 && v.get_int() >= 0) {
                     u = static_cast<std::uint64_t>(v.get_int());
@@ -1173,14 +1182,8 @@ public:
             case type_kind::i32:
             case type_kind::i64:
             case type_kind::isize: {
-                std::int64_t lo = t.kind == type_kind::i8    ? INT8_MIN
-                                  : t.kind == type_kind::i16 ? INT16_MIN
-                                  : t.kind == type_kind::i32 ? INT32_MIN
-                                                             : INT64_MIN;
-                std::int64_t hi = t.kind == type_kind::i8    ? INT8_MAX
-                                  : t.kind == type_kind::i16 ? INT16_MAX
-                                  : t.kind == type_kind::i32 ? INT32_MAX
-                                                             : INT64_MAX;
+                std::int64_t lo = int_min(t.kind);
+                std::int64_t hi = int_max(t.kind);
                 if (v.kind() == kind::uint64 || v.kind() == kind::bignum) {
                     return out_of_range(v, t);
                 }
@@ -1288,13 +1291,7 @@ public:
                             v, "this float is not exactly representable as postcard f32"));
                     }
                 }
-                std::uint32_t bits;
-                std::memcpy(&bits, &f, 4);
-                char buf[4];
-                for (int i = 0; i < 4; ++i) {
-                    buf[i] = static_cast<char>((bits >> (8 * i)) & 0xff);
-                }
-                out_.append(buf, 4);
+                put_float_le<float, std::uint32_t>(out_, f);
                 return {};
             }
             case type_kind::char_: {
@@ -1614,10 +1611,7 @@ private:
             case type_kind::u32:
             case type_kind::u64:
             case type_kind::usize: {
-                const std::uint64_t max = t.kind == type_kind::u8    ? 0xff
-                                          : t.kind == type_kind::u16 ? 0xffff
-                                          : t.kind == type_kind::u32 ? 0xffffffffu
-                                                                     : UINT64_MAX;
+                const std::uint64_t max = uint_max(t.kind);
                 const std::uint64_t u = t_[i + 1];
                 if (!(k == kind::uint64 ||
                       (k == kind::int64 && static_cast<std::int64_t>(u) >= 0)) ||
@@ -1637,14 +1631,8 @@ private:
             case type_kind::i32:
             case type_kind::i64:
             case type_kind::isize: {
-                const std::int64_t lo = t.kind == type_kind::i8    ? INT8_MIN
-                                        : t.kind == type_kind::i16 ? INT16_MIN
-                                        : t.kind == type_kind::i32 ? INT32_MIN
-                                                                   : INT64_MIN;
-                const std::int64_t hi = t.kind == type_kind::i8    ? INT8_MAX
-                                        : t.kind == type_kind::i16 ? INT16_MAX
-                                        : t.kind == type_kind::i32 ? INT32_MAX
-                                                                   : INT64_MAX;
+                const std::int64_t lo = int_min(t.kind);
+                const std::int64_t hi = int_max(t.kind);
                 const auto v = static_cast<std::int64_t>(t_[i + 1]);
                 if (k != kind::int64 || v < lo || v > hi) {
                     return false;

@@ -1640,6 +1640,60 @@ result<void> decode_protobuf(std::string_view in, builder& b, const decode_optio
 // ---------------------------------------------------------------------------------------------
 // Encoding
 
+// ---- length-delimited payloads, for both encoders ----
+
+// The varint of v at p; returns its end.
+[[gnu::always_inline]] inline char* put_varint(char* p, std::uint64_t v) noexcept {
+    if (v < 0x80) {
+        *p = static_cast<char>(v);
+        return p + 1;
+    }
+    if (v < 0x4000) {
+        p[0] = static_cast<char>(v | 0x80);
+        p[1] = static_cast<char>(v >> 7);
+        return p + 2;
+    }
+    while (v >= 0x80) {
+        *p++ = static_cast<char>(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+    return p;
+}
+
+inline char* data_of(std::string& out) noexcept { return out.data(); }
+inline char* data_of(output_buffer& out) noexcept { return out.data_mut(); }
+inline void grow_by(std::string& out, std::size_t k) { out.resize(out.size() + k); }
+inline void grow_by(output_buffer& out, std::size_t k) {
+    out.prepare(k);
+    out.commit(k);
+}
+
+// Starts a length-delimited payload: one byte kept for its length; returns where the payload
+// starts. Finish it with len_end.
+template <class Out>
+[[gnu::always_inline]] inline std::size_t len_begin(Out& out) {
+    out.push_back('\0');
+    return out.size();
+}
+
+// Writes the length of the payload that starts at `mark` (len_begin) before it, moving the
+// payload when its length needs more than the one byte kept.
+template <class Out>
+[[gnu::always_inline]] inline void len_end(Out& out, std::size_t mark) {
+    const std::size_t n = out.size() - mark;
+    if (n < 0x80) {
+        data_of(out)[mark - 1] = static_cast<char>(n);
+        return;
+    }
+    char buf[10];
+    const auto k = static_cast<std::size_t>(put_varint(buf, n) - buf);
+    grow_by(out, k - 1);
+    char* d = data_of(out);
+    std::memmove(d + mark + k - 1, d + mark, n);
+    std::memcpy(d + mark - 1, buf, k);
+}
+
 class encoder {
 public:
     encoder(std::string& out, const schema& s, const encode_options& opt) : out_(out), s_(s), opt_(opt) {}
@@ -1719,27 +1773,8 @@ private:
     }
 
     // Starts a length-delimited payload; finish with end_len(mark).
-    std::size_t begin_len() {
-        out_.push_back('\0');
-        return out_.size();
-    }
-    void end_len(std::size_t mark) {
-        std::size_t n = out_.size() - mark;
-        if (n < 0x80) {
-            out_[mark - 1] = static_cast<char>(n);
-            return;
-        }
-        char buf[10];
-        std::size_t k = 0;
-        std::uint64_t v = n;
-        while (v >= 0x80) {
-            buf[k++] = static_cast<char>(v | 0x80);
-            v >>= 7;
-        }
-        buf[k++] = static_cast<char>(v);
-        out_.insert(mark, k - 1, '\0');
-        std::memcpy(out_.data() + mark - 1, buf, k);
-    }
+    std::size_t begin_len() { return len_begin(out_); }
+    void end_len(std::size_t mark) { len_end(out_, mark); }
 
     result<void> field(const field_desc& f, value v) {
         if (v.kind() == kind::null && !accepts_null(f)) {
@@ -1848,6 +1883,18 @@ private:
 
     // A non-repeated value (or one element of a non-packed repeated field, or a map key or
     // value: `always` writes it even when it is the default).
+    // A string or bytes field: nothing when it is empty, unless `always` or the field has
+    // presence.
+    result<void> len_field(const field_desc& f, std::string_view s, bool always) {
+        if (s.empty() && !always && !f.presence) {
+            return {};
+        }
+        tag(f.number, wt_len);
+        varint(s.size());
+        out_.append(s);
+        return {};
+    }
+
     result<void> single(const field_desc& f, value v, bool always) {
         switch (f.type) {
             case field_type::message: {
@@ -1867,14 +1914,7 @@ private:
                 if (v.kind() != kind::string) {
                     return fail(unrepresentable(v, "expected a string for field " + f.name));
                 }
-                std::string_view s = v.get_string();
-                if (s.empty() && !always && !f.presence) {
-                    return {};
-                }
-                tag(f.number, wt_len);
-                varint(s.size());
-                out_.append(s);
-                return {};
+                return len_field(f, v.get_string(), always);
             }
             case field_type::bytes: {
                 std::string decoded;
@@ -1889,13 +1929,7 @@ private:
                 } else {
                     return fail(unrepresentable(v, "expected bytes for field " + f.name));
                 }
-                if (s.empty() && !always && !f.presence) {
-                    return {};
-                }
-                tag(f.number, wt_len);
-                varint(s.size());
-                out_.append(s);
-                return {};
+                return len_field(f, s, always);
             }
             default: {
                 std::size_t mark = out_.size();
@@ -2402,23 +2436,6 @@ private:
         return static_cast<std::size_t>(w & document::payload_mask);
     }
 
-    [[gnu::always_inline]] static char* put_varint(char* p, std::uint64_t v) noexcept {
-        if (v < 0x80) {
-            *p = static_cast<char>(v);
-            return p + 1;
-        }
-        if (v < 0x4000) {
-            p[0] = static_cast<char>(v | 0x80);
-            p[1] = static_cast<char>(v >> 7);
-            return p + 2;
-        }
-        while (v >= 0x80) {
-            *p++ = static_cast<char>(v | 0x80);
-            v >>= 7;
-        }
-        *p++ = static_cast<char>(v);
-        return p;
-    }
     [[gnu::always_inline]] void varint(std::uint64_t v) {
         char* p = out_.prepare(10);
         out_.commit(static_cast<std::size_t>(put_varint(p, v) - p));
@@ -2429,25 +2446,9 @@ private:
     void fixed32(std::uint32_t v) { out_.append(&v, 4); }
     void fixed64(std::uint64_t v) { out_.append(&v, 8); }
 
-    // A length-delimited payload: one byte kept for its length, moved when it needs more.
-    std::size_t begin_len() {
-        out_.push_back('\0');
-        return out_.size();
-    }
-    void end_len(std::size_t mark) {
-        std::size_t n = out_.size() - mark;
-        if (n < 0x80) {
-            out_.data_mut()[mark - 1] = static_cast<char>(n);
-            return;
-        }
-        char buf[10];
-        auto k = static_cast<std::size_t>(put_varint(buf, n) - buf);
-        out_.prepare(k - 1);
-        char* d = out_.data_mut();
-        std::memmove(d + mark + k - 1, d + mark, n);
-        out_.commit(k - 1);
-        std::memcpy(d + mark - 1, buf, k);
-    }
+    // A length-delimited payload (len_begin, len_end).
+    std::size_t begin_len() { return len_begin(out_); }
+    void end_len(std::size_t mark) { len_end(out_, mark); }
 
     // The field a key names, as message_desc::by_name finds it (names and json_names in
     // declaration order, the first one wins).

@@ -27,6 +27,7 @@
 #include "detail/json_skip.hpp"
 #include "detail/json_text.hpp"
 #include "detail/lossy.hpp"
+#include "detail/nonfinite_text.hpp"
 #include "detail/number.hpp"
 #include "detail/protobuf_schema.hpp"
 #include "detail/protobuf_time.hpp"
@@ -1655,18 +1656,8 @@ private:
             case kind::uint64:
                 d = static_cast<double>(v.get_uint());
                 return d < 18446744073709551616.0 && static_cast<std::uint64_t>(d) == v.get_uint();
-            case kind::string: {
-                std::string_view t = v.get_string();
-                if (t == "NaN") {
-                    d = std::numeric_limits<double>::quiet_NaN();
-                } else if (t == "Infinity" || t == "-Infinity") {
-                    d = t[0] == '-' ? -std::numeric_limits<double>::infinity()
-                                    : std::numeric_limits<double>::infinity();
-                } else {
-                    return false;
-                }
-                return true;
-            }
+            case kind::string:
+                return nonfinite_of(v.get_string(), d);
             default: return false;
         }
     }

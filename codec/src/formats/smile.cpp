@@ -1408,6 +1408,6 @@ private:
 
 }  // namespace
 
-const codec_functions smile_codec{decode_smile, encode_with<smile_writer>};
+const codec_functions smile_codec{decode_smile, encode_with<smile_writer, &smile_writer::run>};
 
 }  // namespace polycodec::detail

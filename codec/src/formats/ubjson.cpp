@@ -6,16 +6,17 @@
 #include <string>
 
 #include "detail/binary.hpp"
+#include "detail/decimal.hpp"
+#include "detail/describe.hpp"
+#include "detail/dropped_tag.hpp"
+#include "detail/encode_with.hpp"
 #include "detail/fast_decode.hpp"
 #include "detail/fixed_scalar.hpp"
-#include "detail/dropped_tag.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
-#include "detail/utf8.hpp"
-#include "detail/describe.hpp"
-#include "detail/decimal.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
@@ -624,9 +625,7 @@ public:
                 const std::uint64_t off = w & document::payload_mask;
                 const std::uint64_t n = t[i + 1];
                 if (k == kind::string && n <= 32 && off + 32 <= payload_size) {
-                    o = int_at(o, static_cast<std::int64_t>(n));
-                    std::memcpy(o, payload + off, 32);  // the bytes past n are overwritten
-                    o += n;
+                    o = short_text_at(o, payload + off, n);
                     i += 2;
                     continue;
                 }
@@ -647,9 +646,7 @@ public:
                     const std::uint64_t n = t[i + 1];
                     if (n <= 32 && off + 32 <= payload_size) {
                         *o++ = 'S';
-                        o = int_at(o, static_cast<std::int64_t>(n));
-                        std::memcpy(o, payload + off, 32);
-                        o += n;
+                        o = short_text_at(o, payload + off, n);
                         i += 2;
                         continue;
                     }
@@ -684,13 +681,11 @@ public:
     result<void> write(value v) {
         switch (v.kind()) {
             case kind::null:
-                out_.push_back('Z');
-                return {};
             case kind::boolean_false:
-                out_.push_back('F');
-                return {};
-            case kind::boolean_true:
-                out_.push_back('T');
+            case kind::boolean_true:  // the one-byte literals of the tape walk's scalars
+                out_.push_back(static_cast<char>(v.kind() == kind::null ? scalars::null_byte
+                                                 : v.get_bool()         ? scalars::true_byte
+                                                                        : scalars::false_byte));
                 return {};
             case kind::int64:
                 write_int(v.get_int());
@@ -781,6 +776,14 @@ private:
         }
         return put_be_at(o, 'L', u, 8);
     }
+    // The length and the bytes of a string of n <= 32 bytes at s (32 of them readable): all 32
+    // are copied, the ones past n are overwritten by what follows.
+    [[gnu::always_inline]] static char* short_text_at(char* o, const char* s,
+                                                      std::uint64_t n) noexcept {
+        o = int_at(o, static_cast<std::int64_t>(n));
+        std::memcpy(o, s, 32);
+        return o + n;
+    }
     // The one-byte literals, integers and doubles for detail::fixed_scalar_at.
     struct scalars {
         static constexpr unsigned char null_byte = 'Z';
@@ -840,13 +843,9 @@ private:
     const encode_options& opt_;
 };
 
-result<void> encode_ubjson(const document& doc, output_buffer& out, const encode_options& opt) {
-    ubjson_writer w(out, opt);
-    return w.write_root(doc.root());
-}
-
 }  // namespace
 
-const codec_functions ubjson_codec{decode_ubjson, encode_ubjson};
+const codec_functions ubjson_codec{decode_ubjson,
+                                   encode_with<ubjson_writer, &ubjson_writer::write_root>};
 
 }  // namespace polycodec::detail

@@ -22,10 +22,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
-#include <new>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 

@@ -577,6 +577,19 @@ void json_string(std::string& out, std::string_view s) {
     out.push_back('"');
 }
 
+// `head` (the member's name and the opening bracket), then the strings `items` as a JSON array.
+void json_string_array(std::string& out, std::string_view head,
+                       const std::vector<std::string>& items) {
+    out += head;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i != 0) {
+            out.push_back(',');
+        }
+        json_string(out, items[i]);
+    }
+    out += "]";
+}
+
 constexpr std::string_view kind_names[] = {"null",  "boolean", "int",    "long",  "float",
                                            "double", "bytes",  "string", "record", "enum",
                                            "array",  "map",    "union",  "fixed"};
@@ -637,14 +650,7 @@ void write_json(const schema& s, std::uint32_t n, bool full, std::set<std::uint3
                 out += f.default_json;
             }
             if (full && !f.aliases.empty()) {
-                out += ",\"aliases\":[";
-                for (std::size_t j = 0; j < f.aliases.size(); ++j) {
-                    if (j != 0) {
-                        out.push_back(',');
-                    }
-                    json_string(out, f.aliases[j]);
-                }
-                out += "]";
+                json_string_array(out, ",\"aliases\":[", f.aliases);
             }
             if (full && !f.order.empty()) {
                 out += ",\"order\":";
@@ -654,14 +660,7 @@ void write_json(const schema& s, std::uint32_t n, bool full, std::set<std::uint3
         }
         out += "]";
     } else if (nd.kind == type_kind::enum_) {
-        out += ",\"symbols\":[";
-        for (std::size_t i = 0; i < nd.symbols.size(); ++i) {
-            if (i != 0) {
-                out.push_back(',');
-            }
-            json_string(out, nd.symbols[i]);
-        }
-        out += "]";
+        json_string_array(out, ",\"symbols\":[", nd.symbols);
         if (full && nd.has_enum_default) {
             out += ",\"default\":";
             json_string(out, nd.symbols[nd.enum_default]);
@@ -676,14 +675,7 @@ void write_json(const schema& s, std::uint32_t n, bool full, std::set<std::uint3
         out += ",\"size\":" + std::to_string(nd.size);
     }
     if (full && named && !nd.aliases.empty()) {
-        out += ",\"aliases\":[";
-        for (std::size_t j = 0; j < nd.aliases.size(); ++j) {
-            if (j != 0) {
-                out.push_back(',');
-            }
-            json_string(out, nd.aliases[j]);
-        }
-        out += "]";
+        json_string_array(out, ",\"aliases\":[", nd.aliases);
     }
     if (has_logical) {
         out += ",\"logicalType\":";
