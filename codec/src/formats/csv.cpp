@@ -21,15 +21,16 @@
 #include <vector>
 
 #include "detail/base64.hpp"
+#include "detail/describe.hpp"
+#include "detail/infer.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
-#include "detail/out_room.hpp"
-#include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
-#include "detail/utf8.hpp"
-#include "detail/describe.hpp"
+#include "detail/out_room.hpp"
+#include "detail/raw_scalar.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/text.hpp"
-#include "detail/infer.hpp"
+#include "detail/utf8.hpp"
 #include "formats.hpp"
 
 #if defined(__SSE2__)
@@ -1459,17 +1460,10 @@ private:
                 w += 4;
                 i += 1;
                 return true;
-            case kind::int64: {
-                const std::uint64_t u = t[i + 1];
-                if (static_cast<std::int64_t>(u) < 0) {
-                    *w++ = '-';
-                    w = write_uint_digits(w, 0 - u);
-                } else {
-                    w = write_uint_digits(w, u);
-                }
+            case kind::int64:
+                w = put_int64_digits(w, t[i + 1]);
                 i += 2;
                 return true;
-            }
             case kind::uint64:
                 w = write_uint_digits(w, t[i + 1]);
                 i += 2;
@@ -1480,12 +1474,7 @@ private:
                 if (!std::isfinite(d)) {
                     break;  // NaN, Infinity, -Infinity: write_cell
                 }
-                bool integral;
-                w += shortest_double_chars(w, d, &integral);
-                if (integral) {
-                    std::memcpy(w, ".0", 2);
-                    w += 2;
-                }
+                w += json_float_chars(w, d);
                 i += 2;
                 return true;
             }

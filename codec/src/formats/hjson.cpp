@@ -12,16 +12,17 @@
 #include <type_traits>
 
 #include "detail/base64.hpp"
+#include "detail/describe.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
-#include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
-#include "detail/utf8.hpp"
-#include "detail/describe.hpp"
+#include "detail/raw_scalar.hpp"
+#include "detail/scalar_writer.hpp"
 #include "detail/text.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
 #include "detail/try.hpp"
+#include "detail/utf8.hpp"
 #include "detail/word_scan.hpp"
 #include "formats.hpp"
 
@@ -864,13 +865,7 @@ public:
                         w += 2;
                     }
                     if (k == kind::int64) {
-                        const std::uint64_t u = t[i + 1];
-                        if (static_cast<std::int64_t>(u) < 0) {
-                            *w++ = '-';
-                            w = write_uint_digits(w, 0 - u);
-                        } else {
-                            w = write_uint_digits(w, u);
-                        }
+                        w = put_int64_digits(w, t[i + 1]);
                         i += 2;
                     } else if (k == kind::float64) {
                         bool integral;

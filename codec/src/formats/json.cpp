@@ -15,17 +15,18 @@
 #include <string>
 
 #include "detail/base64.hpp"
-#include "detail/extjson.hpp"
-#include "detail/lossy.hpp"
-#include "detail/out_room.hpp"
-#include "detail/text.hpp"
-#include "detail/map_key.hpp"
-#include "detail/tape_writer.hpp"
-#include "detail/number.hpp"
-#include "detail/utf8.hpp"
 #include "detail/describe.hpp"
-#include "formats.hpp"
+#include "detail/extjson.hpp"
 #include "detail/json_text.hpp"
+#include "detail/lossy.hpp"
+#include "detail/map_key.hpp"
+#include "detail/number.hpp"
+#include "detail/out_room.hpp"
+#include "detail/raw_scalar.hpp"
+#include "detail/tape_writer.hpp"
+#include "detail/text.hpp"
+#include "detail/utf8.hpp"
+#include "formats.hpp"
 
 namespace polycodec::detail {
 namespace {
@@ -1696,48 +1697,9 @@ public:
                 w = r.w;
                 lim = r.lim;
             }
-            switch (k) {
-                case kind::null:
-                    std::memcpy(w, "null", 4);
-                    w += 4;
-                    i += 1;
-                    break;
-                case kind::boolean_false:
-                    std::memcpy(w, "false", 5);
-                    w += 5;
-                    i += 1;
-                    break;
-                case kind::boolean_true:
-                    std::memcpy(w, "true", 4);
-                    w += 4;
-                    i += 1;
-                    break;
-                case kind::int64: {
-                    const std::uint64_t u = t[i + 1];
-                    if (static_cast<std::int64_t>(u) < 0) {
-                        *w++ = '-';
-                        w = write_uint_digits(w, 0 - u);
-                    } else {
-                        w = write_uint_digits(w, u);
-                    }
-                    i += 2;
-                    break;
-                }
-                case kind::uint64:
-                    w = write_uint_digits(w, t[i + 1]);
-                    i += 2;
-                    break;
-                case kind::float64: {
-                    double d;
-                    std::memcpy(&d, &t[i + 1], 8);
-                    if (std::isfinite(d)) [[likely]] {
-                        bool integral;
-                        w += shortest_double_chars(w, d, &integral);
-                        if (integral) {
-                            std::memcpy(w, ".0", 2);
-                            w += 2;
-                        }
-                    } else {
+            if (!detail::put_raw_scalar<detail::json_float_chars>(w, k, t, i)) {
+                switch (k) {
+                    case kind::float64:  // not finite: write() words it
                         sync(w);
                         if (!write(value(doc, i), 0)) {
                             return false;
@@ -1745,78 +1707,77 @@ public:
                         r = refill(nullptr, 64);
                         w = r.w;
                         lim = r.lim;
-                    }
-                    i += 2;
-                    break;
-                }
-                case kind::string:
-                case kind::timestamp: {
-                    const auto n = static_cast<std::size_t>(t[i + 1]);
-                    if (static_cast<std::size_t>(lim - w) < n * 6 + 24) [[unlikely]] {
-                        r = refill(w, n * 6 + 24);
-                        w = r.w;
-                        lim = r.lim;
-                    }
-                    w = put_string(w, bytes + (h & document::payload_mask), n);
-                    i += 2;
-                    break;
-                }
-                case kind::bignum: {
-                    const auto n = static_cast<std::size_t>(t[i + 1]);
-                    if (static_cast<std::size_t>(lim - w) < n + 4) [[unlikely]] {
-                        r = refill(w, n + 4);
-                        w = r.w;
-                        lim = r.lim;
-                    }
-                    std::memcpy(w, bytes + (h & document::payload_mask), n);
-                    w += n;
-                    i += 2;
-                    break;
-                }
-                case kind::array:
-                case kind::map: {
-                    const std::uint64_t count = t[i + 1];
-                    const bool map = k == kind::map;
-                    if (count == 0) {
-                        std::memcpy(w, map ? "{}" : "[]", 2);
-                        w += 2;
+                        i += 2;
+                        break;
+                    case kind::string:
+                    case kind::timestamp: {
+                        const auto n = static_cast<std::size_t>(t[i + 1]);
+                        if (static_cast<std::size_t>(lim - w) < n * 6 + 24) [[unlikely]] {
+                            r = refill(w, n * 6 + 24);
+                            w = r.w;
+                            lim = r.lim;
+                        }
+                        w = put_string(w, bytes + (h & document::payload_mask), n);
                         i += 2;
                         break;
                     }
-                    if (depth > max_stack) [[unlikely]] {
-                        value cv(doc, i);
+                    case kind::bignum: {
+                        const auto n = static_cast<std::size_t>(t[i + 1]);
+                        if (static_cast<std::size_t>(lim - w) < n + 4) [[unlikely]] {
+                            r = refill(w, n + 4);
+                            w = r.w;
+                            lim = r.lim;
+                        }
+                        std::memcpy(w, bytes + (h & document::payload_mask), n);
+                        w += n;
+                        i += 2;
+                        break;
+                    }
+                    case kind::array:
+                    case kind::map: {
+                        const std::uint64_t count = t[i + 1];
+                        const bool map = k == kind::map;
+                        if (count == 0) {
+                            std::memcpy(w, map ? "{}" : "[]", 2);
+                            w += 2;
+                            i += 2;
+                            break;
+                        }
+                        if (depth > max_stack) [[unlikely]] {
+                            value cv(doc, i);
+                            sync(w);
+                            if (!write(cv, 0)) {
+                                return false;
+                            }
+                            r = refill(nullptr, 64);
+                            w = r.w;
+                            lim = r.lim;
+                            i = cv.end_index();
+                            break;
+                        }
+                        *w++ = map ? '{' : '[';
+                        if (depth > 0) {
+                            st[depth - 1] = {rem, in_map};
+                        }
+                        ++depth;
+                        rem = count;
+                        in_map = map;
+                        i += 2;
+                        at_key = map;
+                        continue;  // the first child: no separator
+                    }
+                    default: {  // bytes, tagged
+                        value ov(doc, i);
                         sync(w);
-                        if (!write(cv, 0)) {
+                        if (!write(ov, 0)) {
                             return false;
                         }
                         r = refill(nullptr, 64);
                         w = r.w;
                         lim = r.lim;
-                        i = cv.end_index();
+                        i = ov.end_index();
                         break;
                     }
-                    *w++ = map ? '{' : '[';
-                    if (depth > 0) {
-                        st[depth - 1] = {rem, in_map};
-                    }
-                    ++depth;
-                    rem = count;
-                    in_map = map;
-                    i += 2;
-                    at_key = map;
-                    continue;  // the first child: no separator
-                }
-                default: {  // bytes, tagged
-                    value ov(doc, i);
-                    sync(w);
-                    if (!write(ov, 0)) {
-                        return false;
-                    }
-                    r = refill(nullptr, 64);
-                    w = r.w;
-                    lim = r.lim;
-                    i = ov.end_index();
-                    break;
                 }
             }
             // After a value: close finished containers, then the separator.
