@@ -21,16 +21,16 @@
 #include <vector>
 
 #include "detail/base64.hpp"
-#include "detail/describe.hpp"
-#include "detail/infer.hpp"
 #include "detail/lossy.hpp"
 #include "detail/map_key.hpp"
-#include "detail/number.hpp"
 #include "detail/out_room.hpp"
 #include "detail/raw_scalar.hpp"
 #include "detail/scalar_writer.hpp"
-#include "detail/text.hpp"
+#include "detail/number.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
+#include "detail/text.hpp"
+#include "detail/infer.hpp"
 #include "formats.hpp"
 
 #if defined(__SSE2__)

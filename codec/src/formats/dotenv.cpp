@@ -17,6 +17,7 @@
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
 #include "detail/try.hpp"
+#include "detail/unescape.hpp"
 #include "detail/unflatten.hpp"
 #include "formats.hpp"
 
@@ -53,6 +54,9 @@ std::string describe_at(std::string_view in, std::size_t p) {
     std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
     return buf;
 }
+
+// The escapes of a double-quoted value that stand for another byte.
+constexpr escape_letters dotenv_escapes("nrt\"\\", "\n\r\t\"\\");
 
 class dotenv_reader {
 public:
@@ -190,25 +194,11 @@ private:
             }
             if (q == '"' && c == '\\') {
                 char e = in_[pos_++];
-                switch (e) {
-                    case 'n':
-                        *w++ = '\n';
-                        break;
-                    case 'r':
-                        *w++ = '\r';
-                        break;
-                    case 't':
-                        *w++ = '\t';
-                        break;
-                    case '"':
-                        *w++ = '"';
-                        break;
-                    case '\\':
-                        *w++ = '\\';
-                        break;
-                    default:  // other escapes stay as written, backslash included
-                        *w++ = '\\';
-                        *w++ = e;
+                if (const char d = dotenv_escapes[e]) {
+                    *w++ = d;
+                } else {  // other escapes stay as written, backslash included
+                    *w++ = '\\';
+                    *w++ = e;
                 }
                 continue;
             }

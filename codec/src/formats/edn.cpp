@@ -17,6 +17,7 @@
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/try.hpp"
+#include "detail/unescape.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
 #include "formats.hpp"
@@ -67,6 +68,9 @@ constexpr byte_table edn_class = make_byte_table([](unsigned char c) -> std::uin
                                      (keyword_first_byte(c) ? c_kw_first : 0) |
                                      (keyword_byte(c) ? c_kw : 0));
 });
+
+// The one-letter escapes of an EDN string; \u is read_u_escape's.
+constexpr escape_letters edn_escapes("\"\\nrtbf", "\"\\\n\r\t\b\f");
 
 bool is_ws(char c) { return edn_class.has(static_cast<unsigned char>(c), c_ws); }
 bool is_delim(char c) { return edn_class.has(static_cast<unsigned char>(c), c_delim); }
@@ -410,27 +414,6 @@ private:
         }
     }
 
-    int hex4(std::size_t p) const {
-        if (p + 4 > in_.size()) {
-            return -1;
-        }
-        int v = 0;
-        for (std::size_t i = p; i < p + 4; ++i) {
-            char c = in_[i];
-            v <<= 4;
-            if (c >= '0' && c <= '9') {
-                v |= c - '0';
-            } else if (c >= 'a' && c <= 'f') {
-                v |= c - 'a' + 10;
-            } else if (c >= 'A' && c <= 'F') {
-                v |= c - 'A' + 10;
-            } else {
-                return -1;
-            }
-        }
-        return v;
-    }
-
     // A string at pos_ ('"'); `out` views the input (no escapes) or scratch_.
     result<void> read_string(std::string_view& out) {
         std::size_t start = ++pos_;
@@ -490,58 +473,18 @@ private:
             char e = in_[p + 1];
             std::size_t esc_at = p;
             p += 2;
-            switch (e) {
-                case '"':
-                    scratch_.push_back('"');
-                    break;
-                case '\\':
-                    scratch_.push_back('\\');
-                    break;
-                case 'n':
-                    scratch_.push_back('\n');
-                    break;
-                case 'r':
-                    scratch_.push_back('\r');
-                    break;
-                case 't':
-                    scratch_.push_back('\t');
-                    break;
-                case 'b':
-                    scratch_.push_back('\b');
-                    break;
-                case 'f':
-                    scratch_.push_back('\f');
-                    break;
-                case 'u': {
-                    int u = hex4(p);
-                    if (u < 0) {
-                        return fail(make_error(errc::invalid_string, esc_at,
-                                               "expected 4 hex digits after \\u"));
-                    }
-                    p += 4;
-                    std::uint32_t cp = static_cast<std::uint32_t>(u);
-                    if (cp >= 0xD800 && cp <= 0xDBFF) {
-                        int lo = (p + 1 < in_.size() && in_[p] == '\\' && in_[p + 1] == 'u')
-                                     ? hex4(p + 2)
-                                     : -1;
-                        if (lo < 0xDC00 || lo > 0xDFFF) {
-                            return fail(make_error(errc::invalid_string, esc_at,
-                                                   "unpaired UTF-16 surrogate in \\u escape"));
-                        }
-                        p += 6;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) +
-                             (static_cast<std::uint32_t>(lo) - 0xDC00);
-                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                        return fail(make_error(errc::invalid_string, esc_at,
-                                               "unpaired UTF-16 surrogate in \\u escape"));
-                    }
-                    char buf[4];
-                    scratch_.append(buf, utf8_encode(cp, buf));
-                    break;
+            if (const char d = edn_escapes[e]) {
+                scratch_.push_back(d);
+            } else if (e == 'u') {
+                std::uint32_t cp;
+                if (const char* m = read_u_escape(in_, p, cp)) {
+                    return fail(make_error(errc::invalid_string, esc_at, m));
                 }
-                default:
-                    return fail(make_error(errc::invalid_string, esc_at,
-                                           "invalid escape \\" + describe_char(e)));
+                char buf[4];
+                scratch_.append(buf, utf8_encode(cp, buf));
+            } else {
+                return fail(make_error(errc::invalid_string, esc_at,
+                                       "invalid escape \\" + describe_char(e)));
             }
             run = p;
             checked = p;
@@ -604,8 +547,8 @@ private:
             ch = "\f";
         } else if (tok == "backspace") {
             ch = "\b";
-        } else if (tok.size() == 5 && tok[0] == 'u' && hex4(p + 1) >= 0) {
-            int u = hex4(p + 1);
+        } else if (tok.size() == 5 && tok[0] == 'u' && text::hex_n(in_, p + 1, 4) >= 0) {
+            const long u = text::hex_n(in_, p + 1, 4);
             if (u >= 0xD800 && u <= 0xDFFF) {
                 return fail(make_error(errc::invalid_string, start,
                                        "a UTF-16 surrogate is not a character"));

@@ -15,23 +15,27 @@
 #include <string>
 
 #include "detail/base64.hpp"
-#include "detail/describe.hpp"
 #include "detail/extjson.hpp"
-#include "detail/json_text.hpp"
 #include "detail/lossy.hpp"
-#include "detail/map_key.hpp"
-#include "detail/number.hpp"
 #include "detail/out_room.hpp"
 #include "detail/raw_scalar.hpp"
-#include "detail/tape_writer.hpp"
 #include "detail/text.hpp"
+#include "detail/unescape.hpp"
+#include "detail/map_key.hpp"
+#include "detail/tape_writer.hpp"
+#include "detail/number.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
 #include "formats.hpp"
+#include "detail/json_text.hpp"
 
 namespace polycodec::detail {
 namespace {
 
 // ---- reader ----
+
+// The one-letter escapes of a JSON string (RFC 8259 section 7); \u is read_u_escape's.
+constexpr escape_letters json_escapes("\"\\/bfnrt", "\"\\/\b\f\n\r\t");
 
 class json_reader {
 public:
@@ -190,27 +194,6 @@ private:
         }
     }
 
-    int hex4(std::size_t p) const {
-        if (p + 4 > in_.size()) {
-            return -1;
-        }
-        int v = 0;
-        for (std::size_t i = p; i < p + 4; ++i) {
-            char c = in_[i];
-            v <<= 4;
-            if (c >= '0' && c <= '9') {
-                v |= c - '0';
-            } else if (c >= 'a' && c <= 'f') {
-                v |= c - 'a' + 10;
-            } else if (c >= 'A' && c <= 'F') {
-                v |= c - 'A' + 10;
-            } else {
-                return -1;
-            }
-        }
-        return v;
-    }
-
     // An error inside the string starting at `start`; invalid UTF-8 before `at` comes first,
     // so the reported offset is always that of the first offending byte.
     error string_error(std::size_t start, errc code, std::size_t at, std::string message) const {
@@ -280,61 +263,19 @@ private:
             }
             char e = in_[p + 1];
             p += 2;
-            switch (e) {
-                case '"':
-                    *w++ = '"';
-                    break;
-                case '\\':
-                    *w++ = '\\';
-                    break;
-                case '/':
-                    *w++ = '/';
-                    break;
-                case 'b':
-                    *w++ = '\b';
-                    break;
-                case 'f':
-                    *w++ = '\f';
-                    break;
-                case 'n':
-                    *w++ = '\n';
-                    break;
-                case 'r':
-                    *w++ = '\r';
-                    break;
-                case 't':
-                    *w++ = '\t';
-                    break;
-                case 'u': {
-                    int u = hex4(p);
-                    if (u < 0) {
-                        return fail(string_error(start, errc::invalid_string, p - 2,
-                                                 "expected 4 hex digits after \\u"));
-                    }
-                    p += 4;
-                    std::uint32_t cp = static_cast<std::uint32_t>(u);
-                    if (cp >= 0xD800 && cp <= 0xDBFF) {
-                        int lo = (p + 1 < in_.size() && in_[p] == '\\' && in_[p + 1] == 'u')
-                                     ? hex4(p + 2)
-                                     : -1;
-                        if (lo < 0xDC00 || lo > 0xDFFF) {
-                            return fail(string_error(start, errc::invalid_string, p - 6,
-                                                     "unpaired UTF-16 surrogate in \\u escape"));
-                        }
-                        p += 6;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) +
-                             (static_cast<std::uint32_t>(lo) - 0xDC00);
-                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                        return fail(string_error(start, errc::invalid_string, p - 6,
-                                                 "unpaired UTF-16 surrogate in \\u escape"));
-                    }
-                    w += utf8_encode(cp, w);
-                    break;
-                }
-                default:
-                    return fail(string_error(start, errc::invalid_string, p - 2,
-                                             std::string("invalid escape \\") + e));
+            if (const char d = json_escapes[e]) {
+                *w++ = d;
+                continue;
             }
+            if (e != 'u') {
+                return fail(string_error(start, errc::invalid_string, p - 2,
+                                         std::string("invalid escape \\") + e));
+            }
+            std::uint32_t cp;
+            if (const char* m = read_u_escape(in_, p, cp)) {
+                return fail(string_error(start, errc::invalid_string, p - 2, m));
+            }
+            w += utf8_encode(cp, w);
         }
         std::string_view written(out, static_cast<std::size_t>(w - out));
         std::size_t valid = utf8_valid_prefix(written);

@@ -22,10 +22,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <new>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 

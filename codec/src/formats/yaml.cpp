@@ -13,13 +13,13 @@
 
 #include "detail/ascii.hpp"
 #include "detail/base64.hpp"
-#include "detail/describe.hpp"
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/raw_scalar.hpp"
 #include "detail/text.hpp"
-#include "detail/try.hpp"
 #include "detail/utf8.hpp"
+#include "detail/describe.hpp"
+#include "detail/try.hpp"
 #include "formats.hpp"
 
 namespace polycodec::detail {
