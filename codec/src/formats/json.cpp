@@ -20,6 +20,7 @@
 #include "detail/out_room.hpp"
 #include "detail/raw_scalar.hpp"
 #include "detail/text.hpp"
+#include "detail/text_reader.hpp"
 #include "detail/unescape.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
@@ -37,10 +38,12 @@ namespace {
 // The one-letter escapes of a JSON string (RFC 8259 section 7); \u is read_u_escape's.
 constexpr escape_letters json_escapes("\"\\/bfnrt", "\"\\/\b\f\n\r\t");
 
-class json_reader {
+class json_reader : text_cursor<builder> {
 public:
     json_reader(std::string_view in, builder& b, std::size_t begin = 0)
-        : in_(in), b_(b), pos_(begin) {}
+        : text_cursor<builder>(in, b) {
+        pos_ = begin;
+    }
 
     result<void> run() {
         skip_ws();
@@ -48,17 +51,10 @@ public:
             return r;
         }
         skip_ws();
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " + describe_at(pos_)));
-        }
-        return {};
+        return at_end();
     }
 
 private:
-    std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
-    error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
-
     void skip_ws() {
         while (pos_ < in_.size()) {
             char c = in_[pos_];
@@ -122,10 +118,6 @@ private:
                 }
         }
         return fail(unexpected("a value"));
-    }
-
-    result<void> container_limit() {
-        return fail(limit_error(b_, pos_));
     }
 
     result<void> parse_array() {
@@ -380,10 +372,6 @@ private:
         b_.add_bignum(in_.substr(start, p - start));
         return {};
     }
-
-    std::string_view in_;
-    builder& b_;
-    std::size_t pos_ = 0;
 };
 
 // ---- simdjson ----

@@ -44,9 +44,9 @@ constexpr byte_table json5_ascii = make_byte_table([](unsigned char c) -> std::u
 constexpr escape_letters json5_escapes("bfnrtv", "\b\f\n\r\t\v");
 
 template <class Sink>
-class json5_reader {
+class json5_reader : text_cursor<Sink> {
 public:
-    json5_reader(std::string_view in, Sink& b) : in_(in), b_(b) {}
+    json5_reader(std::string_view in, Sink& b) : text_cursor<Sink>(in, b) {}
 
     result<void> run() {
         std::size_t valid = utf8_valid_prefix(in_);
@@ -64,6 +64,9 @@ public:
     }
 
 private:
+    using cursor = text_cursor<Sink>;
+    using cursor::b_, cursor::in_, cursor::pos_, cursor::container_limit;
+
     error unexpected(const char* expected) const {
         return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
                           std::string("expected ") + expected + ", saw " + describe_at(in_, pos_));
@@ -173,10 +176,6 @@ private:
             return true;
         }
         return false;
-    }
-
-    result<void> container_limit() {
-        return fail(limit_error(b_, pos_));
     }
 
     result<void> parse_value() {
@@ -668,9 +667,6 @@ private:
         return {};
     }
 
-    std::string_view in_;
-    Sink& b_;
-    std::size_t pos_ = 0;
     std::string scratch_;
 };
 
@@ -836,15 +832,7 @@ public:
         }
     }
 
-    int tagged(value& v, int) {
-        if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-            status = fail(
-                unrepresentable(v, "tag " + std::to_string(v.tag()) + " is not representable in json5"));
-            return walk_error;
-        }
-        v = v.tagged_value();
-        return walk_next;
-    }
+    int tagged(value& v, int) { return drop_tag(v, "json5"); }
 
     void open_array(int) { put('['); }
     void array_item(bool first, int depth) {
