@@ -1,9 +1,9 @@
 #pragma once
 // The backslash escapes of the text formats' quoted strings, read once: the one-letter escapes
-// by a per-format table (json, json5, hjson, edn, dotenv) and \uXXXX with its UTF-16
-// surrogate pair (json, json5, hjson, edn). The rest of each format's escapes (json5's \x and
-// line continuations, dotenv's kept backslashes) and the error wording around them stay with
-// the format.
+// by a per-format table (json, json5, hjson, dotenv; the same table the other way for the
+// writers: edn, dotenv) and \uXXXX with its UTF-16 surrogate pair (json, json5, hjson). The
+// rest of each format's escapes (json5's \x and line continuations, dotenv's kept
+// backslashes) and the error wording around them stay with the format.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -12,18 +12,25 @@
 
 namespace polycodec::detail {
 
-/// The byte each one-letter escape of a format stands for, by the letter after the backslash;
-/// 0 for a letter that is not one of them. Built at compile time from the letters and, at the
-/// same positions, their bytes: escape_letters("nrt", "\n\r\t").
+/// The one-letter escapes of a format, both ways: the byte each stands for, by the letter
+/// after the backslash (operator[]; 0 for a letter that is not one of them), and the letter
+/// that escapes a byte (letter_of; 0 for a byte written as it is or otherwise). Built at
+/// compile time from the letters and, at the same positions, their bytes:
+/// escape_letters("nrt", "\n\r\t").
 struct escape_letters {
     unsigned char to[256] = {};
+    unsigned char from[256] = {};
     constexpr escape_letters(std::string_view letters, std::string_view bytes) {
         for (std::size_t k = 0; k < letters.size(); ++k) {
             to[static_cast<unsigned char>(letters[k])] = static_cast<unsigned char>(bytes[k]);
+            from[static_cast<unsigned char>(bytes[k])] = static_cast<unsigned char>(letters[k]);
         }
     }
     constexpr char operator[](char letter) const noexcept {
         return static_cast<char>(to[static_cast<unsigned char>(letter)]);
+    }
+    constexpr char letter_of(char byte) const noexcept {
+        return static_cast<char>(from[static_cast<unsigned char>(byte)]);
     }
 };
 

@@ -57,6 +57,8 @@ std::string describe_at(std::string_view in, std::size_t p) {
 
 // The escapes of a double-quoted value that stand for another byte.
 constexpr escape_letters dotenv_escapes("nrt\"\\", "\n\r\t\"\\");
+// What the writer escapes in a double-quoted value (a tab stays as it is).
+constexpr escape_letters dotenv_out_escapes("nr\"\\", "\n\r\"\\");
 
 class dotenv_reader {
 public:
@@ -283,21 +285,11 @@ void write_value(output_buffer& out, std::string_view s) {
     }
     out.push_back('"');
     for (char c : s) {
-        switch (c) {
-            case '\n':
-                out.append("\\n");
-                break;
-            case '\r':
-                out.append("\\r");
-                break;
-            case '"':
-                out.append("\\\"");
-                break;
-            case '\\':
-                out.append("\\\\");
-                break;
-            default:
-                out.push_back(c);
+        if (const char letter = dotenv_out_escapes.letter_of(c)) {
+            out.push_back('\\');
+            out.push_back(letter);
+        } else {
+            out.push_back(c);
         }
     }
     out.push_back('"');

@@ -69,9 +69,6 @@ constexpr byte_table edn_class = make_byte_table([](unsigned char c) -> std::uin
                                      (keyword_byte(c) ? c_kw : 0));
 });
 
-// The one-letter escapes of an EDN string; \u is read_u_escape's.
-constexpr escape_letters edn_escapes("\"\\nrtbf", "\"\\\n\r\t\b\f");
-
 bool is_ws(char c) { return edn_class.has(static_cast<unsigned char>(c), c_ws); }
 bool is_delim(char c) { return edn_class.has(static_cast<unsigned char>(c), c_delim); }
 
@@ -414,6 +411,27 @@ private:
         }
     }
 
+    int hex4(std::size_t p) const {
+        if (p + 4 > in_.size()) {
+            return -1;
+        }
+        int v = 0;
+        for (std::size_t i = p; i < p + 4; ++i) {
+            char c = in_[i];
+            v <<= 4;
+            if (c >= '0' && c <= '9') {
+                v |= c - '0';
+            } else if (c >= 'a' && c <= 'f') {
+                v |= c - 'a' + 10;
+            } else if (c >= 'A' && c <= 'F') {
+                v |= c - 'A' + 10;
+            } else {
+                return -1;
+            }
+        }
+        return v;
+    }
+
     // A string at pos_ ('"'); `out` views the input (no escapes) or scratch_.
     result<void> read_string(std::string_view& out) {
         std::size_t start = ++pos_;
@@ -473,18 +491,58 @@ private:
             char e = in_[p + 1];
             std::size_t esc_at = p;
             p += 2;
-            if (const char d = edn_escapes[e]) {
-                scratch_.push_back(d);
-            } else if (e == 'u') {
-                std::uint32_t cp;
-                if (const char* m = read_u_escape(in_, p, cp)) {
-                    return fail(make_error(errc::invalid_string, esc_at, m));
+            switch (e) {
+                case '"':
+                    scratch_.push_back('"');
+                    break;
+                case '\\':
+                    scratch_.push_back('\\');
+                    break;
+                case 'n':
+                    scratch_.push_back('\n');
+                    break;
+                case 'r':
+                    scratch_.push_back('\r');
+                    break;
+                case 't':
+                    scratch_.push_back('\t');
+                    break;
+                case 'b':
+                    scratch_.push_back('\b');
+                    break;
+                case 'f':
+                    scratch_.push_back('\f');
+                    break;
+                case 'u': {
+                    int u = hex4(p);
+                    if (u < 0) {
+                        return fail(make_error(errc::invalid_string, esc_at,
+                                               "expected 4 hex digits after \\u"));
+                    }
+                    p += 4;
+                    std::uint32_t cp = static_cast<std::uint32_t>(u);
+                    if (cp >= 0xD800 && cp <= 0xDBFF) {
+                        int lo = (p + 1 < in_.size() && in_[p] == '\\' && in_[p + 1] == 'u')
+                                     ? hex4(p + 2)
+                                     : -1;
+                        if (lo < 0xDC00 || lo > 0xDFFF) {
+                            return fail(make_error(errc::invalid_string, esc_at,
+                                                   "unpaired UTF-16 surrogate in \\u escape"));
+                        }
+                        p += 6;
+                        cp = 0x10000 + ((cp - 0xD800) << 10) +
+                             (static_cast<std::uint32_t>(lo) - 0xDC00);
+                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                        return fail(make_error(errc::invalid_string, esc_at,
+                                               "unpaired UTF-16 surrogate in \\u escape"));
+                    }
+                    char buf[4];
+                    scratch_.append(buf, utf8_encode(cp, buf));
+                    break;
                 }
-                char buf[4];
-                scratch_.append(buf, utf8_encode(cp, buf));
-            } else {
-                return fail(make_error(errc::invalid_string, esc_at,
-                                       "invalid escape \\" + describe_char(e)));
+                default:
+                    return fail(make_error(errc::invalid_string, esc_at,
+                                           "invalid escape \\" + describe_char(e)));
             }
             run = p;
             checked = p;
@@ -547,8 +605,8 @@ private:
             ch = "\f";
         } else if (tok == "backspace") {
             ch = "\b";
-        } else if (tok.size() == 5 && tok[0] == 'u' && text::hex_n(in_, p + 1, 4) >= 0) {
-            const long u = text::hex_n(in_, p + 1, 4);
+        } else if (tok.size() == 5 && tok[0] == 'u' && hex4(p + 1) >= 0) {
+            int u = hex4(p + 1);
             if (u >= 0xD800 && u <= 0xDFFF) {
                 return fail(make_error(errc::invalid_string, start,
                                        "a UTF-16 surrogate is not a character"));
@@ -905,6 +963,8 @@ result<void> decode_edn(std::string_view in, builder& b, const decode_options&) 
 // ---- writer ----
 
 constexpr char hex_digits[] = "0123456789abcdef";
+// The escapes the writer spells with a letter; other control characters are \uXXXX.
+constexpr escape_letters edn_out_escapes("\"\\nrt", "\"\\\n\r\t");
 
 // EDN strings: \" \\ \n \r \t, other control characters as \uXXXX (Clojure reads both).
 void write_string(output_buffer& out, std::string_view s) {
@@ -923,26 +983,12 @@ void write_string(output_buffer& out, std::string_view s) {
         }
         out.append(s.data() + run, i - run);
         run = i + 1;
-        switch (c) {
-            case '"':
-                out.append("\\\"");
-                break;
-            case '\\':
-                out.append("\\\\");
-                break;
-            case '\n':
-                out.append("\\n");
-                break;
-            case '\r':
-                out.append("\\r");
-                break;
-            case '\t':
-                out.append("\\t");
-                break;
-            default: {
-                char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
-                out.append(buf, 6);
-            }
+        if (const char letter = edn_out_escapes.letter_of(static_cast<char>(c))) {
+            const char esc[2] = {'\\', letter};
+            out.append(esc, 2);
+        } else {
+            char buf[6] = {'\\', 'u', '0', '0', hex_digits[c >> 4], hex_digits[c & 15]};
+            out.append(buf, 6);
         }
     }
     out.append(s.data() + run, s.size() - run);
