@@ -1,9 +1,11 @@
 // EDN, extensible data notation (github.com/edn-format/edn). Own recursive-descent reader and
 // writer; docs/formats/edn.md lists how every EDN element maps to the Document and back.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -68,6 +70,12 @@ constexpr byte_table edn_class = make_byte_table([](unsigned char c) -> std::uin
                                      (keyword_first_byte(c) ? c_kw_first : 0) |
                                      (keyword_byte(c) ? c_kw : 0));
 });
+
+// The named characters (\newline ...) and their text.
+constexpr std::string_view edn_char_names[][2] = {
+    {"newline", "\n"}, {"space", " "},     {"tab", "\t"},
+    {"return", "\r"},  {"formfeed", "\f"}, {"backspace", "\b"},
+};
 
 bool is_ws(char c) { return edn_class.has(static_cast<unsigned char>(c), c_ws); }
 bool is_delim(char c) { return edn_class.has(static_cast<unsigned char>(c), c_delim); }
@@ -591,20 +599,12 @@ private:
         std::string_view tok = in_.substr(p, end - p);
         char buf[4];
         std::string_view ch;
+        const auto named = std::find_if(std::begin(edn_char_names), std::end(edn_char_names),
+                                        [&](const auto& n) { return n[0] == tok; });
         if (tok.size() == first_len) {
             ch = tok;
-        } else if (tok == "newline") {
-            ch = "\n";
-        } else if (tok == "space") {
-            ch = " ";
-        } else if (tok == "tab") {
-            ch = "\t";
-        } else if (tok == "return") {
-            ch = "\r";
-        } else if (tok == "formfeed") {
-            ch = "\f";
-        } else if (tok == "backspace") {
-            ch = "\b";
+        } else if (named != std::end(edn_char_names)) {
+            ch = (*named)[1];
         } else if (tok.size() == 5 && tok[0] == 'u' && hex4(p + 1) >= 0) {
             int u = hex4(p + 1);
             if (u >= 0xD800 && u <= 0xDFFF) {
@@ -623,6 +623,20 @@ private:
         return {};
     }
 
+    // A keyword or symbol `tok` (at offset tok_at; the token starts at `start`) that is not
+    // valid: its first byte of invalid UTF-8, else "invalid <what> <shown><tok>".
+    [[gnu::cold]] static error bad_token(std::string_view tok, std::size_t tok_at,
+                                         std::size_t start, const char* what, const char* shown) {
+        std::size_t bad = utf8_valid_prefix(tok);
+        if (bad != tok.size()) {
+            return make_error(errc::invalid_utf8, tok_at + bad,
+                              std::string("invalid UTF-8 in ") + what);
+        }
+        return make_error(
+            errc::unexpected_char, start,
+            std::string("invalid ") + what + " " + shown + std::string(tok.substr(0, 64)));
+    }
+
     result<void> parse_keyword() {
         std::size_t start = pos_;
         std::size_t end = token_end(pos_ + 1);
@@ -632,13 +646,7 @@ private:
         bool ok = valid_symbol(name) ||
                   (!name.empty() && is_digit(name[0]) && valid_symbol("a" + std::string(name)));
         if (!ok || name == "/") {
-            std::size_t bad = utf8_valid_prefix(name);
-            if (bad != name.size()) {
-                return fail(
-                    make_error(errc::invalid_utf8, start + 1 + bad, "invalid UTF-8 in keyword"));
-            }
-            return fail(make_error(errc::unexpected_char, start,
-                                   "invalid keyword :" + std::string(name.substr(0, 64))));
+            return fail(bad_token(name, start + 1, start, "keyword", ":"));
         }
         pos_ = end;
         if (!skipping()) {
@@ -652,12 +660,7 @@ private:
         std::size_t end = token_end(pos_);
         std::string_view tok = in_.substr(pos_, end - pos_);
         if (!valid_symbol(tok)) {
-            std::size_t bad = utf8_valid_prefix(tok);
-            if (bad != tok.size()) {
-                return fail(make_error(errc::invalid_utf8, start + bad, "invalid UTF-8 in symbol"));
-            }
-            return fail(make_error(errc::unexpected_char, start,
-                                   "invalid symbol " + std::string(tok.substr(0, 64))));
+            return fail(bad_token(tok, start, start, "symbol", ""));
         }
         pos_ = end;
         if (skipping()) {
