@@ -3,12 +3,16 @@
 // by a per-format table (json, json5, hjson, dotenv; the same table the other way for the
 // writers: edn, dotenv) and \uXXXX with its UTF-16 surrogate pair (json, json5, hjson). The
 // rest of each format's escapes (json5's \x and line continuations, dotenv's kept
-// backslashes) and the error wording around them stay with the format.
+// backslashes) and the error wording around them stay with the format. Also the UTF-8 check
+// of a quoted string's bytes, with its error (json, edn).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "detail/text.hpp"
+#include "detail/utf8.hpp"
+#include "polycodec/error.hpp"
+#include "polycodec/result.hpp"
 
 namespace polycodec::detail {
 
@@ -33,6 +37,16 @@ struct escape_letters {
         return static_cast<char>(from[static_cast<unsigned char>(byte)]);
     }
 };
+
+/// invalid_utf8 ("invalid UTF-8 in string") at the first byte of `s` that is not valid UTF-8,
+/// `s` being bytes of a quoted string that start at offset `at` of the input; ok if none.
+[[gnu::always_inline]] inline result<void> string_utf8(std::string_view s, std::size_t at) {
+    const std::size_t valid = utf8_valid_prefix(s);
+    if (valid != s.size()) [[unlikely]] {
+        return fail(make_error(errc::invalid_utf8, at + valid, "invalid UTF-8 in string"));
+    }
+    return {};
+}
 
 /// Reads the \u escape whose four hex digits start at `p` in `in` (after "\u"): a high
 /// surrogate takes the "\uXXXX" low one right after it. Sets `cp`, moves `p` past what it

@@ -454,25 +454,15 @@ private:
         }
         if (p < in_.size() && in_[p] == '"') {
             std::string_view s = in_.substr(start, p - start);
-            std::size_t valid = utf8_valid_prefix(s);
-            if (valid != s.size()) {
-                return fail(
-                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
-            }
+            POLYCODEC_TRY(string_utf8(s, start));
             out = s;
             pos_ = p + 1;
             return {};
         }
         scratch_.assign(in_.substr(start, p - start));
         std::size_t checked = start;  // UTF-8 checked up to here, escapes aside
-        auto check_utf8 = [&](std::size_t upto) -> result<void> {
-            std::string_view s = in_.substr(checked, upto - checked);
-            std::size_t valid = utf8_valid_prefix(s);
-            if (valid != s.size()) {
-                return fail(
-                    make_error(errc::invalid_utf8, checked + valid, "invalid UTF-8 in string"));
-            }
-            return {};
+        auto check_utf8 = [&](std::size_t upto) {
+            return string_utf8(in_.substr(checked, upto - checked), checked);
         };
         std::size_t run = p;
         for (;;) {

@@ -209,10 +209,8 @@ private:
         }
         if (p < in_.size() && in_[p] == '"') {
             std::string_view s = in_.substr(start, p - start);
-            std::size_t valid = utf8_valid_prefix(s);
-            if (valid != s.size()) {
-                return fail(
-                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
+            if (auto r = string_utf8(s, start); !r) {
+                return r;
             }
             b_.add_string(s);
             pos_ = p + 1;
