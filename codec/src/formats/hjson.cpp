@@ -994,7 +994,15 @@ public:
         }
     }
 
-    int tagged(value& v, int) { return drop_tag(v, "hjson"); }
+    int tagged(value& v, int) {
+        if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
+            status = fail(unrepresentable(
+                v, "tag " + std::to_string(v.tag()) + " is not representable in hjson"));
+            return walk_error;
+        }
+        v = v.tagged_value();
+        return walk_next;
+    }
 
     void open_array(int) { put('['); }
     void array_item(bool, int depth) {
