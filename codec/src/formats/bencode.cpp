@@ -22,6 +22,7 @@
 #include "detail/nonfinite_text.hpp"
 #include "detail/number.hpp"
 #include "detail/tape_writer.hpp"
+#include "detail/text_reader.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
 #include "formats.hpp"
@@ -31,27 +32,17 @@ namespace {
 
 // ---- reader ----
 
-class bencode_reader {
+class bencode_reader : text_cursor<builder> {
 public:
     bencode_reader(std::string_view in, builder& b, bool canonical)
-        : in_(in), b_(b), canonical_(canonical) {}
+        : text_cursor<builder>(in, b), canonical_(canonical) {}
 
     result<void> run() {
         POLYCODEC_TRY(parse_value());
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " + describe_at(pos_)));
-        }
-        return {};
+        return at_end();
     }
 
 private:
-    std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
-    error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
-    result<void> container_limit() {
-        return fail(limit_error(b_, pos_));
-    }
-
     result<void> parse_value() {
         if (pos_ >= in_.size()) {
             return fail(unexpected("a value"));
@@ -256,10 +247,7 @@ private:
         std::size_t offset;
     };
 
-    std::string_view in_;
-    builder& b_;
     bool canonical_;
-    std::size_t pos_ = 0;
     // The keys of the open dictionaries, innermost last; reused across decodes on a thread so
     // that decoding into a reused document allocates nothing in steady state.
     std::vector<seen_key>& keys_ = scratch_keys();

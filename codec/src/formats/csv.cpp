@@ -27,6 +27,7 @@
 #include "detail/map_key.hpp"
 #include "detail/out_room.hpp"
 #include "detail/quote_doubled.hpp"
+#include "detail/raw_scalar.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
 #include "detail/thread_scratch.hpp"
@@ -1431,17 +1432,10 @@ private:
                 w += 4;
                 i += 1;
                 return true;
-            case kind::int64: {
-                const std::uint64_t u = t[i + 1];
-                if (static_cast<std::int64_t>(u) < 0) {
-                    *w++ = '-';
-                    w = write_uint_digits(w, 0 - u);
-                } else {
-                    w = write_uint_digits(w, u);
-                }
+            case kind::int64:
+                w = put_int64_digits(w, t[i + 1]);
                 i += 2;
                 return true;
-            }
             case kind::uint64:
                 w = write_uint_digits(w, t[i + 1]);
                 i += 2;
@@ -1452,12 +1446,7 @@ private:
                 if (!std::isfinite(d)) {
                     break;  // NaN, Infinity, -Infinity: write_cell
                 }
-                bool integral;
-                w += shortest_double_chars(w, d, &integral);
-                if (integral) {
-                    std::memcpy(w, ".0", 2);
-                    w += 2;
-                }
+                w += json_float_chars(w, d);
                 i += 2;
                 return true;
             }

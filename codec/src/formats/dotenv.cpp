@@ -19,6 +19,7 @@
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
 #include "detail/try.hpp"
+#include "detail/unescape.hpp"
 #include "detail/unflatten.hpp"
 #include "detail/utf8_input.hpp"
 #include "formats.hpp"
@@ -56,6 +57,11 @@ std::string describe_at(std::string_view in, std::size_t p) {
     std::snprintf(buf, sizeof buf, "byte 0x%02x", c);
     return buf;
 }
+
+// The escapes of a double-quoted value that stand for another byte.
+constexpr escape_letters dotenv_escapes("nrt\"\\", "\n\r\t\"\\");
+// What the writer escapes in a double-quoted value (a tab stays as it is).
+constexpr escape_letters dotenv_out_escapes("nr\"\\", "\n\r\"\\");
 
 class dotenv_reader {
 public:
@@ -188,25 +194,11 @@ private:
             }
             if (q == '"' && c == '\\') {
                 char e = in_[pos_++];
-                switch (e) {
-                    case 'n':
-                        *w++ = '\n';
-                        break;
-                    case 'r':
-                        *w++ = '\r';
-                        break;
-                    case 't':
-                        *w++ = '\t';
-                        break;
-                    case '"':
-                        *w++ = '"';
-                        break;
-                    case '\\':
-                        *w++ = '\\';
-                        break;
-                    default:  // other escapes stay as written, backslash included
-                        *w++ = '\\';
-                        *w++ = e;
+                if (const char d = dotenv_escapes[e]) {
+                    *w++ = d;
+                } else {  // other escapes stay as written, backslash included
+                    *w++ = '\\';
+                    *w++ = e;
                 }
                 continue;
             }
@@ -291,21 +283,11 @@ void write_value(output_buffer& out, std::string_view s) {
     }
     out.push_back('"');
     for (char c : s) {
-        switch (c) {
-            case '\n':
-                out.append("\\n");
-                break;
-            case '\r':
-                out.append("\\r");
-                break;
-            case '"':
-                out.append("\\\"");
-                break;
-            case '\\':
-                out.append("\\\\");
-                break;
-            default:
-                out.push_back(c);
+        if (const char letter = dotenv_out_escapes.letter_of(c)) {
+            out.push_back('\\');
+            out.push_back(letter);
+        } else {
+            out.push_back(c);
         }
     }
     out.push_back('"');

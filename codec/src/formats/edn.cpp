@@ -1,9 +1,11 @@
 // EDN, extensible data notation (github.com/edn-format/edn). Own recursive-descent reader and
 // writer; docs/formats/edn.md lists how every EDN element maps to the Document and back.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -19,6 +21,7 @@
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/try.hpp"
+#include "detail/unescape.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
 #include "formats.hpp"
@@ -463,25 +466,15 @@ private:
         }
         if (p < in_.size() && in_[p] == '"') {
             std::string_view s = in_.substr(start, p - start);
-            std::size_t valid = utf8_valid_prefix(s);
-            if (valid != s.size()) {
-                return fail(
-                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
-            }
+            POLYCODEC_TRY(string_utf8(s, start));
             out = s;
             pos_ = p + 1;
             return {};
         }
         scratch_.assign(in_.substr(start, p - start));
         std::size_t checked = start;  // UTF-8 checked up to here, escapes aside
-        auto check_utf8 = [&](std::size_t upto) -> result<void> {
-            std::string_view s = in_.substr(checked, upto - checked);
-            std::size_t valid = utf8_valid_prefix(s);
-            if (valid != s.size()) {
-                return fail(
-                    make_error(errc::invalid_utf8, checked + valid, "invalid UTF-8 in string"));
-            }
-            return {};
+        auto check_utf8 = [&](std::size_t upto) {
+            return string_utf8(in_.substr(checked, upto - checked), checked);
         };
         std::size_t run = p;
         for (;;) {
@@ -631,6 +624,20 @@ private:
         return {};
     }
 
+    // A keyword or symbol `tok` (at offset tok_at; the token starts at `start`) that is not
+    // valid: its first byte of invalid UTF-8, else "invalid <what> <shown><tok>".
+    [[gnu::cold]] static error bad_token(std::string_view tok, std::size_t tok_at,
+                                         std::size_t start, const char* what, const char* shown) {
+        std::size_t bad = utf8_valid_prefix(tok);
+        if (bad != tok.size()) {
+            return make_error(errc::invalid_utf8, tok_at + bad,
+                              std::string("invalid UTF-8 in ") + what);
+        }
+        return make_error(
+            errc::unexpected_char, start,
+            std::string("invalid ") + what + " " + shown + std::string(tok.substr(0, 64)));
+    }
+
     result<void> parse_keyword() {
         std::size_t start = pos_;
         std::size_t end = token_end(pos_ + 1);
@@ -640,13 +647,7 @@ private:
         bool ok = valid_symbol(name) ||
                   (!name.empty() && is_digit(name[0]) && valid_symbol("a" + std::string(name)));
         if (!ok || name == "/") {
-            std::size_t bad = utf8_valid_prefix(name);
-            if (bad != name.size()) {
-                return fail(
-                    make_error(errc::invalid_utf8, start + 1 + bad, "invalid UTF-8 in keyword"));
-            }
-            return fail(make_error(errc::unexpected_char, start,
-                                   "invalid keyword :" + std::string(name.substr(0, 64))));
+            return fail(bad_token(name, start + 1, start, "keyword", ":"));
         }
         pos_ = end;
         if (!skipping()) {
@@ -660,12 +661,7 @@ private:
         std::size_t end = token_end(pos_);
         std::string_view tok = in_.substr(pos_, end - pos_);
         if (!valid_symbol(tok)) {
-            std::size_t bad = utf8_valid_prefix(tok);
-            if (bad != tok.size()) {
-                return fail(make_error(errc::invalid_utf8, start + bad, "invalid UTF-8 in symbol"));
-            }
-            return fail(make_error(errc::unexpected_char, start,
-                                   "invalid symbol " + std::string(tok.substr(0, 64))));
+            return fail(bad_token(tok, start, start, "symbol", ""));
         }
         pos_ = end;
         if (skipping()) {

@@ -16,12 +16,14 @@
 #include "detail/map_key.hpp"
 #include "detail/scalar_writer.hpp"
 #include "detail/number.hpp"
+#include "detail/raw_scalar.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
 #include "detail/text.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
 #include "detail/try.hpp"
+#include "detail/unescape.hpp"
 #include "detail/word_scan.hpp"
 #include "formats.hpp"
 
@@ -130,6 +132,9 @@ constexpr std::uint8_t cls_stop = 1;
 constexpr std::uint8_t cls_key = 2;
 constexpr std::uint8_t cls_plain = 4;
 constexpr std::uint8_t cls_bare_key = 8;
+
+// The one-letter escapes of a quoted Hjson string (JSON's and \'); \u is read_u_escape's.
+constexpr escape_letters hjson_escapes("\"'\\/bfnrt", "\"'\\/\b\f\n\r\t");
 
 // ---- reader ----
 
@@ -501,68 +506,21 @@ private:
             char e = in_[p + 1];
             std::size_t esc = p;
             p += 2;
-            switch (e) {
-                case '"':
-                    *w++ = '"';
-                    break;
-                case '\'':
-                    *w++ = '\'';
-                    break;
-                case '\\':
-                    *w++ = '\\';
-                    break;
-                case '/':
-                    *w++ = '/';
-                    break;
-                case 'b':
-                    *w++ = '\b';
-                    break;
-                case 'f':
-                    *w++ = '\f';
-                    break;
-                case 'n':
-                    *w++ = '\n';
-                    break;
-                case 'r':
-                    *w++ = '\r';
-                    break;
-                case 't':
-                    *w++ = '\t';
-                    break;
-                case 'u': {
-                    long u = text::hex_n(in_, p, 4);
-                    if (u < 0) {
-                        b_.end_string(out);
-                        return fail(make_error(errc::invalid_string, esc,
-                                               "expected 4 hex digits after \\u"));
-                    }
-                    p += 4;
-                    auto cp = static_cast<std::uint32_t>(u);
-                    if (cp >= 0xD800 && cp <= 0xDBFF) {
-                        long lo = p + 1 < in_.size() && in_[p] == '\\' && in_[p + 1] == 'u'
-                                      ? text::hex_n(in_, p + 2, 4)
-                                      : -1;
-                        if (lo < 0xDC00 || lo > 0xDFFF) {
-                            b_.end_string(out);
-                            return fail(make_error(errc::invalid_string, esc,
-                                                   "unpaired UTF-16 surrogate in \\u escape"));
-                        }
-                        p += 6;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) +
-                             (static_cast<std::uint32_t>(lo) - 0xDC00);
-                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                        b_.end_string(out);
-                        return fail(make_error(errc::invalid_string, esc,
-                                               "unpaired UTF-16 surrogate in \\u escape"));
-                    }
-                    w += utf8_encode(cp, w);
-                    break;
-                }
-                default:
-                    b_.end_string(out);
-                    return fail(make_error(errc::invalid_string, esc,
-                                           "invalid escape \\" + describe_at(in_, esc + 1)));
+            if (const char d = hjson_escapes[e]) {
+                *w++ = d;
+                continue;
             }
+            if (e != 'u') {
+                b_.end_string(out);
+                return fail(make_error(errc::invalid_string, esc,
+                                       "invalid escape \\" + describe_at(in_, esc + 1)));
+            }
+            std::uint32_t cp;
+            if (const char* m = read_u_escape(in_, p, cp)) {
+                b_.end_string(out);
+                return fail(make_error(errc::invalid_string, esc, m));
+            }
+            w += utf8_encode(cp, w);
         }
         b_.end_string(w);
         pos_ = p + 1;
@@ -864,13 +822,7 @@ public:
                         w += 2;
                     }
                     if (k == kind::int64) {
-                        const std::uint64_t u = t[i + 1];
-                        if (static_cast<std::int64_t>(u) < 0) {
-                            *w++ = '-';
-                            w = write_uint_digits(w, 0 - u);
-                        } else {
-                            w = write_uint_digits(w, u);
-                        }
+                        w = put_int64_digits(w, t[i + 1]);
                         i += 2;
                     } else if (k == kind::float64) {
                         bool integral;

@@ -18,7 +18,10 @@
 #include "detail/extjson.hpp"
 #include "detail/lossy.hpp"
 #include "detail/out_room.hpp"
+#include "detail/raw_scalar.hpp"
 #include "detail/text.hpp"
+#include "detail/text_reader.hpp"
+#include "detail/unescape.hpp"
 #include "detail/map_key.hpp"
 #include "detail/tape_writer.hpp"
 #include "detail/number.hpp"
@@ -32,10 +35,15 @@ namespace {
 
 // ---- reader ----
 
-class json_reader {
+// The one-letter escapes of a JSON string (RFC 8259 section 7); \u is read_u_escape's.
+constexpr escape_letters json_escapes("\"\\/bfnrt", "\"\\/\b\f\n\r\t");
+
+class json_reader : text_cursor<builder> {
 public:
     json_reader(std::string_view in, builder& b, std::size_t begin = 0)
-        : in_(in), b_(b), pos_(begin) {}
+        : text_cursor<builder>(in, b) {
+        pos_ = begin;
+    }
 
     result<void> run() {
         skip_ws();
@@ -43,17 +51,10 @@ public:
             return r;
         }
         skip_ws();
-        if (pos_ != in_.size()) {
-            return fail(make_error(errc::trailing_content, pos_,
-                                   "expected end of input, saw " + describe_at(pos_)));
-        }
-        return {};
+        return at_end();
     }
 
 private:
-    std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
-    error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
-
     void skip_ws() {
         while (pos_ < in_.size()) {
             char c = in_[pos_];
@@ -117,10 +118,6 @@ private:
                 }
         }
         return fail(unexpected("a value"));
-    }
-
-    result<void> container_limit() {
-        return fail(limit_error(b_, pos_));
     }
 
     result<void> parse_array() {
@@ -189,27 +186,6 @@ private:
         }
     }
 
-    int hex4(std::size_t p) const {
-        if (p + 4 > in_.size()) {
-            return -1;
-        }
-        int v = 0;
-        for (std::size_t i = p; i < p + 4; ++i) {
-            char c = in_[i];
-            v <<= 4;
-            if (c >= '0' && c <= '9') {
-                v |= c - '0';
-            } else if (c >= 'a' && c <= 'f') {
-                v |= c - 'a' + 10;
-            } else if (c >= 'A' && c <= 'F') {
-                v |= c - 'A' + 10;
-            } else {
-                return -1;
-            }
-        }
-        return v;
-    }
-
     // An error inside the string starting at `start`; invalid UTF-8 before `at` comes first,
     // so the reported offset is always that of the first offending byte.
     error string_error(std::size_t start, errc code, std::size_t at, std::string message) const {
@@ -233,10 +209,8 @@ private:
         }
         if (p < in_.size() && in_[p] == '"') {
             std::string_view s = in_.substr(start, p - start);
-            std::size_t valid = utf8_valid_prefix(s);
-            if (valid != s.size()) {
-                return fail(
-                    make_error(errc::invalid_utf8, start + valid, "invalid UTF-8 in string"));
+            if (auto r = string_utf8(s, start); !r) {
+                return r;
             }
             b_.add_string(s);
             pos_ = p + 1;
@@ -279,61 +253,19 @@ private:
             }
             char e = in_[p + 1];
             p += 2;
-            switch (e) {
-                case '"':
-                    *w++ = '"';
-                    break;
-                case '\\':
-                    *w++ = '\\';
-                    break;
-                case '/':
-                    *w++ = '/';
-                    break;
-                case 'b':
-                    *w++ = '\b';
-                    break;
-                case 'f':
-                    *w++ = '\f';
-                    break;
-                case 'n':
-                    *w++ = '\n';
-                    break;
-                case 'r':
-                    *w++ = '\r';
-                    break;
-                case 't':
-                    *w++ = '\t';
-                    break;
-                case 'u': {
-                    int u = hex4(p);
-                    if (u < 0) {
-                        return fail(string_error(start, errc::invalid_string, p - 2,
-                                                 "expected 4 hex digits after \\u"));
-                    }
-                    p += 4;
-                    std::uint32_t cp = static_cast<std::uint32_t>(u);
-                    if (cp >= 0xD800 && cp <= 0xDBFF) {
-                        int lo = (p + 1 < in_.size() && in_[p] == '\\' && in_[p + 1] == 'u')
-                                     ? hex4(p + 2)
-                                     : -1;
-                        if (lo < 0xDC00 || lo > 0xDFFF) {
-                            return fail(string_error(start, errc::invalid_string, p - 6,
-                                                     "unpaired UTF-16 surrogate in \\u escape"));
-                        }
-                        p += 6;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) +
-                             (static_cast<std::uint32_t>(lo) - 0xDC00);
-                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                        return fail(string_error(start, errc::invalid_string, p - 6,
-                                                 "unpaired UTF-16 surrogate in \\u escape"));
-                    }
-                    w += utf8_encode(cp, w);
-                    break;
-                }
-                default:
-                    return fail(string_error(start, errc::invalid_string, p - 2,
-                                             std::string("invalid escape \\") + e));
+            if (const char d = json_escapes[e]) {
+                *w++ = d;
+                continue;
             }
+            if (e != 'u') {
+                return fail(string_error(start, errc::invalid_string, p - 2,
+                                         std::string("invalid escape \\") + e));
+            }
+            std::uint32_t cp;
+            if (const char* m = read_u_escape(in_, p, cp)) {
+                return fail(string_error(start, errc::invalid_string, p - 2, m));
+            }
+            w += utf8_encode(cp, w);
         }
         std::string_view written(out, static_cast<std::size_t>(w - out));
         std::size_t valid = utf8_valid_prefix(written);
@@ -438,10 +370,6 @@ private:
         b_.add_bignum(in_.substr(start, p - start));
         return {};
     }
-
-    std::string_view in_;
-    builder& b_;
-    std::size_t pos_ = 0;
 };
 
 // ---- simdjson ----
@@ -1696,48 +1624,9 @@ public:
                 w = r.w;
                 lim = r.lim;
             }
-            switch (k) {
-                case kind::null:
-                    std::memcpy(w, "null", 4);
-                    w += 4;
-                    i += 1;
-                    break;
-                case kind::boolean_false:
-                    std::memcpy(w, "false", 5);
-                    w += 5;
-                    i += 1;
-                    break;
-                case kind::boolean_true:
-                    std::memcpy(w, "true", 4);
-                    w += 4;
-                    i += 1;
-                    break;
-                case kind::int64: {
-                    const std::uint64_t u = t[i + 1];
-                    if (static_cast<std::int64_t>(u) < 0) {
-                        *w++ = '-';
-                        w = write_uint_digits(w, 0 - u);
-                    } else {
-                        w = write_uint_digits(w, u);
-                    }
-                    i += 2;
-                    break;
-                }
-                case kind::uint64:
-                    w = write_uint_digits(w, t[i + 1]);
-                    i += 2;
-                    break;
-                case kind::float64: {
-                    double d;
-                    std::memcpy(&d, &t[i + 1], 8);
-                    if (std::isfinite(d)) [[likely]] {
-                        bool integral;
-                        w += shortest_double_chars(w, d, &integral);
-                        if (integral) {
-                            std::memcpy(w, ".0", 2);
-                            w += 2;
-                        }
-                    } else {
+            if (!detail::put_raw_scalar<detail::json_float_chars>(w, k, t, i)) {
+                switch (k) {
+                    case kind::float64:  // not finite: write() words it
                         sync(w);
                         if (!write(value(doc, i), 0)) {
                             return false;
@@ -1745,78 +1634,77 @@ public:
                         r = refill(nullptr, 64);
                         w = r.w;
                         lim = r.lim;
-                    }
-                    i += 2;
-                    break;
-                }
-                case kind::string:
-                case kind::timestamp: {
-                    const auto n = static_cast<std::size_t>(t[i + 1]);
-                    if (static_cast<std::size_t>(lim - w) < n * 6 + 24) [[unlikely]] {
-                        r = refill(w, n * 6 + 24);
-                        w = r.w;
-                        lim = r.lim;
-                    }
-                    w = put_string(w, bytes + (h & document::payload_mask), n);
-                    i += 2;
-                    break;
-                }
-                case kind::bignum: {
-                    const auto n = static_cast<std::size_t>(t[i + 1]);
-                    if (static_cast<std::size_t>(lim - w) < n + 4) [[unlikely]] {
-                        r = refill(w, n + 4);
-                        w = r.w;
-                        lim = r.lim;
-                    }
-                    std::memcpy(w, bytes + (h & document::payload_mask), n);
-                    w += n;
-                    i += 2;
-                    break;
-                }
-                case kind::array:
-                case kind::map: {
-                    const std::uint64_t count = t[i + 1];
-                    const bool map = k == kind::map;
-                    if (count == 0) {
-                        std::memcpy(w, map ? "{}" : "[]", 2);
-                        w += 2;
+                        i += 2;
+                        break;
+                    case kind::string:
+                    case kind::timestamp: {
+                        const auto n = static_cast<std::size_t>(t[i + 1]);
+                        if (static_cast<std::size_t>(lim - w) < n * 6 + 24) [[unlikely]] {
+                            r = refill(w, n * 6 + 24);
+                            w = r.w;
+                            lim = r.lim;
+                        }
+                        w = put_string(w, bytes + (h & document::payload_mask), n);
                         i += 2;
                         break;
                     }
-                    if (depth > max_stack) [[unlikely]] {
-                        value cv(doc, i);
+                    case kind::bignum: {
+                        const auto n = static_cast<std::size_t>(t[i + 1]);
+                        if (static_cast<std::size_t>(lim - w) < n + 4) [[unlikely]] {
+                            r = refill(w, n + 4);
+                            w = r.w;
+                            lim = r.lim;
+                        }
+                        std::memcpy(w, bytes + (h & document::payload_mask), n);
+                        w += n;
+                        i += 2;
+                        break;
+                    }
+                    case kind::array:
+                    case kind::map: {
+                        const std::uint64_t count = t[i + 1];
+                        const bool map = k == kind::map;
+                        if (count == 0) {
+                            std::memcpy(w, map ? "{}" : "[]", 2);
+                            w += 2;
+                            i += 2;
+                            break;
+                        }
+                        if (depth > max_stack) [[unlikely]] {
+                            value cv(doc, i);
+                            sync(w);
+                            if (!write(cv, 0)) {
+                                return false;
+                            }
+                            r = refill(nullptr, 64);
+                            w = r.w;
+                            lim = r.lim;
+                            i = cv.end_index();
+                            break;
+                        }
+                        *w++ = map ? '{' : '[';
+                        if (depth > 0) {
+                            st[depth - 1] = {rem, in_map};
+                        }
+                        ++depth;
+                        rem = count;
+                        in_map = map;
+                        i += 2;
+                        at_key = map;
+                        continue;  // the first child: no separator
+                    }
+                    default: {  // bytes, tagged
+                        value ov(doc, i);
                         sync(w);
-                        if (!write(cv, 0)) {
+                        if (!write(ov, 0)) {
                             return false;
                         }
                         r = refill(nullptr, 64);
                         w = r.w;
                         lim = r.lim;
-                        i = cv.end_index();
+                        i = ov.end_index();
                         break;
                     }
-                    *w++ = map ? '{' : '[';
-                    if (depth > 0) {
-                        st[depth - 1] = {rem, in_map};
-                    }
-                    ++depth;
-                    rem = count;
-                    in_map = map;
-                    i += 2;
-                    at_key = map;
-                    continue;  // the first child: no separator
-                }
-                default: {  // bytes, tagged
-                    value ov(doc, i);
-                    sync(w);
-                    if (!write(ov, 0)) {
-                        return false;
-                    }
-                    r = refill(nullptr, 64);
-                    w = r.w;
-                    lim = r.lim;
-                    i = ov.end_index();
-                    break;
                 }
             }
             // After a value: close finished containers, then the separator.

@@ -17,6 +17,7 @@
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
 #include "detail/try.hpp"
+#include "detail/unescape.hpp"
 #include "formats.hpp"
 #include "json5/unicode_id.hpp"
 
@@ -38,10 +39,14 @@ constexpr byte_table json5_ascii = make_byte_table([](unsigned char c) -> std::u
                                      (letter ? 2 : 0) | (plain ? 4 : 0));
 });
 
+// The one-letter escapes of JSON5 that stand for another byte; \0, \x, \u and line
+// continuations are the reader's own, any other escaped character is itself.
+constexpr escape_letters json5_escapes("bfnrtv", "\b\f\n\r\t\v");
+
 template <class Sink>
-class json5_reader {
+class json5_reader : text_cursor<Sink> {
 public:
-    json5_reader(std::string_view in, Sink& b) : in_(in), b_(b) {}
+    json5_reader(std::string_view in, Sink& b) : text_cursor<Sink>(in, b) {}
 
     result<void> run() {
         std::size_t valid = utf8_valid_prefix(in_);
@@ -59,6 +64,9 @@ public:
     }
 
 private:
+    using cursor = text_cursor<Sink>;
+    using cursor::b_, cursor::in_, cursor::pos_, cursor::container_limit;
+
     error unexpected(const char* expected) const {
         return make_error(pos_ >= in_.size() ? errc::unexpected_eof : errc::unexpected_char, pos_,
                           std::string("expected ") + expected + ", saw " + describe_at(in_, pos_));
@@ -168,10 +176,6 @@ private:
             return true;
         }
         return false;
-    }
-
-    result<void> container_limit() {
-        return fail(limit_error(b_, pos_));
     }
 
     result<void> parse_value() {
@@ -418,25 +422,11 @@ private:
             char e = in_[p + 1];
             std::size_t esc = p;
             p += 2;
+            if (const char d = json5_escapes[e]) {
+                *w++ = d;
+                continue;
+            }
             switch (e) {
-                case 'b':
-                    *w++ = '\b';
-                    break;
-                case 'f':
-                    *w++ = '\f';
-                    break;
-                case 'n':
-                    *w++ = '\n';
-                    break;
-                case 'r':
-                    *w++ = '\r';
-                    break;
-                case 't':
-                    *w++ = '\t';
-                    break;
-                case 'v':
-                    *w++ = '\v';
-                    break;
                 case '0':
                     if (p < in_.size() && in_[p] >= '0' && in_[p] <= '9') {
                         b_.end_string(out);
@@ -469,29 +459,10 @@ private:
                     break;
                 }
                 case 'u': {
-                    long u = text::hex_n(in_, p, 4);
-                    if (u < 0) {
+                    std::uint32_t cp;
+                    if (const char* m = read_u_escape(in_, p, cp)) {
                         b_.end_string(out);
-                        return fail(make_error(errc::invalid_string, esc,
-                                               "expected 4 hex digits after \\u"));
-                    }
-                    p += 4;
-                    auto cp = static_cast<std::uint32_t>(u);
-                    if (cp >= 0xD800 && cp <= 0xDBFF) {
-                        long lo =
-                            at(p) == '\\' && at(p + 1) == 'u' ? text::hex_n(in_, p + 2, 4) : -1;
-                        if (lo < 0xDC00 || lo > 0xDFFF) {
-                            b_.end_string(out);
-                            return fail(make_error(errc::invalid_string, esc,
-                                                   "unpaired UTF-16 surrogate in \\u escape"));
-                        }
-                        p += 6;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) +
-                             (static_cast<std::uint32_t>(lo) - 0xDC00);
-                    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                        b_.end_string(out);
-                        return fail(make_error(errc::invalid_string, esc,
-                                               "unpaired UTF-16 surrogate in \\u escape"));
+                        return fail(make_error(errc::invalid_string, esc, m));
                     }
                     w += utf8_encode(cp, w);
                     break;
@@ -696,9 +667,6 @@ private:
         return {};
     }
 
-    std::string_view in_;
-    Sink& b_;
-    std::size_t pos_ = 0;
     std::string scratch_;
 };
 
@@ -864,15 +832,7 @@ public:
         }
     }
 
-    int tagged(value& v, int) {
-        if (!allow_lossy(opt_, v, "tag_dropped", "tag dropped, inner value kept")) {
-            status = fail(
-                unrepresentable(v, "tag " + std::to_string(v.tag()) + " is not representable in json5"));
-            return walk_error;
-        }
-        v = v.tagged_value();
-        return walk_next;
-    }
+    int tagged(value& v, int) { return drop_tag(v, "json5"); }
 
     void open_array(int) { put('['); }
     void array_item(bool first, int depth) {

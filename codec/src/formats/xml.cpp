@@ -36,6 +36,7 @@
 #include "detail/out_room.hpp"
 #include "detail/pointer_token.hpp"
 #include "detail/scalar_writer.hpp"
+#include "detail/raw_scalar.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8.hpp"
@@ -2859,16 +2860,9 @@ private:
                 std::memcpy(w, "true", 4);
                 w += 4;
                 break;
-            case kind::int64: {
-                const std::uint64_t u = t[i + 1];
-                if (static_cast<std::int64_t>(u) < 0) {
-                    *w++ = '-';
-                    w = write_uint_digits(w, 0 - u);
-                } else {
-                    w = write_uint_digits(w, u);
-                }
+            case kind::int64:
+                w = put_int64_digits(w, t[i + 1]);
                 break;
-            }
             case kind::uint64:
                 w = write_uint_digits(w, t[i + 1]);
                 break;
@@ -2876,12 +2870,7 @@ private:
                 double d;
                 std::memcpy(&d, &t[i + 1], 8);
                 if (std::isfinite(d)) [[likely]] {
-                    bool integral;
-                    w += shortest_double_chars(w, d, &integral);
-                    if (integral) {
-                        std::memcpy(w, ".0", 2);
-                        w += 2;
-                    }
+                    w += json_float_chars(w, d);
                 } else if (std::isnan(d)) {
                     std::memcpy(w, "NaN", 3);
                     w += 3;

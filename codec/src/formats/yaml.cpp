@@ -17,6 +17,7 @@
 #include "detail/lossy.hpp"
 #include "detail/number.hpp"
 #include "detail/quote_doubled.hpp"
+#include "detail/raw_scalar.hpp"
 #include "detail/text.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
@@ -3025,47 +3026,16 @@ public:
         if (ctx != at_root) {
             *w++ = ' ';
         }
+        if (put_raw_scalar<yaml_float_chars>(w, k, t, i)) [[likely]] {
+            goto scalar_end;
+        }
         switch (k) {
-            case kind::null:
-                std::memcpy(w, "null", 4);
-                w += 4;
-                i += 1;
-                break;
-            case kind::boolean_false:
-                std::memcpy(w, "false", 5);
-                w += 5;
-                i += 1;
-                break;
-            case kind::boolean_true:
-                std::memcpy(w, "true", 4);
-                w += 4;
-                i += 1;
-                break;
-            case kind::int64: {
-                const std::uint64_t u = t[i + 1];
-                if (static_cast<std::int64_t>(u) < 0) {
-                    *w++ = '-';
-                    w = write_uint_digits(w, 0 - u);
-                } else {
-                    w = write_uint_digits(w, u);
-                }
-                i += 2;
-                break;
-            }
-            case kind::uint64:
-                w = write_uint_digits(w, t[i + 1]);
-                i += 2;
-                break;
-            case kind::float64: {
+            case kind::float64: {  // not finite
                 double d;
                 std::memcpy(&d, &t[i + 1], 8);
-                if (std::isfinite(d)) [[likely]] {
-                    w += yaml_float_chars(w, d);
-                } else {
-                    sync(w);
-                    write_float(out_, d);
-                    resume();
-                }
+                sync(w);
+                write_float(out_, d);
+                resume();
                 i += 2;
                 break;
             }
@@ -3140,6 +3110,7 @@ public:
                 goto element_end;
             }
         }
+    scalar_end:
         *w++ = '\n';
     }
     element_end:
