@@ -20,6 +20,7 @@
 #include "detail/short_escape.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/step.hpp"
 #include "detail/try.hpp"
 #include "detail/unescape.hpp"
 #include "detail/text_reader.hpp"
@@ -213,7 +214,7 @@ public:
     edn_reader(std::string_view in, Sink& b, std::string& scratch)
         : in_(in), b_(b), scratch_(scratch) {}
 
-    result<void> run() {
+    step run() {
         POLYCODEC_TRY(skip_ignorable());
         if (pos_ >= in_.size()) {
             return fail(
@@ -234,7 +235,7 @@ public:
 private:
     std::string describe_at(std::size_t p) const { return describe_byte_at(in_, p); }
     error unexpected(const char* expected) const { return unexpected_at(in_, pos_, expected); }
-    result<void> container_limit() { return fail(limit_error(b_, pos_)); }
+    step container_limit() { return fail(limit_error(b_, pos_)); }
 
     // Containers and discards inside a #_ form are parsed but not built; they count against
     // the same depth limit.
@@ -248,7 +249,7 @@ private:
 
     // Whitespace, commas, ; comments and #_ discarded forms. The common case inline: blanks,
     // then a byte that starts neither a comment nor a discard.
-    [[gnu::always_inline]] result<void> skip_ignorable() {
+    [[gnu::always_inline]] step skip_ignorable() {
         while (pos_ < in_.size() && is_ws(in_[pos_])) {
             ++pos_;
         }
@@ -258,7 +259,7 @@ private:
         return skip_ignorable_slow();
     }
 
-    [[gnu::noinline]] result<void> skip_ignorable_slow() {
+    [[gnu::noinline]] step skip_ignorable_slow() {
         for (;;) {
             while (pos_ < in_.size() && is_ws(in_[pos_])) {
                 ++pos_;
@@ -317,12 +318,12 @@ private:
 
     // A Document's map keys are scalars: a collection (or a tag read as a map) in a key
     // position is refused before anything is built.
-    result<void> collection_key() {
+    step collection_key() {
         return fail(
             make_error(errc::unrepresentable, pos_, "a collection as a map key is not supported"));
     }
 
-    result<void> parse_value() {
+    step parse_value() {
         char c = in_[pos_];
         if (in_key_ && !skipping() && (c == '[' || c == '(' || c == '{')) {
             return collection_key();
@@ -374,7 +375,7 @@ private:
         return p;
     }
 
-    result<void> parse_seq(char closer) {
+    step parse_seq(char closer) {
         if (!open(false)) {
             return container_limit();
         }
@@ -394,7 +395,7 @@ private:
     }
 
     // A map's elements alternate key and value; keys are scalars in the Document.
-    result<void> parse_map() {
+    step parse_map() {
         std::size_t open_at = pos_;
         if (!open(true)) {
             return container_limit();
@@ -453,7 +454,7 @@ private:
     }
 
     // A string at pos_ ('"'); `out` views the input (no escapes) or scratch_.
-    result<void> read_string(std::string_view& out) {
+    step read_string(std::string_view& out) {
         std::size_t start = ++pos_;
         std::size_t p = start;
         {
@@ -576,7 +577,7 @@ private:
 
     // \c, \newline, \space, \tab, \return, \formfeed, \backspace, \uXXXX: a one-character
     // string.
-    result<void> parse_char() {
+    step parse_char() {
         std::size_t start = pos_;
         std::size_t p = pos_ + 1;
         if (p >= in_.size()) {
@@ -638,7 +639,7 @@ private:
             std::string("invalid ") + what + " " + shown + std::string(tok.substr(0, 64)));
     }
 
-    result<void> parse_keyword() {
+    step parse_keyword() {
         std::size_t start = pos_;
         std::size_t end = token_end(pos_ + 1);
         std::string_view name = in_.substr(pos_ + 1, end - pos_ - 1);
@@ -656,7 +657,7 @@ private:
         return {};
     }
 
-    result<void> parse_symbol() {
+    step parse_symbol() {
         std::size_t start = pos_;
         std::size_t end = token_end(pos_);
         std::string_view tok = in_.substr(pos_, end - pos_);
@@ -680,7 +681,7 @@ private:
     }
 
     // "[+-]?(0|[1-9][0-9]*)(N | (.[0-9]+)?([eE][+-]?[0-9]+)?M?)"
-    result<void> parse_number() {
+    step parse_number() {
         {
             // Fast path: [+-]? up to 18 digits (no leading zero) ending the token.
             const char* e = in_.data() + in_.size();
@@ -824,7 +825,7 @@ private:
     }
 
     // '#': sets #{}, ##NaN/##Inf/##-Inf, tagged elements (#_ is handled by skip_ignorable).
-    result<void> parse_dispatch() {
+    step parse_dispatch() {
         std::size_t start = pos_;
         if (pos_ + 1 >= in_.size()) {
             pos_ = in_.size();
@@ -905,7 +906,7 @@ private:
         return {};
     }
 
-    result<void> parse_seq_set() {
+    step parse_seq_set() {
         // pos_ is at '{' of "#{"; a set reads as an array.
         if (!open(false)) {
             return container_limit();
@@ -926,7 +927,7 @@ private:
     }
 
     // #inst "RFC 3339 date-time with offset" -> timestamp, the text kept as written.
-    result<void> parse_inst() {
+    step parse_inst() {
         if (in_[pos_] != '"') {
             return fail(unexpected("a string after #inst"));
         }

@@ -19,6 +19,7 @@
 #include "detail/raw_scalar.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/step.hpp"
 #include "detail/text.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
@@ -143,7 +144,7 @@ class hjson_reader {
 public:
     hjson_reader(std::string_view in, Sink& b) : in_(in), b_(b) {}
 
-    result<void> run() {
+    step run() {
         std::size_t valid = utf8_valid_prefix(in_);
         if (valid != in_.size()) {
             return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
@@ -151,7 +152,10 @@ public:
         POLYCODEC_TRY(white());
         if (!eof() && (in_[pos_] == '{' || in_[pos_] == '[')) {
             auto r = in_[pos_] == '{' ? object(false) : array();
-            return r ? check_trailing() : r;
+            if (!r) {
+                return r;
+            }
+            return check_trailing();
         }
         // A root without braces: an object first, then a single value (legacyRootValue).
         auto first = object(true);
@@ -194,13 +198,13 @@ private:
         return make_error(eof() ? errc::unexpected_eof : code, pos_, std::move(message));
     }
 
-    result<void> container_limit() {
+    step container_limit() {
         return fail(limit_error(b_, pos_));
     }
 
     // White space is every character up to U+0020; comments are '#', '//' and '/* */'. The
     // common case inline: blanks, then a byte that starts no comment.
-    [[gnu::always_inline]] result<void> white() {
+    [[gnu::always_inline]] step white() {
         while (pos_ < in_.size() && ch() <= ' ') {
             ++pos_;
         }
@@ -210,7 +214,7 @@ private:
         return white_slow();
     }
 
-    [[gnu::noinline]] result<void> white_slow() {
+    [[gnu::noinline]] step white_slow() {
         while (!eof()) {
             while (!eof() && ch() <= ' ') {
                 ++pos_;
@@ -236,7 +240,7 @@ private:
         return {};
     }
 
-    result<void> check_trailing() {
+    step check_trailing() {
         POLYCODEC_TRY(white());
         if (!eof()) {
             return fail(make_error(errc::trailing_content, pos_,
@@ -245,7 +249,7 @@ private:
         return {};
     }
 
-    result<void> value() {
+    step value() {
         POLYCODEC_TRY(white());
         if (eof()) {
             // hjson-js reads an empty quoteless string here ("a:" at the end of a root object).
@@ -265,7 +269,7 @@ private:
         }
     }
 
-    result<void> array() {
+    step array() {
         if (!b_.begin_array()) {
             return container_limit();
         }
@@ -294,7 +298,7 @@ private:
                                "end of input while parsing an array (missing ']')"));
     }
 
-    result<void> object(bool without_braces) {
+    step object(bool without_braces) {
         if (!b_.begin_map()) {
             return container_limit();
         }
@@ -338,7 +342,7 @@ private:
 
     // keyname(): a quoted string, or the characters up to ':' (no punctuator, no white space
     // inside; white space before the ':' is allowed).
-    result<void> key() {
+    step key() {
         if (ch() == '"' || ch() == '\'') {
             return quoted(false);
         }
@@ -392,7 +396,7 @@ private:
 
     // tfnns(): a quoteless string, or true/false/null/a number when the text up to the next
     // ',' ']' '}' or comment is exactly one of them.
-    result<void> quoteless() {
+    step quoteless() {
         unsigned char first = ch();
         if (is_punctuator(first)) {
             return fail(make_error(errc::unexpected_char, pos_,
@@ -462,7 +466,7 @@ private:
     }
 
     // string(): "..." or '...' with JSON escapes plus \'; ''' starts a multi-line string.
-    result<void> quoted(bool allow_ml) {
+    step quoted(bool allow_ml) {
         char q = in_[pos_];
         if (allow_ml && q == '\'' && peek(1) == '\'' && peek(2) == '\'') {
             return multiline();
@@ -529,7 +533,7 @@ private:
 
     // mlString(): the indentation of the opening ''' is removed from every line; \r is
     // dropped; the last line break before the closing ''' is not part of the value.
-    result<void> multiline() {
+    step multiline() {
         std::size_t open = pos_;
         // Indentation in UTF-16 code units, as JavaScript counts it.
         std::size_t indent = 0;

@@ -13,6 +13,7 @@
 #include "detail/number.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/step.hpp"
 #include "detail/text.hpp"
 #include "detail/text_reader.hpp"
 #include "detail/text_writer.hpp"
@@ -48,7 +49,7 @@ class json5_reader : text_cursor<Sink> {
 public:
     json5_reader(std::string_view in, Sink& b) : text_cursor<Sink>(in, b) {}
 
-    result<void> run() {
+    step run() {
         std::size_t valid = utf8_valid_prefix(in_);
         if (valid != in_.size()) {
             return fail(make_error(errc::invalid_utf8, valid, "invalid UTF-8"));
@@ -122,7 +123,7 @@ private:
     }
 
     // The common case inline: ASCII blanks, then a byte that starts none of the rest.
-    [[gnu::always_inline]] result<void> skip_ws() {
+    [[gnu::always_inline]] step skip_ws() {
         while (pos_ < in_.size()) {
             const char c = in_[pos_];
             if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
@@ -137,7 +138,7 @@ private:
         return {};
     }
 
-    [[gnu::noinline]] result<void> skip_ws_slow() {
+    [[gnu::noinline]] step skip_ws_slow() {
         for (;;) {
             if (pos_ >= in_.size()) {
                 return {};
@@ -178,7 +179,7 @@ private:
         return false;
     }
 
-    result<void> parse_value() {
+    step parse_value() {
         if (pos_ >= in_.size()) {
             return fail(unexpected("a value"));
         }
@@ -218,7 +219,7 @@ private:
         return fail(unexpected("a value"));
     }
 
-    result<void> parse_array() {
+    step parse_array() {
         if (!b_.begin_array()) {
             return container_limit();
         }
@@ -245,7 +246,7 @@ private:
         }
     }
 
-    result<void> parse_object() {
+    step parse_object() {
         if (!b_.begin_map()) {
             return container_limit();
         }
@@ -284,7 +285,7 @@ private:
     }
 
     // ES5 IdentifierName: IdentifierStart IdentifierPart*, where either may be a \uXXXX escape.
-    result<void> parse_identifier() {
+    step parse_identifier() {
         std::size_t start = pos_;
         // ASCII names without escapes: one scan over the table.
         if (pos_ < in_.size() && json5_ascii.has(static_cast<unsigned char>(in_[pos_]), 2)) {
@@ -358,7 +359,7 @@ private:
         return std::string_view::npos;
     }
 
-    result<void> parse_string() {
+    step parse_string() {
         char q = in_[pos_];
         std::size_t start = pos_ + 1;
         {
@@ -493,7 +494,7 @@ private:
         return {};
     }
 
-    result<void> parse_number() {
+    step parse_number() {
         {
             // Fast path: a decimal integer of up to 18 digits (no leading zero) followed by a
             // byte that ends it.

@@ -18,6 +18,7 @@
 #include "detail/thread_scratch.hpp"
 #include "detail/utf8.hpp"
 #include "detail/describe.hpp"
+#include "detail/step.hpp"
 #include "detail/try.hpp"
 #include "formats.hpp"
 
@@ -67,7 +68,7 @@ class ron_reader : text_cursor<Sink> {
 public:
     ron_reader(std::string_view in, Sink& b) : text_cursor<Sink>(in, b) {}
 
-    result<void> run() {
+    step run() {
         POLYCODEC_TRY(skip_ws());
         POLYCODEC_TRY(parse_attributes());
         POLYCODEC_TRY(parse_value());
@@ -81,7 +82,7 @@ private:
         cursor::peek, cursor::unexpected;
 
     // A map key must be a scalar: a container is refused before it reaches the tape.
-    result<void> open_container(bool map) {
+    step open_container(bool map) {
         if (key_depth_ == b_.depth()) {
             return fail(make_error(errc::unexpected_char, key_at_,
                                    "a map key must be a scalar, saw a compound value"));
@@ -156,13 +157,13 @@ private:
         }
         return p;
     }
-    [[gnu::always_inline]] result<void> skip_ws() {
+    [[gnu::always_inline]] step skip_ws() {
         if (pos_ < in_.size() && !ron_bytes.has(static_cast<unsigned char>(in_[pos_]), ws_lead)) {
             return {};  // the common case: no whitespace or comment here
         }
         return skip_ws_here();
     }
-    [[gnu::noinline]] result<void> skip_ws_here() {
+    [[gnu::noinline]] step skip_ws_here() {
         std::size_t err_at = 0;
         std::size_t p = skip_ws_from(pos_, &err_at);
         if (p == std::string_view::npos) {
@@ -177,7 +178,7 @@ private:
 
     // ---- attributes: #![enable(...)], #![type = "..."], #![schema = "..."] ----
 
-    result<void> expect_char(char c, const char* what) {
+    step expect_char(char c, const char* what) {
         POLYCODEC_TRY(skip_ws());
         if (peek(pos_) != c || pos_ >= in_.size()) {
             return fail(unexpected(what));
@@ -186,7 +187,7 @@ private:
         return skip_ws();
     }
 
-    result<void> parse_attributes() {
+    step parse_attributes() {
         while (pos_ < in_.size() && in_[pos_] == '#') {
             ++pos_;
             POLYCODEC_TRY(expect_char('!', "'!' after '#'"));
@@ -243,7 +244,7 @@ private:
     }
 
     // A plain "..." string whose content is not needed (attribute values).
-    result<void> skip_string_literal() {
+    step skip_string_literal() {
         std::size_t p = pos_ + 1;
         while (p < in_.size() && in_[p] != '"') {
             p += in_[p] == '\\' ? 2 : 1;
@@ -301,7 +302,7 @@ private:
         return q;
     }
     // Identifiers become strings: they must be valid UTF-8.
-    result<void> check_ident_utf8(std::string_view name) const {
+    step check_ident_utf8(std::string_view name) const {
         std::size_t valid = utf8_valid_prefix(name);
         if (valid != name.size()) {
             return fail(make_error(errc::invalid_utf8,
@@ -335,7 +336,7 @@ private:
 
     // ---- values ----
 
-    result<void> parse_value() {
+    step parse_value() {
         if (++depth_ > b_.limits().max_depth) {
             return fail(make_error(errc::depth_exceeded, pos_,
                                    "nesting deeper than " + std::to_string(b_.limits().max_depth)));
@@ -345,7 +346,7 @@ private:
         return r;
     }
 
-    result<void> parse_value_inner() {
+    step parse_value_inner() {
         if (pos_ >= in_.size()) {
             return fail(unexpected("a value"));
         }
@@ -406,7 +407,7 @@ private:
     }
 
     // Elements until `closer`; the opener is already consumed and whitespace skipped.
-    result<void> parse_elements(char closer, const char* what) {
+    step parse_elements(char closer, const char* what) {
         if (pos_ < in_.size() && in_[pos_] == closer) {
             ++pos_;
             return {};
@@ -426,7 +427,7 @@ private:
     }
 
     // The one value of a group: the value, then ')' (a trailing ',' allowed).
-    result<void> last_value(const char* what, const char* closer_what) {
+    step last_value(const char* what, const char* closer_what) {
         POLYCODEC_TRY_ASSIGN(done, value_then(')', what));
         if (!done) {
             return fail(unexpected(closer_what));
@@ -445,7 +446,7 @@ private:
         return value_then(closer, what);
     }
 
-    result<void> parse_list() {
+    step parse_list() {
         POLYCODEC_TRY(open_container(false));
         ++pos_;
         POLYCODEC_TRY(skip_ws());
@@ -454,7 +455,7 @@ private:
         return {};
     }
 
-    result<void> parse_map() {
+    step parse_map() {
         POLYCODEC_TRY(open_container(true));
         ++pos_;
         POLYCODEC_TRY(skip_ws());
@@ -481,7 +482,7 @@ private:
     }
 
     // Named fields `name: value, ...` up to ')': a struct is a map of its fields.
-    result<void> parse_fields() {
+    step parse_fields() {
         POLYCODEC_TRY(open_container(true));
         for (;;) {
             std::string_view name;
@@ -503,7 +504,7 @@ private:
 
     // `(` starts unit `()` (null), an anonymous struct `(a: 1)` (a map) or a tuple `(1, 2)`
     // (an array).
-    result<void> parse_paren() {
+    step parse_paren() {
         ++pos_;
         POLYCODEC_TRY(skip_ws());
         if (pos_ < in_.size() && in_[pos_] == ')') {
@@ -642,7 +643,7 @@ private:
                   [](const paren_group& x, const paren_group& y) { return x.open < y.open; });
     }
 
-    result<void> parse_ident_value() {
+    step parse_ident_value() {
         std::size_t start = pos_;
         std::string_view name;
         std::size_t q = ident_end(pos_, &name);
@@ -808,7 +809,7 @@ private:
         }
     }
 
-    result<void> finish_string(char* out, char* w, std::size_t start, std::size_t end, bool bytes) {
+    step finish_string(char* out, char* w, std::size_t start, std::size_t end, bool bytes) {
         if (!bytes) {
             std::string_view written(out, static_cast<std::size_t>(w - out));
             std::size_t valid = utf8_valid_prefix(written);
@@ -824,7 +825,7 @@ private:
     }
 
     // "..." or b"..." with the content starting at `start`.
-    result<void> parse_string(std::size_t start, bool bytes) {
+    step parse_string(std::size_t start, bool bytes) {
         // To the closing quote or the first escape, 16 bytes a step (control bytes are part of
         // a RON string: the scan steps over them).
         const char* e = in_.data() + in_.size();
@@ -884,7 +885,7 @@ private:
     }
 
     // r#"..."# (or br#"..."#): `p` is at the first '#' or the quote.
-    result<void> parse_raw_string(std::size_t p, bool bytes) {
+    step parse_raw_string(std::size_t p, bool bytes) {
         std::size_t opened = pos_;
         std::size_t hashes = 0;
         while (p < in_.size() && in_[p] == '#') {
@@ -929,7 +930,7 @@ private:
     }
 
     // 'c': a char is the string of that one character.
-    result<void> parse_char() {
+    step parse_char() {
         std::size_t start = pos_ + 1;
         char buf[8];
         char* w = buf;
@@ -970,7 +971,7 @@ private:
     }
 
     // b'a': a byte literal is its integer value.
-    result<void> parse_byte_char() {
+    step parse_byte_char() {
         std::size_t p = pos_ + 2;
         char buf[8];
         char* w = buf;
@@ -1125,7 +1126,7 @@ private:
         return t;
     }
 
-    result<void> emit_number(const number_token& t) {
+    step emit_number(const number_token& t) {
         std::string_view digits = in_.substr(t.digits_start, t.digits_end - t.digits_start);
         if (t.is_float) {
             double d;
@@ -1212,7 +1213,7 @@ private:
 
     // A number, or a range `a..b`, `a..=b`, `a..`, `..b`, `..=b`, `..` (the serde form of
     // Rust's ranges: a map with "start" and/or "end").
-    result<void> parse_number_or_range() {
+    step parse_number_or_range() {
         {
             // Fast path: a plain decimal integer (up to 18 digits, no leading zero) or float
             // (digits, a fraction and/or an exponent, no '_') that a ',', a closer or the end
