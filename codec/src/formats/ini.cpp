@@ -19,10 +19,12 @@
 #include "detail/map_key.hpp"
 #include "detail/map_root.hpp"
 #include "detail/name_slots.hpp"
+#include "detail/text.hpp"
 #include "detail/thread_scratch.hpp"
 #include "detail/utf8.hpp"
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
+#include "detail/step.hpp"
 #include "detail/try.hpp"
 #include "detail/utf8_input.hpp"
 #include "detail/word_scan.hpp"
@@ -63,6 +65,9 @@ struct ini_scratch {
     std::size_t used = 0;
 };
 
+// The bytes that end a line (universal newlines).
+constexpr text::byte_set line_ends("\r\n");
+
 class ini_reader {
 public:
     ini_reader(std::string_view in, builder& b, bool infer) : in_(in), b_(b), infer_(infer) {}
@@ -77,15 +82,14 @@ public:
     ini_reader(const ini_reader&) = delete;
     ini_reader& operator=(const ini_reader&) = delete;
 
-    result<void> run() {
+    step run() {
         POLYCODEC_TRY(detail::require_utf8(in_));
         std::size_t pos = detail::bom_size(in_);
         nodes_.push_back({});
         nodes_[0].section = true;
         while (pos < in_.size()) {
             // Universal newlines, as Python's configparser reads: LF, CRLF or a lone CR.
-            std::size_t nl = in_.find_first_of("\r\n", pos);
-            std::size_t end = nl == std::string_view::npos ? in_.size() : nl;
+            const std::size_t end = text::scan_to(in_, pos, line_ends);
             POLYCODEC_TRY(line(pos, end));
             pos = end + (in_.substr(end, 2) == "\r\n" ? 2 : 1);
         }
@@ -93,7 +97,7 @@ public:
     }
 
 private:
-    result<void> line(std::size_t p, std::size_t end) {
+    step line(std::size_t p, std::size_t end) {
         while (p < end && space(in_[p])) {
             ++p;
         }
@@ -145,7 +149,7 @@ private:
         return {};
     }
 
-    result<void> header(std::size_t p, std::size_t end) {
+    step header(std::size_t p, std::size_t end) {
         std::size_t close = in_.substr(0, end).rfind(']');
         if (close == std::string_view::npos || close < p + 1) {
             return fail(make_error(errc::unexpected_char, end,
@@ -232,7 +236,7 @@ private:
         return id;
     }
 
-    result<void> emit(std::uint32_t n) {
+    step emit(std::uint32_t n) {
         const ini_node& node = nodes_[n];
         if (!node.section) {
             std::string_view v = in_.substr(node.val_off, node.val_len);
@@ -285,7 +289,7 @@ private:
 
 result<void> decode_ini(std::string_view in, builder& b, const decode_options& opt) {
     ini_reader r(in, b, opt.infer);
-    return r.run();
+    return r.run().to_result();
 }
 
 // ---- writer ----
