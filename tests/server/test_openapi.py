@@ -19,13 +19,19 @@ DIFFERENTIAL = os.path.join(SOURCE_DIR, "tests", "differential")
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 
 
-def validate(doc):
-    """The validator's verdict on `doc` (a dict): {"ok": bool, ...}."""
+def need_validator():
+    """Skips the test when node or the npm packages validate_openapi.mjs imports are missing
+    (a checkout without `scripts/deps.sh`'s npm step): both validators need them."""
     if shutil.which("node") is None:
         raise unittest.SkipTest("node is not installed")
-    if not os.path.isdir(os.path.join(DIFFERENTIAL, "node_modules", "@apidevtools",
-                                      "swagger-parser")):
-        raise unittest.SkipTest("npm packages missing: run scripts/deps.sh")
+    for package in (("@apidevtools", "swagger-parser"), ("ajv",)):
+        if not os.path.isdir(os.path.join(DIFFERENTIAL, "node_modules", *package)):
+            raise unittest.SkipTest("npm packages missing: run scripts/deps.sh")
+
+
+def validate(doc):
+    """The validator's verdict on `doc` (a dict): {"ok": bool, ...}."""
+    need_validator()
     p = subprocess.run(["node", os.path.join(DIFFERENTIAL, "validate_openapi.mjs")],
                        input=json.dumps(doc).encode(), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=120)
@@ -37,8 +43,7 @@ def validate(doc):
 def schema_check(doc, checks):
     """Validates each (pointer, instance) of `checks` with Ajv against the schema at that
     pointer of `doc`; returns the list of error texts ("" = valid)."""
-    if shutil.which("node") is None:
-        raise unittest.SkipTest("node is not installed")
+    need_validator()
     p = subprocess.run(["node", os.path.join(DIFFERENTIAL, "validate_openapi.mjs"), "instances"],
                        input=json.dumps({"document": doc, "checks": [
                            {"schema": s, "instance": i} for s, i in checks]}).encode(),
