@@ -424,47 +424,33 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
         std::uint64_t v = 0;
         bool is_short = false;  // up to 4 digits, read below
         if (size - q >= 5) {
-            const unsigned d0 = p[q] - unsigned{'0'};
-            if (d0 > 9) {
-                return false;
+            // Digit k after the sign, into v: false when it is not one.
+            const auto digit = [&](std::size_t k) __attribute__((always_inline)) {
+                const unsigned d = p[q + k] - unsigned{'0'};
+                v = v * 10 + d;
+                return d <= 9;
+            };
+            std::size_t len = 0;  // 0: not up to 4 digits before an 'e'
+            if (!digit(0) || (p[q + 1] != 'e' && (!digit(1) || p[q] == '0'))) {
+                return false;  // not a digit, or a leading zero
             }
-            v = d0;
             if (p[q + 1] == 'e') {
-                q += 1;
-                is_short = true;
-            } else {
-                const unsigned d1 = p[q + 1] - unsigned{'0'};
-                if (d1 > 9 || d0 == 0) {
-                    return false;  // not a digit, or a leading zero
-                }
-                v = v * 10 + d1;
-                if (p[q + 2] == 'e') {
-                    q += 2;
-                    is_short = true;
-                } else {
-                    const unsigned d2 = p[q + 2] - unsigned{'0'};
-                    if (d2 > 9) {
-                        return false;
-                    }
-                    v = v * 10 + d2;
-                    if (p[q + 3] == 'e') {
-                        q += 3;
-                        is_short = true;
-                    } else {
-                        const unsigned d3 = p[q + 3] - unsigned{'0'};
-                        if (d3 > 9) {
-                            return false;
-                        }
-                        v = v * 10 + d3;
-                        if (p[q + 4] == 'e') {
-                            q += 4;
-                            is_short = true;
-                        }
-                    }
-                }
+                len = 1;
+            } else if (p[q + 2] == 'e') {
+                len = 2;
+            } else if (!digit(2)) {
+                return false;
+            } else if (p[q + 3] == 'e') {
+                len = 3;
+            } else if (digit(3) && p[q + 4] == 'e') {
+                len = 4;
             }
-            if (is_short && neg && v == 0) {
-                return false;  // -0
+            if (len != 0) {
+                if (neg && v == 0) {
+                    return false;  // -0
+                }
+                q += len;
+                is_short = true;
             }
         }
         if (!is_short) {
