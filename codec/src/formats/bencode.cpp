@@ -280,7 +280,7 @@ using fast_writer = tape_writer<256, 2048, false>;  // steps: 256 words, 2 KiB
 
 struct bencode_frame {
     std::size_t start;    // tape index of the container's header
-    std::uint64_t count;  // children read (keys and values for a dictionary)
+    std::uint64_t count;  // children read: a list's elements, a dictionary's pairs
     const char* prev;     // a dictionary's last key (in the input), null before the first
     std::size_t prev_len;
     bool map;
@@ -289,8 +289,8 @@ struct bencode_frame {
 // A string's n bytes at s copied to the payload: a string when valid UTF-8, else bytes (as
 // add_text). `avail` bytes can be read at s.
 // True when the key k[0..n) sorts strictly after prev[0..prev_len) as raw bytes. `wide`: 8 bytes
-// can be read at k and at prev (which comes before k in the input); their first 8 bytes, zero
-// past each key's end, big-endian, then order most pairs of keys without a memcmp.
+// can be read at k and at prev; their first 8 bytes, zero past each key's end, big-endian, then
+// order most pairs of keys without a memcmp.
 inline bool key_after(const char* prev, std::size_t prev_len, const char* k, std::size_t n,
                       bool wide) noexcept {
     if (wide) {
@@ -339,7 +339,8 @@ inline std::uint64_t low_digits4(std::uint32_t chunk, std::size_t n) noexcept {
 }
 
 // The value of the n (1..15) ASCII digits at s, 16 bytes readable at s.
-inline std::uint64_t short_digits(const unsigned char* s, std::size_t n) noexcept {
+[[gnu::always_inline]] inline std::uint64_t short_digits(const unsigned char* s,
+                                                         std::size_t n) noexcept {
     if (n <= 4) {
         return low_digits4(static_cast<std::uint32_t>(load_le64(s)), n);
     }
@@ -383,7 +384,7 @@ struct digit_run {
                                                      std::size_t n) {
     bool text;
     if (avail >= 32 && n <= 32) {
-        text = copy32_ascii(tw.bytes(32), s, n) ||
+        text = copy32_ascii(tw.hot_bytes(32), s, n) ||
                utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) == n;
     } else {
         text = utf8_valid_prefix({reinterpret_cast<const char*>(s), n}) == n;
@@ -397,85 +398,176 @@ bool decode_bencode_fast(std::string_view in, builder& b) {
     std::size_t pos = 0;
     fast_writer tw(b);
 
-    // frames[0] stands for the top level: one value, never closed.
+    // The innermost open container lives in these locals (the tape's words could alias a
+    // frame's, so a frame's fields would be reloaded and stored per element); frames[d] holds
+    // the container around it at depth d + 1. Depth 0 is the top level: one value, never
+    // closed. `count` is a list's elements or a dictionary's pairs read so far.
     bencode_frame frames[fast_max_frames + 1];
-    frames[0] = {0, 0, nullptr, 0, false};
-    bencode_frame* top = frames;
+    std::size_t depth = 0;
+    std::size_t start = 0;
+    std::uint64_t count = 0;
+    const char* prev = nullptr;  // a dictionary's last key (in the input), null before the first
+    std::size_t prev_len = 0;
+    bool map = false;
+
+    // The integer i...e at pos (c == 'i'): at most 18 digits, no leading zero, no -0. Where
+    // 5 bytes can be read past the sign, an integer of up to 4 digits (most of them) is read
+    // byte by byte, its length found by branches: the next element's position then does not
+    // wait for a vector scan of the digits, which longer ones take (from the first digit).
+    const auto read_int = [&]() __attribute__((always_inline))->bool {
+        std::size_t q = pos + 1;
+        bool neg = false;
+        if (q < size && p[q] == '-') {
+            neg = true;
+            ++q;
+        }
+        std::uint64_t v = 0;
+        bool is_short = false;  // up to 4 digits, read below
+        if (size - q >= 5) {
+            // Digit k after the sign, into v: false when it is not one.
+            const auto digit = [&](std::size_t k) __attribute__((always_inline)) {
+                const unsigned d = p[q + k] - unsigned{'0'};
+                v = v * 10 + d;
+                return d <= 9;
+            };
+            std::size_t len = 0;  // 0: not up to 4 digits before an 'e'
+            if (!digit(0) || (p[q + 1] != 'e' && (!digit(1) || p[q] == '0'))) {
+                return false;  // not a digit, or a leading zero
+            }
+            if (p[q + 1] == 'e') {
+                len = 1;
+            } else if (p[q + 2] == 'e') {
+                len = 2;
+            } else if (!digit(2)) {
+                return false;
+            } else if (p[q + 3] == 'e') {
+                len = 3;
+            } else if (digit(3) && p[q + 4] == 'e') {
+                len = 4;
+            }
+            if (len != 0) {
+                if (neg && v == 0) {
+                    return false;  // -0
+                }
+                q += len;
+                is_short = true;
+            }
+        }
+        if (!is_short) {
+            const std::size_t digits = q;
+            const auto [len, value] = scan_digits(p + q, size - q, 18);
+            q += len;
+            if (len == 0 || q >= size || p[q] != 'e' || (p[digits] == '0' && (len > 1 || neg))) {
+                return false;  // no digits, more than 18, leading zero or -0
+            }
+            v = value;
+        }
+        std::uint64_t* const w = tw.hot_words(2);
+        w[0] = tape_word(kind::int64, 0, 0);
+        w[1] = neg ? 0 - v : v;
+        tw.advance(2);
+        pos = q + 1;
+        return true;
+    };
+    // <length>:<bytes> at pos (a digit there); at most 18 digits (no overflow), no leading
+    // zero. `key`: a dictionary's key, strictly after the previous one as raw bytes.
+    const auto read_string = [&](bool key) __attribute__((always_inline))->bool {
+        const unsigned char c = p[pos];
+        std::size_t q = pos + 1;
+        std::uint64_t n = c - '0';
+        if (q >= size || p[q] != ':') {  // more than one digit
+            while (q < size && q - pos < 19 && p[q] >= '0' && p[q] <= '9') {
+                n = n * 10 + (p[q] - '0');
+                ++q;
+            }
+            if (q >= size || p[q] != ':' || (c == '0' && q - pos > 1)) {
+                return false;
+            }
+        }
+        ++q;
+        if (n > size - q) {
+            return false;
+        }
+        if (key) {
+            const char* k = reinterpret_cast<const char*>(p + q);
+            if (prev != nullptr && !key_after(prev, prev_len, k, n, size - q >= 8)) {
+                return false;
+            }
+            prev = k;
+            prev_len = n;
+        }
+        fast_bencode_text(tw, tw.hot_words(2), p + q, size - q, n);
+        pos = q + n;
+        return true;
+    };
 
     for (;;) {
         if (pos >= size) {
             return false;
         }
-        const unsigned char c = p[pos];
-        if (c >= '0' && c <= '9') {
-            // <length>:<bytes>; at most 18 digits (no overflow), no leading zero.
-            std::size_t q = pos + 1;
-            std::uint64_t n = c - '0';
-            if (q >= size || p[q] != ':') {  // more than one digit
-                while (q < size && q - pos < 19 && p[q] >= '0' && p[q] <= '9') {
-                    n = n * 10 + (p[q] - '0');
-                    ++q;
-                }
-                if (q >= size || p[q] != ':' || (c == '0' && q - pos > 1)) {
-                    return false;
-                }
-            }
-            ++q;
-            if (n > size - q) {
-                return false;
-            }
-            if (top->map && (top->count & 1) == 0) {
-                // A key: strictly after the previous one as raw bytes.
-                const char* k = reinterpret_cast<const char*>(p + q);
-                if (top->prev != nullptr &&
-                    !key_after(top->prev, top->prev_len, k, n, size - q >= 8)) {
-                    return false;
-                }
-                top->prev = k;
-                top->prev_len = n;
-            }
-            fast_bencode_text(tw, tw.words(2), p + q, size - q, n);
-            pos = q + n;
-        } else if (c == 'i') {
-            std::size_t q = pos + 1;
-            const bool neg = q < size && p[q] == '-';
-            q += neg;
-            const std::size_t digits = q;
-            const auto [len, v] = scan_digits(p + q, size - q, 18);
-            q += len;
-            if (q == digits || q >= size || p[q] != 'e' ||
-                (p[digits] == '0' && (q - digits > 1 || neg)) ||
-                (top->map && (top->count & 1) == 0)) {
-                return false;  // no digits, more than 18, leading zero, -0, or an integer key
-            }
-            std::uint64_t* const w = tw.words(2);
-            w[0] = tape_word(kind::int64, 0, 0);
-            w[1] = neg ? 0 - v : v;
-            tw.advance(2);
-            pos = q + 1;
-        } else if (c == 'l' || c == 'd') {
-            if (static_cast<std::size_t>(top - frames) >= max_depth || tw.over_budget(max_bytes) ||
-                (top->map && (top->count & 1) == 0)) {
-                return false;
-            }
-            ++pos;
-            const bool map = c == 'd';
-            *++top = {tw.size(), 0, nullptr, 0, map};
-            tw.open(tw.words(2), map ? kind::map : kind::array, 0);
-            continue;
-        } else if (c == 'e' && top != frames && (!top->map || (top->count & 1) == 0)) {
+        unsigned char c = p[pos];
+        if (c == 'e') {
             // The end of the innermost container (a dictionary's after a value, not a key).
+            if (depth == 0) {
+                return false;
+            }
             ++pos;
-            tw.close(top->start, top->map ? top->count / 2 : top->count);
-            --top;
+            tw.close(start, count);
+            const bencode_frame& f = frames[--depth];
+            start = f.start;
+            count = f.count;
+            prev = f.prev;
+            prev_len = f.prev_len;
+            map = f.map;
         } else {
-            return false;
+            if (map) {
+                // A key, then its value.
+                if (c < '0' || c > '9' || !read_string(true) || pos >= size) {
+                    return false;
+                }
+                c = p[pos];
+            }
+            if (c == 'i') {
+                // In a list, a run of integers (a numeric list) in one tight loop.
+                const bool run = depth != 0 && !map;
+                do {
+                    if (!read_int()) {
+                        return false;
+                    }
+                    if (!run) {
+                        break;
+                    }
+                    ++count;
+                } while (pos < size && p[pos] == 'i');
+                if (run) {
+                    continue;
+                }
+            } else if (c >= '0' && c <= '9') {
+                if (!read_string(false)) {
+                    return false;
+                }
+            } else if (c == 'l' || c == 'd') {
+                if (depth >= max_depth || tw.over_budget(max_bytes)) {
+                    return false;
+                }
+                ++pos;
+                frames[depth++] = {start, count, prev, prev_len, map};
+                map = c == 'd';
+                start = tw.size();
+                count = 0;
+                prev = nullptr;
+                prev_len = 0;
+                tw.open(tw.words(2), map ? kind::map : kind::array, 0);
+                continue;
+            } else {
+                return false;
+            }
         }
         // A value is complete: count it in its container.
-        if (top == frames) {
+        if (depth == 0) {
             break;
         }
-        ++top->count;
+        ++count;
     }
     return fast_finish(tw, pos, size, max_bytes);
 }
@@ -746,7 +838,8 @@ bool encode_bencode_fast(const document& doc, output_buffer& out) {
                     *o++ = '-';
                     u = 0 - u;
                 }
-                o = write_uint_digits(o, u);
+                o = u < 10000 ? shortest_impl::put_upto4(o, static_cast<std::uint32_t>(u))
+                              : write_uint_digits(o, u);
                 *o++ = 'e';
                 i += 2;
                 continue;
@@ -769,7 +862,8 @@ bool encode_bencode_fast(const document& doc, output_buffer& out) {
                 if (is_key) {
                     if (k == kind::bignum ||
                         (top->prev != nullptr &&
-                         std::string_view(top->prev, top->prev_len).compare({s, n}) >= 0)) {
+                         !key_after(top->prev, top->prev_len, s, n,
+                                    payload_end - s >= 8 && payload_end - top->prev >= 8))) {
                         return false;
                     }
                     top->prev = s;
@@ -781,7 +875,7 @@ bool encode_bencode_fast(const document& doc, output_buffer& out) {
                     if (k == kind::bignum) {
                         *o++ = 'i';
                     } else {
-                        o = write_uint_digits(o, n);
+                        o = shortest_impl::put_upto4(o, static_cast<std::uint32_t>(n));  // n <= 32
                         *o++ = ':';
                     }
                     std::memcpy(o, s, 16);
