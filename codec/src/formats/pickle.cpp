@@ -1491,7 +1491,6 @@ private:
         std::uint64_t left;   // children of the current batch still to write
         std::uint64_t batch;  // its size
         bool map;
-        bool key_next;  // a dict whose next element is a key
     };
     static std::vector<frame>& thread_frames() {
         thread_local std::vector<frame> frames(64);
@@ -1500,14 +1499,21 @@ private:
     // An opcode with 8 bytes, a batch end and a MARK; a short string's 32-byte copy.
     static constexpr std::size_t slack = 48;
 
+    // Where the cursor reaches a frame holding 64 KiB (as an address: the buffer may move at
+    // each acquire()).
+    std::uintptr_t frame_full_at(const out_cursor<slack>& c) const {
+        return reinterpret_cast<std::uintptr_t>(c.end - out_.capacity()) + frame_start_ + 9 +
+               frame_target;
+    }
     // At the start of a value, as write() does: a frame holding 64 KiB is closed first.
-    void frame_check(out_cursor<slack>& c) {
-        const auto at = static_cast<std::size_t>(c.o - (c.end - out_.capacity()));
-        if (at - frame_start_ - 9 >= frame_target) {
+    // `full` is frame_full_at(c), renewed here.
+    void frame_check(out_cursor<slack>& c, std::uintptr_t& full) {
+        if (reinterpret_cast<std::uintptr_t>(c.o) >= full) [[unlikely]] {
             c.release();
             close_frame();
             open_frame();
             c.acquire();
+            full = frame_full_at(c);
         }
     }
     // A batch of up to 1000 children starts (MARK before more than one).
@@ -1530,26 +1536,37 @@ private:
         std::size_t sp = 0;
         out_cursor<slack> c(out_);
         char*& o = c.o;
+        std::uintptr_t full = frame_full_at(c);
+        // c.room(), renewing `full` when the buffer moves
+        auto room = [&] {
+            if (static_cast<std::size_t>(c.end - o) < slack) [[unlikely]] {
+                c.release();
+                c.acquire();
+                full = frame_full_at(c);
+            }
+        };
+        bool key_next = false;  // the innermost container is a dict whose next element is a key
         do {
-            c.room();
+            room();
             const std::uint64_t w = t[i];
             const auto k = static_cast<kind>(w >> document::kind_shift);
-            if (sp != 0 && frames[sp - 1].key_next) {
-                frames[sp - 1].key_next = false;
+            if (key_next) {
+                key_next = false;
                 if (k == kind::string && t[i + 1] < 256) {
-                    frame_check(c);
-                    short_text(c, payload, payload_size, w, t[i + 1]);
+                    frame_check(c, full);
+                    short_text(c, full, payload, payload_size, w, t[i + 1]);
                     i += 2;
                 } else {
                     value v(&doc, i);
                     c.release();
                     POLYCODEC_TRY(write_key(v));
                     c.acquire();
+                    full = frame_full_at(c);
                     i = v.end_index();
                 }
                 continue;
             }
-            frame_check(c);
+            frame_check(c, full);
             if (!fixed_scalar_at<scalars>(o, k, t, i)) {
                 switch (k) {
                     case kind::array:
@@ -1565,13 +1582,14 @@ private:
                             storage.resize(2 * sp);
                             frames = storage.data();
                         }
-                        frames[sp] = {w & document::payload_mask, n, 0, 0, map, map};
+                        frames[sp] = {w & document::payload_mask, n, 0, 0, map};
+                        key_next = map;
                         o = open_batch(o, frames[sp++]);
                         continue;
                     }
                     default: {
                         if (k == kind::string && t[i + 1] < 256) {
-                            short_text(c, payload, payload_size, w, t[i + 1]);
+                            short_text(c, full, payload, payload_size, w, t[i + 1]);
                             i += 2;
                             break;
                         }
@@ -1579,6 +1597,7 @@ private:
                         c.release();
                         POLYCODEC_TRY(write(v));
                         c.acquire();
+                        full = frame_full_at(c);
                         i = v.end_index();
                         break;
                     }
@@ -1586,9 +1605,9 @@ private:
             }
             // A value is complete: it ends batches, and the containers it completes.
             while (sp != 0) {
-                c.room();
+                room();
                 frame& f = frames[sp - 1];
-                f.key_next = f.map;
+                key_next = f.map;
                 if (--f.left != 0) {
                     break;
                 }
@@ -1697,9 +1716,9 @@ private:
     };
     // SHORT_BINUNICODE of the string (n < 256 bytes) whose tape word is w, at the cursor: one
     // 32-byte copy when that much payload can be read (the bytes past n are overwritten by
-    // what follows).
-    static void short_text(out_cursor<slack>& c, const char* payload, std::size_t payload_size,
-                           std::uint64_t w, std::size_t n) {
+    // what follows). `full` (frame_full_at) is renewed when the buffer grows.
+    void short_text(out_cursor<slack>& c, std::uintptr_t& full, const char* payload,
+                    std::size_t payload_size, std::uint64_t w, std::size_t n) {
         const std::uint64_t off = w & document::payload_mask;
         c.o[0] = static_cast<char>(op::short_binunicode);
         c.o[1] = static_cast<char>(n);
@@ -1707,6 +1726,7 @@ private:
             std::memcpy(c.o + 2, payload + off, 32);
         } else {
             c.reserve(n + 2);
+            full = frame_full_at(c);
             c.o[0] = static_cast<char>(op::short_binunicode);
             c.o[1] = static_cast<char>(n);
             std::memcpy(c.o + 2, payload + off, n);
