@@ -29,6 +29,11 @@ bool json_read_lines(std::string_view in, builder& b);
 /// non-finite floats, tags and keys (failing or recording lossy fallbacks through `opt`).
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt);
 
+/// NDJSON's encoder: writes each element of the array `v` as compact JSON text followed by
+/// "\n" (nothing for an empty array), the bytes of json_write_value and "\n" per element, in
+/// one pass. `opt` must not ask for pretty or canonical Extended JSON output.
+result<void> json_write_lines(value v, output_buffer& out, const encode_options& opt);
+
 /// Writes `s` as a JSON string (quoted; '"', '\\' and controls escaped, as the JSON writer
 /// does), for writers that print JSON text of their own (protojson).
 void json_write_string(output_buffer& out, std::string_view s);

@@ -1373,7 +1373,7 @@ constexpr bool needs_escape(unsigned char c) noexcept { return escape_bytes.v[c]
     return w;
 }
 
-inline bool swar_needs_escape(std::uint64_t x) noexcept {
+[[gnu::always_inline]] inline bool swar_needs_escape(std::uint64_t x) noexcept {
     // Some byte is < 0x20, '"' or '\\' (the classic "has a zero byte" / "has a byte less
     // than" tests: exact for whether any byte matches).
     constexpr std::uint64_t ones = 0x0101010101010101u;
@@ -1573,6 +1573,11 @@ public:
     // write(v, 0) without opt_.pretty; tagged values, bytes, non-finite floats, keys that are
     // not strings and containers nested deeper than the stack go to write() / write_key()
     // for that element.
+    //
+    // With Lines (ndjson's encoder; `root` an array): each element of the root followed by
+    // "\n" instead of the root's brackets and commas, the bytes of json_write_value per
+    // element and "\n" each.
+    template <bool Lines = false>
     [[gnu::always_inline]] bool write_compact(value root) {
         struct frame {
             std::uint64_t remaining;  // elements (array) or entries (map) still to write
@@ -1591,6 +1596,17 @@ public:
         char* w = r.w;
         char* lim = r.lim;
         bool at_key = false;  // i is a map key: write it and ':' first
+        char sep = ',';       // Lines: the separator after an element of the innermost one
+        if constexpr (Lines) {  // the root array, open without a bracket
+            if (t[i + 1] == 0) {
+                sync(w);
+                return true;
+            }
+            depth = 1;
+            rem = t[i + 1];
+            i += 2;
+            sep = '\n';
+        }
         for (;;) {
             if (at_key) {
                 const std::uint64_t h = t[i];
@@ -1687,6 +1703,9 @@ public:
                             st[depth - 1] = {rem, in_map};
                         }
                         ++depth;
+                        if constexpr (Lines) {
+                            sep = ',';
+                        }
                         rem = count;
                         in_map = map;
                         i += 2;
@@ -1719,14 +1738,17 @@ public:
                     lim = r.lim;
                 }
                 if (--rem == 0) {
-                    *w++ = in_map ? '}' : ']';
+                    *w++ = Lines && depth == 1 ? '\n' : in_map ? '}' : ']';
                     if (--depth > 0) {
                         rem = st[depth - 1].remaining;
                         in_map = st[depth - 1].map;
+                        if constexpr (Lines) {
+                            sep = depth == 1 ? '\n' : ',';
+                        }
                     }
                     continue;
                 }
-                *w++ = ',';
+                *w++ = Lines ? sep : ',';
                 at_key = in_map;
                 break;
             }
@@ -1880,6 +1902,14 @@ result<void> json_read_value(std::string_view in, std::size_t begin, builder& b)
 }
 
 void json_write_string(output_buffer& out, std::string_view s) { write_string(out, s); }
+
+result<void> json_write_lines(value v, output_buffer& out, const encode_options& opt) {
+    json_writer w(out, opt);
+    if (!w.write_compact<true>(v)) {
+        return fail(std::move(w.err_));
+    }
+    return {};
+}
 
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt) {
     json_writer w(out, opt);

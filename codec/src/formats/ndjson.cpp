@@ -81,6 +81,9 @@ result<void> encode_ndjson(const document& doc, output_buffer& out, const encode
         out.push_back('\n');
         return {};
     }
+    if (line_opt.extjson != extjson_mode::canonical) {
+        return json_write_lines(root, out, line_opt);  // one pass over the tape
+    }
     for (value v : root.items()) {
         POLYCODEC_TRY(json_write_value(v, out, line_opt));
         out.push_back('\n');

@@ -1491,7 +1491,6 @@ private:
         std::uint64_t left;   // children of the current batch still to write
         std::uint64_t batch;  // its size
         bool map;
-        bool key_next;  // a dict whose next element is a key
     };
     static std::vector<frame>& thread_frames() {
         thread_local std::vector<frame> frames(64);
@@ -1500,21 +1499,12 @@ private:
     // An opcode with 8 bytes, a batch end and a MARK; a short string's 32-byte copy.
     static constexpr std::size_t slack = 48;
 
-    // At the start of a value, as write() does: a frame holding 64 KiB is closed first.
-    void frame_check(out_cursor<slack>& c) {
-        const auto at = static_cast<std::size_t>(c.o - (c.end - out_.capacity()));
-        if (at - frame_start_ - 9 >= frame_target) {
-            c.release();
-            close_frame();
-            open_frame();
-            c.acquire();
-        }
-    }
-    // A batch of up to 1000 children starts (MARK before more than one).
-    static char* open_batch(char* o, frame& f) {
+    // A batch of up to 1000 children starts (MARK before more than one); `left` is set to
+    // its size.
+    static char* open_batch(char* o, frame& f, std::uint64_t& left) {
         f.batch = f.rest < 1000 ? f.rest : 1000;
         f.rest -= f.batch;
-        f.left = f.batch;
+        left = f.batch;
         if (f.batch > 1) {
             *o++ = static_cast<char>(op::mark);
         }
@@ -1528,28 +1518,81 @@ private:
         std::vector<frame>& storage = thread_frames();
         frame* frames = storage.data();  // the open containers: frames[0 .. sp)
         std::size_t sp = 0;
-        out_cursor<slack> c(out_);
-        char*& o = c.o;
+        // The output cursor, in locals: o writes into room up to end taken from out_; full is
+        // where o reaches a frame holding 64 KiB (an address: the buffer moves as it grows).
+        char* o = nullptr;
+        char* end = nullptr;
+        std::uintptr_t full = 0;
+        auto acquire = [&](std::size_t need) {
+            o = out_.prepare(need);
+            char* base = out_.data_mut();
+            end = base + out_.capacity();
+            full = reinterpret_cast<std::uintptr_t>(base) + frame_start_ + 9 + frame_target;
+        };
+        auto release = [&]() __attribute__((always_inline)) {
+            out_.commit(static_cast<std::size_t>(o - (out_.data_mut() + out_.size())));
+        };
+        auto room = [&]() __attribute__((always_inline)) {
+            if (static_cast<std::size_t>(end - o) < slack) [[unlikely]] {
+                release();
+                acquire(slack);
+            }
+        };
+        // At the start of a value, as write() does: a frame holding 64 KiB is closed first.
+        auto frame_check = [&]() __attribute__((always_inline)) {
+            if (reinterpret_cast<std::uintptr_t>(o) >= full) [[unlikely]] {
+                release();
+                close_frame();
+                open_frame();
+                acquire(slack);
+            }
+        };
+        // SHORT_BINUNICODE of the string (n < 256 bytes) whose tape word is w: one 32-byte
+        // copy when that much payload can be read (the bytes past n are overwritten by what
+        // follows).
+        auto short_text = [&](std::uint64_t w, std::size_t n) __attribute__((always_inline)) {
+            const std::uint64_t off = w & document::payload_mask;
+            if (n <= 32 && off + 32 <= payload_size) [[likely]] {
+                o[0] = static_cast<char>(op::short_binunicode);
+                o[1] = static_cast<char>(n);
+                std::memcpy(o + 2, payload + off, 32);
+            } else {
+                if (static_cast<std::size_t>(end - o) < n + 2) {
+                    release();
+                    acquire(n + 2);
+                }
+                o[0] = static_cast<char>(op::short_binunicode);
+                o[1] = static_cast<char>(n);
+                std::memcpy(o + 2, payload + off, n);
+            }
+            o += 2 + n;
+        };
+        acquire(slack);
+        // The innermost container: children of its batch still to write, whether a dict, and
+        // whether its next element is a key (the outer ones' in frames[].left and .map).
+        std::uint64_t left = 0;
+        bool in_map = false;
+        bool key_next = false;
         do {
-            c.room();
+            room();
             const std::uint64_t w = t[i];
             const auto k = static_cast<kind>(w >> document::kind_shift);
-            if (sp != 0 && frames[sp - 1].key_next) {
-                frames[sp - 1].key_next = false;
+            if (key_next) {
+                key_next = false;
                 if (k == kind::string && t[i + 1] < 256) {
-                    frame_check(c);
-                    short_text(c, payload, payload_size, w, t[i + 1]);
+                    frame_check();
+                    short_text(w, t[i + 1]);
                     i += 2;
                 } else {
                     value v(&doc, i);
-                    c.release();
+                    release();
                     POLYCODEC_TRY(write_key(v));
-                    c.acquire();
+                    acquire(slack);
                     i = v.end_index();
                 }
                 continue;
             }
-            frame_check(c);
+            frame_check();
             if (!fixed_scalar_at<scalars>(o, k, t, i)) {
                 switch (k) {
                     case kind::array:
@@ -1565,20 +1608,25 @@ private:
                             storage.resize(2 * sp);
                             frames = storage.data();
                         }
-                        frames[sp] = {w & document::payload_mask, n, 0, 0, map, map};
-                        o = open_batch(o, frames[sp++]);
+                        if (sp != 0) {
+                            frames[sp - 1].left = left;
+                        }
+                        frames[sp] = {w & document::payload_mask, n, 0, 0, map};
+                        in_map = map;
+                        key_next = map;
+                        o = open_batch(o, frames[sp++], left);
                         continue;
                     }
                     default: {
                         if (k == kind::string && t[i + 1] < 256) {
-                            short_text(c, payload, payload_size, w, t[i + 1]);
+                            short_text(w, t[i + 1]);
                             i += 2;
                             break;
                         }
                         value v(&doc, i);
-                        c.release();
+                        release();
                         POLYCODEC_TRY(write(v));
-                        c.acquire();
+                        acquire(slack);
                         i = v.end_index();
                         break;
                     }
@@ -1586,22 +1634,25 @@ private:
             }
             // A value is complete: it ends batches, and the containers it completes.
             while (sp != 0) {
-                c.room();
-                frame& f = frames[sp - 1];
-                f.key_next = f.map;
-                if (--f.left != 0) {
+                room();
+                key_next = in_map;
+                if (--left != 0) {
                     break;
                 }
+                frame& f = frames[sp - 1];
                 *o++ = static_cast<char>(f.batch > 1 ? (f.map ? op::setitems : op::appends)
                                                      : (f.map ? op::setitem : op::append));
                 if (f.rest != 0) {
-                    o = open_batch(o, f);
+                    o = open_batch(o, f, left);
                     break;
                 }
-                --sp;
+                if (--sp != 0) {
+                    left = frames[sp - 1].left;
+                    in_map = frames[sp - 1].map;
+                }
             }
         } while (sp != 0);
-        c.release();
+        release();
         return {};
     }
 
@@ -1695,25 +1746,6 @@ private:
         static char* int64_at(char* o, std::int64_t v) noexcept { return int_at(o, v); }
         static char* float64_at(char* o, std::uint64_t bits) noexcept { return float_at(o, bits); }
     };
-    // SHORT_BINUNICODE of the string (n < 256 bytes) whose tape word is w, at the cursor: one
-    // 32-byte copy when that much payload can be read (the bytes past n are overwritten by
-    // what follows).
-    static void short_text(out_cursor<slack>& c, const char* payload, std::size_t payload_size,
-                           std::uint64_t w, std::size_t n) {
-        const std::uint64_t off = w & document::payload_mask;
-        c.o[0] = static_cast<char>(op::short_binunicode);
-        c.o[1] = static_cast<char>(n);
-        if (n <= 32 && off + 32 <= payload_size) {
-            std::memcpy(c.o + 2, payload + off, 32);
-        } else {
-            c.reserve(n + 2);
-            c.o[0] = static_cast<char>(op::short_binunicode);
-            c.o[1] = static_cast<char>(n);
-            std::memcpy(c.o + 2, payload + off, n);
-        }
-        c.o += 2 + n;
-    }
-
     void write_long(const big_integer& b) {
         std::string bytes = to_twos_complement_le(b);
         if (bytes.size() < 256) {
