@@ -1042,6 +1042,7 @@ public:
 
     void open_array(int) { put('['); }
     void array_item(bool first, int depth) { separator(first, depth); }
+    char item_sep() const { return opt_.pretty ? 0 : ' '; }
     void close_array(bool empty, int depth) {
         if (!empty) {
             newline(depth);

@@ -834,6 +834,7 @@ public:
     }
 
     int tagged(value& v, int) { return drop_tag(v, "json5"); }
+    char item_sep() const { return opt_.pretty ? 0 : ','; }
 
     void open_array(int) { put('['); }
     void array_item(bool first, int depth) {

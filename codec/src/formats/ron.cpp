@@ -1366,6 +1366,7 @@ public:
         return true;
     }
     int tagged(value& v, int) { return drop_tag(v, "ron"); }
+    char item_sep() const { return opt_.pretty ? 0 : ','; }
     void open_array(int) { put('['); }
     void array_item(bool first, int depth) { item(first, depth); }
     void close_array(bool empty, int depth) { close(empty, depth, ']'); }

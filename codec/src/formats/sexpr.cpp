@@ -1068,6 +1068,7 @@ public:
         return true;
     }
     int tagged(value& v, int) { return drop_tag(v, "sexpr"); }
+    char item_sep() const { return opt_.pretty ? 0 : ' '; }
     void open_array(int) { out_.append("#("); }
     void array_item(bool first, int depth) { separate(first, depth, ' '); }
     void close_array(bool empty, int depth) { close(empty, depth); }
