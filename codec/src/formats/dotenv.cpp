@@ -18,6 +18,7 @@
 #include "detail/utf8.hpp"
 #include "detail/json_text.hpp"
 #include "detail/infer.hpp"
+#include "detail/step.hpp"
 #include "detail/try.hpp"
 #include "detail/unescape.hpp"
 #include "detail/unflatten.hpp"
@@ -315,7 +316,7 @@ public:
     dotenv_writer(const dotenv_writer&) = delete;
     dotenv_writer& operator=(const dotenv_writer&) = delete;
 
-    result<void> write_map(value m, std::size_t prefix_len, int depth) {
+    step write_map(value m, std::size_t prefix_len, int depth) {
         for (auto [k, v] : m.entries()) {
             std::string_view key;
             if (k.kind() == kind::bytes || k.kind() == kind::float64 || k.is_bool() ||
@@ -373,7 +374,7 @@ public:
     }
 
 private:
-    result<void> write_entry(value v, std::string_view name) {
+    step write_entry(value v, std::string_view name) {
         value inner = v;
         std::string_view text;
         while (inner.kind() == kind::tagged) {
@@ -422,7 +423,7 @@ result<void> encode_dotenv(const document& doc, output_buffer& out, const encode
     value root = doc.root();
     POLYCODEC_TRY(detail::require_map_root(root, "dotenv"));
     dotenv_writer w(out, opt);
-    return w.write_map(root, 0, 0);
+    return w.write_map(root, 0, 0).to_result();
 }
 
 }  // namespace
