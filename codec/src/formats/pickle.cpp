@@ -1513,7 +1513,12 @@ private:
 
     result<void> write_tape(value root) {
         const document& doc = *root.doc();
-        const auto [t, payload, payload_size] = tape_view_of(doc);
+        // Named variables, not a structured binding: the lambdas below use them (clang 14
+        // refuses to capture a binding).
+        const tape_view tape = tape_view_of(doc);
+        const std::uint64_t* const t = tape.t;
+        const char* const payload = tape.payload;
+        const std::size_t payload_size = tape.payload_size;
         std::size_t i = root.index();
         std::vector<frame>& storage = thread_frames();
         frame* frames = storage.data();  // the open containers: frames[0 .. sp)
