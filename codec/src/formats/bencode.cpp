@@ -394,7 +394,13 @@ struct digit_run {
 }
 
 bool decode_bencode_fast(std::string_view in, builder& b) {
-    const auto [p, size, max_depth, max_bytes] = fast_input_of(in, b, fast_max_frames);
+    // Named variables, not a structured binding: the lambdas below use them (clang 14
+    // refuses to capture a binding).
+    const fast_input input = fast_input_of(in, b, fast_max_frames);
+    const auto* const p = input.p;
+    const std::size_t size = input.size;
+    const std::size_t max_depth = input.max_depth;
+    const std::size_t max_bytes = input.max_bytes;
     std::size_t pos = 0;
     fast_writer tw(b);
 
