@@ -562,6 +562,23 @@ TEST(Stream, FramingErrors) {
     EXPECT_EQ(3u, ragged.err->line);
 }
 
+TEST(Stream, CsvOneColumnHeaderEndingAtAChunkEnd) {
+    // fuzz_stream found it: a header line whose line end was the last byte of the buffer got a
+    // second line end in the prefix, so in a one-column table (where a blank line is a row)
+    // every later row decoded as two records and failed. Every cut must give the whole read.
+    const std::string in = "abc\nx\ny";  // a header of 3 bytes: the BOM check waits for 3
+    read_result whole = read_whole(format_id::csv, in);
+    ASSERT_FALSE(whole.err);
+    ASSERT_EQ(2u, whole.records.size());
+    EXPECT_EQ(R"({"abc":"x"})", to_debug_string(whole.records[0].root()));
+    EXPECT_EQ(R"({"abc":"y"})", to_debug_string(whole.records[1].root()));
+    for (std::size_t c = 1; c < in.size(); ++c) {
+        read_result cut = read_records(format_id::csv, in, {c});
+        ASSERT_FALSE(cut.err) << "cut at " << c << ": " << cut.err->message;
+        expect_same_records(whole.records, cut, "cut at " + std::to_string(c));
+    }
+}
+
 TEST(Stream, NotStreamable) {
     EXPECT_TRUE(is_streamable(format_id::ndjson));
     EXPECT_FALSE(is_streamable(format_id::toml));

@@ -400,8 +400,8 @@ public:
         if (!have_first_) {
             have_first_ = true;
             first_.assign(buf.substr(pos, next - pos));
-            if (next == n) {
-                first_.push_back('\n');  // the last line may lack its line end
+            if (!found) {
+                first_.push_back('\n');  // the last line (at eof) may lack its line end
             }
             return f;  // the header alone decodes to no record; the first row to one
         }
