@@ -102,3 +102,64 @@ TEST(FuzzRegressions, CanonicalExtendedJsonKeepsAScalarRoot) {
 
 }  // namespace
 }  // namespace polycodec
+
+namespace polycodec {
+namespace {
+
+// `depth` maps nested as keys around {"q":1}: {{...{{"q":1}:1}...:1}:1}, as MessagePack
+// (0x81: a map of one entry; a1 71: "q"), and the text the key-text fallback gives the
+// root's key, built by hand: each level adds "{" before and ":1}" after, nothing is quoted.
+struct nested_keys {
+    std::string msgpack;
+    std::string key_text;
+};
+nested_keys nested_map_keys(int depth) {
+    nested_keys n;
+    n.msgpack.assign(static_cast<std::size_t>(depth) + 2, '\x81');
+    n.msgpack += "\xa1q\x01";
+    n.msgpack.append(static_cast<std::size_t>(depth) + 1, '\x01');
+    n.key_text = R"({"q":1})";
+    for (int i = 0; i < depth; ++i) {
+        n.key_text = "{" + n.key_text + ":1}";
+    }
+    return n;
+}
+
+// fuzz_tcp_frames: map keys that are maps, nested as keys of keys, written by a format whose
+// keys are strings under lossy=allow. The fallback wrote an inner container key as a quoted
+// JSON string inside the outer key's JSON text, so its quotes and backslashes were escaped
+// again at every level and the text doubled per level (a 275-byte frame asked for 2 GiB).
+TEST(FuzzRegressions, MapKeysNestedInMapKeysKeepTheirTextLinear) {
+    nested_keys n = nested_map_keys(24);
+    document d = test::must_decode(format_id::msgpack, n.msgpack);
+    encode_options lossy;
+    lossy.lossy = true;
+    output_buffer out;
+    ASSERT_TRUE(encode(format_id::json, d, out, lossy));
+    ASSERT_LT(out.size(), 1000u);
+    std::string escaped;  // the key text as a JSON string: only the two quotes of "q" need it
+    for (char c : n.key_text) {
+        escaped += c == '"' ? std::string("\\\"") : std::string(1, c);
+    }
+    EXPECT_EQ(out.view(), "{\"" + escaped + "\":1}");
+
+    // Every encoder: the same text through its own key rules, or a clean error.
+    for (const format_info& f : formats()) {
+        if (!is_implemented(f.id)) {
+            continue;
+        }
+        output_buffer o;
+        if (encode(f.id, d, o, lossy)) {
+            EXPECT_LT(o.size(), 1000u) << f.name;
+        }
+        encode_options strict;
+        output_buffer refused;
+        auto r = encode(f.id, d, refused, strict);  // the refusal's message holds the text too
+        if (!r) {
+            EXPECT_LT(r.error().message.size(), 1000u) << f.name;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace polycodec

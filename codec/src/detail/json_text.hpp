@@ -29,6 +29,13 @@ bool json_read_lines(std::string_view in, builder& b);
 /// non-finite floats, tags and keys (failing or recording lossy fallbacks through `opt`).
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt);
 
+/// The fallback text of a map key that is an array or a map (detail/map_key.hpp): its compact
+/// JSON text with JSON's lossy=allow fallbacks inside, except that a container key inside it
+/// is written as its own text, unquoted, as to_debug_string writes keys (`{{"a":1}:2}`).
+/// Quoting it would escape the inner key's quotes and backslashes again at every level of
+/// nesting, doubling the text per level; unquoted, the text is linear in the key's size.
+void json_write_key_text(value k, output_buffer& out);
+
 /// NDJSON's encoder: writes each element of the array `v` as compact JSON text followed by
 /// "\n" (nothing for an empty array), the bytes of json_write_value and "\n" per element, in
 /// one pass. `opt` must not ask for pretty or canonical Extended JSON output.

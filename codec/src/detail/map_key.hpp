@@ -6,7 +6,9 @@
 //     message "map key <text> is not representable in <format>";
 //   - lossy=allow: the key is written as text, reported as "key_to_string". The text of an
 //     array or map key (or of a tag over one) is its compact JSON text (`[1,2]`, `{"a":1}`,
-//     the JSON encoder's rules with lossy=allow inside: NaN as null, bytes as base64 text, ...);
+//     the JSON encoder's rules with lossy=allow inside: NaN as null, bytes as base64 text, ...,
+//     and a container key inside it as its own text, unquoted: `{{"a":1}:2}`, so the text stays
+//     linear in the key's size however deep keys nest in keys; json_write_key_text);
 //     the text of a scalar key is to_debug_string's (`true`, `1.5`, `null`, as before).
 
 #include <string>
@@ -36,11 +38,7 @@ inline std::string key_fallback_text(value k) {
         return to_debug_string(k);
     }
     output_buffer out;
-    encode_options inner;
-    inner.lossy = true;  // what JSON cannot hold inside the key takes JSON's own fallbacks
-    if (!json_write_value(k, out, inner)) {
-        return to_debug_string(k);  // not reached: with lossy=allow the JSON writer takes all
-    }
+    json_write_key_text(k, out);
     return std::string(out.view());
 }
 

@@ -1756,6 +1756,8 @@ public:
     }
 
     error err_;  // the error when write() returned false
+    /// json_write_key_text's writer: container keys are written as their own text, unquoted.
+    bool key_text_ = false;
 
 private:
     // The internal functions return false on an error, kept in err_: a bool return is much
@@ -1790,6 +1792,11 @@ private:
                 return true;
             }
             default: {
+                if (key_text_ && is_container_key(k)) {
+                    // Inside a container key's text (json_write_key_text): the key as its own
+                    // compact text, unquoted, so nested keys do not escape each other again.
+                    return write(k, 0);
+                }
                 auto text = key_fallback(opt_, k, "json");
                 if (!text) {
                     return set_error(std::move(text.error()));
@@ -1909,6 +1916,15 @@ result<void> json_write_lines(value v, output_buffer& out, const encode_options&
         return fail(std::move(w.err_));
     }
     return {};
+}
+
+void json_write_key_text(value k, output_buffer& out) {
+    encode_options opt;
+    opt.lossy = true;  // what JSON cannot hold inside the key takes JSON's own fallbacks
+    json_writer w(out, opt);
+    w.key_text_ = true;
+    // With lossy=allow and relaxed Extended JSON the writer takes every value.
+    (void)w.write_compact(k);
 }
 
 result<void> json_write_value(value v, output_buffer& out, const encode_options& opt) {
