@@ -579,6 +579,34 @@ TEST(Stream, CsvOneColumnHeaderEndingAtAChunkEnd) {
     }
 }
 
+TEST(Stream, YamlFlowCommentAcrossAChunkEnd) {
+    // fuzz_stream found it: a comment inside a flow sequence's element whose line end had not
+    // arrived yet was scanned again from the chunk's end as content on the next chunk, so the
+    // ',' or ']' in its rest ended the element (other records, or an error at another offset).
+    const std::string in = "[a, # x, y]\n b]";
+    read_result whole = read_whole(format_id::yaml, in);
+    ASSERT_FALSE(whole.err) << whole.err->message;
+    ASSERT_EQ(2u, whole.records.size());
+    EXPECT_EQ(R"("a")", to_debug_string(whole.records[0].root()));
+    EXPECT_EQ(R"("b")", to_debug_string(whole.records[1].root()));
+    for (std::size_t c = 1; c < in.size(); ++c) {
+        read_result cut = read_records(format_id::yaml, in, {c});
+        ASSERT_FALSE(cut.err) << "cut at " << c << ": " << cut.err->message;
+        expect_same_records(whole.records, cut, "cut at " + std::to_string(c));
+    }
+    // Unclosed, the comment running to the end of the input: one error, at one offset.
+    const std::string open = "[a, b # ], c";
+    read_result bad = read_whole(format_id::yaml, open);
+    ASSERT_TRUE(bad.err);
+    EXPECT_EQ(errc::unexpected_eof, bad.err->code) << bad.err->message;
+    for (std::size_t c = 1; c < open.size(); ++c) {
+        read_result cut = read_records(format_id::yaml, open, {c});
+        ASSERT_TRUE(cut.err) << "cut at " << c;
+        EXPECT_EQ(bad.err->code, cut.err->code) << "cut at " << c;
+        EXPECT_EQ(bad.err->offset, cut.err->offset) << "cut at " << c;
+    }
+}
+
 TEST(Stream, NotStreamable) {
     EXPECT_TRUE(is_streamable(format_id::ndjson));
     EXPECT_FALSE(is_streamable(format_id::toml));

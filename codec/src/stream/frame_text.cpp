@@ -698,6 +698,18 @@ private:
         }
         std::size_t i = pos + scanned_;
         while (i < n) {
+            if (comment_) {
+                // To the line end, which may be in a later chunk.
+                const void* nl = std::memchr(d + i, '\n', n - i);
+                if (nl == nullptr) {
+                    i = n;
+                    break;
+                }
+                i = static_cast<std::size_t>(static_cast<const char*>(nl) - d) + 1;
+                comment_ = false;
+                token_start_ = true;
+                continue;
+            }
             char c = d[i];
             if (quote_ != 0) {
                 if (quote_ == '"') {
@@ -725,13 +737,8 @@ private:
                 continue;
             }
             if (c == '#' && (i == pos || yaml_blank(d[i - 1]) || d[i - 1] == '\n')) {
-                const void* nl = std::memchr(d + i, '\n', n - i);
-                if (nl == nullptr) {
-                    i = n;
-                    break;
-                }
-                i = static_cast<std::size_t>(static_cast<const char*>(nl) - d) + 1;
-                token_start_ = true;
+                comment_ = true;
+                ++i;
                 continue;
             }
             if ((c == '"' || c == '\'') && token_start_) {
@@ -763,6 +770,7 @@ private:
         scanned_ = 0;
         depth_ = 0;
         quote_ = 0;
+        comment_ = false;
         after_element_ = true;
         frame f = record(pos, e, e);
         f.prefix = "[";
@@ -834,6 +842,7 @@ private:
     // flow
     std::uint32_t depth_ = 0;
     char quote_ = 0;
+    bool comment_ = false;  // inside a comment (to the line end) of the element being scanned
     bool token_start_ = true;
     bool after_element_ = false;
     bool flow_done_ = false;
