@@ -607,6 +607,26 @@ TEST(Stream, YamlFlowCommentAcrossAChunkEnd) {
     }
 }
 
+TEST(Stream, YamlMultiDocumentMarkerLineEndingInALaterChunk) {
+    // fuzz_stream found it: with multi=true, a "---" line whose line end had not arrived set the
+    // framer's "a document has started" state, and the same line, scanned again once complete,
+    // then ended that document at its own start: an empty record (null) before every such line
+    // cut, so a stream read in pieces had more records than the whole read.
+    decode_options multi;
+    multi.multi = true;
+    const std::string in = "--- a\n--- b";  // the last line without a line end: read at eof
+    read_result whole = read_whole(format_id::yaml, in, multi);
+    ASSERT_FALSE(whole.err) << whole.err->message;
+    ASSERT_EQ(2u, whole.records.size());
+    EXPECT_EQ(R"("a")", to_debug_string(whole.records[0].root()));
+    EXPECT_EQ(R"("b")", to_debug_string(whole.records[1].root()));
+    for (std::size_t c = 1; c < in.size(); ++c) {
+        read_result cut = read_records(format_id::yaml, in, {c}, multi);
+        ASSERT_FALSE(cut.err) << "cut at " << c << ": " << cut.err->message;
+        expect_same_records(whole.records, cut, "cut at " + std::to_string(c));
+    }
+}
+
 TEST(Stream, NotStreamable) {
     EXPECT_TRUE(is_streamable(format_id::ndjson));
     EXPECT_FALSE(is_streamable(format_id::toml));

@@ -795,6 +795,9 @@ private:
                 if (doc_content_ || doc_started_) {
                     return document_at(pos, i);
                 }
+                if (!l.complete) {
+                    break;  // the whole line says whether the document has content on it
+                }
                 doc_started_ = true;
                 doc_content_ = !is_void(text.substr(3));
             } else if (is_marker(text, "...")) {
